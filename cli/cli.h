@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the hcbtrace subcommands share: the command and option
+ * tables that drive parsing, --help, the man page check and completions,
+ * exit codes, and diagnostics ("hcbtrace: " on stderr).
+ */
+#ifndef HCB_CLI_H
+#define HCB_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+/* Exit codes; documented in hcbtrace(1). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,      /* failure while tracing: I/O, BPF at run time */
+	EXIT_USAGE = 2,
+	EXIT_TARGET = 3,    /* no such process, no libhcbtap in it */
+	EXIT_SYSTEM = 4,    /* not enough privilege, kernel without BPF/uprobes */
+};
+
+struct cli_opt {
+	int id;              /* getopt_long's val: the short letter, or a value >= 256 */
+	const char *name;    /* long name */
+	const char *arg;     /* argument name, NULL for a flag */
+	const char *help;
+};
+
+struct cli_cmd {
+	const char *name;
+	int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+	const char *summary;       /* one line for `hcbtrace --help` */
+	const char *usage;         /* after "hcbtrace NAME " */
+	const char *description;   /* one sentence for `hcbtrace NAME --help` */
+	const struct cli_opt *opts; /* ends with { 0 } */
+};
+
+extern const struct cli_cmd cmd_attach, cmd_run, cmd_list;
+
+__attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);
+/* "hcbtrace: MSG\nTry 'hcbtrace NAME --help'.\n", returns EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) int cli_usage_err(const struct cli_cmd *cmd, const char *fmt, ...);
+
+void cli_print_help(const struct cli_cmd *cmd, FILE *f);
+/* getopt_long tables built from cmd->opts; *shortopts and *longopts are
+ * static buffers valid until the next call. */
+void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
+		       const struct option **longopts);
+
+/* Parsing helpers: 0 or -EINVAL (after printing a usage error). */
+int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
+		  unsigned long long max, unsigned long long *out);
+int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "hcbtrace: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	if (cmd)
+		fprintf(stderr, "Try 'hcbtrace %s --help'.\n", cmd->name);
+	else
+		fprintf(stderr, "Try 'hcbtrace --help'.\n");
+	return EXIT_USAGE;
+}
+
+void cli_print_help(const struct cli_cmd *cmd, FILE *f)
+{
+	fprintf(f, "Usage: hcbtrace %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->usage,
+		cmd->description);
+	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
+		char shortname[8] = "    ", longname[64];
+
+		if (o->id < 256)
+			snprintf(shortname, sizeof(shortname), "-%c, ", o->id);
+		snprintf(longname, sizeof(longname), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %s%-21s%s\n", shortname, longname, o->help);
+	}
+}
+
+void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
+		       const struct option **longopts)
+{
+	static char sbuf[128];
+	static struct option lbuf[64];
+	size_t s = 0, l = 0;
+
+	/* '+': stop at the first non-option, so `run -- CMD -x` keeps CMD's options */
+	sbuf[s++] = '+';
+	sbuf[s++] = ':';
+	for (const struct cli_opt *o = cmd->opts; o->name && l + 1 < 64; o++) {
+		if (o->id < 256 && s + 3 < sizeof(sbuf)) {
+			sbuf[s++] = (char)o->id;
+			if (o->arg)
+				sbuf[s++] = ':';
+		}
+		lbuf[l++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->id };
+	}
+	sbuf[s] = '\0';
+	lbuf[l] = (struct option){ 0 };
+	*shortopts = sbuf;
+	*longopts = lbuf;
+}
+
+int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
+		  unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || strchr(s, '-') || *out > max) {
+		cli_usage_err(cmd, "invalid %s '%s': expected a whole number from 0 to %llu", opt, s, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || s[0] == '+' || v == 0 || v > 0x3fffffff) {
+		cli_usage_err(cmd, "invalid pid '%s': expected a process id such as 1234", s);
+		return -EINVAL;
+	}
+	*pid = (int)v;
+	return 0;
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "idprint.h"
+#include "jsonl.h"
+#include "live.h"
+#include "target.h"
+#include "trace.h"
+
+volatile sig_atomic_t trace_exiting;
+
+struct trace {
+	const struct trace_opts *o;
+	struct hcb_decoder *dec;
+	struct hcb_live *live;
+	pid_t pid;
+	char comm[256];
+	char platform[16];
+	struct hcb_buf out;
+	uint64_t printed;
+	uint64_t mono_to_real;   /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
+	int write_errno;
+	int done;                /* -c reached */
+	unsigned int warnings[HCB_DECODE_PROBLEMS];
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	trace_exiting = 1;
+}
+
+void trace_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };   /* no SA_RESTART: poll wakes */
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stdout shows up as EPIPE on write, reported as an error */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void trace_opts_init(struct trace_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->ring_bytes = 64ull << 20;
+}
+
+int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	switch (c) {
+	case OPT_DEVICE:
+		if (cli_parse_u64(cmd, "device", arg, HCB_MAX_DEVICES - 1, &v))
+			return EXIT_USAGE;
+		o->devices[v / 64] |= 1ull << (v % 64);
+		o->device_filter = 1;
+		return 0;
+	case OPT_CONSUMER:
+		if (o->nconsumers == sizeof(o->consumers) / sizeof(o->consumers[0]))
+			return cli_usage_err(cmd, "too many --consumer options (at most 64)");
+		if (!*arg)
+			return cli_usage_err(cmd, "empty --consumer: give a consumer id or name");
+		o->consumers[o->nconsumers++] = arg;
+		return 0;
+	case 'c':
+		if (cli_parse_u64(cmd, "count", arg, ~0ull, &v))
+			return EXIT_USAGE;
+		if (v == 0)
+			return cli_usage_err(cmd, "invalid count '0': expected at least 1");
+		o->count = v;
+		return 0;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e9)
+			return cli_usage_err(cmd, "invalid duration '%s': expected seconds, such as 10 or 0.5", arg);
+		return 0;
+	case 'f':
+		if (!strcmp(arg, "text"))
+			o->format = FORMAT_TEXT;
+		else if (!strcmp(arg, "jsonl"))
+			o->format = FORMAT_JSONL;
+		else
+			return cli_usage_err(cmd, "unknown format '%s': expected text or jsonl", arg);
+		return 0;
+	case 'b':
+		if (cli_parse_u64(cmd, "buffer size", arg, 4096, &v))
+			return EXIT_USAGE;
+		if (v == 0 || (v & (v - 1)))
+			return cli_usage_err(cmd, "invalid buffer size '%s': expected a power of two from 1 to 4096 (MiB)", arg);
+		o->ring_bytes = v << 20;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int wanted(const struct trace *t, const struct hcb_packet *p)
+{
+	const struct trace_opts *o = t->o;
+
+	if (o->device_filter && !(o->devices[p->device / 64] & (1ull << (p->device % 64))))
+		return 0;
+	if (!o->nconsumers)
+		return 1;
+	for (unsigned int i = 0; i < o->nconsumers; i++) {
+		char *end;
+		unsigned long long id = strtoull(o->consumers[i], &end, 0);
+
+		if ((!*end && id == p->consumer->id) || !strcmp(o->consumers[i], p->consumer->name))
+			return 1;
+	}
+	return 0;
+}
+
+static int flush_out(struct trace *t)
+{
+	if (t->out.len && fwrite(t->out.data, 1, t->out.len, stdout) != t->out.len) {
+		t->write_errno = errno ? errno : EIO;
+		return -EIO;
+	}
+	hcb_buf_reset(&t->out);
+	return 0;
+}
+
+static int on_packet(void *ctx, const struct hcb_packet *p)
+{
+	struct trace *t = ctx;
+	int err;
+
+	if (t->done || !wanted(t, p))
+		return 0;
+	if (t->o->format == FORMAT_JSONL)
+		err = hcb_jsonl_tap(&t->out, p->consumer, p->device, (int64_t)p->seq,
+				    p->ts_ns + t->mono_to_real, p->payload);
+	else {
+		static const struct hcb_print_opts popts = HCB_PRINT_OPTS_IDPRINT;
+
+		err = hcb_idprint(&t->out, p->consumer, t->platform, p->device, p->payload, &popts);
+	}
+	if (err)
+		return err;
+	if (flush_out(t))
+		return -EIO;
+	if (t->o->count && ++t->printed >= t->o->count)
+		t->done = 1;
+	else if (!t->o->count)
+		t->printed++;
+	return 0;
+}
+
+static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct trace *t = ctx;
+
+	return hcb_target_read(t->pid, addr, buf, len);
+}
+
+static void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device,
+		    uint32_t consumer_id, const char *detail)
+{
+	struct trace *t = ctx;
+
+	(void)device;
+	(void)consumer_id;
+	/* a broken stream must not flood the terminal: the summary counts all */
+	if (++t->warnings[what] <= 3)
+		cli_warn("%s", detail);
+	else if (t->warnings[what] == 4)
+		cli_warn("more '%s' problems; the summary counts them", hcb_decode_problem_name(what));
+}
+
+static const struct hcb_decoder_ops decoder_ops = {
+	.packet = on_packet,
+	.read_target = read_target,
+	.warn = on_warn,
+};
+
+int trace_new(struct trace **out, const struct trace_opts *o)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	t->o = o;
+	strcpy(t->platform, "cpu");
+	t->mono_to_real = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	err = hcb_decoder_new(&t->dec, &decoder_ops, t);
+	if (err) {
+		free(t);
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	hcb_live_quiet_libbpf();
+	err = hcb_live_new(&t->live, o->ring_bytes, t->dec);
+	if (err) {
+		trace_free(t);
+		if (err == -EPERM || err == -EACCES) {
+			cli_err("not enough privilege to load BPF programs: run as root, or with "
+				"CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for "
+				"other users' processes)");
+			return EXIT_SYSTEM;
+		}
+		if (err == -ENOSYS || err == -EOPNOTSUPP) {
+			cli_err("this kernel cannot run BPF programs (bpf(): %s): hcbtrace needs "
+				"a kernel with CONFIG_BPF_SYSCALL and uprobes", strerror(-err));
+			return EXIT_SYSTEM;
+		}
+		if (err == -ENOMEM || err == -E2BIG) {
+			cli_err("cannot create a %llu MiB ring buffer (%s): try a smaller --buffer-size",
+				(unsigned long long)(o->ring_bytes >> 20), strerror(-err));
+			return EXIT_SYSTEM;
+		}
+		cli_err("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for libbpf's log)",
+			strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	*out = t;
+	return EXIT_OK;
+}
+
+int trace_attach(struct trace *t, pid_t pid)
+{
+	struct hcb_wire_registry root;
+	char lib[4096];
+	uint64_t base;
+	int err;
+
+	t->pid = pid;
+	if (hcb_target_comm(pid, t->comm, sizeof(t->comm)) || !t->comm[0])
+		snprintf(t->comm, sizeof(t->comm), "?");
+	err = hcb_target_find_lib(pid, lib, sizeof(lib), &base);
+	if (err == -ESRCH) {
+		cli_err("no process with pid %d", (int)pid);
+		return EXIT_TARGET;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		cli_err("cannot read the memory map of process %d: not enough privilege "
+			"(run as root, or as its owner with CAP_SYS_ADMIN and CAP_BPF)", (int)pid);
+		return EXIT_SYSTEM;
+	}
+	if (err == -ENOENT) {
+		cli_err("process %d (%s) has no libhcbtap loaded: nothing to attach to; "
+			"programs emit taps by linking libhcbtap (see hcbtap.h)", (int)pid, t->comm);
+		return EXIT_TARGET;
+	}
+	if (err) {
+		cli_err("cannot inspect process %d: %s", (int)pid, strerror(-err));
+		return EXIT_TARGET;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0) {
+		cli_err("this kernel has no uprobes (/sys/bus/event_source/devices/uprobe is "
+			"missing): hcbtrace needs CONFIG_UPROBE_EVENTS");
+		return EXIT_SYSTEM;
+	}
+	err = hcb_live_attach(t->live, pid, lib);
+	if (err) {
+		if (err == -EPERM || err == -EACCES) {
+			cli_err("not enough privilege to attach to process %d: run as root, or with "
+				"CAP_SYS_ADMIN and CAP_BPF (plus CAP_SYS_PTRACE for other users' processes)",
+				(int)pid);
+			return EXIT_SYSTEM;
+		}
+		if (err == -ESRCH) {
+			cli_err("process %d exited before hcbtrace could attach", (int)pid);
+			return EXIT_TARGET;
+		}
+		cli_err("cannot attach to the hcbtap:packet probe of %s in process %d: %s",
+			lib, (int)pid, strerror(-err));
+		return EXIT_TARGET;
+	}
+	/* the platform only names devices; an old or odd registry keeps "cpu" */
+	if (hcb_target_read_registry(pid, lib, base, &root, NULL) == 0 && root.platform[0])
+		snprintf(t->platform, sizeof(t->platform), "%s", root.platform);
+	return EXIT_OK;
+}
+
+static int proc_alive(void *ctx)
+{
+	return hcb_target_alive(*(pid_t *)ctx);
+}
+
+static void summary(struct trace *t, const char *why)
+{
+	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
+	struct hcb_buf line = HCB_BUF_INIT;
+
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
+		struct hcb_dev_stats b = { 0 };
+		uint64_t problems = 0;
+
+		hcb_live_dev_stats(t->live, d, &b);
+		if (!s && !b.packets && !b.drops && !b.read_errors)
+			continue;
+		if (s)
+			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+				problems += s->problems[i];
+		devices++;
+		taps += s ? s->packets : 0;
+		bytes += s ? s->bytes : 0;
+		lost += b.drops + b.read_errors + problems;
+		hcb_idprint_device(&line, t->platform, d);
+		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
+			hcb_buf_str(&line), (unsigned long long)(s ? s->packets : 0),
+			(unsigned long long)(s ? s->bytes : 0),
+			(unsigned long long)(b.drops + b.read_errors),
+			(unsigned long long)(s ? hcb_stream_gaps(s) : 0), (unsigned long long)problems);
+		hcb_buf_reset(&line);
+	}
+	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
+		"%llu printed, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
+		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, t->comm,
+		(unsigned long long)t->printed, (unsigned long long)lost);
+	hcb_buf_free(&line);
+}
+
+static void jsonl_tail(struct trace *t)
+{
+	uint64_t taps = 0, drops = 0;
+
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
+		struct hcb_dev_stats b = { 0 };
+		uint64_t bad = 0;
+
+		hcb_live_dev_stats(t->live, d, &b);
+		if (s) {
+			taps += s->packets;
+			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+				bad += s->problems[i];
+		}
+		if (b.drops)
+			hcb_jsonl_drop(&t->out, d, b.drops, "ring buffer full");
+		if (b.read_errors)
+			hcb_jsonl_drop(&t->out, d, b.read_errors, "target memory unreadable");
+		if (bad)
+			hcb_jsonl_drop(&t->out, d, bad, "malformed or incomplete packet");
+		drops += b.drops + b.read_errors + bad;
+	}
+	hcb_jsonl_end(&t->out, taps, drops, clock_ns(CLOCK_REALTIME));
+	flush_out(t);
+}
+
+int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
+{
+	uint64_t deadline = 0;
+	const char *why = "interrupted";
+	int err = 0, code = EXIT_OK;
+
+	if (!alive) {
+		alive = proc_alive;
+		ctx = &t->pid;
+	}
+	if (t->o->duration > 0)
+		deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
+	if (t->o->format == FORMAT_JSONL) {
+		hcb_jsonl_session(&t->out, t->pid, "hcbtap", t->platform, clock_ns(CLOCK_REALTIME));
+		err = flush_out(t);
+	}
+	while (!err && !trace_exiting && !t->done) {
+		err = hcb_live_poll(t->live, 100);
+		if (err < 0)
+			break;
+		err = 0;
+		if (fflush(stdout)) {
+			t->write_errno = errno;
+			err = -EIO;
+			break;
+		}
+		if (deadline && clock_ns(CLOCK_MONOTONIC) >= deadline) {
+			why = "duration reached";
+			break;
+		}
+		if (!alive(ctx)) {
+			why = "target exited";
+			break;
+		}
+	}
+	if (t->done)
+		why = "count reached";
+	/* detach first, so the target's semaphore drops, then take what was copied */
+	hcb_live_detach(t->live);
+	if (!err)
+		err = hcb_live_drain(t->live);
+	hcb_decoder_finish(t->dec);
+	if (!err && t->o->format == FORMAT_JSONL)
+		jsonl_tail(t);
+	if (!err && fflush(stdout)) {
+		t->write_errno = errno;
+		err = -EIO;
+	}
+	if (err == -EIO) {
+		cli_err("writing to standard output: %s", strerror(t->write_errno ? t->write_errno : EIO));
+		why = "output failed";
+		code = EXIT_FAIL;
+	} else if (err < 0) {
+		cli_err("reading the ring buffer: %s", strerror(-err));
+		why = "failed";
+		code = EXIT_FAIL;
+	}
+	if (!t->o->quiet)
+		summary(t, why);
+	return code;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	hcb_live_close(t->live);
+	hcb_decoder_free(t->dec);
+	hcb_buf_free(&t->out);
+	free(t);
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcb-example - a small accelerator-style job that taps its values.
+ *
+ * Each of --devices threads plays one device: it fits a linear model by
+ * gradient descent and diffuses a heat field (a 1-D stencil), and on every
+ * step taps
+ *   loss     float32 scalar                      what: loss
+ *   power3   ( x, x^2 ) like host_callback's doc  what: x,x^2
+ *   params   { b=float32 w=float32[4] }          what: params
+ *   status   [ step:int32 converged:bool gnorm:float64 ]
+ *   field    float32[--field-size] (1 Mi elements by default)
+ * With --truth FILE it also writes every tap it emitted as JSONL, so tests
+ * can compare what was sent with what a tracer captured.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hcbtap.h"
+#include "buf.h"
+#include "consumer.h"
+#include "jsonl.h"
+
+#define NSAMPLES 64
+#define NFEAT 4
+
+enum { C_LOSS, C_POWER3, C_PARAMS, C_STATUS, C_FIELD, NCONSUMERS };
+
+static struct {
+	unsigned int devices;
+	unsigned long steps;
+	unsigned int interval_ms;
+	uint64_t field_size;
+	const char *truth_path;
+} opt = { 4, 10, 100, 1u << 20, NULL };
+
+static uint32_t ids[NCONSUMERS];
+static struct hcb_consumer *models[NCONSUMERS];   /* for the truth file */
+static FILE *truth;
+static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Register one site with libhcbtap, and keep the same description as a
+ * consumer model for writing the truth file. */
+static int add_consumer(int which, const char *name, const char *what, const char *tree,
+			const struct hcbtap_leaf *leaves, unsigned int n)
+{
+	const char *kwargs[] = { "what", what, NULL };
+	unsigned int dtypes[8], ndims[8];
+	const uint64_t *dims[8];
+	struct hcb_consumer_spec spec = { name, kwargs, tree, n, dtypes, ndims, dims };
+	size_t len;
+	void *blob;
+	int err;
+
+	err = hcbtap_register(name, kwargs, tree, leaves, n, &ids[which]);
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < n; i++) {
+		dtypes[i] = leaves[i].dtype;
+		ndims[i] = leaves[i].ndim;
+		dims[i] = leaves[i].dims;
+	}
+	err = hcb_reg_build(&spec, ids[which], &blob, &len);
+	if (!err)
+		err = hcb_consumer_from_reg(blob, len, &models[which]);
+	free(blob);
+	return err;
+}
+
+static int register_all(void)
+{
+	struct hcbtap_leaf scalar = { HCBTAP_FLOAT32, 0, { 0 } };
+	struct hcbtap_leaf power3[2] = { scalar, scalar };
+	struct hcbtap_leaf params[2] = { scalar, { HCBTAP_FLOAT32, 1, { NFEAT } } };
+	struct hcbtap_leaf status[3] = {
+		{ HCBTAP_INT32, 0, { 0 } }, { HCBTAP_BOOL, 0, { 0 } }, { HCBTAP_FLOAT64, 0, { 0 } },
+	};
+	struct hcbtap_leaf field = { HCBTAP_FLOAT32, 1, { opt.field_size } };
+	int err;
+
+	if ((err = add_consumer(C_LOSS, "loss", "loss", "*", &scalar, 1)) ||
+	    (err = add_consumer(C_POWER3, "power3", "x,x^2", "( * * )", power3, 2)) ||
+	    (err = add_consumer(C_PARAMS, "params", "params", "{ b=* w=* }", params, 2)) ||
+	    (err = add_consumer(C_STATUS, "status", "status", "[ * * * ]", status, 3)) ||
+	    (err = add_consumer(C_FIELD, "field", "field", "*", &field, 1)))
+		return err;
+	return 0;
+}
+
+/* Pack the leaves back to back, as the tracer reassembles them. */
+static void write_truth(int which, unsigned int device, int64_t seq, const void *const *leaves)
+{
+	const struct hcb_consumer *c = models[which];
+	struct hcb_buf line = HCB_BUF_INIT;
+	unsigned char *payload = malloc(c->total_bytes ? c->total_bytes : 1);
+	size_t off = 0;
+
+	if (!payload) {
+		fprintf(stderr, "hcb-example: out of memory writing the truth file\n");
+		exit(1);
+	}
+	for (unsigned int i = 0; i < c->nleaves; i++) {
+		memcpy(payload + off, leaves[i], c->leaves[i].nbytes);
+		off += c->leaves[i].nbytes;
+	}
+	if (hcb_jsonl_tap(&line, c, device, seq, now_ns(), payload)) {
+		fprintf(stderr, "hcb-example: out of memory writing the truth file\n");
+		exit(1);
+	}
+	pthread_mutex_lock(&truth_lock);
+	if (fwrite(line.data, 1, line.len, truth) != line.len) {
+		fprintf(stderr, "hcb-example: writing %s: %s\n", opt.truth_path, strerror(errno));
+		exit(1);
+	}
+	pthread_mutex_unlock(&truth_lock);
+	hcb_buf_free(&line);
+	free(payload);
+}
+
+static void tap(int which, unsigned int device, const void *const *leaves)
+{
+	int64_t seq = hcbtap_emit(ids[which], device, leaves);
+
+	if (seq < 0 && seq != -ENOTCONN) {
+		fprintf(stderr, "hcb-example: tap %d: %s\n", which, strerror((int)-seq));
+		exit(1);
+	}
+	if (truth)
+		write_truth(which, device, seq, leaves);
+}
+
+static uint32_t rng_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*s >> 33);
+}
+
+static float rng_unit(uint64_t *s)
+{
+	return (float)rng_next(s) / 2147483648.0f - 1.0f;
+}
+
+static void *device_main(void *arg)
+{
+	unsigned int dev = (unsigned int)(uintptr_t)arg;
+	uint64_t rng = 0x9e3779b97f4a7c15ull ^ (dev + 1) * 0x100000001b3ull;
+	float x[NSAMPLES][NFEAT], y[NSAMPLES], w[NFEAT] = { 0 }, b = 0, truew[NFEAT];
+	float *field = calloc(opt.field_size, sizeof(float));
+	float *next = calloc(opt.field_size, sizeof(float));
+	const float lr = 0.05f;
+
+	if (!field || !next) {
+		fprintf(stderr, "hcb-example: out of memory for a field of %llu elements\n",
+			(unsigned long long)opt.field_size);
+		exit(1);
+	}
+	for (int j = 0; j < NFEAT; j++)
+		truew[j] = rng_unit(&rng) * 2;
+	for (int i = 0; i < NSAMPLES; i++) {
+		y[i] = 0.5f + dev;
+		for (int j = 0; j < NFEAT; j++) {
+			x[i][j] = rng_unit(&rng);
+			y[i] += truew[j] * x[i][j];
+		}
+	}
+	/* a hot spot per device in a cold rod */
+	for (uint64_t i = 0; i < opt.field_size; i++)
+		field[i] = (i % 1024 == dev) ? 100.0f : 0.0f;
+
+	for (unsigned long step = 0; !stopping && (opt.steps == 0 || step < opt.steps); step++) {
+		float gw[NFEAT] = { 0 }, gb = 0, loss = 0, xx, x2;
+		double gnorm = 0;
+		int32_t istep = (int32_t)step;
+		bool converged;
+
+		for (int i = 0; i < NSAMPLES; i++) {
+			float err = b - y[i];
+
+			for (int j = 0; j < NFEAT; j++)
+				err += w[j] * x[i][j];
+			loss += err * err / NSAMPLES;
+			gb += 2 * err / NSAMPLES;
+			for (int j = 0; j < NFEAT; j++)
+				gw[j] += 2 * err * x[i][j] / NSAMPLES;
+		}
+		b -= lr * gb;
+		gnorm += (double)gb * gb;
+		for (int j = 0; j < NFEAT; j++) {
+			w[j] -= lr * gw[j];
+			gnorm += (double)gw[j] * gw[j];
+		}
+		gnorm = sqrt(gnorm);
+		converged = gnorm < 1e-3;
+		for (uint64_t i = 0; i < opt.field_size; i++) {
+			float l = field[i ? i - 1 : i], r = field[i + 1 < opt.field_size ? i + 1 : i];
+
+			next[i] = field[i] + 0.25f * (l - 2 * field[i] + r);
+		}
+		{ float *t = field; field = next; next = t; }
+		xx = (float)(step % 7) + 1.0f + (float)dev * 0.5f;
+		x2 = xx * xx;
+
+		tap(C_LOSS, dev, (const void *[]){ &loss });
+		tap(C_POWER3, dev, (const void *[]){ &xx, &x2 });
+		tap(C_PARAMS, dev, (const void *[]){ &b, w });
+		tap(C_STATUS, dev, (const void *[]){ &istep, &converged, &gnorm });
+		tap(C_FIELD, dev, (const void *[]){ field });
+
+		if (opt.interval_ms)
+			usleep(opt.interval_ms * 1000u);
+	}
+	free(field);
+	free(next);
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hcb-example [OPTIONS]\n\n"
+		"A small multi-device numeric job that taps its values through libhcbtap.\n\n"
+		"Options:\n"
+		"  -n, --devices N        device threads (default 4, at most %u)\n"
+		"  -s, --steps N          steps per device, 0 = until killed (default 10)\n"
+		"  -i, --interval-ms MS   pause after each step (default 100)\n"
+		"      --field-size N     elements of the large 'field' tap (default 1048576)\n"
+		"  -t, --truth FILE       also write every tap emitted as JSONL to FILE\n"
+		"  -h, --help             show this help\n", HCB_MAX_DEVICES);
+}
+
+static int parse_ulong(const char *s, const char *what, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || *out > max) {
+		fprintf(stderr, "hcb-example: invalid %s '%s' (0..%lu)\n", what, s, max);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "devices", required_argument, NULL, 'n' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "field-size", required_argument, NULL, 'F' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	pthread_t threads[HCB_MAX_DEVICES];
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned long v;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "n:s:i:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_ulong(optarg, "device count", HCB_MAX_DEVICES, &v) || v == 0)
+				return 2;
+			opt.devices = (unsigned int)v;
+			break;
+		case 's':
+			if (parse_ulong(optarg, "step count", ~0ul, &v))
+				return 2;
+			opt.steps = v;
+			break;
+		case 'i':
+			if (parse_ulong(optarg, "interval", 3600000, &v))
+				return 2;
+			opt.interval_ms = (unsigned int)v;
+			break;
+		case 'F':
+			if (parse_ulong(optarg, "field size", 1ul << 28, &v) || v == 0)
+				return 2;
+			opt.field_size = v;
+			break;
+		case 't':
+			opt.truth_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hcb-example: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (opt.truth_path) {
+		truth = fopen(opt.truth_path, "we");
+		if (!truth) {
+			fprintf(stderr, "hcb-example: cannot create '%s': %s\n", opt.truth_path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	err = register_all();
+	if (err) {
+		fprintf(stderr, "hcb-example: registering taps: %s\n", strerror(-err));
+		return 1;
+	}
+	for (unsigned int d = 0; d < opt.devices; d++)
+		hcbtap_declare_device(d);
+	for (unsigned int d = 0; d < opt.devices; d++)
+		if (pthread_create(&threads[d], NULL, device_main, (void *)(uintptr_t)d)) {
+			fprintf(stderr, "hcb-example: cannot start device thread %u\n", d);
+			return 1;
+		}
+	for (unsigned int d = 0; d < opt.devices; d++)
+		pthread_join(threads[d], NULL);
+	if (truth && fclose(truth)) {
+		fprintf(stderr, "hcb-example: writing %s: %s\n", opt.truth_path, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < NCONSUMERS; i++)
+		hcb_consumer_free(models[i]);
+	return 0;
+}

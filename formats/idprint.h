@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * idprint.h - a tap as host_callback's id_print(arg, tap_with_device=True,
+ * **kwargs) printed it: the sorted "key: value" kwargs line (device
+ * included), then the value through JAX's pretty printer at width 80 with
+ * arrays as numpy.array2string(arr, threshold=1024).
+ */
+#ifndef HCB_IDPRINT_H
+#define HCB_IDPRINT_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "consumer.h"
+#include "print_opts.h"
+
+/* Device names as host_callback printed them for this platform: "cpu:0". */
+int hcb_idprint_device(struct hcb_buf *out, const char *platform, uint32_t device);
+
+/* Append both lines (each ending in '\n') for one packet's payload. */
+int hcb_idprint(struct hcb_buf *out, const struct hcb_consumer *c, const char *platform,
+		uint32_t device, const unsigned char *payload, const struct hcb_print_opts *o);
+
+#endif

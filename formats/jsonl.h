@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jsonl.h - JSONL records (DESIGN 6.2), one object per line, "type" first.
+ * Written by hand rather than through jansson's tree: a tap can hold
+ * millions of elements, and every float must be the shortest text that
+ * reads back to the same value in its own dtype.
+ */
+#ifndef HCB_JSONL_H
+#define HCB_JSONL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "consumer.h"
+
+#define HCB_JSONL_VERSION 1
+
+int hcb_json_string(struct hcb_buf *out, const char *s);
+/* One element of dtype at p: integers exactly, floats shortest (always with
+ * a '.' or exponent), "nan"/"inf"/"-inf" as strings, complex as [re, im]. */
+int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p);
+
+int hcb_jsonl_session(struct hcb_buf *out, pid_t pid, const char *provider,
+		      const char *platform, uint64_t start_ns);
+int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
+		  int64_t seq, uint64_t ts_ns, const unsigned char *payload);
+int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const char *reason);
+int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns);
+
+#endif

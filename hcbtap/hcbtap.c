@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhcbtap - the tap runtime programs link.  Registers consumers, publishes
+ * them in an append-only registry that hcbtrace reads from outside, and
+ * fires the hcbtap:packet USDT probe for each packet while a tracer is
+ * attached.  Uses libc and the wire header only.
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "hcbtap.h"
+#include "hcb_wire.h"
+#include "consumer.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/*
+ * The USDT semaphore: the kernel bumps it while a uprobe is attached.  It is
+ * not exported: an executable reading an exported variable gets its own copy
+ * (a copy relocation) that the kernel never bumps.  Programs read it through
+ * the exported constant pointer instead.
+ */
+__attribute__((section(".probes"), visibility("hidden")))
+volatile unsigned short hcbtap_packet_semaphore;
+EXPORT volatile unsigned short *const hcbtap_semaphore = &hcbtap_packet_semaphore;
+
+EXPORT struct hcb_wire_registry hcbtap_registry = {
+	.magic = HCB_REGISTRY_MAGIC,
+	.version = HCB_REGISTRY_VERSION,
+	.platform = "cpu",
+};
+
+_Static_assert((int)HCBTAP_BOOL == (int)HCB_DT_BOOL &&
+	       (int)HCBTAP_FLOAT8_E5M2 == (int)HCB_DT_FLOAT8_E5M2,
+	       "hcbtap.h dtypes must match the wire");
+_Static_assert(HCBTAP_MAX_DIMS == HCB_MAX_DIMS, "rank limit must match the wire");
+
+struct consumer {
+	uint32_t id;
+	unsigned int nleaves;
+	void *blob;
+	size_t blob_len;
+	uint64_t *leaf_bytes;
+	uint64_t total_bytes;
+	struct hcb_wire_node node;
+};
+
+/* Open addressing by id; slots are published with release stores and never
+ * change afterwards, so emitters look up without a lock. */
+#define TABLE_SLOTS 16384u
+#define MAX_CONSUMERS (TABLE_SLOTS / 2)
+static struct consumer *_Atomic table[TABLE_SLOTS];
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t device_seq[HCB_MAX_DEVICES];
+
+static struct consumer *lookup(uint32_t id)
+{
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++) {
+		struct consumer *c = atomic_load_explicit(&table[(id + i) % TABLE_SLOTS],
+							  memory_order_acquire);
+		if (!c || c->id == id)
+			return c;
+	}
+	return NULL;
+}
+
+static void mark_device(unsigned int device)
+{
+	uint64_t bit = UINT64_C(1) << (device % 64);
+	unsigned int n = device + 1;
+
+	if (!(__atomic_load_n(&hcbtap_registry.device_mask[device / 64], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&hcbtap_registry.device_mask[device / 64], bit, __ATOMIC_RELEASE);
+	/* ndevices only grows */
+	for (unsigned int cur = __atomic_load_n(&hcbtap_registry.ndevices, __ATOMIC_RELAXED);
+	     cur < n && !__atomic_compare_exchange_n(&hcbtap_registry.ndevices, &cur, n, 0,
+						     __ATOMIC_RELEASE, __ATOMIC_RELAXED);)
+		;
+}
+
+EXPORT int hcbtap_set_platform(const char *platform)
+{
+	size_t n;
+
+	if (!platform || !(n = strlen(platform)) || n >= sizeof(hcbtap_registry.platform))
+		return -EINVAL;
+	pthread_mutex_lock(&reg_lock);
+	memset(hcbtap_registry.platform, 0, sizeof(hcbtap_registry.platform));
+	memcpy(hcbtap_registry.platform, platform, n);
+	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}
+
+EXPORT int hcbtap_declare_device(unsigned int device)
+{
+	if (device >= HCB_MAX_DEVICES)
+		return -EINVAL;
+	mark_device(device);
+	return 0;
+}
+
+EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const char *tree,
+			   const struct hcbtap_leaf *leaves, unsigned int nleaves,
+			   uint32_t *consumer_id)
+{
+	unsigned int dtypes[HCB_MAX_LEAVES], ndims[HCB_MAX_LEAVES];
+	const uint64_t *dims[HCB_MAX_LEAVES];
+	struct hcb_consumer_spec spec = {
+		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = nleaves,
+		.dtypes = dtypes, .ndims = ndims, .dims = dims,
+	};
+	struct consumer *c = NULL;
+	struct hcb_wire_reg *reg;
+	uint32_t id;
+	void *blob;
+	size_t len;
+	int err;
+
+	if (!consumer_id || (nleaves && !leaves) || nleaves > HCB_MAX_LEAVES)
+		return -EINVAL;
+	for (unsigned int i = 0; i < nleaves; i++) {
+		dtypes[i] = leaves[i].dtype;
+		ndims[i] = leaves[i].ndim;
+		dims[i] = leaves[i].dims;
+	}
+	err = hcb_reg_build(&spec, 0, &blob, &len);
+	if (err)
+		return err;
+	reg = blob;
+	id = hcb_reg_hash(blob, len);
+
+	pthread_mutex_lock(&reg_lock);
+	/* The same site again gets its id back; a different site whose hash
+	 * collides probes on to the next free id. */
+	for (;; id = id + 1 ? id + 1 : 1) {
+		struct consumer *old = lookup(id);
+
+		if (!old)
+			break;
+		if (old->blob_len == len && hcb_reg_hash(old->blob, len) == hcb_reg_hash(blob, len) &&
+		    memcmp((char *)old->blob + sizeof(*reg), (char *)blob + sizeof(*reg),
+			   len - sizeof(*reg)) == 0) {
+			*consumer_id = id;
+			err = 0;
+			goto unlock;
+		}
+	}
+	err = -ENOSPC;
+	if (hcbtap_registry.nconsumers >= MAX_CONSUMERS)
+		goto unlock;
+	err = -ENOMEM;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto unlock;
+	c->leaf_bytes = calloc(nleaves ? nleaves : 1, sizeof(*c->leaf_bytes));
+	if (!c->leaf_bytes)
+		goto unlock;
+	reg->consumer_id = id;
+	{
+		struct hcb_consumer *parsed;
+
+		/* derive the byte counts exactly as the tracer will */
+		err = hcb_consumer_from_reg(blob, len, &parsed);
+		if (err)
+			goto unlock;
+		for (unsigned int i = 0; i < nleaves; i++)
+			c->leaf_bytes[i] = parsed->leaves[i].nbytes;
+		c->total_bytes = parsed->total_bytes;
+		hcb_consumer_free(parsed);
+	}
+	c->id = id;
+	c->nleaves = nleaves;
+	c->blob = blob;
+	c->blob_len = len;
+	c->node.reg_addr = (uintptr_t)blob;
+	c->node.reg_len = len;
+	c->node.next = hcbtap_registry.head;
+	for (unsigned int i = 0;; i++) {
+		_Atomic(struct consumer *) *slot = &table[(id + i) % TABLE_SLOTS];
+
+		if (!atomic_load_explicit(slot, memory_order_relaxed)) {
+			atomic_store_explicit(slot, c, memory_order_release);
+			break;
+		}
+	}
+	__atomic_store_n(&hcbtap_registry.head, (uint64_t)(uintptr_t)&c->node, __ATOMIC_RELEASE);
+	__atomic_store_n(&hcbtap_registry.nconsumers, hcbtap_registry.nconsumers + 1,
+			 __ATOMIC_RELEASE);
+	*consumer_id = id;
+	c = NULL;
+	blob = NULL;
+	err = 0;
+unlock:
+	pthread_mutex_unlock(&reg_lock);
+	if (c)
+		free(c->leaf_bytes);
+	free(c);
+	free(blob);
+	return err;
+}
+
+EXPORT int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
+				    const void *const *leaves)
+{
+	struct hcb_wire_packet pkt;
+	struct consumer *c;
+
+	if (device >= HCB_MAX_DEVICES)
+		return -EINVAL;
+	c = lookup(consumer_id);
+	if (!c || consumer_id == HCB_CONSUMER_RESERVED)
+		return -ENOENT;
+	if (c->nleaves && !leaves)
+		return -EINVAL;
+	mark_device(device);
+	pkt.magic = HCB_OUTFEED_MAGIC;
+	pkt.consumer_id = consumer_id;
+	pkt.device = device;
+	pkt.nleaves = c->nleaves;
+	pkt.seq = atomic_fetch_add_explicit(&device_seq[device], 1, memory_order_relaxed);
+	pkt.reg_addr = (uintptr_t)c->blob;
+	pkt.reg_len = c->blob_len;
+	pkt.data_addrs = (uintptr_t)leaves;
+	pkt.leaf_bytes = (uintptr_t)c->leaf_bytes;
+	pkt.total_bytes = c->total_bytes;
+	/* the probe only sees &pkt: make sure pkt is in memory by then */
+	__asm__ __volatile__("" : : "m"(pkt) : "memory");
+	STAP_PROBE1(hcbtap, packet, &pkt);
+	return (int64_t)pkt.seq;
+}
+
+/*
+ * `hcbtrace run` starts a program with HCBTRACE_SYNC="WFD,RFD": the library
+ * says "loaded" on WFD and waits on RFD until the tracer has attached its
+ * probes, so not even the first tap is lost.  The variable is removed so that
+ * children of the program do not wait again.
+ */
+__attribute__((constructor)) static void hcbtap_sync_with_tracer(void)
+{
+	const char *env = getenv("HCBTRACE_SYNC");
+	int wfd, rfd, saved = errno;
+	char c = 'L';
+
+	if (!env || sscanf(env, "%d,%d", &wfd, &rfd) != 2) {
+		errno = saved;
+		return;
+	}
+	unsetenv("HCBTRACE_SYNC");
+	if (write(wfd, &c, 1) == 1) {
+		/* EOF (tracer gone) or one byte: either way, go on */
+		while (read(rfd, &c, 1) < 0 && errno == EINTR)
+			;
+	}
+	close(wfd);
+	close(rfd);
+	errno = saved;
+}

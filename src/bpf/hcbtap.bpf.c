@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * hcbtap.bpf.c - copies hcbtap packets from the target into a ring buffer.
+ *
+ * Attached to the hcbtap:packet USDT probe of one process.  Loaded as a
+ * sleepable program (flag set from user space) so that bpf_copy_from_user()
+ * can fault in pages the target has not touched lately.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "hcb_wire.h"
+#include "hcbtap_events.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);   /* resized by user space */
+} rb SEC(".maps");
+
+/* consumers whose registration this session has already been sent */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HCB_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct hcb_dev_stats);
+} devstats SEC(".maps");
+
+struct copy_ctx {
+	/* what is being copied: one blob (REG) or the packet's leaves (DATA) */
+	__u32 type;
+	__u32 consumer_id;
+	__u32 device;
+	__u32 nleaves;
+	__u64 seq;
+	__u64 total;
+	__u64 data_addrs;    /* u64[nleaves] in the target */
+	__u64 leaf_bytes;    /* u64[nleaves] in the target */
+	__u32 leaf;          /* next leaf to start */
+	__u32 failed;        /* 1: ring full, 2: unreadable */
+	__u64 src;           /* current leaf or blob */
+	__u64 left;          /* bytes of it still to copy */
+	__u64 offset;        /* of the next byte in the whole blob or payload */
+};
+
+/* One chunk record of a fixed class size; all-constant sizes keep the
+ * verifier happy, the classes keep small packets from wasting ring space. */
+#define EMIT_CLASS(SIZE)							\
+	do {									\
+		struct { struct hcb_ev_chunk h; unsigned char d[SIZE]; } *e;	\
+		__u32 n = c->left < (SIZE) ? (__u32)c->left : (SIZE);		\
+		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
+		if (!e)								\
+			return 1;						\
+		e->h.type = c->type;						\
+		e->h.consumer_id = c->consumer_id;				\
+		e->h.device = c->device;					\
+		e->h.seq = c->seq;						\
+		e->h.offset = c->offset;					\
+		e->h.total = c->total;						\
+		e->h.len = n;							\
+		barrier_var(n);							\
+		if (n > (SIZE))							\
+			n = (SIZE);						\
+		if (bpf_copy_from_user(e->d, n, (const void *)c->src)) {	\
+			bpf_ringbuf_discard(e, 0);				\
+			return 2;						\
+		}								\
+		bpf_ringbuf_submit(e, 0);					\
+		c->src += n;							\
+		c->left -= n;							\
+		c->offset += n;							\
+	} while (0)
+
+static __always_inline int emit_chunk(struct copy_ctx *c)
+{
+	if (c->left > 16384)
+		EMIT_CLASS(65536);
+	else if (c->left > 1024)
+		EMIT_CLASS(16384);
+	else if (c->left > 64)
+		EMIT_CLASS(1024);
+	else
+		EMIT_CLASS(64);
+	return 0;
+}
+
+static long copy_step(__u32 i, void *arg)
+{
+	struct copy_ctx *c = arg;
+	__u64 slot;
+	int err;
+
+	if (c->left == 0) {
+		if (c->leaf >= c->nleaves)
+			return 1;
+		slot = (__u64)c->leaf * sizeof(__u64);
+		if (bpf_copy_from_user(&c->src, sizeof(c->src), (const void *)(c->data_addrs + slot)) ||
+		    bpf_copy_from_user(&c->left, sizeof(c->left), (const void *)(c->leaf_bytes + slot))) {
+			c->failed = 2;
+			return 1;
+		}
+		c->leaf++;
+		return 0;
+	}
+	err = emit_chunk(c);
+	if (err) {
+		c->failed = err;
+		return 1;
+	}
+	return 0;
+}
+
+/* Worst case: 64 MiB leaves at 64 KiB a step, plus one step per leaf. */
+#define MAX_STEPS (1u << 23)
+
+static __always_inline void count(__u32 device, int what)
+{
+	struct hcb_dev_stats *s = bpf_map_lookup_elem(&devstats, &device);
+
+	if (!s)
+		return;
+	if (what == 0)
+		__sync_fetch_and_add(&s->packets, 1);
+	else if (what == 1)
+		__sync_fetch_and_add(&s->drops, 1);
+	else
+		__sync_fetch_and_add(&s->read_errors, 1);
+}
+
+SEC("usdt")
+int BPF_USDT(hcbtap_packet, void *arg)
+{
+	struct hcb_wire_packet pkt;
+	struct copy_ctx c = {};
+	struct hcb_ev_pkt *e;
+	__u64 used, size;
+	__u8 one = 1;
+
+	if (bpf_copy_from_user(&pkt, sizeof(pkt), arg))
+		return 0;
+	if (pkt.device >= HCB_MAX_DEVICES)
+		pkt.device = HCB_MAX_DEVICES - 1;
+
+	/* All or nothing where it can be known in advance: a packet that does
+	 * not fit in the free space now is dropped whole, not half sent. */
+	used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
+	if (used + pkt.total_bytes + pkt.reg_len + sizeof(*e) > size) {
+		count(pkt.device, 1);
+		return 0;
+	}
+
+	if (!bpf_map_lookup_elem(&seen, &pkt.consumer_id) && pkt.reg_len <= HCB_MAX_REG_BYTES) {
+		c.type = HCB_EV_REG;
+		c.consumer_id = pkt.consumer_id;
+		c.device = pkt.device;
+		c.total = pkt.reg_len;
+		c.src = pkt.reg_addr;
+		c.left = pkt.reg_len;
+		bpf_loop(MAX_STEPS, copy_step, &c, 0);
+		/* retry on the next packet if it did not get through */
+		if (!c.failed)
+			bpf_map_update_elem(&seen, &pkt.consumer_id, &one, BPF_ANY);
+	}
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		count(pkt.device, 1);
+		return 0;
+	}
+	e->type = HCB_EV_PKT;
+	e->consumer_id = pkt.consumer_id;
+	e->device = pkt.device;
+	e->nleaves = pkt.nleaves;
+	e->seq = pkt.seq;
+	e->total_bytes = pkt.total_bytes;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->reg_addr = pkt.reg_addr;
+	e->reg_len = pkt.reg_len;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->magic = pkt.magic;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	count(pkt.device, 0);
+
+	__builtin_memset(&c, 0, sizeof(c));
+	c.type = HCB_EV_DATA;
+	c.consumer_id = pkt.consumer_id;
+	c.device = pkt.device;
+	c.seq = pkt.seq;
+	c.total = pkt.total_bytes;
+	c.nleaves = pkt.nleaves > HCB_MAX_LEAVES ? HCB_MAX_LEAVES : pkt.nleaves;
+	c.data_addrs = pkt.data_addrs;
+	c.leaf_bytes = pkt.leaf_bytes;
+	bpf_loop(MAX_STEPS, copy_step, &c, 0);
+	if (c.failed)
+		count(pkt.device, c.failed);
+	return 0;
+}

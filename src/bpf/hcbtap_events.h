@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcbtap_events.h - the records the BPF side (hcbtap.bpf.c) puts in the ring
+ * buffer for the user side (src/live.c).  Per probe hit, in this order:
+ *   HCB_EV_REG chunks   the consumer's registration blob, on first sight only
+ *   HCB_EV_PKT          the packet: consumer, device, seq, size, time
+ *   HCB_EV_DATA chunks  the payload, leaves back to back, offset-addressed
+ * A record that cannot be reserved ends the packet there: the BPF side
+ * counts the drop per device and the user side discards the partial packet.
+ */
+#ifndef HCBTAP_EVENTS_H
+#define HCBTAP_EVENTS_H
+
+#include "hcb_wire.h"
+
+enum hcb_ev_type {
+	HCB_EV_REG = 1,
+	HCB_EV_PKT = 2,
+	HCB_EV_DATA = 3,
+};
+
+struct hcb_ev_pkt {
+	HCB_WIRE_U32 type;         /* HCB_EV_PKT */
+	HCB_WIRE_U32 consumer_id;
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U32 nleaves;
+	HCB_WIRE_U64 seq;
+	HCB_WIRE_U64 total_bytes;
+	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
+	HCB_WIRE_U64 reg_addr;     /* to read the registration if its chunks were lost */
+	HCB_WIRE_U64 reg_len;
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U32 tid;
+	HCB_WIRE_U32 magic;        /* the packet header's magic, as the target wrote it */
+	HCB_WIRE_U32 pad;
+};
+
+struct hcb_ev_chunk {
+	HCB_WIRE_U32 type;         /* HCB_EV_REG or HCB_EV_DATA */
+	HCB_WIRE_U32 consumer_id;
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U32 len;          /* valid bytes in data[] */
+	HCB_WIRE_U64 seq;
+	HCB_WIRE_U64 offset;       /* of data[0] in the blob or payload */
+	HCB_WIRE_U64 total;        /* blob or payload size */
+	/* followed by the chunk's bytes: len valid, padded to a size class */
+};
+
+/* Per-device counters kept by the BPF side (array map "devstats"). */
+struct hcb_dev_stats {
+	HCB_WIRE_U64 packets;      /* PKT records emitted */
+	HCB_WIRE_U64 drops;        /* packets lost: ring buffer full */
+	HCB_WIRE_U64 read_errors;  /* packets lost: target memory unreadable */
+};
+
+#endif

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer.h"
+#include "dtype.h"
+#include "tree.h"
+
+static int name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n >= HCB_MAX_NAME)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int leaf_ok(unsigned int dtype, unsigned int ndim, const uint64_t *dims,
+		   uint64_t *nbytes)
+{
+	uint64_t n;
+
+	if (!hcb_dtype_name(dtype) || ndim > HCB_MAX_DIMS)
+		return 0;
+	if (hcb_shape_elems(ndim, dims, &n))
+		return 0;
+	if (n > (UINT64_C(1) << 62) / hcb_dtype_size(dtype))
+		return 0;
+	*nbytes = n * hcb_dtype_size(dtype);
+	return 1;
+}
+
+int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
+		  void **blob, size_t *len)
+{
+	struct hcb_wire_reg reg = { .magic = HCB_REG_MAGIC, .version = HCB_REG_VERSION };
+	size_t kwlen = 0, treelen, namelen, total;
+	char *default_tree = NULL, *p;
+	const char *tree = spec->tree;
+	unsigned int nleaves;
+	uint64_t sum = 0;
+	int err = -EINVAL;
+
+	if (!spec->name || spec->nleaves > HCB_MAX_LEAVES)
+		return -EINVAL;
+	namelen = strlen(spec->name);
+	if (!name_ok(spec->name, namelen))
+		return -EINVAL;
+	for (const char *const *kw = spec->kwargs; kw && kw[0]; kw += 2) {
+		size_t kl = strlen(kw[0]);
+
+		if (!kw[1] || !name_ok(kw[0], kl))
+			return -EINVAL;
+		kwlen += kl + 1 + strlen(kw[1]) + 1;
+	}
+	if (!tree) {
+		/* one leaf: a bare array; several: a tuple of them */
+		size_t n = spec->nleaves == 1 ? 1 : 4 + 2 * (size_t)spec->nleaves;
+
+		default_tree = malloc(n + 1);
+		if (!default_tree)
+			return -ENOMEM;
+		if (spec->nleaves == 1) {
+			strcpy(default_tree, "*");
+		} else {
+			p = stpcpy(default_tree, "(");
+			for (unsigned int i = 0; i < spec->nleaves; i++)
+				p = stpcpy(p, " *");
+			strcpy(p, " )");
+		}
+		tree = default_tree;
+	}
+	treelen = strlen(tree);
+	if (hcb_tree_validate(tree, treelen, &nleaves) || nleaves != spec->nleaves)
+		goto out;
+	for (unsigned int i = 0; i < spec->nleaves; i++) {
+		uint64_t nb;
+
+		if (!leaf_ok(spec->dtypes[i], spec->ndims[i], spec->dims[i], &nb))
+			goto out;
+		if (sum + nb < sum)
+			goto out;
+		sum += nb;
+	}
+	total = sizeof(reg) + spec->nleaves * sizeof(struct hcb_wire_leaf) + namelen + kwlen + treelen;
+	if (total > HCB_MAX_REG_BYTES)
+		goto out;
+	err = -ENOMEM;
+	p = calloc(1, total);
+	if (!p)
+		goto out;
+	reg.total_len = (uint32_t)total;
+	reg.consumer_id = id;
+	reg.nleaves = spec->nleaves;
+	reg.name_len = (uint32_t)namelen;
+	reg.kwargs_len = (uint32_t)kwlen;
+	reg.tree_len = (uint32_t)treelen;
+	*blob = p;
+	*len = total;
+	memcpy(p, &reg, sizeof(reg));
+	p += sizeof(reg);
+	for (unsigned int i = 0; i < spec->nleaves; i++) {
+		struct hcb_wire_leaf leaf = { .dtype = spec->dtypes[i], .ndim = spec->ndims[i] };
+
+		for (unsigned int d = 0; d < leaf.ndim; d++)
+			leaf.dims[d] = spec->dims[i][d];
+		memcpy(p, &leaf, sizeof(leaf));
+		p += sizeof(leaf);
+	}
+	p = mempcpy(p, spec->name, namelen);
+	for (const char *const *kw = spec->kwargs; kw && kw[0]; kw += 2) {
+		p = stpcpy(p, kw[0]) + 1;
+		p = stpcpy(p, kw[1]) + 1;
+	}
+	memcpy(p, tree, treelen);
+	err = 0;
+out:
+	free(default_tree);
+	return err;
+}
+
+uint32_t hcb_reg_hash(const void *blob, size_t len)
+{
+	const unsigned char *p = blob;
+	uint32_t h = 2166136261u;   /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++) {
+		/* the id field itself must not change the hash */
+		if (i >= offsetof(struct hcb_wire_reg, consumer_id) &&
+		    i < offsetof(struct hcb_wire_reg, consumer_id) + 4)
+			continue;
+		h = (h ^ p[i]) * 16777619u;
+	}
+	return h ? h : 1;
+}
+
+void hcb_consumer_free(struct hcb_consumer *c)
+{
+	if (!c)
+		return;
+	for (unsigned int i = 0; i < c->nkwargs; i++) {
+		free(c->kwargs[i].key);
+		free(c->kwargs[i].value);
+	}
+	free(c->kwargs);
+	free(c->leaves);
+	free(c->name);
+	free(c->tree);
+	free(c);
+}
+
+static int parse_kwargs(struct hcb_consumer *c, const char *s, size_t n)
+{
+	const char *end = s + n;
+
+	if (n && s[n - 1] != '\0')
+		return -EBADMSG;
+	while (s < end) {
+		const char *k = s, *v;
+		struct hcb_kwarg *grown;
+
+		v = k + strlen(k) + 1;
+		if (v >= end || !name_ok(k, strlen(k)))
+			return -EBADMSG;
+		s = v + strlen(v) + 1;
+		grown = realloc(c->kwargs, (c->nkwargs + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		c->kwargs = grown;
+		grown[c->nkwargs].key = strdup(k);
+		grown[c->nkwargs].value = strdup(v);
+		c->nkwargs++;
+		if (!grown[c->nkwargs - 1].key || !grown[c->nkwargs - 1].value)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int hcb_consumer_from_reg(const void *blob, size_t len, struct hcb_consumer **out)
+{
+	const unsigned char *p = blob;
+	struct hcb_wire_reg reg;
+	struct hcb_consumer *c;
+	unsigned int nleaves;
+	uint64_t need;
+	int err;
+
+	if (len < sizeof(reg))
+		return -EBADMSG;
+	memcpy(&reg, p, sizeof(reg));
+	if (reg.magic != HCB_REG_MAGIC || reg.version != HCB_REG_VERSION)
+		return -EBADMSG;
+	if (reg.nleaves > HCB_MAX_LEAVES || reg.total_len > HCB_MAX_REG_BYTES)
+		return -E2BIG;
+	need = (uint64_t)sizeof(reg) + (uint64_t)reg.nleaves * sizeof(struct hcb_wire_leaf) +
+	       reg.name_len + reg.kwargs_len + reg.tree_len;
+	if (need != reg.total_len || need > len || reg.consumer_id == HCB_CONSUMER_RESERVED)
+		return -EBADMSG;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = -ENOMEM;
+	c->id = reg.consumer_id;
+	c->nleaves = reg.nleaves;
+	c->leaves = calloc(reg.nleaves ? reg.nleaves : 1, sizeof(*c->leaves));
+	if (!c->leaves)
+		goto fail;
+	p += sizeof(reg);
+	err = -EBADMSG;
+	for (unsigned int i = 0; i < reg.nleaves; i++) {
+		struct hcb_wire_leaf wl;
+		struct hcb_leaf_shape *l = &c->leaves[i];
+
+		memcpy(&wl, p, sizeof(wl));
+		p += sizeof(wl);
+		if (!leaf_ok(wl.dtype, wl.ndim, wl.dims, &l->nbytes))
+			goto fail;
+		l->dtype = wl.dtype;
+		l->ndim = wl.ndim;
+		memcpy(l->dims, wl.dims, sizeof(l->dims));
+		hcb_shape_elems(l->ndim, l->dims, &l->nelems);
+		if (c->total_bytes + l->nbytes < c->total_bytes)
+			goto fail;
+		c->total_bytes += l->nbytes;
+	}
+	if (!name_ok((const char *)p, reg.name_len))
+		goto fail;
+	c->name = strndup((const char *)p, reg.name_len);
+	if (!c->name) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	p += reg.name_len;
+	err = parse_kwargs(c, (const char *)p, reg.kwargs_len);
+	if (err)
+		goto fail;
+	p += reg.kwargs_len;
+	err = -EBADMSG;
+	if (hcb_tree_validate((const char *)p, reg.tree_len, &nleaves) || nleaves != reg.nleaves)
+		goto fail;
+	c->tree = strndup((const char *)p, reg.tree_len);
+	if (!c->tree) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	hcb_consumer_free(c);
+	return err;
+}
+
+const char *hcb_consumer_kwarg(const struct hcb_consumer *c, const char *key)
+{
+	for (unsigned int i = 0; i < c->nkwargs; i++)
+		if (strcmp(c->kwargs[i].key, key) == 0)
+			return c->kwargs[i].value;
+	return NULL;
+}

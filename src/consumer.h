@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer.h - the consumer model: a tap site's name, kwargs, pytree and
+ * leaf shapes, and its registration blob on the wire (hcb_wire.h).
+ *
+ * libhcbtap builds blobs with hcb_reg_build(); hcbtrace parses blobs read
+ * from a target with hcb_consumer_from_reg(), which trusts nothing.  libc only.
+ */
+#ifndef HCB_CONSUMER_H
+#define HCB_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcb_wire.h"
+
+struct hcb_kwarg {
+	char *key;
+	char *value;
+};
+
+struct hcb_leaf_shape {
+	unsigned int dtype;   /* enum hcb_dtype */
+	unsigned int ndim;
+	uint64_t dims[HCB_MAX_DIMS];
+	uint64_t nelems;
+	uint64_t nbytes;
+};
+
+struct hcb_consumer {
+	uint32_t id;
+	char *name;
+	unsigned int nkwargs;
+	struct hcb_kwarg *kwargs;   /* in registration order */
+	char *tree;                 /* structure string, NUL terminated */
+	unsigned int nleaves;
+	struct hcb_leaf_shape *leaves;
+	uint64_t total_bytes;       /* sum of leaves[].nbytes */
+};
+
+/* What a caller gives to describe a site (libhcbtap's register arguments). */
+struct hcb_consumer_spec {
+	const char *name;
+	const char *const *kwargs;   /* key, value, ..., NULL; or NULL */
+	const char *tree;            /* NULL: "*" for one leaf, else a tuple */
+	unsigned int nleaves;
+	const unsigned int *dtypes;  /* nleaves */
+	const unsigned int *ndims;   /* nleaves */
+	const uint64_t *const *dims; /* nleaves arrays of ndims[i] */
+};
+
+/*
+ * Serialize spec as a registration blob with the given consumer id (written
+ * into the blob).  *blob is malloc'ed.  -EINVAL if the spec is invalid (bad
+ * name, kwargs, tree, dtype, rank, leaf count or sizes), -ENOMEM.
+ */
+int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
+		  void **blob, size_t *len);
+
+/* The consumer id libhcbtap derives from a blob's content (id field ignored):
+ * stable across runs, never 0. */
+uint32_t hcb_reg_hash(const void *blob, size_t len);
+
+/*
+ * Parse and validate a blob of len bytes (e.g. read from a target).  Returns
+ * 0 and a new consumer, or -EBADMSG (bad magic/version/lengths/tree/dtype),
+ * -E2BIG (over HCB_MAX_* limits), -ENOMEM.
+ */
+int hcb_consumer_from_reg(const void *blob, size_t len, struct hcb_consumer **out);
+void hcb_consumer_free(struct hcb_consumer *c);
+
+/* The value of kwarg key, or NULL. */
+const char *hcb_consumer_kwarg(const struct hcb_consumer *c, const char *key);
+
+#endif

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcb_wire.h - the wire between a traced program (libhcbtap) and hcbtrace.
+ *
+ * This is the one header both sides include, so they cannot drift apart:
+ * libhcbtap fills these structures in the target's memory, hcbtrace reads
+ * them through BPF (packets) or process_vm_readv (the registry).  Only fixed
+ * width types, no pointers (addresses are u64), no padding holes.
+ */
+#ifndef HCB_WIRE_H
+#define HCB_WIRE_H
+
+#if defined(__bpf__)
+/* the BPF side: vmlinux.h was included first */
+#define HCB_WIRE_U32 __u32
+#define HCB_WIRE_U64 __u64
+#else
+#include <stdint.h>
+#define HCB_WIRE_U32 uint32_t
+#define HCB_WIRE_U64 uint64_t
+#endif
+
+/* XLA's outfeed header: u32[2] {HCB_OUTFEED_MAGIC, consumer_id}. */
+#define HCB_OUTFEED_MAGIC 271828u
+/* consumer id 0 is reserved, as in XLA (it shuts the receiver down there). */
+#define HCB_CONSUMER_RESERVED 0u
+
+/* USDT provider and probe names; the semaphore is <provider>_<probe>_semaphore. */
+#define HCB_USDT_PROVIDER "hcbtap"
+#define HCB_USDT_PACKET "packet"
+
+/* Exported symbol in libhcbtap that `hcbtrace list` reads. */
+#define HCB_REGISTRY_SYMBOL "hcbtap_registry"
+
+#define HCB_MAX_LEAVES 4096u
+#define HCB_MAX_DIMS 8u
+#define HCB_MAX_DEVICES 256u
+#define HCB_MAX_REG_BYTES (1u << 20) /* a registration blob, all text included */
+#define HCB_MAX_NAME 256u
+
+/* Element types, numpy's names (see hcb_dtype_name()).  Values are ABI. */
+enum hcb_dtype {
+	HCB_DT_INVALID = 0,
+	HCB_DT_BOOL = 1,
+	HCB_DT_INT8 = 2,
+	HCB_DT_INT16 = 3,
+	HCB_DT_INT32 = 4,
+	HCB_DT_INT64 = 5,
+	HCB_DT_UINT8 = 6,
+	HCB_DT_UINT16 = 7,
+	HCB_DT_UINT32 = 8,
+	HCB_DT_UINT64 = 9,
+	HCB_DT_FLOAT16 = 10,
+	HCB_DT_BFLOAT16 = 11,
+	HCB_DT_FLOAT32 = 12,
+	HCB_DT_FLOAT64 = 13,
+	HCB_DT_COMPLEX64 = 14,
+	HCB_DT_COMPLEX128 = 15,
+	HCB_DT_FLOAT8_E4M3FN = 16,
+	HCB_DT_FLOAT8_E5M2 = 17,
+	HCB_DT__COUNT
+};
+
+/*
+ * A consumer registration blob, immutable once published:
+ *   struct hcb_wire_reg
+ *   struct hcb_wire_leaf leaves[nleaves]
+ *   char name[name_len]          (no NUL)
+ *   char kwargs[kwargs_len]      ("key\0value\0" pairs, in the caller's order)
+ *   char tree[tree_len]          (pytree structure, see src/tree.h; no NUL)
+ * total_len covers all of it.
+ */
+#define HCB_REG_MAGIC 0x52424348u /* "HCBR" little endian */
+#define HCB_REG_VERSION 1u
+
+struct hcb_wire_reg {
+	HCB_WIRE_U32 magic;
+	HCB_WIRE_U32 version;
+	HCB_WIRE_U32 total_len;
+	HCB_WIRE_U32 consumer_id;
+	HCB_WIRE_U32 nleaves;
+	HCB_WIRE_U32 name_len;
+	HCB_WIRE_U32 kwargs_len;
+	HCB_WIRE_U32 tree_len;
+};
+
+struct hcb_wire_leaf {
+	HCB_WIRE_U32 dtype;  /* enum hcb_dtype */
+	HCB_WIRE_U32 ndim;
+	HCB_WIRE_U64 dims[HCB_MAX_DIMS];
+};
+
+/*
+ * The argument of the hcbtap:packet USDT probe: one firing of a consumer on
+ * one device.  Built on the emitting thread's stack; BPF reads it, then the
+ * leaves straight from the program's own buffers.
+ */
+struct hcb_wire_packet {
+	HCB_WIRE_U32 magic;        /* HCB_OUTFEED_MAGIC */
+	HCB_WIRE_U32 consumer_id;
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U32 nleaves;
+	HCB_WIRE_U64 seq;          /* per device, from 0, only counted while attached */
+	HCB_WIRE_U64 reg_addr;     /* struct hcb_wire_reg of this consumer */
+	HCB_WIRE_U64 reg_len;
+	HCB_WIRE_U64 data_addrs;   /* u64[nleaves]: where each leaf's bytes are */
+	HCB_WIRE_U64 leaf_bytes;   /* u64[nleaves]: how many bytes each leaf has */
+	HCB_WIRE_U64 total_bytes;  /* sum of leaf_bytes */
+};
+
+/*
+ * The registry root, exported by libhcbtap as HCB_REGISTRY_SYMBOL, read by
+ * `hcbtrace list` (and as a fallback by attach) with process_vm_readv.
+ * Consumers form an append-only list; nodes are never freed or changed.
+ */
+#define HCB_REGISTRY_MAGIC 0x47524348u /* "HCRG" */
+#define HCB_REGISTRY_VERSION 1u
+
+struct hcb_wire_node {
+	HCB_WIRE_U64 next;      /* address of the next node, 0 at the end */
+	HCB_WIRE_U64 reg_addr;
+	HCB_WIRE_U64 reg_len;
+};
+
+struct hcb_wire_registry {
+	HCB_WIRE_U32 magic;
+	HCB_WIRE_U32 version;
+	HCB_WIRE_U32 nconsumers;
+	HCB_WIRE_U32 ndevices;      /* 1 + highest device ordinal declared or seen */
+	HCB_WIRE_U64 head;          /* newest node first */
+	char platform[16];          /* "cpu", "cuda", ... NUL terminated */
+	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+};
+
+#endif /* HCB_WIRE_H */

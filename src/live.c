@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "hcbtap.skel.h"
+#include "live.h"
+
+struct hcb_live {
+	struct hcbtap_bpf *skel;
+	struct bpf_link *link;
+	struct ring_buffer *rb;
+	struct hcb_decoder *dec;
+	int stop_err;   /* the decoder's negative return, which stops the poll */
+};
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+
+	if (debug < 0)
+		debug = getenv("HCBTRACE_DEBUG") != NULL;
+	if (!debug)
+		return 0;
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void hcb_live_quiet_libbpf(void)
+{
+	libbpf_set_print(print_libbpf);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct hcb_live *l = ctx;
+	int err = hcb_decoder_feed(l->dec, data, len);
+
+	if (err < 0)
+		l->stop_err = err;
+	return err < 0 ? err : 0;
+}
+
+int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder *dec)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct hcb_live *l;
+	int err;
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->dec = dec;
+	/* older kernels charge BPF memory to RLIMIT_MEMLOCK; harmless on new ones */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+
+	l->skel = hcbtap_bpf__open();
+	if (!l->skel) {
+		err = -errno;
+		goto fail;
+	}
+	err = bpf_map__set_max_entries(l->skel->maps.rb, (uint32_t)ring_bytes);
+	if (err)
+		goto fail;
+	/* sleepable, so bpf_copy_from_user() can fault pages in */
+	err = bpf_program__set_flags(l->skel->progs.hcbtap_packet, BPF_F_SLEEPABLE);
+	if (err)
+		goto fail;
+	err = hcbtap_bpf__load(l->skel);
+	if (err)
+		goto fail;
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.rb), on_record, l, NULL);
+	if (!l->rb) {
+		err = -errno;
+		goto fail;
+	}
+	*out = l;
+	return 0;
+fail:
+	hcb_live_close(l);
+	return err ? err : -EINVAL;
+}
+
+int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path)
+{
+	l->link = bpf_program__attach_usdt(l->skel->progs.hcbtap_packet, pid, lib_path,
+					   HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
+	if (!l->link)
+		return errno ? -errno : -EINVAL;
+	return 0;
+}
+
+int hcb_live_poll(struct hcb_live *l, int timeout_ms)
+{
+	int n = ring_buffer__poll(l->rb, timeout_ms);
+
+	if (n == -EINTR)
+		return 0;
+	if (l->stop_err)
+		return l->stop_err;
+	return n;
+}
+
+void hcb_live_detach(struct hcb_live *l)
+{
+	bpf_link__destroy(l->link);
+	l->link = NULL;
+}
+
+int hcb_live_drain(struct hcb_live *l)
+{
+	int n = ring_buffer__consume(l->rb);
+
+	if (l->stop_err)
+		return l->stop_err;
+	return n < 0 ? n : 0;
+}
+
+int hcb_live_dev_stats(struct hcb_live *l, uint32_t dev, struct hcb_dev_stats *out)
+{
+	if (bpf_map__lookup_elem(l->skel->maps.devstats, &dev, sizeof(dev), out, sizeof(*out), 0))
+		return -errno;
+	return 0;
+}
+
+void hcb_live_close(struct hcb_live *l)
+{
+	if (!l)
+		return;
+	ring_buffer__free(l->rb);
+	bpf_link__destroy(l->link);
+	hcbtap_bpf__destroy(l->skel);
+	free(l);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live.h - the hcbtap provider: BPF on the hcbtap:packet USDT probe of one
+ * running process, its ring buffer fed to a decoder.
+ *
+ * Lifecycle: hcb_live_new() (load), hcb_live_attach(), hcb_live_poll() until done,
+ * hcb_live_detach() (the target's semaphore drops back), hcb_live_drain()
+ * (what was already copied), hcb_live_close().
+ */
+#ifndef HCB_LIVE_H
+#define HCB_LIVE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/hcbtap_events.h"
+#include "decode.h"
+
+struct hcb_live;
+
+/*
+ * Open and load the BPF side with a ring buffer of ring_bytes (a power of
+ * two, page multiple), feeding dec.  Fails before anything is attached, so
+ * a caller can check privileges before it starts a program.
+ * -EPERM/-EACCES: not enough privilege; -ENOSYS: no BPF in this kernel.
+ */
+int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder *dec);
+/*
+ * Attach to pid's hcbtap:packet probe in lib_path (libhcbtap as that process
+ * maps it, see hcb_target_find_lib).  -ENOENT: no uprobe support or no probe.
+ */
+int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path);
+/* Wait up to timeout_ms for records and decode them.  Returns the number of
+ * records, 0 on EINTR, or the decoder's or ring buffer's -errno. */
+int hcb_live_poll(struct hcb_live *l, int timeout_ms);
+void hcb_live_detach(struct hcb_live *l);
+int hcb_live_drain(struct hcb_live *l);
+/* The BPF side's counters for device dev (zeros if never seen). */
+int hcb_live_dev_stats(struct hcb_live *l, uint32_t dev, struct hcb_dev_stats *out);
+void hcb_live_close(struct hcb_live *l);
+
+/* libbpf's own messages go to stderr only when HCBTRACE_DEBUG is set. */
+void hcb_live_quiet_libbpf(void);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "consumer.h"
+#include "target.h"
+
+int hcb_target_exists(pid_t pid)
+{
+	char p[64];
+
+	if (pid <= 0)
+		return -EINVAL;
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	return access(p, F_OK) == 0 ? 0 : -ESRCH;
+}
+
+int hcb_target_alive(pid_t pid)
+{
+	char p[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
+static int is_libhcbtap(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strncmp(base, "libhcbtap.so", 12) == 0;
+}
+
+int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
+{
+	char maps[64], line[4096 + 128];
+	int err = -ENOENT;
+	FILE *f;
+
+	if (hcb_target_exists(pid))
+		return -ESRCH;
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char file[4096];
+		struct stat st;
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &off, &n) < 3 || !n)
+			continue;
+		if (sscanf(line + n, "%4095[^\n]", file) != 1 || file[0] != '/' || !is_libhcbtap(file))
+			continue;
+		if (off != 0)
+			continue;
+		/* prefer the path as the process sees it, if it is the same file here */
+		if (stat(file, &st) == 0 && strlen(file) < size)
+			snprintf(path, size, "%s", file);
+		else if ((size_t)snprintf(path, size, "/proc/%d/root%s", (int)pid, file) >= size)
+			continue;
+		*base = start;
+		err = 0;
+		break;
+	}
+	if (ferror(f))
+		err = -EIO;
+	fclose(f);
+	return err;
+}
+
+int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int hcb_target_comm(pid_t pid, char *buf, size_t size)
+{
+	char p[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || !isprint((unsigned char)buf[i]))
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The symbol's address relative to the library's load base. */
+static int symbol_offset(const char *lib_path, const char *name, uint64_t *off)
+{
+	uint64_t first_vaddr = UINT64_MAX;
+	Elf_Scn *scn = NULL;
+	int fd, err = -ENOENT;
+	size_t nphdr;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(lib_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getphdrnum(elf, &nphdr)) {
+		err = -EBADMSG;
+		goto out;
+	}
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < first_vaddr)
+			first_vaddr = ph.p_vaddr & ~(uint64_t)(ph.p_align ? ph.p_align - 1 : 0);
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && strcmp(s, name) == 0 && first_vaddr != UINT64_MAX) {
+				*off = sym.st_value - first_vaddr;
+				err = 0;
+				goto out;
+			}
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* Walks at most this many nodes: a corrupt list must not loop forever. */
+#define MAX_NODES 65536u
+
+int hcb_target_read_registry(pid_t pid, const char *lib_path, uint64_t base,
+			     struct hcb_wire_registry *root, struct hcb_registry *consumers)
+{
+	uint64_t off = 0, node_addr;
+	unsigned int walked = 0;
+	int err;
+
+	err = symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
+	if (err)
+		return err;
+	err = hcb_target_read(pid, base + off, root, sizeof(*root));
+	if (err)
+		return err;
+	if (root->magic != HCB_REGISTRY_MAGIC || root->version != HCB_REGISTRY_VERSION)
+		return -EBADMSG;
+	root->platform[sizeof(root->platform) - 1] = '\0';
+	if (!consumers)
+		return 0;
+	for (node_addr = root->head; node_addr; walked++) {
+		struct hcb_wire_node node;
+		struct hcb_consumer *c;
+		void *blob;
+
+		if (walked >= MAX_NODES)
+			return -EBADMSG;
+		err = hcb_target_read(pid, node_addr, &node, sizeof(node));
+		if (err)
+			return err;
+		if (node.reg_len == 0 || node.reg_len > HCB_MAX_REG_BYTES)
+			return -EBADMSG;
+		blob = malloc(node.reg_len);
+		if (!blob)
+			return -ENOMEM;
+		err = hcb_target_read(pid, node.reg_addr, blob, node.reg_len);
+		if (!err)
+			err = hcb_consumer_from_reg(blob, node.reg_len, &c);
+		free(blob);
+		if (err)
+			return err;
+		err = hcb_registry_add(consumers, c);
+		if (err && err != -EEXIST)
+			return err;
+		node_addr = node.next;
+	}
+	return 0;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int hcb_target_list(pid_t **pids, size_t *n)
+{
+	size_t count = 0, cap = 0;
+	pid_t *out = NULL;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[4096];
+		uint64_t base;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		if (hcb_target_find_lib((pid_t)pid, path, sizeof(path), &base))
+			continue;
+		if (count == cap) {
+			pid_t *grown = realloc(out, (cap = cap ? cap * 2 : 16) * sizeof(*out));
+
+			if (!grown) {
+				free(out);
+				closedir(d);
+				return -ENOMEM;
+			}
+			out = grown;
+		}
+		out[count++] = (pid_t)pid;
+	}
+	closedir(d);
+	if (count)
+		qsort(out, count, sizeof(*out), pid_cmp);
+	*pids = out;
+	*n = count;
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* target.h - a traced process seen from outside: /proc, its memory, its libhcbtap. */
+#ifndef HCB_TARGET_H
+#define HCB_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hcb_wire.h"
+#include "registry.h"
+
+/* 0 if pid exists, -ESRCH if not, -EINVAL for pid <= 0. */
+int hcb_target_exists(pid_t pid);
+/* 1 while pid runs, 0 once it has exited (a zombie counts as exited). */
+int hcb_target_alive(pid_t pid);
+/*
+ * The path of the libhcbtap the process has mapped (through /proc/PID/root
+ * when it is not visible from here) and its load base.  -ENOENT: none
+ * mapped; -ESRCH: no such process; -EACCES: its maps are not readable.
+ */
+int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
+/* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
+int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* The process's command line, spaces for NULs, cut to size. */
+int hcb_target_comm(pid_t pid, char *buf, size_t size);
+
+/*
+ * Read the registry libhcbtap publishes (its exported hcbtap_registry):
+ * the root into *root, and each consumer into consumers (may be NULL).
+ * -EBADMSG for a registry that does not validate, -ENOENT if the symbol
+ * is missing from the library.
+ */
+int hcb_target_read_registry(pid_t pid, const char *lib_path, uint64_t base,
+			     struct hcb_wire_registry *root, struct hcb_registry *consumers);
+
+/* Processes that have libhcbtap mapped, ascending; *pids is malloc'ed. */
+int hcb_target_list(pid_t **pids, size_t *n);
+
+#endif
