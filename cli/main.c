@@ -8,7 +8,23 @@
 
 #include "cli.h"
 
-static const struct cli_cmd *const commands[] = { &cmd_attach, &cmd_run, &cmd_list };
+static int run_help(const struct cli_cmd *cmd, int argc, char **argv);
+
+static const struct cli_opt help_opts[] = {
+	{ 'h', "help", NULL, "show this help" },
+	{ 0 }
+};
+
+static const struct cli_cmd cmd_help = {
+	.name = "help",
+	.run = run_help,
+	.summary = "show the help of a command",
+	.usage = "[COMMAND]",
+	.description = "Show the help of a command, or the list of commands.",
+	.opts = help_opts,
+};
+
+static const struct cli_cmd *const commands[] = { &cmd_attach, &cmd_run, &cmd_list, &cmd_help };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const struct cli_cmd *find(const char *name)
@@ -26,7 +42,6 @@ static int main_help(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "  %-10s %s\n", "help", "show the help of a command");
 	fprintf(f, "\nRun 'hcbtrace COMMAND --help' for the options of a command.\n");
 	return f == stdout ? EXIT_OK : EXIT_USAGE;
 }
@@ -41,6 +56,25 @@ static int finish(int code)
 	return code;
 }
 
+static int run_help(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	const struct cli_cmd *which;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_print_help(cmd, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2)
+		return main_help(stdout);
+	if (argc > 2)
+		return cli_usage_err(cmd, "unexpected argument '%s'", argv[2]);
+	which = find(argv[1]);
+	if (!which)
+		return cli_usage_err(NULL, "unknown command '%s'", argv[1]);
+	cli_print_help(which, stdout);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
@@ -51,15 +85,6 @@ int main(int argc, char **argv)
 		return finish(main_help(stdout));
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("hcbtrace %s\n", HCB_VERSION);
-		return finish(EXIT_OK);
-	}
-	if (!strcmp(argv[1], "help")) {
-		if (argc < 3)
-			return finish(main_help(stdout));
-		cmd = find(argv[2]);
-		if (!cmd)
-			return cli_usage_err(NULL, "unknown command '%s'", argv[2]);
-		cli_print_help(cmd, stdout);
 		return finish(EXIT_OK);
 	}
 	if (argv[1][0] == '-')

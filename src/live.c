@@ -17,7 +17,14 @@ struct hcb_live {
 	struct ring_buffer *rb;
 	struct hcb_decoder *dec;
 	int stop_err;   /* the decoder's negative return, which stops the poll */
+	unsigned int batch;   /* records taken in this poll */
+	int yielded;
 };
+
+/* libbpf's ring_buffer__poll() returns only when it has caught up with the
+ * producer, which a fast target may never let happen: return to the caller
+ * after this many records, so it can see Ctrl-C, -d and a target's exit. */
+#define POLL_BATCH 4096
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -41,9 +48,16 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct hcb_live *l = ctx;
 	int err = hcb_decoder_feed(l->dec, data, len);
 
-	if (err < 0)
+	if (err < 0) {
 		l->stop_err = err;
-	return err < 0 ? err : 0;
+		return err;
+	}
+	if (++l->batch >= POLL_BATCH) {
+		/* libbpf has consumed this record already when we bail out */
+		l->yielded = 1;
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder *dec)
@@ -97,12 +111,17 @@ int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path)
 
 int hcb_live_poll(struct hcb_live *l, int timeout_ms)
 {
-	int n = ring_buffer__poll(l->rb, timeout_ms);
+	int n;
 
-	if (n == -EINTR)
-		return 0;
+	l->batch = 0;
+	l->yielded = 0;
+	n = ring_buffer__poll(l->rb, timeout_ms);
 	if (l->stop_err)
 		return l->stop_err;
+	if (l->yielded)
+		return (int)l->batch;
+	if (n == -EINTR)
+		return 0;
 	return n;
 }
 
@@ -114,10 +133,15 @@ void hcb_live_detach(struct hcb_live *l)
 
 int hcb_live_drain(struct hcb_live *l)
 {
-	int n = ring_buffer__consume(l->rb);
+	int n;
 
-	if (l->stop_err)
-		return l->stop_err;
+	do {
+		l->batch = 0;
+		l->yielded = 0;
+		n = ring_buffer__consume(l->rb);
+		if (l->stop_err)
+			return l->stop_err;
+	} while (l->yielded);
 	return n < 0 ? n : 0;
 }
 

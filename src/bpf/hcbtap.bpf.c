@@ -82,13 +82,15 @@ struct copy_ctx {
 		c->offset += n;							\
 	} while (0)
 
+/* Greedy, largest class that the rest fills: a leaf wastes < 64 bytes of
+ * padding, whatever its size. */
 static __always_inline int emit_chunk(struct copy_ctx *c)
 {
-	if (c->left > 16384)
+	if (c->left >= 65536)
 		EMIT_CLASS(65536);
-	else if (c->left > 1024)
+	else if (c->left >= 16384)
 		EMIT_CLASS(16384);
-	else if (c->left > 64)
+	else if (c->left >= 1024)
 		EMIT_CLASS(1024);
 	else
 		EMIT_CLASS(64);
@@ -124,6 +126,20 @@ static long copy_step(__u32 i, void *arg)
 /* Worst case: 64 MiB leaves at 64 KiB a step, plus one step per leaf. */
 #define MAX_STEPS (1u << 23)
 
+/* Ring bytes promised to packets being copied right now, so that threads
+ * checking for room at the same time do not all take the same room. */
+__u64 inflight = 0;
+
+/* What a packet may take in the ring: payload, registration, and per chunk
+ * a record header (8) and chunk header (40) plus < 64 bytes padding a leaf.
+ * Chunks are >= 1 KiB except the last few of a leaf: total/16 covers the
+ * headers of the big ones, 2 KiB a leaf the small ones. */
+static __always_inline __u64 ring_need(const struct hcb_wire_packet *p)
+{
+	return p->total_bytes + p->reg_len + p->total_bytes / 16 +
+	       ((__u64)p->nleaves + 2) * 2048;
+}
+
 static __always_inline void count(__u32 device, int what)
 {
 	struct hcb_dev_stats *s = bpf_map_lookup_elem(&devstats, &device);
@@ -144,7 +160,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	struct hcb_wire_packet pkt;
 	struct copy_ctx c = {};
 	struct hcb_ev_pkt *e;
-	__u64 used, size;
+	__u64 used, size, need, promised;
 	__u8 one = 1;
 
 	if (bpf_copy_from_user(&pkt, sizeof(pkt), arg))
@@ -154,9 +170,12 @@ int BPF_USDT(hcbtap_packet, void *arg)
 
 	/* All or nothing where it can be known in advance: a packet that does
 	 * not fit in the free space now is dropped whole, not half sent. */
+	need = ring_need(&pkt);
+	promised = __sync_fetch_and_add(&inflight, need);
 	used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
 	size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
-	if (used + pkt.total_bytes + pkt.reg_len + sizeof(*e) > size) {
+	if (used + promised + need > size) {
+		__sync_fetch_and_sub(&inflight, need);
 		count(pkt.device, 1);
 		return 0;
 	}
@@ -176,6 +195,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
+		__sync_fetch_and_sub(&inflight, need);
 		count(pkt.device, 1);
 		return 0;
 	}
@@ -205,6 +225,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	c.data_addrs = pkt.data_addrs;
 	c.leaf_bytes = pkt.leaf_bytes;
 	bpf_loop(MAX_STEPS, copy_step, &c, 0);
+	__sync_fetch_and_sub(&inflight, need);
 	if (c.failed)
 		count(pkt.device, c.failed);
 	return 0;

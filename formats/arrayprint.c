@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arrayprint.c - numpy 1.26 array2string, default options but threshold.
+ *
+ * The layout follows numpy's rules (numpy/core/arrayprint.py, _formatArray
+ * and the *Format classes); the digits follow its Dragon4 in "unique" mode:
+ * the shortest decimal that reads back as the same value of the element's
+ * own type, capped at the precision.
+ *
+ * Digits come from glibc's exact printf plus a read-back test per length
+ * (dec_shortest), kept apart so an exact generator (Ryu) can replace it.
+ * One spot is reasoned rather than proven: where a scientific column makes
+ * a value print more digits than it needs, numpy keeps generating digits
+ * and rounds the last by its neighbours' margins, we round to nearest; the
+ * two can only part for powers of two, and every float16 value and random
+ * float32/float64 powers of two agree.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrayprint.h"
+#include "dtype.h"
+
+#define MAX_NDIM 64  /* numpy allows 32 (64 in numpy 2) */
+
+/* ---- decimal digits ------------------------------------------------- */
+
+/* A positive decimal d[0].d[1]...d[n-1] * 10^e, digits as characters. */
+struct dec {
+	char d[48];
+	int n;
+	int e;
+};
+
+/*
+ * snprintf in the C locale's spelling: a locale with ',' as radix must
+ * not leak into numpy-compatible text, so whatever the radix is, it
+ * becomes '.'.  Only used with %e / %f / %g of finite values.
+ */
+static void fmt_c(char *buf, size_t size, const char *fmt, int prec, double v)
+{
+	char tmp[400];
+	size_t i = 0, j = 0;
+
+	snprintf(tmp, sizeof(tmp), fmt, prec, v);
+	while (tmp[i] && j + 1 < size) {
+		unsigned char c = (unsigned char)tmp[i];
+
+		if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e') {
+			buf[j++] = tmp[i++];
+			continue;
+		}
+		/* the radix character, possibly several bytes */
+		buf[j++] = '.';
+		while (tmp[i] && !(tmp[i] >= '0' && tmp[i] <= '9') && tmp[i] != 'e')
+			i++;
+	}
+	buf[j] = '\0';
+}
+
+/* v (finite, > 0) rounded to nsig significant digits, to nearest/even. */
+static void dec_round_sig(double v, int nsig, struct dec *r)
+{
+	char s[400];
+	const char *p = s;
+
+	fmt_c(s, sizeof(s), "%.*e", nsig - 1, v);
+	r->n = 0;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9' && r->n < (int)sizeof(r->d))
+			r->d[r->n++] = *p;
+	r->e = *p == 'e' ? atoi(p + 1) : 0;
+}
+
+/* Nearest float16 to x (ties to even), as a double; overflow gives inf. */
+static double round_to_half(double x)
+{
+	double a = fabs(x), q, r;
+
+	if (!isfinite(x) || a == 0)
+		return x;
+	if (a < ldexp(1, -14))
+		q = ldexp(1, -24);
+	else
+		q = ldexp(1, ilogb(a) - 10);
+	/* scaling by a power of two is exact, so this rounds once */
+	r = nearbyint(a / q) * q;
+	if (r > 65504.0)  /* the next step up, 65536, is past the largest half */
+		r = INFINITY;
+	return copysign(r, x);
+}
+
+/*
+ * Does the decimal (digits s, times 10^e10) read back as v in dtype t?
+ * The string has no radix character, so strtod's locale does not matter.
+ * Correct rounding to the target type means a decimal exactly halfway
+ * reads back only to an even mantissa, which is also Dragon4's rule.
+ */
+static bool reads_back(const char *s, int e10, double v, unsigned int t)
+{
+	char buf[80];
+
+	snprintf(buf, sizeof(buf), "%se%d", s, e10);
+	switch (t) {
+	case HCB_DT_FLOAT32:
+		return strtof(buf, NULL) == (float)v;
+	case HCB_DT_FLOAT16:
+		/* strtod then float16: a double rounding, but a decimal short
+		 * enough to matter is never within 2^-53 of a float16 midpoint */
+		return round_to_half(strtod(buf, NULL)) == v;
+	default:
+		return strtod(buf, NULL) == v;
+	}
+}
+
+/* Add (+1) or subtract (-1) one unit in the last place of the digit string. */
+static void digits_step(char *s, int n, int dir)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (dir > 0) {
+			if (s[i] != '9') {
+				s[i]++;
+				return;
+			}
+			s[i] = '0';
+		} else {
+			if (s[i] != '0') {
+				s[i]--;
+				return;
+			}
+			s[i] = '9';
+		}
+	}
+	if (dir > 0) {  /* 99..9 + 1 */
+		memmove(s + 1, s, (size_t)n + 1);
+		s[0] = '1';
+	}
+}
+
+/*
+ * The shortest decimal that reads back as v (finite, > 0) in dtype t and,
+ * among those as short, the nearest (Dragon4's "unique" digits).  At each
+ * length the nearest candidate is tried first, then the one on the other
+ * side of v, which can be the only one inside an asymmetric interval
+ * (powers of two).  Kept apart so an exact generator can replace it.
+ */
+static void dec_shortest(double v, unsigned int t, struct dec *r)
+{
+	char cand[40];
+	int k, e10;
+
+	for (k = 1; k <= 17; k++) {
+		dec_round_sig(v, k, r);
+		memcpy(cand, r->d, (size_t)k);
+		cand[k] = '\0';
+		e10 = r->e - (k - 1);
+		if (reads_back(cand, e10, v, t))
+			goto found;
+		digits_step(cand, k, +1);
+		if (reads_back(cand, e10, v, t)) {
+			if (cand[k]) {  /* carried into a new digit */
+				cand[k] = '\0';
+				r->e++;
+			}
+			memcpy(r->d, cand, (size_t)k);
+			goto found;
+		}
+		memcpy(cand, r->d, (size_t)k);
+		cand[k] = '\0';
+		if (cand[0] == '1' && strspn(cand + 1, "0") == (size_t)k - 1) {
+			/* below 10^e the k digit neighbour is 9.99..9 * 10^(e-1) */
+			memset(cand, '9', (size_t)k);
+			if (reads_back(cand, e10 - 1, v, t)) {
+				memcpy(r->d, cand, (size_t)k);
+				r->e--;
+				goto found;
+			}
+		} else {
+			digits_step(cand, k, -1);
+			if (reads_back(cand, e10, v, t)) {
+				memcpy(r->d, cand, (size_t)k);
+				goto found;
+			}
+		}
+	}
+	/* 17 digits always read back as a double; not reached */
+	dec_round_sig(v, 17, r);
+	k = 17;
+found:
+	r->n = k;
+	while (r->n > 1 && r->d[r->n - 1] == '0')
+		r->n--;
+}
+
+/* ---- floating point columns (numpy's FloatingFormat) ----------------- */
+
+struct ffmt {
+	unsigned int dtype;  /* FLOAT16/32/64: whose shortest digits count */
+	bool sign_plus;      /* '+' on non-negative values (imaginary parts) */
+	bool exp_format;
+	int precision;       /* fraction digits: cutoff, or exactly (sci) */
+	int pad_left;
+	int pad_right;
+	int exp_size;        /* digits of the exponent */
+	bool suppress;
+};
+
+/*
+ * Positional text of |v| (finite): "12.5", "3.", at most prec decimals.
+ * whole: numpy's min_digits=0, which array2string passes when printing
+ * (not when sizing): the digits up to the units are the value's own, not
+ * the zeros a shorter unique form would leave ("26512." for float16, where
+ * the unique digits alone give "26510.").
+ */
+static void pos_body(double v, const struct ffmt *f, int prec, bool whole, char *out,
+		     size_t size)
+{
+	struct dec d;
+	int frac, i, j = 0;
+	char *dot;
+
+	v = fabs(v);
+	if (v == 0) {
+		snprintf(out, size, "0.");
+		return;
+	}
+	dec_shortest(v, f->dtype, &d);
+	frac = d.n - 1 - d.e;
+	if (frac < 0 && whole) {
+		/* only values whose spacing is >= 1 get here: integers, exact */
+		fmt_c(out, size, "%.*f", 0, v);
+		snprintf(out + strlen(out), size - strlen(out), ".");
+		return;
+	}
+	if (frac > prec) {
+		/* the cutoff digit comes first: round the exact value there */
+		fmt_c(out, size, "%.*f", prec, v);
+		dot = strchr(out, '.');
+		if (!dot) {
+			snprintf(out + strlen(out), size - strlen(out), ".");
+			return;
+		}
+		for (i = (int)strlen(out) - 1; out + i > dot && out[i] == '0'; i--)
+			out[i] = '\0';
+		return;
+	}
+	if (d.e < 0) {
+		out[j++] = '0';
+		out[j++] = '.';
+		for (i = 0; i < -d.e - 1; i++)
+			out[j++] = '0';
+		for (i = 0; i < d.n; i++)
+			out[j++] = d.d[i];
+	} else {
+		for (i = 0; i <= d.e; i++)
+			out[j++] = i < d.n ? d.d[i] : '0';
+		out[j++] = '.';
+		for (; i < d.n; i++)
+			out[j++] = d.d[i];
+	}
+	out[j] = '\0';
+}
+
+/* Number of exponent digits numpy writes: at least two. */
+static int exp_digits(int e)
+{
+	int n = 0;
+
+	e = abs(e);
+	do {
+		n++;
+		e /= 10;
+	} while (e);
+	return n < 2 ? 2 : n;
+}
+
+/*
+ * Scientific digits of |v| (finite).  frac < 0: unique digits capped at
+ * prec fraction digits, trailing zeros dropped (the sizing pass); else
+ * exactly frac fraction digits.
+ */
+static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struct dec *d)
+{
+	struct dec s;
+
+	v = fabs(v);
+	if (v == 0) {
+		d->n = frac < 0 ? 1 : frac + 1;
+		memset(d->d, '0', (size_t)d->n);
+		d->e = 0;
+		return;
+	}
+	dec_shortest(v, f->dtype, &s);
+	if (frac < 0) {
+		if (s.n <= prec + 1) {
+			*d = s;
+			return;
+		}
+		dec_round_sig(v, prec + 1, d);
+		while (d->n > 1 && d->d[d->n - 1] == '0')
+			d->n--;
+		return;
+	}
+	if (s.n == frac + 1)
+		*d = s;
+	else
+		dec_round_sig(v, frac + 1, d);
+}
+
+/* Append n spaces (n <= 0: none). */
+static int pad(struct hcb_buf *out, int n)
+{
+	return n > 0 ? hcb_buf_fill(out, ' ', (size_t)n) : 0;
+}
+
+static const char *sign_of(double v, const struct ffmt *f)
+{
+	if (signbit(v))
+		return "-";
+	return f->sign_plus ? "+" : "";
+}
+
+/* Append one element formatted as the column f decided. */
+static int ffmt_put(struct hcb_buf *out, const struct ffmt *f, double v)
+{
+	char body[400];
+	int err;
+
+	if (!isfinite(v)) {
+		const char *s = isnan(v) ? (f->sign_plus ? "+nan" : "nan") :
+				v < 0 ? "-inf" : (f->sign_plus ? "+inf" : "inf");
+
+		err = pad(out, f->pad_left + f->pad_right + 1 - (int)strlen(s));
+		return err ?: hcb_buf_puts(out, s);
+	}
+	if (f->exp_format) {
+		struct dec d;
+		int e;
+
+		sci_digits(v, f, f->precision, f->precision, &d);
+		e = d.e;
+		err = pad(out, f->pad_left - 1 - (int)strlen(sign_of(v, f)));
+		err = err ?: hcb_buf_printf(out, "%s%c.%.*s", sign_of(v, f), d.d[0],
+					    d.n - 1, d.d + 1);
+		err = err ?: hcb_buf_printf(out, "e%c%0*d", e < 0 ? '-' : '+',
+					    f->exp_size, abs(e));
+		return err;
+	} else {
+		const char *dot;
+		int ilen, flen;
+
+		pos_body(v, f, f->precision, true, body, sizeof(body));
+		dot = strchr(body, '.');
+		ilen = (int)(dot - body) + (int)strlen(sign_of(v, f));
+		flen = (int)strlen(dot + 1);
+		err = pad(out, f->pad_left - ilen);
+		err = err ?: hcb_buf_puts(out, sign_of(v, f));
+		err = err ?: hcb_buf_puts(out, body);
+		return err ?: pad(out, f->pad_right - flen);
+	}
+}
+
+/* What FloatingFormat.fillFormat learns from the shown values. */
+struct fstats {
+	bool any_finite, any_nonzero, any_nonfinite, any_neginf;
+	double max_abs, min_abs;  /* of the finite non-zero values */
+};
+
+static void fstats_add(struct fstats *s, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v)) {
+		s->any_nonfinite = true;
+		if (isinf(v) && v < 0)
+			s->any_neginf = true;
+		return;
+	}
+	s->any_finite = true;
+	if (a == 0)
+		return;
+	if (!s->any_nonzero || a > s->max_abs)
+		s->max_abs = a;
+	if (!s->any_nonzero || a < s->min_abs)
+		s->min_abs = a;
+	s->any_nonzero = true;
+}
+
+/* numpy divides max by min in the array's own type; float16 via float32. */
+static double ratio_in_type(double max, double min, unsigned int t)
+{
+	volatile float q;
+
+	switch (t) {
+	case HCB_DT_FLOAT32:
+		q = (float)max / (float)min;
+		return q;
+	case HCB_DT_FLOAT16:
+		q = (float)max / (float)min;
+		return round_to_half(q);
+	default:
+		return max / min;
+	}
+}
+
+/* Decide scientific or positional from the stats (first half of fillFormat). */
+static void ffmt_choose(struct ffmt *f, const struct fstats *s)
+{
+	f->exp_format = false;
+	if (s->any_nonzero &&
+	    (s->max_abs >= 1e8 ||
+	     (!f->suppress && (s->min_abs < 0.0001 ||
+			       ratio_in_type(s->max_abs, s->min_abs, f->dtype) > 1000.))))
+		f->exp_format = true;
+	f->pad_left = f->pad_right = 0;
+	f->exp_size = -1;
+}
+
+/* Widen the column for one finite value (second half of fillFormat). */
+static void ffmt_measure(struct ffmt *f, double v, int prec)
+{
+	int ilen = (int)strlen(sign_of(v, f)) + 1;
+
+	if (!isfinite(v))
+		return;
+	if (f->exp_format) {
+		struct dec d;
+
+		sci_digits(v, f, prec, -1, &d);
+		if (d.n - 1 > f->precision)
+			f->precision = d.n - 1;
+		if (exp_digits(d.e) > f->exp_size)
+			f->exp_size = exp_digits(d.e);
+		if (ilen > f->pad_left)
+			f->pad_left = ilen;
+	} else {
+		char body[400];
+		const char *dot;
+		int flen;
+
+		pos_body(v, f, prec, false, body, sizeof(body));
+		dot = strchr(body, '.');
+		ilen = (int)(dot - body) + ilen - 1;
+		flen = (int)strlen(dot + 1);
+		if (ilen > f->pad_left)
+			f->pad_left = ilen;
+		if (flen > f->pad_right)
+			f->pad_right = flen;
+	}
+}
+
+/* After all values were measured: sizes nan and inf need (end of fillFormat). */
+static void ffmt_finish(struct ffmt *f, const struct fstats *s)
+{
+	if (f->exp_format && s->any_finite)
+		f->pad_right = f->exp_size + 2 + f->precision;
+	if (s->any_nonfinite) {
+		int offset = f->pad_right + 1;
+		int neginf = f->sign_plus || s->any_neginf;
+
+		if (3 - offset > f->pad_left)
+			f->pad_left = 3 - offset;
+		if (3 + neginf - offset > f->pad_left)
+			f->pad_left = 3 + neginf - offset;
+	}
+}
+
+/* ---- per-dtype element formats -------------------------------------- */
+
+enum kind { K_BOOL, K_INT, K_UINT, K_FLOAT, K_COMPLEX, K_REPR };
+
+struct efmt {
+	enum kind kind;
+	unsigned int dtype;
+	size_t esize;
+	bool zero_d;
+	int int_width;
+	int64_t imin, imax;
+	uint64_t umin, umax;
+	bool have_int;
+	struct ffmt re, im;
+	struct fstats sre, sim;
+};
+
+static unsigned int component_type(unsigned int t)
+{
+	switch (t) {
+	case HCB_DT_COMPLEX64: return HCB_DT_FLOAT32;
+	case HCB_DT_COMPLEX128: return HCB_DT_FLOAT64;
+	default: return t;
+	}
+}
+
+static double imag_of(unsigned int t, const void *p)
+{
+	const char *c = p;
+
+	if (t == HCB_DT_COMPLEX64)
+		return hcb_elem_to_double(HCB_DT_FLOAT32, c + 4);
+	return hcb_elem_to_double(HCB_DT_FLOAT64, c + 8);
+}
+
+static int efmt_init(struct efmt *e, const struct hcb_array *a, const struct hcb_print_opts *o)
+{
+	unsigned int t = a->dtype;
+
+	memset(e, 0, sizeof(*e));
+	e->dtype = t;
+	e->esize = hcb_dtype_size(t);
+	e->zero_d = a->ndim == 0;
+	if (!e->esize)
+		return -EINVAL;
+	if (t == HCB_DT_BOOL)
+		e->kind = K_BOOL;
+	else if (hcb_dtype_is_signed(t))
+		e->kind = K_INT;
+	else if (hcb_dtype_is_unsigned(t))
+		e->kind = K_UINT;
+	else if (t == HCB_DT_FLOAT16 || t == HCB_DT_FLOAT32 || t == HCB_DT_FLOAT64)
+		e->kind = K_FLOAT;
+	else if (hcb_dtype_is_complex(t))
+		e->kind = K_COMPLEX;
+	else
+		/* ml_dtypes scalars are not np.floating: numpy uses their repr */
+		e->kind = K_REPR;
+	e->re.dtype = e->im.dtype = component_type(t);
+	e->re.precision = e->im.precision = o->precision;
+	e->re.suppress = e->im.suppress = o->suppress;
+	e->im.sign_plus = true;
+	return 0;
+}
+
+/* Pass 1 over the shown elements: ranges and float statistics. */
+static void efmt_pass1(struct efmt *e, const void *p)
+{
+	switch (e->kind) {
+	case K_INT: {
+		int64_t v = hcb_elem_to_i64(e->dtype, p);
+
+		if (!e->have_int || v < e->imin)
+			e->imin = v;
+		if (!e->have_int || v > e->imax)
+			e->imax = v;
+		e->have_int = true;
+		break;
+	}
+	case K_UINT: {
+		uint64_t v = hcb_elem_to_u64(e->dtype, p);
+
+		if (!e->have_int || v < e->umin)
+			e->umin = v;
+		if (!e->have_int || v > e->umax)
+			e->umax = v;
+		e->have_int = true;
+		break;
+	}
+	case K_FLOAT:
+		fstats_add(&e->sre, hcb_elem_to_double(e->dtype, p));
+		break;
+	case K_COMPLEX:
+		fstats_add(&e->sre, hcb_elem_to_double(e->dtype, p));
+		fstats_add(&e->sim, imag_of(e->dtype, p));
+		break;
+	default:
+		break;
+	}
+}
+
+static void efmt_between(struct efmt *e)
+{
+	char s[32];
+	int a, b;
+
+	if (e->kind == K_INT) {
+		a = snprintf(s, sizeof(s), "%lld", (long long)e->imin);
+		b = snprintf(s, sizeof(s), "%lld", (long long)e->imax);
+		e->int_width = a > b ? a : b;
+	} else if (e->kind == K_UINT) {
+		a = snprintf(s, sizeof(s), "%llu", (unsigned long long)e->umin);
+		b = snprintf(s, sizeof(s), "%llu", (unsigned long long)e->umax);
+		e->int_width = a > b ? a : b;
+	}
+	ffmt_choose(&e->re, &e->sre);
+	ffmt_choose(&e->im, &e->sim);
+	/* scientific columns print as many fraction digits as the longest
+	 * value needs: start from none and let pass 2 widen it */
+	if (e->re.exp_format)
+		e->re.precision = 0;
+	if (e->im.exp_format)
+		e->im.precision = 0;
+}
+
+/* Pass 2 over the shown elements: column widths. */
+static void efmt_pass2(struct efmt *e, const void *p, int prec)
+{
+	if (e->kind == K_FLOAT) {
+		ffmt_measure(&e->re, hcb_elem_to_double(e->dtype, p), prec);
+	} else if (e->kind == K_COMPLEX) {
+		ffmt_measure(&e->re, hcb_elem_to_double(e->dtype, p), prec);
+		ffmt_measure(&e->im, imag_of(e->dtype, p), prec);
+	}
+}
+
+static int efmt_put(struct hcb_buf *out, const struct efmt *e, const void *p)
+{
+	int err;
+
+	switch (e->kind) {
+	case K_BOOL:
+		if (hcb_elem_to_u64(e->dtype, p))
+			return hcb_buf_puts(out, e->zero_d ? "True" : " True");
+		return hcb_buf_puts(out, "False");
+	case K_INT:
+		return hcb_buf_printf(out, "%*lld", e->int_width,
+				      (long long)hcb_elem_to_i64(e->dtype, p));
+	case K_UINT:
+		return hcb_buf_printf(out, "%*llu", e->int_width,
+				      (unsigned long long)hcb_elem_to_u64(e->dtype, p));
+	case K_FLOAT:
+		return ffmt_put(out, &e->re, hcb_elem_to_double(e->dtype, p));
+	case K_COMPLEX: {
+		size_t start, end;
+
+		err = ffmt_put(out, &e->re, hcb_elem_to_double(e->dtype, p));
+		start = out->len;
+		err = err ?: ffmt_put(out, &e->im, imag_of(e->dtype, p));
+		if (err)
+			return err;
+		/* the 'j' goes before the imaginary part's right padding */
+		end = out->len;
+		while (end > start && out->data[end - 1] == ' ')
+			end--;
+		err = hcb_buf_putc(out, ' ');
+		if (err)
+			return err;
+		memmove(out->data + end + 1, out->data + end, out->len - 1 - end);
+		out->data[end] = 'j';
+		return 0;
+	}
+	case K_REPR: {
+		/* ml_dtypes' repr: the value as a float through an ostream,
+		 * i.e. %g; NaN loses its sign */
+		double v = hcb_elem_to_double(e->dtype, p);
+		char s[64];
+
+		if (isnan(v))
+			return hcb_buf_puts(out, "nan");
+		if (isinf(v))
+			return hcb_buf_puts(out, v < 0 ? "-inf" : "inf");
+		fmt_c(s, sizeof(s), "%.*g", 6, v);
+		return hcb_buf_puts(out, s);
+	}
+	}
+	return -EINVAL;
+}
+
+/* ---- layout (numpy's _formatArray) ---------------------------------- */
+
+struct walk {
+	const struct hcb_array *a;
+	struct efmt *ef;
+	const char *data;
+	uint64_t stride[MAX_NDIM];   /* in elements */
+	uint64_t edge;
+	bool summarize;
+	struct hcb_buf line;
+	int prec;                    /* pass 2's cutoff */
+};
+
+/* Does this axis show only its edges? */
+static bool axis_summarized(const struct walk *w, unsigned int axis)
+{
+	return w->summarize && 2 * w->edge < w->a->dims[axis];
+}
+
+/* Visit the shown elements (numpy's _leading_trailing) in order. */
+static void visit(struct walk *w, unsigned int axis, uint64_t off, int pass)
+{
+	uint64_t len, i;
+
+	if (axis == w->a->ndim) {
+		const void *p = w->data + off * w->ef->esize;
+
+		if (pass == 1)
+			efmt_pass1(w->ef, p);
+		else
+			efmt_pass2(w->ef, p, w->prec);
+		return;
+	}
+	len = w->a->dims[axis];
+	for (i = 0; i < len; i++) {
+		if (axis_summarized(w, axis) && i == w->edge)
+			i = len - w->edge;
+		visit(w, axis + 1, off + i * w->stride[axis], pass);
+	}
+}
+
+/* Append line to out, without trailing spaces if asked, skipping *skip chars first. */
+static int flush_line(struct hcb_buf *out, const struct hcb_buf *line, size_t *skip, bool rstrip)
+{
+	size_t n = line->len, from;
+
+	if (rstrip)
+		while (n > 0 && line->data[n - 1] == ' ')
+			n--;
+	if (*skip >= n) {
+		*skip -= n;
+		return 0;
+	}
+	from = *skip;
+	*skip = 0;
+	return hcb_buf_add(out, line->data + from, n - from);
+}
+
+/* numpy's _extendLine: wrap before word if it would pass width. */
+static int extend_line(struct walk *w, struct hcb_buf *out, const char *word, size_t wlen,
+		       int width, size_t indent, size_t *skip)
+{
+	int err;
+
+	if ((long)(w->line.len + wlen) > width && w->line.len > indent) {
+		err = flush_line(out, &w->line, skip, true);
+		err = err ?: hcb_buf_putc(out, '\n');
+		if (err)
+			return err;
+		hcb_buf_reset(&w->line);
+		err = hcb_buf_fill(&w->line, ' ', indent);
+		if (err)
+			return err;
+	}
+	return hcb_buf_add(&w->line, word, wlen);
+}
+
+static int recurse(struct walk *w, unsigned int axis, uint64_t off, struct hcb_buf *out,
+		   int width)
+{
+	unsigned int left = w->a->ndim - axis;
+	size_t indent = axis + 1;  /* " " for the first '[', one more per level */
+	uint64_t len, i;
+	bool summary;
+	int err;
+
+	if (left == 0)
+		return efmt_put(out, w->ef, w->data + off * w->ef->esize);
+	len = w->a->dims[axis];
+	summary = axis_summarized(w, axis);
+	err = hcb_buf_putc(out, '[');
+	if (err)
+		return err;
+
+	if (left == 1) {
+		/* the room up to the separator or the closing bracket */
+		int elem_width = width - 1;
+		size_t skip = indent;  /* numpy strips the first hanging indent */
+		struct hcb_buf word = HCB_BUF_INIT;
+
+		hcb_buf_reset(&w->line);
+		err = hcb_buf_fill(&w->line, ' ', indent);
+		for (i = 0; !err && i < len; i++) {
+			if (summary && i == w->edge) {
+				err = extend_line(w, out, "...", 3, elem_width, indent, &skip);
+				err = err ?: hcb_buf_putc(&w->line, ' ');
+				i = len - w->edge;
+			}
+			hcb_buf_reset(&word);
+			err = err ?: efmt_put(&word, w->ef,
+					      w->data + (off + i * w->stride[axis]) * w->ef->esize);
+			err = err ?: extend_line(w, out, hcb_buf_str(&word), word.len,
+						 elem_width, indent, &skip);
+			if (!err && i + 1 < len)
+				err = hcb_buf_putc(&w->line, ' ');
+		}
+		hcb_buf_free(&word);
+		err = err ?: flush_line(out, &w->line, &skip, false);
+		return err ?: hcb_buf_putc(out, ']');
+	}
+
+	for (i = 0; i < len; i++) {
+		if (summary && i == w->edge) {
+			err = hcb_buf_puts(out, "...");
+			err = err ?: hcb_buf_fill(out, '\n', left - 1);
+			err = err ?: hcb_buf_fill(out, ' ', indent);
+			if (err)
+				return err;
+			i = len - w->edge;
+		}
+		err = recurse(w, axis + 1, off + i * w->stride[axis], out, width - 1);
+		if (!err && i + 1 < len) {
+			err = hcb_buf_fill(out, '\n', left - 1);
+			err = err ?: hcb_buf_fill(out, ' ', indent);
+		}
+		if (err)
+			return err;
+	}
+	return hcb_buf_putc(out, ']');
+}
+
+int hcb_array2string(struct hcb_buf *out, const struct hcb_array *a,
+		     const struct hcb_print_opts *o)
+{
+	struct walk w = { .a = a, .line = HCB_BUF_INIT };
+	struct efmt ef;
+	uint64_t size;
+	int err;
+
+	if (!a || !o || a->ndim > MAX_NDIM || (a->ndim && !a->dims) ||
+	    o->precision < 0 || o->edgeitems < 0 || o->linewidth < 0)
+		return -EINVAL;
+	err = efmt_init(&ef, a, o);
+	if (err)
+		return err;
+	err = hcb_shape_elems(a->ndim, a->dims, &size);
+	if (err)
+		return -EINVAL;
+	if (size == 0)
+		return hcb_buf_puts(out, "[]");
+	if (!a->data)
+		return -EINVAL;
+
+	w.ef = &ef;
+	w.data = a->data;
+	w.edge = (uint64_t)o->edgeitems;
+	w.summarize = size > o->threshold;
+	for (unsigned int i = a->ndim; i-- > 0;)
+		w.stride[i] = i + 1 == a->ndim ? 1 : w.stride[i + 1] * a->dims[i + 1];
+
+	visit(&w, 0, 0, 1);
+	efmt_between(&ef);
+	w.prec = o->precision;
+	if (ef.kind == K_FLOAT || ef.kind == K_COMPLEX)
+		visit(&w, 0, 0, 2);
+	ffmt_finish(&ef.re, &ef.sre);
+	ffmt_finish(&ef.im, &ef.sim);
+
+	err = recurse(&w, 0, 0, out, o->linewidth);
+	hcb_buf_free(&w.line);
+	return err;
+}
