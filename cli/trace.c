@@ -409,6 +409,10 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	hcb_live_detach(t->live);
 	if (!err)
 		err = hcb_live_drain(t->live);
+	/* a probe that fired just before the detach may still be copying its
+	 * chunks: give it a moment rather than call its packet incomplete */
+	for (int i = 0; !err && i < 20 && hcb_decoder_pending(t->dec); i++)
+		err = hcb_live_poll(t->live, 10) < 0 ? -EIO : hcb_live_drain(t->live);
 	hcb_decoder_finish(t->dec);
 	if (!err && t->o->format == FORMAT_JSONL)
 		jsonl_tail(t);

@@ -352,6 +352,15 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 	return on_data_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
 }
 
+unsigned int hcb_decoder_pending(const struct hcb_decoder *d)
+{
+	unsigned int n = 0;
+
+	for (const struct pending *p = d->pending; p; p = p->next)
+		n++;
+	return n;
+}
+
 void hcb_decoder_finish(struct hcb_decoder *d)
 {
 	while (d->pending) {

@@ -66,6 +66,8 @@ void hcb_decoder_free(struct hcb_decoder *d);
 /* Feed one ring-buffer record.  Returns 0 (malformed records included: they
  * are counted), or the packet callback's negative value, or -ENOMEM. */
 int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len);
+/* Packets whose chunks are still coming. */
+unsigned int hcb_decoder_pending(const struct hcb_decoder *d);
 /* End of input: packets still incomplete are counted as HCB_INCOMPLETE. */
 void hcb_decoder_finish(struct hcb_decoder *d);
 /* Per-device figures; NULL for a device never seen. */

@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# attach.bats - `hcbtrace attach` against real running hcb-example processes.
+
+load common
+
+setup() { _common_setup; }
+teardown() { _common_teardown; }
+
+@test "attach: every tap of a 4-device example matches what it sent" {
+    start_example --devices 4 --steps 0 --interval-ms 20 --field-size 4096 --truth "$T/truth.jsonl"
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID"
+    assert_success
+    printf '%s\n' "$output" >"$T/cap.jsonl"
+    # the example goes on; stop it so its truth file is complete
+    kill -TERM "$EX_PID"; wait "$EX_PID" || true
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/cap.jsonl" "$T/truth.jsonl" --devices 4
+    assert_success
+    assert_output --partial "from 4 devices match the truth"
+    # at least a few steps of all five consumers on each device
+    for c in loss power3 params status field; do
+        [ "$(grep -c "\"name\":\"$c\"" "$T/cap.jsonl")" -ge 8 ]
+    done
+    head -1 "$T/cap.jsonl" | grep -q '^{"type":"session","version":1,"pid":'"$EX_PID"',"provider":"hcbtap"'
+    tail -1 "$T/cap.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+}
+
+@test "attach: a 1 Mi-element array arrives whole and equal" {
+    start_example --devices 2 --steps 0 --interval-ms 300 --truth "$T/truth.jsonl"
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 2 --consumer field "$EX_PID"
+    assert_success
+    printf '%s\n' "$output" >"$T/cap.jsonl"
+    kill -TERM "$EX_PID"; wait "$EX_PID" || true
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/cap.jsonl" "$T/truth.jsonl"
+    assert_success
+    [ "$(grep -c '"type":"tap"' "$T/cap.jsonl")" -eq 2 ]
+    grep '"type":"tap"' "$T/cap.jsonl" | head -1 | grep -q '"shape":\[1048576\]'
+}
+
+@test "attach: text output is id_print's layout" {
+    start_example --devices 2 --steps 0 --interval-ms 20 --field-size 4096
+    run --separate-stderr "$HCBTRACE" attach -c 40 "$EX_PID"
+    assert_success
+    # every tap starts with its sorted kwargs line, device included
+    assert_line --regexp '^device: cpu:[01] what: x,x\^2$'
+    assert_line --regexp '^device: cpu:[01] what: loss$'
+    # power3: ( x x^2 ) with numpy's float formatting, e.g. ( 3. 9. ) or ( 3.5 12.25 )
+    run python3 - "$output" <<'PY'
+import sys, re
+lines = sys.argv[1].split("\n")
+n = 0
+for i, l in enumerate(lines):
+    if re.fullmatch(r"device: cpu:\d what: x,x\^2", l):
+        m = re.fullmatch(r"\( (\S+) (\S+) \)", lines[i + 1])
+        assert m, lines[i + 1]
+        x, x2 = (float(v) for v in m.groups())
+        assert x * x == x2, (x, x2)
+        for v in m.groups():   # numpy: "3." for whole floats, no trailing zeros
+            assert re.fullmatch(r"\d+\.\d*", v) and not v.endswith("0"), v
+        n += 1
+    if re.fullmatch(r"device: cpu:\d what: params", l):
+        assert re.fullmatch(r"\{ b=\S+ w=\[.*\] \}", lines[i + 1]), lines[i + 1]
+    if re.fullmatch(r"device: cpu:\d what: status", l):
+        assert re.fullmatch(r"\[ \d+ (True|False) \S+ \]", lines[i + 1]), lines[i + 1]
+assert n >= 4, n
+print("ok", n)
+PY
+    assert_success
+}
+
+@test "attach: --device and --consumer filter, by name and by id" {
+    start_example --devices 4 --steps 0 --interval-ms 10 --field-size 64
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 10 --device 2 --consumer loss "$EX_PID"
+    assert_success
+    [ "$(grep -c '"type":"tap"' <<<"$output")" -eq 10 ]
+    [ "$(grep '"type":"tap"' <<<"$output" | grep -vc '"device":2,.*"name":"loss"')" -eq 0 ]
+    id=$("$HCBTRACE" list | sed -n "/^$EX_PID /,/^[0-9]/p" | awk '$2 == "power3" { print $1 }')
+    [ -n "$id" ]
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 6 --consumer "$id" --device 0 --device 3 "$EX_PID"
+    assert_success
+    [ "$(grep -c "\"consumer\":$id,\"name\":\"power3\"" <<<"$output")" -eq 6 ]
+    [ "$(grep '"type":"tap"' <<<"$output" | grep -c '"device":[12],')" -eq 0 ]
+}
+
+@test "attach: -c stops after N taps, -d after SECS" {
+    start_example --devices 2 --steps 0 --interval-ms 10 --field-size 64
+    run --separate-stderr "$HCBTRACE" attach -c 7 "$EX_PID"
+    assert_success
+    [ "$(grep -c '^device: ' <<<"$output")" -eq 7 ]
+    [[ "$stderr" == *"count reached"* ]]
+    start=$(date +%s%N)
+    run --separate-stderr "$HCBTRACE" attach -d 1.5 -f jsonl "$EX_PID"
+    assert_success
+    elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$elapsed" -ge 1400 ] && [ "$elapsed" -lt 4000 ]
+    [[ "$stderr" == *"duration reached"* ]]
+    kill -0 "$EX_PID"    # the target runs on
+}
+
+@test "attach: Ctrl-C detaches, flushes and prints a per-device summary" {
+    start_example --devices 4 --steps 0 --interval-ms 10 --field-size 64
+    "$HCBTRACE" attach -f jsonl "$EX_PID" >"$T/cap.jsonl" 2>"$T/err" &
+    tracer=$!
+    wait_for "$T/cap.jsonl" '"type":"tap","device":3'
+    kill -INT "$tracer"
+    wait "$tracer"    # exit status 0, or the test fails here
+    grep -q 'interrupted: [0-9]* taps' "$T/err"
+    for d in 0 1 2 3; do grep -Eq "^  cpu:$d +[0-9]+ taps +[0-9]+ bytes +0 dropped +0 gaps +0 bad" "$T/err"; done
+    tail -1 "$T/cap.jsonl" | grep -q '"type":"end"'
+    kill -0 "$EX_PID"
+    # the semaphore is back to 0: the target no longer pays for taps
+    [ "$(semaphore "$EX_PID")" = 0 ]
+}
+
+@test "attach: the target exiting mid-capture ends the session with everything it sent" {
+    start_example --devices 4 --steps 30 --interval-ms 30 --field-size 256 --truth "$T/truth.jsonl"
+    run --separate-stderr timeout 20 "$HCBTRACE" attach -f jsonl "$EX_PID"
+    assert_success
+    [[ "$stderr" == *"target exited"* ]]
+    printf '%s\n' "$output" >"$T/cap.jsonl"
+    # from the first tap seen to the example's last one, nothing is missing
+    python3 - "$T/cap.jsonl" "$T/truth.jsonl" <<'PY'
+import json, sys
+cap = [json.loads(l) for l in open(sys.argv[1])]
+truth = [json.loads(l) for l in open(sys.argv[2])]
+taps = [r for r in cap if r["type"] == "tap"]
+for d in range(4):
+    seqs = sorted(r["seq"] for r in taps if r["device"] == d)
+    last = max(r["seq"] for r in truth if r["device"] == d and r["seq"] is not None)
+    assert seqs and seqs[-1] == last, (d, seqs[-1:], last)
+    assert seqs == list(range(seqs[0], last + 1)), d
+PY
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/cap.jsonl" "$T/truth.jsonl" --devices 4
+    assert_success
+}
+
+@test "attach: SIGKILL of hcbtrace leaves the target running, and a new attach works" {
+    start_example --devices 2 --steps 0 --interval-ms 10 --field-size 64
+    "$HCBTRACE" attach "$EX_PID" >"$T/out1" 2>&1 &
+    tracer=$!
+    wait_for "$T/out1" '^device: cpu:1'
+    [ "$(semaphore "$EX_PID")" != 0 ]
+    kill -9 "$tracer"
+    wait "$tracer" || true
+    kill -0 "$EX_PID"
+    # the kernel released the probe with the tracer's last file descriptor
+    for i in $(seq 50); do [ "$(semaphore "$EX_PID")" = 0 ] && break; sleep 0.1; done
+    [ "$(semaphore "$EX_PID")" = 0 ]
+    run --separate-stderr "$HCBTRACE" attach -c 5 "$EX_PID"
+    assert_success
+    [ "$(grep -c '^device: ' <<<"$output")" -eq 5 ]
+    kill -0 "$EX_PID"
+}
+
+@test "attach: two sessions at once both receive every tap" {
+    start_example --devices 2 --steps 0 --interval-ms 10 --field-size 64
+    "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID" >"$T/a.jsonl" 2>/dev/null &
+    a=$!
+    "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID" >"$T/b.jsonl" 2>/dev/null &
+    b=$!
+    wait "$a"; wait "$b"
+    tail -1 "$T/a.jsonl" >&3; tail -1 "$T/b.jsonl" >&3
+    [ "$(grep -c '"type":"tap"' "$T/a.jsonl")" -gt 20 ]
+    [ "$(grep -c '"type":"tap"' "$T/b.jsonl")" -gt 20 ]
+    grep -q '"type":"end","taps":[1-9][0-9]*,"drops":0' "$T/a.jsonl"
+    grep -q '"type":"end","taps":[1-9][0-9]*,"drops":0' "$T/b.jsonl"
+}

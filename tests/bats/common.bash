@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# common.bash - shared set-up for the end-to-end tests: the built binaries,
+# a temp dir, and starting/stopping real hcb-example processes.
+
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+_common_setup()
+{
+    ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+    BUILD=${HCB_BUILD:-$ROOT/build}
+    HCBTRACE=${HCBTRACE:-$BUILD/cli/hcbtrace}
+    EXAMPLE=${HCB_EXAMPLE:-$BUILD/examples/hcb-example}
+    TOOLS=$BUILD/tests/tools
+    export LC_ALL=C
+    [ -x "$HCBTRACE" ] || { echo "hcbtrace not built at $HCBTRACE" >&2; return 1; }
+    [ -x "$EXAMPLE" ] || { echo "hcb-example not built at $EXAMPLE" >&2; return 1; }
+    if [ "$(id -u)" != 0 ]; then
+        echo "!!! SKIPPING: these tests attach BPF programs and must run as root !!!" >&2
+        skip "needs root for BPF"
+    fi
+    T=$BATS_TEST_TMPDIR
+    PIDS=()
+}
+
+_common_teardown()
+{
+    local p
+    for p in "${PIDS[@]}"; do
+        kill -9 "$p" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+}
+
+# start_example ARGS...: start hcb-example in the background, wait until its
+# libhcbtap is loaded and its taps are registered; sets EX_PID.
+start_example()
+{
+    "$EXAMPLE" "$@" >"$T/example.out" 2>"$T/example.err" &
+    EX_PID=$!
+    PIDS+=("$EX_PID")
+    wait_registered "$EX_PID"
+}
+
+# wait_registered PID: until `hcbtrace list` shows PID with its 5 consumers.
+wait_registered()
+{
+    local i
+    for i in $(seq 100); do
+        if grep -q "^  consumers: 5" < <("$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p"); then
+            return 0
+        fi
+        sleep 0.05
+    done
+    echo "process $1 never registered its taps" >&2
+    return 1
+}
+
+# wait_for FILE PATTERN [SECS]: until FILE has a line matching PATTERN.
+wait_for()
+{
+    local i n=$(( ${3:-10} * 20 ))
+    for i in $(seq "$n"); do
+        grep -q -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "timed out waiting for '$2' in $1" >&2
+    return 1
+}
+
+# semaphore PID: the hcbtap:packet USDT semaphore's value in PID.
+semaphore()
+{
+    "$TOOLS/semaphore_check" "$1"
+}

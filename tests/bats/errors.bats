@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# errors.bats - each way attach can fail says what, which and what to do,
+# with its own exit code (hcbtrace(1), EXIT STATUS).
+
+load common
+
+setup() { _common_setup; }
+teardown() { _common_teardown; }
+
+@test "errors: no such process (exit 3)" {
+    pid=4000000
+    while kill -0 "$pid" 2>/dev/null; do pid=$((pid + 1)); done
+    run --separate-stderr "$HCBTRACE" attach "$pid"
+    assert_failure 3
+    assert_equal "$stderr" "hcbtrace: no process with pid $pid"
+}
+
+@test "errors: a process without libhcbtap (exit 3)" {
+    sleep 60 &
+    PIDS+=($!)
+    run --separate-stderr "$HCBTRACE" attach $!
+    assert_failure 3
+    [[ "$stderr" == "hcbtrace: process $! (sleep 60) has no libhcbtap loaded: nothing to attach to; programs emit taps by linking libhcbtap (see hcbtap.h)" ]]
+}
+
+@test "errors: usage errors (exit 2)" {
+    run --separate-stderr "$HCBTRACE" attach
+    assert_failure 2
+    [[ "$stderr" == *"which process?"* ]]
+    run --separate-stderr "$HCBTRACE" attach abc
+    assert_failure 2
+    [[ "$stderr" == *"invalid pid 'abc'"* ]]
+    run --separate-stderr "$HCBTRACE" attach -f xml 1
+    assert_failure 2
+    [[ "$stderr" == *"unknown format 'xml'"* ]]
+    run --separate-stderr "$HCBTRACE" attach -b 3 1
+    assert_failure 2
+    [[ "$stderr" == *"power of two"* ]]
+    run --separate-stderr "$HCBTRACE" attach --device 999 1
+    assert_failure 2
+    run --separate-stderr "$HCBTRACE" frobnicate
+    assert_failure 2
+    [[ "$stderr" == *"unknown command 'frobnicate'"* ]]
+    run --separate-stderr "$HCBTRACE" attach --nope 1
+    assert_failure 2
+    [[ "$stderr" == *"unknown option '--nope'"* ]]
+}
+
+@test "errors: not enough privilege (exit 4), as an unprivileged user" {
+    start_example --devices 1 --steps 0 --interval-ms 50 --field-size 8
+    # another user's process: its memory map is not ours to read
+    run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$HCBTRACE" attach "$EX_PID"
+    assert_failure 4
+    [[ "$stderr" == *"not enough privilege"* ]]
+    # our own process, but no CAP_BPF/CAP_SYS_ADMIN: loading BPF is refused
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$EXAMPLE" --devices 1 --steps 0 --interval-ms 50 --field-size 8 &
+    PIDS+=($!)
+    wait_registered $!
+    run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$HCBTRACE" attach $!
+    assert_failure 4
+    [[ "$stderr" == *"not enough privilege to load BPF programs: run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"* ]]
+}
+
+@test "errors: a kernel without BPF (exit 4)" {
+    start_example --devices 1 --steps 0 --interval-ms 50 --field-size 8
+    run --separate-stderr "$TOOLS/deny-syscall" bpf ENOSYS -- "$HCBTRACE" attach "$EX_PID"
+    assert_failure 4
+    [[ "$stderr" == *"this kernel cannot run BPF programs"* ]]
+}
+
+@test "errors: a kernel without uprobes (exit 4)" {
+    start_example --devices 1 --steps 0 --interval-ms 50 --field-size 8
+    # hide the uprobe event source as a kernel without CONFIG_UPROBE_EVENTS would
+    run --separate-stderr unshare -m sh -c \
+        'mount -t tmpfs none /sys/bus/event_source/devices && exec "$0" attach "$1"' "$HCBTRACE" "$EX_PID"
+    assert_failure 4
+    [[ "$stderr" == *"this kernel has no uprobes"* ]]
+}
