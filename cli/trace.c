@@ -411,8 +411,11 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		err = hcb_live_drain(t->live);
 	/* a probe that fired just before the detach may still be copying its
 	 * chunks: give it a moment rather than call its packet incomplete */
-	for (int i = 0; !err && i < 20 && hcb_decoder_pending(t->dec); i++)
-		err = hcb_live_poll(t->live, 10) < 0 ? -EIO : hcb_live_drain(t->live);
+	for (int i = 0; !err && i < 20 && hcb_decoder_pending(t->dec); i++) {
+		int n = hcb_live_poll(t->live, 10);
+
+		err = n < 0 ? n : hcb_live_drain(t->live);
+	}
 	hcb_decoder_finish(t->dec);
 	if (!err && t->o->format == FORMAT_JSONL)
 		jsonl_tail(t);

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+# lib.sh - what scripts/demo and scripts/test share: root, the packages
+# this project needs on Debian 12, and the build.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${HCB_BUILD:-$ROOT/build}
+
+# Debian packages: build (meson, clang for BPF, bpftool for skeletons,
+# libbpf/libelf/zlib, jansson, ncurses, sdt.h), tests (cmocka, bats and its
+# helpers, python3, shells and bash-completion for the completion tests,
+# util-linux for setpriv/unshare, strace).
+PACKAGES=(
+    build-essential pkg-config meson ninja-build clang llvm
+    libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev libncurses-dev
+    systemtap-sdt-dev linux-libc-dev
+    libcmocka-dev bats bats-assert bats-support python3 python3-venv
+    bash-completion zsh fish groff man-db util-linux strace procps
+)
+
+need_root()
+{
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null; then
+            exec sudo -E bash "$0" "$@"
+        fi
+        echo "$(basename "$0"): must run as root (it installs packages and attaches BPF programs)" >&2
+        exit 1
+    fi
+}
+
+install_deps()
+{
+    local missing=() p
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo ">> installing: ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+build()
+{
+    if [ ! -f "$BUILD/build.ninja" ]; then
+        meson setup "$BUILD" "$ROOT" -Dtests=true >/dev/null
+    fi
+    ninja -C "$BUILD" >/dev/null
+}
