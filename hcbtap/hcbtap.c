@@ -111,14 +111,13 @@ EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const ch
 			   const struct hcbtap_leaf *leaves, unsigned int nleaves,
 			   uint32_t *consumer_id)
 {
-	unsigned int dtypes[HCB_MAX_LEAVES], ndims[HCB_MAX_LEAVES];
-	const uint64_t *dims[HCB_MAX_LEAVES];
 	struct hcb_consumer_spec spec = {
 		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = nleaves,
-		.dtypes = dtypes, .ndims = ndims, .dims = dims,
 	};
+	unsigned int *dtypes, *ndims;
 	struct consumer *c = NULL;
 	struct hcb_wire_reg *reg;
+	const uint64_t **dims;
 	uint32_t id;
 	void *blob;
 	size_t len;
@@ -126,12 +125,26 @@ EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const ch
 
 	if (!consumer_id || (nleaves && !leaves) || nleaves > HCB_MAX_LEAVES)
 		return -EINVAL;
-	for (unsigned int i = 0; i < nleaves; i++) {
-		dtypes[i] = leaves[i].dtype;
-		ndims[i] = leaves[i].ndim;
-		dims[i] = leaves[i].dims;
+	/* on the heap: a program's threads may have small stacks */
+	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
+	ndims = calloc(nleaves + 1, sizeof(*ndims));
+	dims = calloc(nleaves + 1, sizeof(*dims));
+	if (!dtypes || !ndims || !dims) {
+		err = -ENOMEM;
+	} else {
+		for (unsigned int i = 0; i < nleaves; i++) {
+			dtypes[i] = leaves[i].dtype;
+			ndims[i] = leaves[i].ndim;
+			dims[i] = leaves[i].dims;
+		}
+		spec.dtypes = dtypes;
+		spec.ndims = ndims;
+		spec.dims = dims;
+		err = hcb_reg_build(&spec, 0, &blob, &len);
 	}
-	err = hcb_reg_build(&spec, 0, &blob, &len);
+	free(dtypes);
+	free(ndims);
+	free(dims);
 	if (err)
 		return err;
 	reg = blob;

@@ -77,3 +77,16 @@ teardown() { _common_teardown; }
     assert_failure 4
     [[ "$stderr" == *"this kernel has no uprobes"* ]]
 }
+
+@test "errors: a full disk or a closed pipe on stdout is an error (exit 1)" {
+    start_example --devices 2 --steps 0 --interval-ms 10 --field-size 8
+    run bash -c '"$0" attach -c 3 "$1" >/dev/full' "$HCBTRACE" "$EX_PID"
+    assert_failure 1
+    assert_output --partial "hcbtrace: writing to standard output: No space left on device"
+    kill -0 "$EX_PID"
+    run bash -c '"$0" attach "$1" 2>"$2" | head -2 >/dev/null; echo "${PIPESTATUS[0]}"' \
+        "$HCBTRACE" "$EX_PID" "$T/err"
+    assert_output 1
+    grep -q 'hcbtrace: writing to standard output: Broken pipe' "$T/err"
+    kill -0 "$EX_PID"
+}

@@ -38,7 +38,7 @@ teardown() { _common_teardown; }
 }
 
 @test "run: a command that cannot be started" {
-    run --separate-stderr "$HCBTRACE" run -- /nonexistent/program --x
+    run -127 --separate-stderr "$HCBTRACE" run -- /nonexistent/program --x
     assert_failure 127
     assert_equal "$stderr" "hcbtrace: cannot run '/nonexistent/program': No such file or directory"
 }

@@ -1,0 +1,949 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capture_bench - how fast hcbtrace's capture path takes taps out of a
+ * running program, next to what memcpy does on the same machine.
+ *
+ * For each payload size it starts bench/tapper (pinned to one CPU) as a
+ * child, waits until the child has libhcbtap mapped, attaches the BPF side
+ * (src/live.h) from this process (pinned to another CPU), lets the tapper
+ * tap for a while, then detaches and drains, and counts what the decoder
+ * delivered.  The first run is flat out; if it lost anything, a binary
+ * search over the tapper's --rate finds the highest rate that loses nothing.
+ * Then memcpy at the same sizes, and the cost of a detached tap.
+ *
+ * Root only (BPF + uprobes).  `bench/run` builds and runs it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "decode.h"
+#include "live.h"
+#include "target.h"
+
+#define MAX_SIZES 16
+
+static struct {
+	int json;
+	int verbose;
+	const char *tapper;
+	double seconds;          /* the flat-out run */
+	double search_seconds;   /* each run of the rate search */
+	unsigned int steps;      /* runs of the rate search */
+	unsigned int threads;
+	uint64_t ring_bytes;
+	int tapper_cpu, reader_cpu;
+	uint64_t sizes[MAX_SIZES];
+	unsigned int nsizes;
+	uint64_t detached_iterations;
+} opt = {
+	.seconds = 2.0,
+	.search_seconds = 1.0,
+	.steps = 5,
+	.threads = 1,
+	.ring_bytes = 64ull << 20,
+	.tapper_cpu = 0,
+	.reader_cpu = 1,
+	.sizes = { 64, 4096, 65536, 1048576 },
+	.nsizes = 4,
+	.detached_iterations = 200000000ull,
+};
+
+static volatile sig_atomic_t exiting;
+
+/* One run of the tapper under the tracer. */
+struct run {
+	uint64_t bytes;
+	double rate;             /* per thread; 0: flat out */
+	/* from the tapper */
+	uint64_t issued, detached;
+	double elapsed_s, ns_per_tap;
+	/* from this side */
+	uint64_t captured, captured_bytes, corrupt;
+	uint64_t bpf_drops, read_errors, problems;
+	int clean;               /* nothing lost, every issued tap captured */
+};
+
+struct size_result {
+	uint64_t bytes;
+	struct run flat;         /* the first, unthrottled run */
+	struct run best;         /* the highest-rate run without loss */
+	int have_best;
+	unsigned int runs;
+	double memcpy_MB_s;
+};
+
+static void msg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "capture_bench: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg("", fmt, ap);
+	va_end(ap);
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg("", fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static void size_label(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+		snprintf(buf, size, "%lluMiB", (unsigned long long)(bytes >> 20));
+	else if (bytes >= 1024 && bytes % 1024 == 0)
+		snprintf(buf, size, "%lluKiB", (unsigned long long)(bytes >> 10));
+	else
+		snprintf(buf, size, "%lluB", (unsigned long long)bytes);
+}
+
+/* ---- the tapper as a child ------------------------------------------------ */
+
+struct child {
+	pid_t pid;
+	int out_fd;              /* its stdout */
+	int status;
+	int reaped;
+};
+
+static int start_tapper(struct child *ch, char *const argv[])
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		int err = -errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
+	if (ch->pid == 0) {
+		if (pin_to(opt.tapper_cpu) || dup2(fds[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		fprintf(stderr, "capture_bench: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	ch->out_fd = fds[0];
+	ch->reaped = 0;
+	return 0;
+}
+
+static int child_exited(struct child *ch)
+{
+	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
+		ch->reaped = 1;
+	return ch->reaped;
+}
+
+static void stop_child(struct child *ch)
+{
+	if (ch->pid > 0 && !ch->reaped) {
+		kill(ch->pid, SIGKILL);
+		waitpid(ch->pid, &ch->status, 0);
+		ch->reaped = 1;
+	}
+	if (ch->out_fd >= 0)
+		close(ch->out_fd);
+	ch->out_fd = -1;
+}
+
+static int read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return (int)len;
+}
+
+/* ---- counting what the decoder delivers ----------------------------------- */
+
+struct counter {
+	pid_t pid;
+	uint64_t packets, bytes, corrupt;
+};
+
+/* tapper fills byte b of device d's payload with b * 31 + d */
+static int on_packet(void *ctx, const struct hcb_packet *p)
+{
+	struct counter *c = ctx;
+	uint64_t n = p->consumer->total_bytes;
+
+	c->packets++;
+	c->bytes += n;
+	if (n && (p->payload[0] != (unsigned char)p->device ||
+		  p->payload[n - 1] != (unsigned char)((n - 1) * 31 + p->device)))
+		c->corrupt++;
+	return 0;
+}
+
+static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct counter *c = ctx;
+
+	return hcb_target_read(c->pid, addr, buf, len);
+}
+
+static void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device,
+		    uint32_t consumer_id, const char *detail)
+{
+	(void)ctx;
+	(void)device;
+	(void)consumer_id;
+	if (opt.verbose)
+		note("decoder: %s: %s", hcb_decode_problem_name(what), detail);
+}
+
+static const struct hcb_decoder_ops counting_ops = {
+	.packet = on_packet,
+	.read_target = read_target,
+	.warn = on_warn,
+};
+
+static int parse_tapper_json(const char *text, struct run *r)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, 0, &jerr);
+	json_int_t issued = -1, detached = -1, errors = -1;
+	double elapsed = -1, ns = -1;
+	int err = 0;
+
+	if (!root || json_unpack_ex(root, &jerr, 0, "{s:I, s:I, s:I, s:F, s:F}",
+				    "total_issued", &issued, "total_detached", &detached,
+				    "errors", &errors, "elapsed_s", &elapsed, "ns_per_tap", &ns)) {
+		err_msg("the tapper's output is not what was expected (%s): '%.200s'", jerr.text, text);
+		err = -EBADMSG;
+	} else {
+		r->issued = (uint64_t)issued;
+		r->detached = (uint64_t)detached;
+		r->elapsed_s = elapsed;
+		r->ns_per_tap = ns;
+		if (errors) {
+			err_msg("the tapper reported %lld failed taps", (long long)errors);
+			err = -EIO;
+		}
+	}
+	json_decref(root);
+	return err;
+}
+
+static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r)
+{
+	char a_bytes[32], a_threads[16], a_seconds[32], a_rate[32];
+	char *argv[] = { (char *)opt.tapper, "--bytes", a_bytes, "--threads", a_threads,
+			 "--seconds", a_seconds, "--rate", a_rate, "--wait-attached", "10", NULL };
+	struct counter count = { 0 };
+	struct child ch = { .pid = -1, .out_fd = -1 };
+	struct hcb_decoder *dec = NULL;
+	struct hcb_live *live = NULL;
+	char lib[PATH_MAX], out[65536];
+	uint64_t base, deadline;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->bytes = bytes;
+	r->rate = rate;
+	snprintf(a_bytes, sizeof(a_bytes), "%llu", (unsigned long long)bytes);
+	snprintf(a_threads, sizeof(a_threads), "%u", opt.threads);
+	snprintf(a_seconds, sizeof(a_seconds), "%g", seconds);
+	snprintf(a_rate, sizeof(a_rate), "%.0f", rate);
+
+	err = hcb_decoder_new(&dec, &counting_ops, &count);
+	if (err) {
+		err_msg("cannot create a decoder: %s", strerror(-err));
+		return err;
+	}
+	err = hcb_live_new(&live, opt.ring_bytes, dec);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			err_msg("not enough privilege to load BPF programs: run as root");
+		else
+			err_msg("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for "
+				"libbpf's log)", strerror(-err));
+		goto out;
+	}
+	err = start_tapper(&ch, argv);
+	if (err) {
+		err_msg("cannot start %s: %s", opt.tapper, strerror(-err));
+		goto out;
+	}
+	count.pid = ch.pid;
+
+	/* the child has exec'd and its loader mapped libhcbtap */
+	deadline = clock_ns() + 5000000000ull;
+	while ((err = hcb_target_find_lib(ch.pid, lib, sizeof(lib), &base)) == -ENOENT) {
+		struct timespec ms = { 0, 1000000 };
+
+		if (child_exited(&ch) || exiting || clock_ns() > deadline)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (err) {
+		err_msg("%s (pid %d) never mapped libhcbtap: %s", opt.tapper, (int)ch.pid,
+			strerror(-err));
+		err = -ESRCH;
+		goto out;
+	}
+	err = hcb_live_attach(live, ch.pid, lib);
+	if (err) {
+		err_msg("cannot attach to the hcbtap:packet probe of %s in pid %d: %s", lib,
+			(int)ch.pid, strerror(-err));
+		goto out;
+	}
+	while (!child_exited(&ch)) {
+		int n = hcb_live_poll(live, 50);
+
+		if (n < 0) {
+			err = n;
+			err_msg("reading the ring buffer: %s", strerror(-err));
+			goto out;
+		}
+		if (exiting) {
+			err = -EINTR;
+			goto out;
+		}
+	}
+	/* the probe runs in the target: everything it copied is in the ring */
+	hcb_live_detach(live);
+	err = hcb_live_drain(live);
+	if (err) {
+		err_msg("draining the ring buffer: %s", strerror(-err));
+		goto out;
+	}
+	hcb_decoder_finish(dec);
+	if (!WIFEXITED(ch.status) || WEXITSTATUS(ch.status) != 0) {
+		err_msg("%s failed (%s %d)", opt.tapper,
+			WIFEXITED(ch.status) ? "exit status" : "signal",
+			WIFEXITED(ch.status) ? WEXITSTATUS(ch.status) : WTERMSIG(ch.status));
+		err = -EIO;
+		goto out;
+	}
+	err = read_all(ch.out_fd, out, sizeof(out));
+	if (err < 0) {
+		err_msg("reading the tapper's output: %s", strerror(-err));
+		goto out;
+	}
+	err = parse_tapper_json(out, r);
+	if (err)
+		goto out;
+
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		const struct hcb_stream_stats *s = hcb_decoder_stats(dec, d);
+		struct hcb_dev_stats b = { 0 };
+
+		hcb_live_dev_stats(live, d, &b);
+		r->bpf_drops += b.drops;
+		r->read_errors += b.read_errors;
+		if (s)
+			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+				r->problems += s->problems[i];
+	}
+	r->captured = count.packets;
+	r->captured_bytes = count.bytes;
+	r->corrupt = count.corrupt;
+	r->clean = !r->bpf_drops && !r->read_errors && !r->problems && !r->corrupt &&
+		   r->captured == r->issued && r->issued > 0;
+	if (opt.verbose)
+		note("%llu B at %s%.0f/s: issued %llu, captured %llu, dropped %llu+%llu+%llu, "
+		     "corrupt %llu, %.0f ns/tap", (unsigned long long)bytes,
+		     rate > 0 ? "" : "flat out, ~", rate > 0 ? rate : (double)r->issued / r->elapsed_s,
+		     (unsigned long long)r->issued, (unsigned long long)r->captured,
+		     (unsigned long long)r->bpf_drops, (unsigned long long)r->read_errors,
+		     (unsigned long long)r->problems, (unsigned long long)r->corrupt, r->ns_per_tap);
+	err = 0;
+out:
+	stop_child(&ch);
+	hcb_live_close(live);
+	hcb_decoder_free(dec);
+	return err;
+}
+
+static uint64_t run_drops(const struct run *r)
+{
+	return r->bpf_drops + r->read_errors + r->problems + r->corrupt;
+}
+
+static double run_taps_per_s(const struct run *r)
+{
+	return r->elapsed_s > 0 ? (double)r->captured / r->elapsed_s : 0;
+}
+
+static double run_MB_per_s(const struct run *r)
+{
+	return r->elapsed_s > 0 ? (double)r->captured_bytes / r->elapsed_s / 1e6 : 0;
+}
+
+/* Flat out first; if that lost taps, bisect the per-thread rate between
+ * nothing and what the flat-out run issued, starting just under what it
+ * captured. */
+static int measure_size(struct size_result *sr)
+{
+	double lo = 0, hi, mid;
+	int err;
+
+	err = run_tapper(sr->bytes, 0, opt.seconds, &sr->flat);
+	if (err)
+		return err;
+	sr->runs = 1;
+	if (sr->flat.clean) {
+		sr->best = sr->flat;
+		sr->have_best = 1;
+		return 0;
+	}
+	hi = (double)sr->flat.issued / sr->flat.elapsed_s / opt.threads;
+	mid = 0.9 * run_taps_per_s(&sr->flat) / opt.threads;
+	if (!(mid > 0) || mid >= hi)
+		mid = hi / 2;
+	for (unsigned int step = 0; step < opt.steps && !exiting; step++) {
+		struct run r;
+
+		if (mid < 1)
+			mid = 1;
+		err = run_tapper(sr->bytes, mid, opt.search_seconds, &r);
+		if (err)
+			return err;
+		sr->runs++;
+		if (r.clean) {
+			lo = mid;
+			if (!sr->have_best || run_taps_per_s(&r) > run_taps_per_s(&sr->best))
+				sr->best = r;
+			sr->have_best = 1;
+		} else {
+			hi = mid;
+		}
+		mid = (lo + hi) / 2;
+	}
+	return 0;
+}
+
+/* ---- memcpy baseline ------------------------------------------------------ */
+
+/* memcpy of one payload-sized source (hot, like the tapper's buffer) into a
+ * 64 MiB destination walked like a ring buffer, best of 3 rounds of ~0.25 s. */
+static double memcpy_MB_per_s(uint64_t bytes, unsigned char *ring, uint64_t ring_bytes)
+{
+	unsigned char *src = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	uint64_t batch = bytes >= (1u << 20) ? 1 : (1u << 20) / bytes;
+	double best = 0;
+
+	if (!src)
+		return 0;
+	memset(src, 0x5a, bytes);
+	for (int round = 0; round < 3; round++) {
+		uint64_t t0 = clock_ns(), t, copied = 0, off = 0;
+
+		do {
+			for (uint64_t i = 0; i < batch; i++) {
+				if (off + bytes > ring_bytes)
+					off = 0;
+				memcpy(ring + off, src, bytes);
+				__asm__ __volatile__("" : : "r"(ring) : "memory");
+				off += (bytes + 7) & ~7ull;
+			}
+			copied += batch * bytes;
+			t = clock_ns();
+		} while (t - t0 < 250000000ull);
+		if ((double)copied / (double)(t - t0) * 1e3 > best)
+			best = (double)copied / (double)(t - t0) * 1e3;
+	}
+	free(src);
+	return best;
+}
+
+/* ---- the detached tap ----------------------------------------------------- */
+
+struct detached {
+	double tap_ns, call_ns, loop_ns;
+};
+
+static int measure_detached(struct detached *d)
+{
+	char iters[32];
+	char *argv[] = { (char *)opt.tapper, "--detached-cost", "--iterations", iters, NULL };
+	struct child ch = { .pid = -1, .out_fd = -1 };
+	char out[4096];
+	json_error_t jerr;
+	json_t *root;
+	int err, n;
+
+	snprintf(iters, sizeof(iters), "%llu", (unsigned long long)opt.detached_iterations);
+	err = start_tapper(&ch, argv);
+	if (err) {
+		err_msg("cannot start %s: %s", opt.tapper, strerror(-err));
+		return err;
+	}
+	n = read_all(ch.out_fd, out, sizeof(out));
+	waitpid(ch.pid, &ch.status, 0);
+	ch.reaped = 1;
+	stop_child(&ch);
+	if (n < 0 || !WIFEXITED(ch.status) || WEXITSTATUS(ch.status)) {
+		err_msg("%s --detached-cost failed", opt.tapper);
+		return -EIO;
+	}
+	root = json_loads(out, 0, &jerr);
+	if (!root || json_unpack_ex(root, &jerr, 0, "{s:F, s:F, s:F}", "tap_detached_ns",
+				    &d->tap_ns, "call_baseline_ns", &d->call_ns, "loop_ns",
+				    &d->loop_ns)) {
+		err_msg("unexpected output from %s --detached-cost (%s): '%.200s'", opt.tapper,
+			jerr.text, out);
+		json_decref(root);
+		return -EBADMSG;
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void fmt_rate(double rate, char *buf, size_t size)
+{
+	if (rate <= 0)
+		snprintf(buf, size, "none");
+	else if (rate >= 1e6)
+		snprintf(buf, size, "%.2fM/s", rate / 1e6);
+	else if (rate >= 1e3)
+		snprintf(buf, size, "%.1fk/s", rate / 1e3);
+	else
+		snprintf(buf, size, "%.0f/s", rate);
+}
+
+static void print_row(const struct size_result *sr, const struct run *r)
+{
+	char label[32], limit[32];
+	double mb = run_MB_per_s(r);
+
+	size_label(sr->bytes, label, sizeof(label));
+	fmt_rate(r->rate, limit, sizeof(limit));
+	printf("%-7s %-9s %10llu %10llu %8llu %12.0f %9.1f %10.2f %11.1f %6.2f\n", label, limit,
+	       (unsigned long long)r->issued, (unsigned long long)r->captured,
+	       (unsigned long long)run_drops(r), run_taps_per_s(r), mb, r->ns_per_tap / 1e3,
+	       sr->memcpy_MB_s, sr->memcpy_MB_s > 0 ? mb / sr->memcpy_MB_s : 0);
+}
+
+static void print_table(const struct size_result *res, const struct detached *d)
+{
+	static const char *head =
+		"payload limit/thr     issued   captured  dropped  captured/s  MB/s cap"
+		"  us/tap att  memcpy MB/s  ratio\n";
+
+	printf("capture benchmark: tapper on CPU %d, reader on CPU %d, %u tapping thread%s, "
+	       "%llu MiB ring\n\n", opt.tapper_cpu, opt.reader_cpu, opt.threads,
+	       opt.threads == 1 ? "" : "s", (unsigned long long)(opt.ring_bytes >> 20));
+	printf("Flat out (%g s per size):\n%s", opt.seconds, head);
+	for (unsigned int i = 0; i < opt.nsizes; i++)
+		print_row(&res[i], &res[i].flat);
+	printf("\nHighest rate captured with 0 drops (flat out if it lost nothing, else the "
+	       "best of a %u-run rate search of %g s runs):\n%s", opt.steps, opt.search_seconds,
+	       head);
+	for (unsigned int i = 0; i < opt.nsizes; i++) {
+		char label[32];
+
+		if (res[i].have_best) {
+			print_row(&res[i], &res[i].best);
+			continue;
+		}
+		size_label(res[i].bytes, label, sizeof(label));
+		printf("%-7s no run without drops (%u runs)\n", label, res[i].runs);
+	}
+	printf("\n(dropped: BPF ring-full drops + unreadable target memory + decoder problems + "
+	       "corrupt payloads; MB = 10^6 bytes of payload; us/tap att = the tapper's time per "
+	       "tap while attached; ratio = captured MB/s / memcpy MB/s)\n\n");
+	printf("Detached tap (no tracer): %.3f ns per hcbtap_emit(); empty out-of-line call: "
+	       "%.3f ns; empty loop iteration: %.3f ns\n", d->tap_ns, d->call_ns, d->loop_ns);
+}
+
+static int print_json(const struct size_result *res, const struct detached *d)
+{
+	json_t *o = json_object();
+	uint64_t drops = 0, flat_drops = 0;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < opt.nsizes; i++) {
+		const struct size_result *sr = &res[i];
+		const struct run *b = sr->have_best ? &sr->best : &sr->flat;
+		char label[32], key[96];
+
+#define SET(fmt, value)                                                 \
+		do {                                                    \
+			snprintf(key, sizeof(key), fmt, label);         \
+			json_object_set_new(o, key, (value));           \
+		} while (0)
+		size_label(sr->bytes, label, sizeof(label));
+		SET("capture_%s_taps_per_s", json_real(run_taps_per_s(b)));
+		SET("capture_%s_MB_per_s", json_real(run_MB_per_s(b)));
+		SET("memcpy_%s_MB_per_s", json_real(sr->memcpy_MB_s));
+		SET("ratio_%s", json_real(sr->memcpy_MB_s > 0 ? run_MB_per_s(b) / sr->memcpy_MB_s : 0));
+		SET("tap_attached_%s_ns", json_real(b->ns_per_tap));
+		SET("issued_%s", json_integer((json_int_t)b->issued));
+		SET("captured_%s", json_integer((json_int_t)b->captured));
+		SET("drops_%s", json_integer((json_int_t)run_drops(b)));
+		SET("zero_drop_found_%s", json_boolean(sr->have_best));
+		SET("rate_limit_%s", json_real(b->rate));
+		SET("flat_out_%s_issued_per_s",
+		    json_real(sr->flat.elapsed_s > 0 ? (double)sr->flat.issued / sr->flat.elapsed_s : 0));
+		SET("flat_out_%s_taps_per_s", json_real(run_taps_per_s(&sr->flat)));
+		SET("flat_out_%s_drops", json_integer((json_int_t)run_drops(&sr->flat)));
+		SET("flat_out_%s_tap_ns", json_real(sr->flat.ns_per_tap));
+		SET("runs_%s", json_integer(sr->runs));
+#undef SET
+		drops += run_drops(b) + (b->issued - (b->captured < b->issued ? b->captured : b->issued));
+		flat_drops += run_drops(&sr->flat);
+	}
+	json_object_set_new(o, "tap_detached_ns", json_real(d->tap_ns));
+	json_object_set_new(o, "call_baseline_ns", json_real(d->call_ns));
+	json_object_set_new(o, "loop_ns", json_real(d->loop_ns));
+	json_object_set_new(o, "drops", json_integer((json_int_t)drops));
+	json_object_set_new(o, "flat_out_drops", json_integer((json_int_t)flat_drops));
+	json_object_set_new(o, "threads", json_integer(opt.threads));
+	json_object_set_new(o, "tapper_cpu", json_integer(opt.tapper_cpu));
+	json_object_set_new(o, "reader_cpu", json_integer(opt.reader_cpu));
+	json_object_set_new(o, "ring_MiB", json_integer((json_int_t)(opt.ring_bytes >> 20)));
+	err = json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6)) ? -EIO : 0;
+	if (!err && fputc('\n', stdout) == EOF)
+		err = -EIO;
+	json_decref(o);
+	return err;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fputs("Usage: capture_bench [OPTION]...\n"
+	      "\n"
+	      "Measure hcbtrace's capture path against bench/tapper, memcpy at the same\n"
+	      "sizes, and the cost of a detached tap.  Needs root.\n"
+	      "\n"
+	      "  -j, --json             print one JSON object instead of the table\n"
+	      "  -T, --tapper PATH      the tapper program (default: next to this one)\n"
+	      "  -s, --seconds S        the flat-out run per size (default 2)\n"
+	      "  -S, --search-seconds S each run of the zero-drop rate search (default 1)\n"
+	      "  -n, --steps N          runs of the rate search (default 5)\n"
+	      "  -t, --threads T        tapping threads, device = thread (default 1)\n"
+	      "  -b, --buffer-size MIB  ring buffer size, a power of two (default 64)\n"
+	      "      --sizes LIST       payload sizes, comma separated, K/M suffixes\n"
+	      "                         (default 64,4K,64K,1M)\n"
+	      "      --tapper-cpu N     CPU for the tapper (default 0)\n"
+	      "      --reader-cpu N     CPU for the reader and memcpy (default 1)\n"
+	      "      --iterations N     iterations of the detached-tap measurement (200M)\n"
+	      "  -v, --verbose          every run on stderr\n"
+	      "  -h, --help             this help\n", f);
+}
+
+static int parse_u64(const char *name, const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		goto bad;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	err_msg("invalid %s '%s'", name, s);
+	return -EINVAL;
+}
+
+static int parse_seconds(const char *name, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out > 0) || *out > 3600) {
+		err_msg("invalid %s '%s': expected seconds, such as 1 or 0.5", name, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_sizes(const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	opt.nsizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (opt.nsizes == MAX_SIZES || (err = parse_u64("size", tok, &v)) ||
+		    v == 0 || v > (64u << 20)) {
+			err_msg("invalid --sizes '%s': up to %d sizes from 1 B to 64 MiB", arg,
+				MAX_SIZES);
+			err = -EINVAL;
+			break;
+		}
+		opt.sizes[opt.nsizes++] = v;
+	}
+	if (!err && !opt.nsizes)
+		err = -EINVAL;
+	free(copy);
+	return err;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	enum { OPT_SIZES = 256, OPT_TAPPER_CPU, OPT_READER_CPU, OPT_ITERATIONS };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "tapper", required_argument, NULL, 'T' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "search-seconds", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "sizes", required_argument, NULL, OPT_SIZES },
+		{ "tapper-cpu", required_argument, NULL, OPT_TAPPER_CPU },
+		{ "reader-cpu", required_argument, NULL, OPT_READER_CPU },
+		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jT:s:S:n:t:b:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opt.json = 1;
+			break;
+		case 'T':
+			opt.tapper = optarg;
+			break;
+		case 's':
+			if (parse_seconds("duration", optarg, &opt.seconds))
+				return 2;
+			break;
+		case 'S':
+			if (parse_seconds("search duration", optarg, &opt.search_seconds))
+				return 2;
+			break;
+		case 'n':
+			if (parse_u64("step count", optarg, &v) || v > 20) {
+				err_msg("--steps: expected 0 to 20");
+				return 2;
+			}
+			opt.steps = (unsigned int)v;
+			break;
+		case 't':
+			if (parse_u64("thread count", optarg, &v) || v < 1 || v > 256) {
+				err_msg("--threads: expected 1 to 256");
+				return 2;
+			}
+			opt.threads = (unsigned int)v;
+			break;
+		case 'b':
+			if (parse_u64("buffer size", optarg, &v) || !v || (v & (v - 1)) || v > 4096) {
+				err_msg("--buffer-size: expected a power of two from 1 to 4096 (MiB)");
+				return 2;
+			}
+			opt.ring_bytes = v << 20;
+			break;
+		case OPT_SIZES:
+			if (parse_sizes(optarg))
+				return 2;
+			break;
+		case OPT_TAPPER_CPU:
+		case OPT_READER_CPU:
+			if (parse_u64("CPU", optarg, &v) || v >= CPU_SETSIZE)
+				return 2;
+			*(c == OPT_TAPPER_CPU ? &opt.tapper_cpu : &opt.reader_cpu) = (int)v;
+			break;
+		case OPT_ITERATIONS:
+			if (parse_u64("iteration count", optarg, &v) || !v)
+				return 2;
+			opt.detached_iterations = v;
+			break;
+		case 'v':
+			opt.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		err_msg("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+static char *tapper_next_to_me(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash + 1, "tapper");
+	return path;
+}
+
+int main(int argc, char **argv)
+{
+	struct size_result res[MAX_SIZES] = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct detached det = { 0 };
+	unsigned char *ring;
+	uint64_t t0 = clock_ns();
+	int err;
+
+	if ((err = parse_args(argc, argv)))
+		return err;
+	if (!opt.tapper && !(opt.tapper = tapper_next_to_me())) {
+		err_msg("cannot find the tapper: give --tapper PATH");
+		return 2;
+	}
+	if (access(opt.tapper, X_OK)) {
+		err_msg("cannot run the tapper '%s': %s", opt.tapper, strerror(errno));
+		return 1;
+	}
+	if (geteuid() != 0) {
+		err_msg("must be run as root (BPF programs and uprobes); try: sudo %s", argv[0]);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	hcb_live_quiet_libbpf();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 && opt.tapper_cpu != opt.reader_cpu) {
+		note("only one CPU online: the tapper and the reader share CPU 0");
+		opt.tapper_cpu = opt.reader_cpu = 0;
+	}
+	if ((err = pin_to(opt.reader_cpu))) {
+		err_msg("cannot pin to CPU %d: %s", opt.reader_cpu, strerror(-err));
+		return 1;
+	}
+
+	for (unsigned int i = 0; i < opt.nsizes && !exiting; i++) {
+		char label[32];
+
+		res[i].bytes = opt.sizes[i];
+		size_label(res[i].bytes, label, sizeof(label));
+		if (!opt.json || opt.verbose)
+			note("capturing %s payloads", label);
+		if (measure_size(&res[i]))
+			return 1;
+	}
+	if (exiting) {
+		err_msg("interrupted");
+		return 1;
+	}
+	if (!opt.json || opt.verbose)
+		note("memcpy baseline");
+	ring = aligned_alloc(4096, 64u << 20);
+	if (!ring) {
+		err_msg("out of memory for the memcpy baseline");
+		return 1;
+	}
+	memset(ring, 0, 64u << 20);
+	for (unsigned int i = 0; i < opt.nsizes; i++)
+		res[i].memcpy_MB_s = memcpy_MB_per_s(res[i].bytes, ring, 64u << 20);
+	free(ring);
+	if (!opt.json || opt.verbose)
+		note("detached tap cost");
+	if (measure_detached(&det))
+		return 1;
+
+	if (opt.json)
+		err = print_json(res, &det);
+	else
+		print_table(res, &det);
+	if (err || fflush(stdout) || ferror(stdout)) {
+		err_msg("writing to standard output: %s", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	if (!opt.json || opt.verbose)
+		note("done in %.1f s", (double)(clock_ns() - t0) / 1e9);
+	return 0;
+}
