@@ -14,6 +14,7 @@
  * Root only (BPF + uprobes).  `bench/run` builds and runs it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
@@ -48,6 +49,8 @@ static struct {
 	uint64_t sizes[MAX_SIZES];
 	unsigned int nsizes;
 	uint64_t detached_iterations;
+	double fixed_rate;       /* --rate: one run per size at this rate, no search */
+	unsigned int drain_ms;   /* --drain-every: no epoll, drain on a timer */
 } opt = {
 	.seconds = 2.0,
 	.search_seconds = 1.0,
@@ -72,7 +75,7 @@ struct run {
 	double elapsed_s, ns_per_tap;
 	/* from this side */
 	uint64_t captured, captured_bytes, corrupt;
-	uint64_t bpf_drops, read_errors, problems;
+	uint64_t bpf_packets, bpf_drops, read_errors, problems;
 	int clean;               /* nothing lost, every issued tap captured */
 };
 
@@ -151,27 +154,34 @@ static void size_label(uint64_t bytes, char *buf, size_t size)
 struct child {
 	pid_t pid;
 	int out_fd;              /* its stdout */
+	int go_fd;               /* its fd 3 (--go-fd 3), or -1 */
 	int status;
 	int reaped;
 };
 
-static int start_tapper(struct child *ch, char *const argv[])
+/* Start argv pinned to the tapper's CPU, its stdout into ch->out_fd; with
+ * go, also a pipe from ch->go_fd to the child's fd 3. */
+static int start_tapper(struct child *ch, char *const argv[], int go)
 {
-	int fds[2];
+	int fds[2], gofds[2] = { -1, -1 }, err;
 
+	ch->pid = -1;
+	ch->out_fd = ch->go_fd = -1;
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	if (go && pipe2(gofds, O_CLOEXEC)) {
+		err = -errno;
+		goto fail;
+	}
 	fflush(NULL);
 	ch->pid = fork();
 	if (ch->pid < 0) {
-		int err = -errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return err;
+		err = -errno;
+		goto fail;
 	}
 	if (ch->pid == 0) {
-		if (pin_to(opt.tapper_cpu) || dup2(fds[1], STDOUT_FILENO) < 0)
+		if (pin_to(opt.tapper_cpu) || dup2(fds[1], STDOUT_FILENO) < 0 ||
+		    (go && dup2(gofds[0], 3) < 0))
 			_exit(127);
 		execv(argv[0], argv);
 		fprintf(stderr, "capture_bench: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -179,8 +189,31 @@ static int start_tapper(struct child *ch, char *const argv[])
 	}
 	close(fds[1]);
 	ch->out_fd = fds[0];
+	if (go) {
+		close(gofds[0]);
+		ch->go_fd = gofds[1];
+	}
 	ch->reaped = 0;
 	return 0;
+fail:
+	close(fds[0]);
+	close(fds[1]);
+	if (gofds[0] >= 0) {
+		close(gofds[0]);
+		close(gofds[1]);
+	}
+	return err;
+}
+
+/* Tell the tapper to start. */
+static void go(struct child *ch)
+{
+	if (ch->go_fd >= 0) {
+		if (write(ch->go_fd, "g", 1) != 1)
+			note("cannot signal the tapper: %s", strerror(errno));
+		close(ch->go_fd);
+		ch->go_fd = -1;
+	}
 }
 
 static int child_exited(struct child *ch)
@@ -199,7 +232,9 @@ static void stop_child(struct child *ch)
 	}
 	if (ch->out_fd >= 0)
 		close(ch->out_fd);
-	ch->out_fd = -1;
+	if (ch->go_fd >= 0)
+		close(ch->go_fd);
+	ch->out_fd = ch->go_fd = -1;
 }
 
 static int read_all(int fd, char *buf, size_t size)
@@ -296,9 +331,10 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 {
 	char a_bytes[32], a_threads[16], a_seconds[32], a_rate[32];
 	char *argv[] = { (char *)opt.tapper, "--bytes", a_bytes, "--threads", a_threads,
-			 "--seconds", a_seconds, "--rate", a_rate, "--wait-attached", "10", NULL };
+			 "--seconds", a_seconds, "--rate", a_rate, "--wait-attached", "10",
+			 "--go-fd", "3", NULL };
 	struct counter count = { 0 };
-	struct child ch = { .pid = -1, .out_fd = -1 };
+	struct child ch = { .pid = -1, .out_fd = -1, .go_fd = -1 };
 	struct hcb_decoder *dec = NULL;
 	struct hcb_live *live = NULL;
 	char lib[PATH_MAX], out[65536];
@@ -327,7 +363,7 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 				"libbpf's log)", strerror(-err));
 		goto out;
 	}
-	err = start_tapper(&ch, argv);
+	err = start_tapper(&ch, argv, 1);
 	if (err) {
 		err_msg("cannot start %s: %s", opt.tapper, strerror(-err));
 		goto out;
@@ -355,8 +391,22 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 			(int)ch.pid, strerror(-err));
 		goto out;
 	}
+	/* Not before: the kernel sets the semaphore when it plants the probe,
+	 * which is some milliseconds before the BPF program is linked to it,
+	 * and taps in between are lost without a trace. */
+	go(&ch);
 	while (!child_exited(&ch)) {
-		int n = hcb_live_poll(live, 50);
+		int n;
+
+		if (opt.drain_ms) {
+			/* a consumer that is behind is never woken: no wakeup costs */
+			struct timespec ts = { opt.drain_ms / 1000, (opt.drain_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+			n = hcb_live_drain(live);
+		} else {
+			n = hcb_live_poll(live, 50);
+		}
 
 		if (n < 0) {
 			err = n;
@@ -397,11 +447,16 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 		struct hcb_dev_stats b = { 0 };
 
 		hcb_live_dev_stats(live, d, &b);
+		r->bpf_packets += b.packets;
 		r->bpf_drops += b.drops;
 		r->read_errors += b.read_errors;
 		if (s)
 			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
 				r->problems += s->problems[i];
+		if (s && opt.verbose)
+			note("device %u: seq %llu..%llu, %llu packets, %llu missing from the sequence",
+			     d, (unsigned long long)s->first_seq, (unsigned long long)s->last_seq,
+			     (unsigned long long)s->packets, (unsigned long long)hcb_stream_gaps(s));
 	}
 	r->captured = count.packets;
 	r->captured_bytes = count.bytes;
@@ -409,10 +464,11 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 	r->clean = !r->bpf_drops && !r->read_errors && !r->problems && !r->corrupt &&
 		   r->captured == r->issued && r->issued > 0;
 	if (opt.verbose)
-		note("%llu B at %s%.0f/s: issued %llu, captured %llu, dropped %llu+%llu+%llu, "
-		     "corrupt %llu, %.0f ns/tap", (unsigned long long)bytes,
+		note("%llu B at %s%.0f/s: issued %llu, bpf sent %llu, captured %llu, "
+		     "dropped %llu+%llu+%llu, corrupt %llu, %.0f ns/tap", (unsigned long long)bytes,
 		     rate > 0 ? "" : "flat out, ~", rate > 0 ? rate : (double)r->issued / r->elapsed_s,
-		     (unsigned long long)r->issued, (unsigned long long)r->captured,
+		     (unsigned long long)r->issued, (unsigned long long)r->bpf_packets,
+		     (unsigned long long)r->captured,
 		     (unsigned long long)r->bpf_drops, (unsigned long long)r->read_errors,
 		     (unsigned long long)r->problems, (unsigned long long)r->corrupt, r->ns_per_tap);
 	err = 0;
@@ -426,6 +482,17 @@ out:
 static uint64_t run_drops(const struct run *r)
 {
 	return r->bpf_drops + r->read_errors + r->problems + r->corrupt;
+}
+
+/* issued but never delivered, whether or not anything counted it */
+static uint64_t run_lost(const struct run *r)
+{
+	return r->issued > r->captured ? r->issued - r->captured : 0;
+}
+
+static uint64_t run_worst(const struct run *r)
+{
+	return run_drops(r) > run_lost(r) ? run_drops(r) : run_lost(r);
 }
 
 static double run_taps_per_s(const struct run *r)
@@ -446,13 +513,13 @@ static int measure_size(struct size_result *sr)
 	double lo = 0, hi, mid;
 	int err;
 
-	err = run_tapper(sr->bytes, 0, opt.seconds, &sr->flat);
+	err = run_tapper(sr->bytes, opt.fixed_rate, opt.seconds, &sr->flat);
 	if (err)
 		return err;
 	sr->runs = 1;
-	if (sr->flat.clean) {
+	if (sr->flat.clean || opt.fixed_rate > 0) {
 		sr->best = sr->flat;
-		sr->have_best = 1;
+		sr->have_best = sr->flat.clean;
 		return 0;
 	}
 	hi = (double)sr->flat.issued / sr->flat.elapsed_s / opt.threads;
@@ -525,14 +592,14 @@ static int measure_detached(struct detached *d)
 {
 	char iters[32];
 	char *argv[] = { (char *)opt.tapper, "--detached-cost", "--iterations", iters, NULL };
-	struct child ch = { .pid = -1, .out_fd = -1 };
+	struct child ch = { .pid = -1, .out_fd = -1, .go_fd = -1 };
 	char out[4096];
 	json_error_t jerr;
 	json_t *root;
 	int err, n;
 
 	snprintf(iters, sizeof(iters), "%llu", (unsigned long long)opt.detached_iterations);
-	err = start_tapper(&ch, argv);
+	err = start_tapper(&ch, argv, 0);
 	if (err) {
 		err_msg("cannot start %s: %s", opt.tapper, strerror(-err));
 		return err;
@@ -579,20 +646,25 @@ static void print_row(const struct size_result *sr, const struct run *r)
 
 	size_label(sr->bytes, label, sizeof(label));
 	fmt_rate(r->rate, limit, sizeof(limit));
-	printf("%-7s %-9s %10llu %10llu %8llu %12.0f %9.1f %10.2f %11.1f %6.2f\n", label, limit,
-	       (unsigned long long)r->issued, (unsigned long long)r->captured,
-	       (unsigned long long)run_drops(r), run_taps_per_s(r), mb, r->ns_per_tap / 1e3,
+	printf("%-7s %-9s %10llu %10llu %8llu %8llu %11.0f %9.1f %10.2f %11.1f %6.3f\n", label,
+	       limit, (unsigned long long)r->issued, (unsigned long long)r->captured,
+	       (unsigned long long)run_drops(r), (unsigned long long)run_lost(r),
+	       run_taps_per_s(r), mb, r->ns_per_tap / 1e3,
 	       sr->memcpy_MB_s, sr->memcpy_MB_s > 0 ? mb / sr->memcpy_MB_s : 0);
 }
 
 static void print_table(const struct size_result *res, const struct detached *d)
 {
 	static const char *head =
-		"payload limit/thr     issued   captured  dropped  captured/s  MB/s cap"
+		"payload limit/thr     issued   captured  dropped     lost  captured/s  MB/s cap"
 		"  us/tap att  memcpy MB/s  ratio\n";
 
-	printf("capture benchmark: tapper on CPU %d, reader on CPU %d, %u tapping thread%s, "
-	       "%llu MiB ring\n\n", opt.tapper_cpu, opt.reader_cpu, opt.threads,
+	char reader[64] = "waits in epoll";
+
+	if (opt.drain_ms)
+		snprintf(reader, sizeof(reader), "drains every %u ms", opt.drain_ms);
+	printf("capture benchmark: tapper on CPU %d, reader on CPU %d (%s), %u tapping thread%s, "
+	       "%llu MiB ring\n\n", opt.tapper_cpu, opt.reader_cpu, reader, opt.threads,
 	       opt.threads == 1 ? "" : "s", (unsigned long long)(opt.ring_bytes >> 20));
 	printf("Flat out (%g s per size):\n%s", opt.seconds, head);
 	for (unsigned int i = 0; i < opt.nsizes; i++)
@@ -610,9 +682,13 @@ static void print_table(const struct size_result *res, const struct detached *d)
 		size_label(res[i].bytes, label, sizeof(label));
 		printf("%-7s no run without drops (%u runs)\n", label, res[i].runs);
 	}
-	printf("\n(dropped: BPF ring-full drops + unreadable target memory + decoder problems + "
-	       "corrupt payloads; MB = 10^6 bytes of payload; us/tap att = the tapper's time per "
-	       "tap while attached; ratio = captured MB/s / memcpy MB/s)\n\n");
+	printf("\ndropped: counted drops (BPF ring full, target memory unreadable, decoder "
+	       "problems, corrupt payloads)\nlost: issued - captured, counted or not\n"
+	       "MB = 10^6 payload bytes; captured/s and MB/s over the tapper's run time\n"
+	       "us/tap att: what a tap cost the tapper while attached (thread CPU time flat out, "
+	       "time inside\n  hcbtap_emit() when rate-limited)\n"
+	       "memcpy: one payload-sized hot source into a 64 MiB destination walked like a "
+	       "ring, on the reader's CPU\nratio = captured MB/s / memcpy MB/s\n\n");
 	printf("Detached tap (no tracer): %.3f ns per hcbtap_emit(); empty out-of-line call: "
 	       "%.3f ns; empty loop iteration: %.3f ns\n", d->tap_ns, d->call_ns, d->loop_ns);
 }
@@ -643,18 +719,18 @@ static int print_json(const struct size_result *res, const struct detached *d)
 		SET("tap_attached_%s_ns", json_real(b->ns_per_tap));
 		SET("issued_%s", json_integer((json_int_t)b->issued));
 		SET("captured_%s", json_integer((json_int_t)b->captured));
-		SET("drops_%s", json_integer((json_int_t)run_drops(b)));
+		SET("drops_%s", json_integer((json_int_t)run_worst(b)));
 		SET("zero_drop_found_%s", json_boolean(sr->have_best));
 		SET("rate_limit_%s", json_real(b->rate));
 		SET("flat_out_%s_issued_per_s",
 		    json_real(sr->flat.elapsed_s > 0 ? (double)sr->flat.issued / sr->flat.elapsed_s : 0));
 		SET("flat_out_%s_taps_per_s", json_real(run_taps_per_s(&sr->flat)));
-		SET("flat_out_%s_drops", json_integer((json_int_t)run_drops(&sr->flat)));
+		SET("flat_out_%s_drops", json_integer((json_int_t)run_worst(&sr->flat)));
 		SET("flat_out_%s_tap_ns", json_real(sr->flat.ns_per_tap));
 		SET("runs_%s", json_integer(sr->runs));
 #undef SET
-		drops += run_drops(b) + (b->issued - (b->captured < b->issued ? b->captured : b->issued));
-		flat_drops += run_drops(&sr->flat);
+		drops += run_worst(b);
+		flat_drops += run_worst(&sr->flat);
 	}
 	json_object_set_new(o, "tap_detached_ns", json_real(d->tap_ns));
 	json_object_set_new(o, "call_baseline_ns", json_real(d->call_ns));
@@ -665,6 +741,7 @@ static int print_json(const struct size_result *res, const struct detached *d)
 	json_object_set_new(o, "tapper_cpu", json_integer(opt.tapper_cpu));
 	json_object_set_new(o, "reader_cpu", json_integer(opt.reader_cpu));
 	json_object_set_new(o, "ring_MiB", json_integer((json_int_t)(opt.ring_bytes >> 20)));
+	json_object_set_new(o, "drain_every_ms", json_integer(opt.drain_ms));
 	err = json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6)) ? -EIO : 0;
 	if (!err && fputc('\n', stdout) == EOF)
 		err = -EIO;
@@ -686,6 +763,9 @@ static void usage(FILE *f)
 	      "  -s, --seconds S        the flat-out run per size (default 2)\n"
 	      "  -S, --search-seconds S each run of the zero-drop rate search (default 1)\n"
 	      "  -n, --steps N          runs of the rate search (default 5)\n"
+	      "  -r, --rate R           no search: one run per size at R taps/s per thread\n"
+	      "      --drain-every MS   read the ring every MS ms instead of waiting in\n"
+	      "                         epoll as hcbtrace does (shows what wakeups cost)\n"
 	      "  -t, --threads T        tapping threads, device = thread (default 1)\n"
 	      "  -b, --buffer-size MIB  ring buffer size, a power of two (default 64)\n"
 	      "      --sizes LIST       payload sizes, comma separated, K/M suffixes\n"
@@ -723,17 +803,22 @@ bad:
 	return -EINVAL;
 }
 
-static int parse_seconds(const char *name, const char *s, double *out)
+static int parse_positive(const char *name, const char *s, double max, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out > 0) || *out > 3600) {
-		err_msg("invalid %s '%s': expected seconds, such as 1 or 0.5", name, s);
+	if (errno || end == s || *end || !(*out > 0) || *out > max) {
+		err_msg("invalid %s '%s': expected a number above 0, at most %g", name, s, max);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int parse_seconds(const char *name, const char *s, double *out)
+{
+	return parse_positive(name, s, 3600, out);
 }
 
 static int parse_sizes(const char *arg)
@@ -764,19 +849,21 @@ static int parse_sizes(const char *arg)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { OPT_SIZES = 256, OPT_TAPPER_CPU, OPT_READER_CPU, OPT_ITERATIONS };
+	enum { OPT_SIZES = 256, OPT_TAPPER_CPU, OPT_READER_CPU, OPT_ITERATIONS, OPT_DRAIN };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "tapper", required_argument, NULL, 'T' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "search-seconds", required_argument, NULL, 'S' },
 		{ "steps", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "sizes", required_argument, NULL, OPT_SIZES },
 		{ "tapper-cpu", required_argument, NULL, OPT_TAPPER_CPU },
 		{ "reader-cpu", required_argument, NULL, OPT_READER_CPU },
 		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+		{ "drain-every", required_argument, NULL, OPT_DRAIN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -784,7 +871,7 @@ static int parse_args(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jT:s:S:n:t:b:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jT:s:S:n:r:t:b:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			opt.json = 1;
@@ -806,6 +893,10 @@ static int parse_args(int argc, char **argv)
 				return 2;
 			}
 			opt.steps = (unsigned int)v;
+			break;
+		case 'r':
+			if (parse_positive("rate", optarg, 1e9, &opt.fixed_rate))
+				return 2;
 			break;
 		case 't':
 			if (parse_u64("thread count", optarg, &v) || v < 1 || v > 256) {
@@ -835,6 +926,13 @@ static int parse_args(int argc, char **argv)
 			if (parse_u64("iteration count", optarg, &v) || !v)
 				return 2;
 			opt.detached_iterations = v;
+			break;
+		case OPT_DRAIN:
+			if (parse_u64("drain interval", optarg, &v) || v > 10000) {
+				err_msg("--drain-every: expected 0 to 10000 (ms)");
+				return 2;
+			}
+			opt.drain_ms = (unsigned int)v;
 			break;
 		case 'v':
 			opt.verbose = 1;

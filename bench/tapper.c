@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,12 +40,14 @@ static struct {
 	uint64_t bytes;
 	unsigned int threads;
 	double seconds;
-	uint64_t count;          /* per thread; 0: run for --seconds */
+	uint64_t count;          /* per thread, with counted (0 taps is fine) */
+	int counted;             /* --count given: count taps, not --seconds */
 	double rate;             /* per thread, taps/s; 0: unthrottled */
 	double wait_attached;    /* seconds to wait for a tracer first; 0: do not */
+	int go_fd;               /* >= 0: then wait for a byte (or EOF) on this fd */
 	uint64_t iterations;     /* --detached-cost */
 	int detached_cost;
-} opt = { 64, 1, 1.0, 0, 0, 0, 200000000ull, 0 };
+} opt = { 64, 1, 1.0, 0, 0, 0, 0, -1, 200000000ull, 0 };
 
 static uint32_t consumer_id;
 static volatile sig_atomic_t stopping;
@@ -112,7 +115,7 @@ static void count_result(struct worker *w, int64_t r)
 static void tap_flat_out(struct worker *w, const void *const *leaves, uint64_t deadline)
 {
 	for (uint64_t i = 0; !stopping; i++) {
-		if (opt.count ? i >= opt.count : ((i & 7) == 0 && clock_ns(CLOCK_MONOTONIC) >= deadline))
+		if (opt.counted ? i >= opt.count : ((i & 7) == 0 && clock_ns(CLOCK_MONOTONIC) >= deadline))
 			break;
 		count_result(w, hcbtap_emit(consumer_id, w->device, leaves));
 	}
@@ -131,7 +134,7 @@ static void tap_at_rate(struct worker *w, const void *const *leaves, uint64_t st
 		uint64_t now = clock_ns(CLOCK_MONOTONIC), after;
 		int64_t r;
 
-		if (opt.count ? i >= opt.count : now >= deadline)
+		if (opt.counted ? i >= opt.count : now >= deadline)
 			break;
 		if (now < due) {
 			if (due - now > 200000)
@@ -148,6 +151,23 @@ static void tap_at_rate(struct worker *w, const void *const *leaves, uint64_t st
 		count_result(w, r);
 		due = start + (uint64_t)((double)(k + 1) * period);
 	}
+}
+
+/* What timing n taps with a clock_gettime() pair adds, so that --rate's
+ * ns_per_tap is the tap alone. */
+static uint64_t clock_cost_ns(uint64_t n)
+{
+	enum { N = 100000 };
+	static double per_call = -1;
+
+	if (per_call < 0) {
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+		for (int i = 0; i < N; i++)
+			clock_ns(CLOCK_MONOTONIC);
+		per_call = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / (N + 1);
+	}
+	return (uint64_t)(per_call * (double)n);
 }
 
 static void *worker_main(void *arg)
@@ -207,6 +227,13 @@ static int emit_mode(void)
 	}
 	if (opt.wait_attached > 0)
 		wait_for_tracer();
+	if (opt.go_fd >= 0) {
+		char c;
+
+		while (read(opt.go_fd, &c, 1) < 0 && errno == EINTR && !stopping)
+			;
+		close(opt.go_fd);
+	}
 	pthread_barrier_wait(&start_line);
 	for (unsigned int i = 0; i < opt.threads; i++) {
 		struct worker *w = &workers[i];
@@ -217,15 +244,25 @@ static int emit_mode(void)
 		if (w->errors && !errors)
 			first_error = w->first_error;
 		errors += w->errors;
-		busy_ns += opt.rate > 0 ? w->emit_ns : w->cpu_ns;
+		if (opt.rate > 0) {
+			uint64_t clocks = clock_cost_ns(w->issued + w->detached);
+
+			busy_ns += w->emit_ns > clocks ? w->emit_ns - clocks : 0;
+		} else {
+			busy_ns += w->cpu_ns;
+		}
 		if (w->wall_ns > wall_ns)
 			wall_ns = w->wall_ns;
 	}
 	elapsed = (double)wall_ns / 1e9;
 
-	printf("{\"bytes\":%llu,\"threads\":%u,\"rate\":%.0f,\"seconds\":%g,\"count\":%llu,"
-	       "\"elapsed_s\":%.6f,\"issued\":[", (unsigned long long)opt.bytes, opt.threads,
-	       opt.rate, opt.seconds, (unsigned long long)opt.count, elapsed);
+	printf("{\"bytes\":%llu,\"threads\":%u,\"rate\":%.0f,", (unsigned long long)opt.bytes,
+	       opt.threads, opt.rate);
+	if (opt.counted)
+		printf("\"count\":%llu,", (unsigned long long)opt.count);
+	else
+		printf("\"seconds\":%g,", opt.seconds);
+	printf("\"elapsed_s\":%.6f,\"issued\":[", elapsed);
 	for (unsigned int i = 0; i < opt.threads; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].issued);
 	printf("],\"detached\":[");
@@ -370,6 +407,8 @@ static void usage(FILE *f)
 	      "  -n, --count N          tap exactly N times per thread instead\n"
 	      "  -r, --rate R           at most R taps/s per thread (default: flat out)\n"
 	      "  -w, --wait-attached S  first wait up to S seconds for a tracer\n"
+	      "      --go-fd FD         then wait for a byte (or end of file) on FD: the\n"
+	      "                         tracer's word that its probe is fully attached\n"
 	      "      --detached-cost    ns per detached tap vs an empty call\n"
 	      "      --iterations N     iterations for --detached-cost (default 200M)\n"
 	      "  -h, --help             this help\n", f);
@@ -418,7 +457,7 @@ static double parse_double(const char *name, const char *s)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_DETACHED_COST = 256, OPT_ITERATIONS };
+	enum { OPT_DETACHED_COST = 256, OPT_ITERATIONS, OPT_GO_FD };
 	static const struct option longopts[] = {
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
@@ -426,6 +465,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "wait-attached", required_argument, NULL, 'w' },
+		{ "go-fd", required_argument, NULL, OPT_GO_FD },
 		{ "detached-cost", no_argument, NULL, OPT_DETACHED_COST },
 		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
 		{ "help", no_argument, NULL, 'h' },
@@ -455,12 +495,21 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			opt.count = parse_size("count", optarg);
+			opt.counted = 1;
 			break;
 		case 'r':
 			opt.rate = parse_double("rate", optarg);
 			break;
 		case 'w':
 			opt.wait_attached = parse_double("wait", optarg);
+			break;
+		case OPT_GO_FD:
+			v = parse_size("file descriptor", optarg);
+			if (v > INT_MAX) {
+				fprintf(stderr, "tapper: invalid file descriptor '%s'\n", optarg);
+				return 2;
+			}
+			opt.go_fd = (int)v;
 			break;
 		case OPT_DETACHED_COST:
 			opt.detached_cost = 1;

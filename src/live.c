@@ -116,6 +116,9 @@ int hcb_live_poll(struct hcb_live *l, int timeout_ms)
 	l->batch = 0;
 	l->yielded = 0;
 	n = ring_buffer__poll(l->rb, timeout_ms);
+	/* the BPF side wakes us only for a backlog: take what came in quietly */
+	if (!l->yielded && !l->stop_err && (n >= 0 || n == -EINTR))
+		n = ring_buffer__consume(l->rb);
 	if (l->stop_err)
 		return l->stop_err;
 	if (l->yielded)

@@ -53,6 +53,20 @@ struct copy_ctx {
 	__u64 offset;        /* of the next byte in the whole blob or payload */
 };
 
+/*
+ * Waking the reader for every record costs the target microseconds per tap.
+ * Records go in quietly; the last one of a packet wakes the reader once this
+ * much is pending.  The reader also looks on its own every poll interval, so
+ * a slow trickle of taps waits at most that long.
+ */
+#define WAKE_BYTES (64 * 1024)
+
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* One chunk record of a fixed class size; all-constant sizes keep the
  * verifier happy, the classes keep small packets from wasting ring space. */
 #define EMIT_CLASS(SIZE)							\
@@ -76,7 +90,8 @@ struct copy_ctx {
 			bpf_ringbuf_discard(e, 0);				\
 			return 2;						\
 		}								\
-		bpf_ringbuf_submit(e, 0);					\
+		bpf_ringbuf_submit(e, c->left == n && c->leaf >= c->nleaves ?	\
+				   wake_flag() : BPF_RB_NO_WAKEUP);		\
 		c->src += n;							\
 		c->left -= n;							\
 		c->offset += n;							\
@@ -212,7 +227,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->magic = pkt.magic;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag());
 	count(pkt.device, 0);
 
 	__builtin_memset(&c, 0, sizeof(c));

@@ -18,3 +18,32 @@ teardown() { _common_teardown; }
     kill -INT "$tracer"; wait "$tracer"
     [ "$(semaphore "$EX_PID")" = 0 ]
 }
+
+@test "detached: a million taps make no system call" {
+    tapper=$BUILD/bench/tapper
+    strace -f -qq -c -o "$T/s0" "$tapper" --count 0 >"$T/j0"
+    strace -f -qq -c -o "$T/s1" "$tapper" --count 1000000 >"$T/j1"
+    grep -q '"total_issued":0,"total_detached":1000000' "$T/j1"
+    calls0=$(awk '$NF == "total" { print $4 }' "$T/s0")
+    calls1=$(awk '$NF == "total" { print $4 }' "$T/s1")
+    echo "system calls: $calls0 for no taps, $calls1 for a million" >&3
+    [ -n "$calls0" ] && [ "$calls0" -gt 0 ]
+    [ "$calls1" -eq "$calls0" ]
+}
+
+@test "detached: a tap runs a handful of instructions and never the slow path" {
+    tapper=$BUILD/bench/tapper
+    # the attached path is never entered ...
+    run valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        --toggle-collect=hcbtap_emit_attached "$tapper" --count 100000
+    assert_success
+    assert_output --partial 'Collected : 0'
+    # ... and a detached tap costs the loop a few instructions (load, test, branch)
+    i0=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$tapper" --count 0 2>&1 |
+         sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    i1=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$tapper" --count 1000000 2>&1 |
+         sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    per_tap=$(( (i1 - i0) / 1000000 ))
+    echo "instructions per detached tap, loop included: $per_tap" >&3
+    [ "$per_tap" -le 20 ]
+}

@@ -48,18 +48,29 @@ teardown() { _common_teardown; }
 }
 
 @test "errors: not enough privilege (exit 4), as an unprivileged user" {
+    # copies the nobody user can run, wherever the checkout lives
+    local d
+    d=$(mktemp -d /tmp/hcb-nobody.XXXXXX)
+    chmod 755 "$d"
+    cp "$HCBTRACE" "$EXAMPLE" "$d/"
+    cp -L "$BUILD"/hcbtap/libhcbtap.so.0 "$d/"
+    chmod 755 "$d"/*
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$d" "$@"; }
+
     start_example --devices 1 --steps 0 --interval-ms 50 --field-size 8
     # another user's process: its memory map is not ours to read
-    run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$HCBTRACE" attach "$EX_PID"
+    run --separate-stderr as_nobody "$d/hcbtrace" attach "$EX_PID"
     assert_failure 4
     [[ "$stderr" == *"not enough privilege"* ]]
     # our own process, but no CAP_BPF/CAP_SYS_ADMIN: loading BPF is refused
-    setpriv --reuid=65534 --regid=65534 --clear-groups "$EXAMPLE" --devices 1 --steps 0 --interval-ms 50 --field-size 8 &
+    setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$d" \
+        "$d/hcb-example" --devices 1 --steps 0 --interval-ms 50 --field-size 8 &
     PIDS+=($!)
     wait_registered $!
-    run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$HCBTRACE" attach $!
+    run --separate-stderr as_nobody "$d/hcbtrace" attach $!
     assert_failure 4
     [[ "$stderr" == *"not enough privilege to load BPF programs: run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"* ]]
+    rm -rf "$d"
 }
 
 @test "errors: a kernel without BPF (exit 4)" {
