@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,14 +9,53 @@
 #include "dtype.h"
 #include "jsonl.h"
 
-int hcb_json_string(struct hcb_buf *out, const char *s)
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
 {
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Names and kwargs come from the target: bytes that are not UTF-8 are
+ * written as U+FFFD, so every record stays valid JSON. */
+int hcb_json_string(struct hcb_buf *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	int err = hcb_buf_putc(out, '"');
 
-	for (; *s && !err; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (*s && !err) {
+		unsigned char ch = *s;
+		int n = utf8_len(s);
 
-		if (ch == '"' || ch == '\\')
+		if (n == 0) {
+			err = hcb_buf_puts(out, "\\ufffd");
+			s++;
+			continue;
+		}
+		if (n > 1)
+			err = hcb_buf_add(out, s, (size_t)n);
+		else if (ch == '"' || ch == '\\')
 			err = hcb_buf_printf(out, "\\%c", ch);
 		else if (ch == '\n')
 			err = hcb_buf_puts(out, "\\n");
@@ -25,31 +65,83 @@ int hcb_json_string(struct hcb_buf *out, const char *s)
 			err = hcb_buf_printf(out, "\\u%04x", ch);
 		else
 			err = hcb_buf_putc(out, (char)ch);
+		s += n;
 	}
 	return err ? err : hcb_buf_putc(out, '"');
 }
 
 /*
- * Shortest "%.*g" text that reads back to v in the element's own precision
- * (float32 for float32 and the narrower floats, which float32 holds exactly).
- * Precision search, not Ryu: correct, and fast enough for recordings.
+ * Does the decimal d read back as the element bits of a narrow float type
+ * (float16, bfloat16, float8)?  Those types have few enough bits that their
+ * neighbours and the midpoints between them are exact doubles: d must lie
+ * inside the rounding interval of the value, a midpoint counting only
+ * where round-half-to-even picks the value (an even bit pattern).
  */
-static int json_real(struct hcb_buf *out, double v, int single)
+static int narrow_roundtrips(unsigned int dtype, uint32_t bits, double d)
 {
+	size_t size = hcb_dtype_size(dtype);
+	uint32_t sign = 1u << (size * 8 - 1), mag = bits & (sign - 1);
+	double v, lo, hi, prev, next;
+	uint32_t nb;
+
+	v = fabs(hcb_elem_to_double(dtype, &bits));
+	if ((bits & sign) ? d > 0 || (d == 0 && !signbit(d)) : d < 0 || (d == 0 && signbit(d)))
+		return 0;
+	d = fabs(d);
+	nb = mag - 1;
+	prev = mag ? hcb_elem_to_double(dtype, &nb) : -hcb_elem_to_double(dtype, &(uint32_t){ 1 });
+	nb = mag + 1;
+	next = hcb_elem_to_double(dtype, &nb);
+	if (!isfinite(next))   /* the largest finite value: its interval is as wide above */
+		next = v + (v - prev);
+	lo = (prev + v) / 2;
+	hi = (v + next) / 2;
+	if (d > lo && d < hi)
+		return 1;
+	return (d == lo || d == hi) && !(mag & 1);
+}
+
+static int roundtrips(unsigned int dtype, const void *p, double v, const char *text)
+{
+	uint32_t bits = 0;
+
+	switch (dtype) {
+	case HCB_DT_FLOAT64:
+		return strtod(text, NULL) == v;
+	case HCB_DT_FLOAT32:
+		return strtof(text, NULL) == (float)v;
+	default:
+		memcpy(&bits, p, hcb_dtype_size(dtype));
+		return narrow_roundtrips(dtype, bits, strtod(text, NULL));
+	}
+}
+
+/*
+ * The shortest "%.*g" text that reads back to the element in its own dtype,
+ * always with a '.' or exponent.  Round-tripping is monotonic in the number
+ * of digits, so a binary search finds the shortest in a few tries.
+ * (A precision search, not Ryu: exact, and fast enough for recordings.)
+ */
+static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
+{
+	double v = hcb_elem_to_double(dtype, p);
+	int lo = 1, hi = dtype == HCB_DT_FLOAT64 ? 17 : 9;
 	char tmp[40];
-	int p;
 
 	if (isnan(v))
 		return hcb_buf_puts(out, "\"nan\"");
 	if (isinf(v))
 		return hcb_buf_puts(out, v > 0 ? "\"inf\"" : "\"-inf\"");
-	for (p = single ? 6 : 15; p < 17; p++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", p, v);
-		if (single ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
-			break;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		snprintf(tmp, sizeof(tmp), "%.*g", mid, v);
+		if (roundtrips(dtype, p, v, tmp))
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	if (p == 17)
-		snprintf(tmp, sizeof(tmp), "%.17g", v);
+	snprintf(tmp, sizeof(tmp), "%.*g", lo, v);
 	/* keep it a float for readers that tell 0 from 0.0 (and -0.0) */
 	if (!strpbrk(tmp, ".e"))
 		strcat(tmp, ".0");
@@ -64,7 +156,7 @@ int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)
 	case HCB_DT_BOOL:
 		return hcb_buf_puts(out, *(const unsigned char *)p ? "true" : "false");
 	case HCB_DT_FLOAT64:
-		return json_real(out, hcb_elem_to_double(dtype, p), 0);
+		return json_real(out, dtype, p);
 	case HCB_DT_COMPLEX64:
 	case HCB_DT_COMPLEX128: {
 		size_t half = hcb_dtype_size(dtype) / 2;
@@ -81,7 +173,7 @@ int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)
 	}
 	default:
 		if (hcb_dtype_is_float(dtype))
-			return json_real(out, hcb_elem_to_double(dtype, p), 1);
+			return json_real(out, dtype, p);
 		if (hcb_dtype_is_signed(dtype))
 			return hcb_buf_printf(out, "%lld", (long long)hcb_elem_to_i64(dtype, p));
 		if (hcb_dtype_is_unsigned(dtype))

@@ -63,8 +63,9 @@ uint32_t hcb_reg_hash(const void *blob, size_t len);
 
 /*
  * Parse and validate a blob of len bytes (e.g. read from a target).  Returns
- * 0 and a new consumer, or -EBADMSG (bad magic/version/lengths/tree/dtype),
- * -E2BIG (over HCB_MAX_* limits), -ENOMEM.
+ * 0 and a new consumer, or -EBADMSG (bad magic/version/lengths/tree/dtype,
+ * rank or name length out of range), -E2BIG (more leaves or bytes than
+ * HCB_MAX_LEAVES / HCB_MAX_REG_BYTES), -ENOMEM.
  */
 int hcb_consumer_from_reg(const void *blob, size_t len, struct hcb_consumer **out);
 void hcb_consumer_free(struct hcb_consumer *c);

@@ -19,10 +19,14 @@ struct pending {
 	unsigned char *buf;
 };
 
-/* A registration blob being reassembled, per consumer id. */
+/* A registration blob being reassembled, per consumer id.  Several threads
+ * may send copies at once, their chunks interleaved: follow one copy (its
+ * device and seq) in order, and start over when a new copy begins. */
 struct pending_reg {
 	struct pending_reg *next;
 	uint32_t consumer_id;
+	uint32_t device;
+	uint64_t seq;
 	uint64_t total, received;
 	unsigned char *buf;
 };
@@ -38,7 +42,8 @@ struct hcb_decoder {
 	struct hcb_registry *reg;
 	struct pending *pending;
 	struct pending_reg *regs;
-	struct device_state dev[HCB_MAX_DEVICES];
+	/* one more: where devices out of range are counted, apart from real ones */
+	struct device_state dev[HCB_MAX_DEVICES + 1];
 };
 
 static const char *const problem_names[HCB_DECODE_PROBLEMS] = {
@@ -97,7 +102,7 @@ void hcb_decoder_free(struct hcb_decoder *d)
 
 static struct device_state *device(struct hcb_decoder *d, uint32_t dev)
 {
-	return &d->dev[dev < HCB_MAX_DEVICES ? dev : HCB_MAX_DEVICES - 1];
+	return &d->dev[dev < HCB_MAX_DEVICES ? dev : HCB_MAX_DEVICES];
 }
 
 static void problem(struct hcb_decoder *d, enum hcb_decode_problem what, uint32_t dev,
@@ -168,8 +173,14 @@ static int on_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, con
 		d->regs = r;
 		pp = &d->regs;
 	}
-	if (h->offset == 0)
-		r->received = 0;   /* a new copy starts (an earlier one was cut) */
+	if (h->offset == 0) {
+		/* a copy starts: follow it (an earlier one may have been cut) */
+		r->device = h->device;
+		r->seq = h->seq;
+		r->received = 0;
+	} else if (r->device != h->device || r->seq != h->seq || h->offset != r->received) {
+		return 0;   /* another copy's chunk, or the followed copy lost one */
+	}
 	memcpy(r->buf + h->offset, data, h->len);
 	r->received += h->len;
 	if (r->received < r->total)
@@ -266,9 +277,17 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 		}
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->buf = malloc(c->total_bytes ? c->total_bytes : 1))) {
-		free(p);
+	if (!p)
 		return -ENOMEM;
+	p->buf = malloc(c->total_bytes ? c->total_bytes : 1);
+	if (!p->buf) {
+		/* a shape too large for this machine must not end the session */
+		free(p);
+		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
+			"packet %llu of device %u: cannot hold %llu bytes for consumer %u (%s)",
+			(unsigned long long)e->seq, e->device, (unsigned long long)c->total_bytes,
+			c->id, c->name);
+		return 0;
 	}
 	p->device = e->device;
 	p->consumer_id = e->consumer_id;
@@ -389,9 +408,13 @@ const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, ui
 
 uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s)
 {
+	uint64_t span;
+
 	if (!s->packets)
 		return 0;
-	return (s->last_seq - s->first_seq + 1) - s->packets;
+	/* a seq seen twice (a confused target) must not make it wrap */
+	span = s->last_seq - s->first_seq + 1;
+	return span > s->packets ? span - s->packets : 0;
 }
 
 struct hcb_registry *hcb_decoder_registry(struct hcb_decoder *d)

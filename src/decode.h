@@ -33,8 +33,10 @@ enum hcb_decode_problem {
 	HCB_BAD_MAGIC,          /* the packet header's magic is not 271828 */
 	HCB_UNKNOWN_CONSUMER,   /* no registration could be had for the id */
 	HCB_BAD_REGISTRATION,   /* a registration blob failed validation */
-	HCB_SHORT_PAYLOAD,      /* payload size differs from the registered shape */
-	HCB_BAD_CHUNK,          /* chunk outside any packet, or outside its bounds */
+	HCB_SHORT_PAYLOAD,      /* payload size differs from the registered shape,
+				 * or is too large to hold */
+	HCB_BAD_CHUNK,          /* chunk outside its packet's bounds or order (a chunk of no
+				 * known packet is ignored: its PKT was counted already) */
 	HCB_BAD_RECORD,         /* a record too short or of unknown type */
 	HCB_INCOMPLETE,         /* a packet whose chunks stopped (ring buffer full) */
 	HCB_DECODE_PROBLEMS

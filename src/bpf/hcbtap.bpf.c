@@ -180,8 +180,6 @@ int BPF_USDT(hcbtap_packet, void *arg)
 
 	if (bpf_copy_from_user(&pkt, sizeof(pkt), arg))
 		return 0;
-	if (pkt.device >= HCB_MAX_DEVICES)
-		pkt.device = HCB_MAX_DEVICES - 1;
 
 	/* All or nothing where it can be known in advance: a packet that does
 	 * not fit in the free space now is dropped whole, not half sent. */
@@ -199,6 +197,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 		c.type = HCB_EV_REG;
 		c.consumer_id = pkt.consumer_id;
 		c.device = pkt.device;
+		c.seq = pkt.seq;   /* tells this copy's chunks from another thread's */
 		c.total = pkt.reg_len;
 		c.src = pkt.reg_addr;
 		c.left = pkt.reg_len;
