@@ -8,9 +8,10 @@ BUILD=${HCB_BUILD:-$ROOT/build}
 # Debian packages: build (meson, clang for BPF, bpftool for skeletons,
 # libbpf/libelf/zlib, jansson, ncurses, sdt.h), tests (cmocka, bats and its
 # helpers, python3, shells and bash-completion for the completion tests,
-# util-linux for setpriv/unshare, strace).
+# util-linux for setpriv/unshare, strace, valgrind; libFuzzer from
+# libclang-rt).
 PACKAGES=(
-    build-essential pkg-config meson ninja-build clang llvm
+    build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
     libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev libncurses-dev
     systemtap-sdt-dev linux-libc-dev
     libcmocka-dev bats bats-assert bats-support python3 python3-venv
