@@ -306,6 +306,33 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
+/* A --consumer that matched nothing is most likely a typo: say so, with
+ * what there was to match. */
+static void check_consumer_filters(struct trace *t)
+{
+	struct hcb_registry *reg = hcb_decoder_registry(t->dec);
+	unsigned int n = hcb_registry_count(reg);
+
+	for (unsigned int i = 0; i < t->o->nconsumers; i++) {
+		const char *want = t->o->consumers[i];
+		struct hcb_buf names = HCB_BUF_INIT;
+		int matched = 0;
+
+		for (unsigned int k = 0; k < n && !matched; k++) {
+			const struct hcb_consumer *c = hcb_registry_at(reg, k);
+			char *end;
+			unsigned long long id = strtoull(want, &end, 0);
+
+			matched = !strcmp(want, c->name) || (!*end && id == c->id);
+			hcb_buf_printf(&names, "%s%s (%u)", k ? ", " : "", c->name, c->id);
+		}
+		if (!matched && n)
+			cli_warn("--consumer '%s' matched none of the consumers seen: %s", want,
+				 hcb_buf_str(&names));
+		hcb_buf_free(&names);
+	}
+}
+
 static void summary(struct trace *t, const char *why)
 {
 	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
@@ -432,8 +459,10 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		why = "failed";
 		code = EXIT_FAIL;
 	}
-	if (!t->o->quiet)
+	if (!t->o->quiet) {
+		check_consumer_filters(t);
 		summary(t, why);
+	}
 	return code;
 }
 

@@ -80,6 +80,11 @@ PY
     assert_success
     [ "$(grep -c "\"consumer\":$id,\"name\":\"power3\"" <<<"$output")" -eq 6 ]
     [ "$(grep '"type":"tap"' <<<"$output" | grep -c '"device":[12],')" -eq 0 ]
+    # a filter that matches nothing is most likely a typo: say so
+    run --separate-stderr "$HCBTRACE" attach -d 0.5 --consumer los "$EX_PID"
+    assert_success
+    assert_output ''
+    [[ "$stderr" == *"warning: --consumer 'los' matched none of the consumers seen: loss ("* ]]
 }
 
 @test "attach: -c stops after N taps, -d after SECS" {
