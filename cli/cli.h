@@ -35,7 +35,7 @@ struct cli_cmd {
 	const struct cli_opt *opts; /* ends with { 0 } */
 };
 
-extern const struct cli_cmd cmd_attach, cmd_run, cmd_list;
+extern const struct cli_cmd cmd_attach, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
 
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);

@@ -1,193 +1,65 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * hcbtrace run -- CMD: launch CMD and print its taps from the very first one.
- *
- * The BPF side is loaded before CMD starts.  CMD runs with HCBTRACE_SYNC
- * naming two pipes: when CMD's libhcbtap is loaded, its constructor says so
- * and waits until hcbtrace has attached, so no tap can be emitted unseen.
- */
-#include <errno.h>
-#include <fcntl.h>
+/* hcbtrace run -- CMD: launch CMD and print its taps from the very first one. */
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "trace.h"
 
 static const struct cli_opt run_opts[] = {
+	FORMAT_OPT,
 	TRACE_OPTS,
 	{ 0 }
 };
 
-struct child {
-	pid_t pid;
-	int status;
-	int reaped;
-};
-
-static int child_alive(void *ctx)
+/* Options of run and record: parse up to CMD.  Returns 0 or an exit code;
+ * *first is CMD's index in argv. */
+int parse_launch_opts(const struct cli_cmd *cmd, int argc, char **argv, struct trace_opts *o,
+		      int (*own)(const struct cli_cmd *, struct trace_opts *, int, const char *),
+		      int *first)
 {
-	struct child *ch = ctx;
-
-	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
-		ch->reaped = 1;
-	return !ch->reaped;
-}
-
-static int child_exit_code(struct child *ch)
-{
-	while (!ch->reaped) {
-		if (waitpid(ch->pid, &ch->status, 0) == ch->pid)
-			ch->reaped = 1;
-		else if (errno != EINTR)
-			return EXIT_FAIL;
-	}
-	if (WIFEXITED(ch->status))
-		return WEXITSTATUS(ch->status);
-	if (WIFSIGNALED(ch->status))
-		return 128 + WTERMSIG(ch->status);
-	return EXIT_FAIL;
-}
-
-/* In the child: set up the handshake and exec; report exec failure on errfd. */
-static void exec_child(char **argv, int ready_w, int go_r, int errfd)
-{
-	char env[64];
-	int e;
-
-	snprintf(env, sizeof(env), "%d,%d", ready_w, go_r);
-	setenv("HCBTRACE_SYNC", env, 1);
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(errfd, &e, sizeof(e)) != sizeof(e))
-		_exit(127);
-	_exit(127);
-}
-
-/* Wait for CMD's libhcbtap to say it is loaded.  1: loaded, 0: CMD exited
- * (or was interrupted) without loading it. */
-static int wait_loaded(struct child *ch, int ready_r)
-{
-	struct pollfd pfd = { .fd = ready_r, .events = POLLIN };
-	char c;
-
-	while (!trace_exiting) {
-		int n = poll(&pfd, 1, 100);
-
-		if (n > 0 && read(ready_r, &c, 1) == 1)
-			return 1;
-		if (!child_alive(ch))
-			return 0;
-	}
-	return 0;
-}
-
-static int run_run(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct child ch = { 0 };
 	const struct option *longopts;
 	const char *shortopts;
-	struct trace_opts o;
-	struct trace *t = NULL;
-	int c, code, exec_errno = 0;
+	int c, code;
 
-	trace_opts_init(&o);
 	cli_getopt_tables(cmd, &shortopts, &longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cli_print_help(cmd, stdout);
-			return EXIT_OK;
+			return -1;
 		case ':':
 			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
 		case '?':
 			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
 		default:
-			code = trace_opt(cmd, &o, c, optarg);
+			code = own ? own(cmd, o, c, optarg) : 1;
+			if (code == 1)
+				code = trace_opt(cmd, o, c, optarg);
 			if (code)
 				return code;
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_err(cmd, "which command? hcbtrace run [OPTIONS] -- CMD [ARGS...]");
+	*first = optind;
+	return 0;
+}
 
+static int run_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct trace_opts o;
+	struct trace *t = NULL;
+	int first, code;
+
+	trace_opts_init(&o);
+	code = parse_launch_opts(cmd, argc, argv, &o, NULL, &first);
+	if (code)
+		return code < 0 ? EXIT_OK : code;
+	if (first >= argc)
+		return cli_usage_err(cmd, "which command? hcbtrace run [OPTIONS] -- CMD [ARGS...]");
 	trace_install_signals();
 	code = trace_new(&t, &o);
-	if (code != EXIT_OK)
-		return code;
-	if (pipe(ready) || pipe(go) || pipe2(errp, O_CLOEXEC)) {
-		cli_err("cannot create pipes: %s", strerror(errno));
-		code = EXIT_FAIL;
-		goto out;
-	}
-	ch.pid = fork();
-	if (ch.pid < 0) {
-		cli_err("cannot fork: %s", strerror(errno));
-		code = EXIT_FAIL;
-		goto out;
-	}
-	if (ch.pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		close(errp[0]);
-		exec_child(argv + optind, ready[1], go[0], errp[1]);
-	}
-	close(ready[1]);
-	close(go[0]);
-	close(errp[1]);
-	ready[1] = go[0] = errp[1] = -1;
-	fcntl(ready[0], F_SETFD, FD_CLOEXEC);
-	fcntl(go[1], F_SETFD, FD_CLOEXEC);
-
-	if (read(errp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
-		cli_err("cannot run '%s': %s", argv[optind], strerror(exec_errno));
-		child_exit_code(&ch);
-		code = 127;
-		goto out;
-	}
-	if (!wait_loaded(&ch, ready[0])) {
-		if (!trace_exiting)
-			cli_warn("'%s' exited without loading libhcbtap: there were no taps to trace",
-				 argv[optind]);
-		code = child_exit_code(&ch);
-		goto out;
-	}
-	code = trace_attach(t, ch.pid);
-	/* let CMD go on, attached or not */
-	close(go[1]);
-	go[1] = -1;
-	if (code != EXIT_OK) {
-		kill(ch.pid, SIGTERM);
-		child_exit_code(&ch);
-		goto out;
-	}
-	code = trace_run(t, child_alive, &ch);
-	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
-	 * CMD is not left running unwatched */
-	if (child_alive(&ch))
-		kill(ch.pid, SIGTERM);
 	if (code == EXIT_OK)
-		code = child_exit_code(&ch);
-	else
-		child_exit_code(&ch);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (ready[i] >= 0)
-			close(ready[i]);
-		if (go[i] >= 0)
-			close(go[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
+		code = trace_launch(t, argv + first);
 	trace_free(t);
 	return code;
 }

@@ -24,7 +24,9 @@ static const struct cli_cmd cmd_help = {
 	.opts = help_opts,
 };
 
-static const struct cli_cmd *const commands[] = { &cmd_attach, &cmd_run, &cmd_list, &cmd_help };
+static const struct cli_cmd *const commands[] = {
+	&cmd_attach, &cmd_run, &cmd_record, &cmd_replay, &cmd_convert, &cmd_diff, &cmd_list, &cmd_help,
+};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const struct cli_cmd *find(const char *name)

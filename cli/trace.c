@@ -10,8 +10,8 @@
 
 #include "decode.h"
 #include "idprint.h"
-#include "jsonl.h"
 #include "live.h"
+#include "recfile.h"
 #include "target.h"
 #include "trace.h"
 
@@ -24,10 +24,11 @@ struct trace {
 	pid_t pid;
 	char comm[256];
 	char platform[16];
-	struct hcb_buf out;
+	struct hcb_writer *w;    /* stdout (text or JSONL) or the recording */
+	const char *wname;       /* for messages: "standard output" or the file */
 	uint64_t printed;
 	uint64_t mono_to_real;   /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
-	int write_errno;
+	int write_err;           /* the writer's -errno */
 	int done;                /* -c reached */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
 };
@@ -59,21 +60,11 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 {
 	unsigned long long v;
 	char *end;
+	int code = filter_opt(cmd, &o->filter, c, arg);
 
+	if (code != 1)
+		return code;
 	switch (c) {
-	case OPT_DEVICE:
-		if (cli_parse_u64(cmd, "device", arg, HCB_MAX_DEVICES - 1, &v))
-			return EXIT_USAGE;
-		o->devices[v / 64] |= 1ull << (v % 64);
-		o->device_filter = 1;
-		return 0;
-	case OPT_CONSUMER:
-		if (o->nconsumers == sizeof(o->consumers) / sizeof(o->consumers[0]))
-			return cli_usage_err(cmd, "too many --consumer options (at most 64)");
-		if (!*arg)
-			return cli_usage_err(cmd, "empty --consumer: give a consumer id or name");
-		o->consumers[o->nconsumers++] = arg;
-		return 0;
 	case 'c':
 		if (cli_parse_u64(cmd, "count", arg, ~0ull, &v))
 			return EXIT_USAGE;
@@ -118,57 +109,30 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int wanted(const struct trace *t, const struct hcb_packet *p)
+static int write_record(struct trace *t, const struct hcb_record *rec)
 {
-	const struct trace_opts *o = t->o;
+	int err = t->write_err ? t->write_err : hcb_writer_write(t->w, rec);
 
-	if (o->device_filter && !(o->devices[p->device / 64] & (1ull << (p->device % 64))))
-		return 0;
-	if (!o->nconsumers)
-		return 1;
-	for (unsigned int i = 0; i < o->nconsumers; i++) {
-		char *end;
-		unsigned long long id = strtoull(o->consumers[i], &end, 0);
-
-		if ((!*end && id == p->consumer->id) || !strcmp(o->consumers[i], p->consumer->name))
-			return 1;
-	}
-	return 0;
-}
-
-static int flush_out(struct trace *t)
-{
-	if (t->out.len && fwrite(t->out.data, 1, t->out.len, stdout) != t->out.len) {
-		t->write_errno = errno ? errno : EIO;
-		return -EIO;
-	}
-	hcb_buf_reset(&t->out);
-	return 0;
+	if (err && err != -ENOMEM)
+		t->write_err = err;
+	return err;
 }
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {
 	struct trace *t = ctx;
+	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
 	int err;
 
-	if (t->done || !wanted(t, p))
+	if (t->done || !filter_match(&t->o->filter, p))
 		return 0;
-	if (t->o->format == FORMAT_JSONL)
-		err = hcb_jsonl_tap(&t->out, p->consumer, p->device, (int64_t)p->seq,
-				    p->ts_ns + t->mono_to_real, p->payload);
-	else {
-		static const struct hcb_print_opts popts = HCB_PRINT_OPTS_IDPRINT;
-
-		err = hcb_idprint(&t->out, p->consumer, t->platform, p->device, p->payload, &popts);
-	}
+	rec.tap.ts_ns = p->ts_ns + t->mono_to_real;
+	err = write_record(t, &rec);
 	if (err)
 		return err;
-	if (flush_out(t))
-		return -EIO;
-	if (t->o->count && ++t->printed >= t->o->count)
+	t->printed++;
+	if (t->o->count && t->printed >= t->o->count)
 		t->done = 1;
-	else if (!t->o->count)
-		t->printed++;
 	return 0;
 }
 
@@ -210,10 +174,31 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	}
 	t->o = o;
 	strcpy(t->platform, "cpu");
+	if (o->output) {
+		t->wname = o->output;
+		err = hcb_writer_open(&t->w, o->output, HCB_FMT_UNKNOWN);
+		if (err) {
+			free(t);
+			if (err == -EPROTONOSUPPORT)
+				cli_err("'%s': unknown recording format: name it .jsonl or .hcbcap", o->output);
+			else
+				cli_err("cannot create '%s': %s", o->output, strerror(-err));
+			return err == -EPROTONOSUPPORT ? EXIT_USAGE : EXIT_FAIL;
+		}
+	} else {
+		t->wname = "standard output";
+		err = hcb_writer_open_fd(&t->w, STDOUT_FILENO,
+					 o->format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
+		if (err) {
+			free(t);
+			cli_err("out of memory");
+			return EXIT_FAIL;
+		}
+	}
 	t->mono_to_real = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	err = hcb_decoder_new(&t->dec, &decoder_ops, t);
 	if (err) {
-		free(t);
+		trace_free(t);
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
@@ -306,33 +291,6 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
-/* A --consumer that matched nothing is most likely a typo: say so, with
- * what there was to match. */
-static void check_consumer_filters(struct trace *t)
-{
-	struct hcb_registry *reg = hcb_decoder_registry(t->dec);
-	unsigned int n = hcb_registry_count(reg);
-
-	for (unsigned int i = 0; i < t->o->nconsumers; i++) {
-		const char *want = t->o->consumers[i];
-		struct hcb_buf names = HCB_BUF_INIT;
-		int matched = 0;
-
-		for (unsigned int k = 0; k < n && !matched; k++) {
-			const struct hcb_consumer *c = hcb_registry_at(reg, k);
-			char *end;
-			unsigned long long id = strtoull(want, &end, 0);
-
-			matched = !strcmp(want, c->name) || (!*end && id == c->id);
-			hcb_buf_printf(&names, "%s%s (%u)", k ? ", " : "", c->name, c->id);
-		}
-		if (!matched && n)
-			cli_warn("--consumer '%s' matched none of the consumers seen: %s", want,
-				 hcb_buf_str(&names));
-		hcb_buf_free(&names);
-	}
-}
-
 static void summary(struct trace *t, const char *why)
 {
 	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
@@ -362,19 +320,22 @@ static void summary(struct trace *t, const char *why)
 		hcb_buf_reset(&line);
 	}
 	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
-		"%llu printed, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
+		"%llu written, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
 		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, t->comm,
 		(unsigned long long)t->printed, (unsigned long long)lost);
 	hcb_buf_free(&line);
 }
 
-static void jsonl_tail(struct trace *t)
+/* drop records per device and the end record: the recording says what it lacks */
+static void write_tail(struct trace *t)
 {
+	struct hcb_record rec;
 	uint64_t taps = 0, drops = 0;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
 		struct hcb_dev_stats b = { 0 };
+		struct { uint64_t n; const char *why; } lost[3];
 		uint64_t bad = 0;
 
 		hcb_live_dev_stats(t->live, d, &b);
@@ -383,16 +344,28 @@ static void jsonl_tail(struct trace *t)
 			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
 				bad += s->problems[i];
 		}
-		if (b.drops)
-			hcb_jsonl_drop(&t->out, d, b.drops, "ring buffer full");
-		if (b.read_errors)
-			hcb_jsonl_drop(&t->out, d, b.read_errors, "target memory unreadable");
-		if (bad)
-			hcb_jsonl_drop(&t->out, d, bad, "malformed or incomplete packet");
-		drops += b.drops + b.read_errors + bad;
+		lost[0].n = b.drops;
+		lost[0].why = "ring buffer full";
+		lost[1].n = b.read_errors;
+		lost[1].why = "target memory unreadable";
+		lost[2].n = bad;
+		lost[2].why = "malformed or incomplete packet";
+		for (int i = 0; i < 3; i++) {
+			if (!lost[i].n)
+				continue;
+			rec = (struct hcb_record){ .kind = HCB_REC_DROP };
+			rec.drop.device = d;
+			rec.drop.count = lost[i].n;
+			snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s", lost[i].why);
+			write_record(t, &rec);
+			drops += lost[i].n;
+		}
 	}
-	hcb_jsonl_end(&t->out, taps, drops, clock_ns(CLOCK_REALTIME));
-	flush_out(t);
+	rec = (struct hcb_record){ .kind = HCB_REC_END };
+	rec.end.taps = taps;
+	rec.end.drops = drops;
+	rec.end.end_ns = clock_ns(CLOCK_REALTIME);
+	write_record(t, &rec);
 }
 
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
@@ -407,20 +380,21 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	}
 	if (t->o->duration > 0)
 		deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
-	if (t->o->format == FORMAT_JSONL) {
-		hcb_jsonl_session(&t->out, t->pid, "hcbtap", t->platform, clock_ns(CLOCK_REALTIME));
-		err = flush_out(t);
+	{
+		struct hcb_record rec = { .kind = HCB_REC_SESSION };
+
+		rec.session.version = 1;
+		rec.session.pid = t->pid;
+		snprintf(rec.session.provider, sizeof(rec.session.provider), "hcbtap");
+		snprintf(rec.session.platform, sizeof(rec.session.platform), "%s", t->platform);
+		rec.session.start_ns = clock_ns(CLOCK_REALTIME);
+		err = write_record(t, &rec);
 	}
 	while (!err && !trace_exiting && !t->done) {
 		err = hcb_live_poll(t->live, 100);
 		if (err < 0)
 			break;
 		err = 0;
-		if (fflush(stdout)) {
-			t->write_errno = errno;
-			err = -EIO;
-			break;
-		}
 		if (deadline && clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			why = "duration reached";
 			break;
@@ -444,14 +418,17 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		err = n < 0 ? n : hcb_live_drain(t->live);
 	}
 	hcb_decoder_finish(t->dec);
-	if (!err && t->o->format == FORMAT_JSONL)
-		jsonl_tail(t);
-	if (!err && fflush(stdout)) {
-		t->write_errno = errno;
-		err = -EIO;
+	if (!err)
+		write_tail(t);
+	if (!t->write_err) {
+		int cerr = hcb_writer_close(t->w);
+
+		t->w = NULL;
+		if (cerr)
+			t->write_err = cerr;
 	}
-	if (err == -EIO) {
-		cli_err("writing to standard output: %s", strerror(t->write_errno ? t->write_errno : EIO));
+	if (t->write_err) {
+		cli_err("writing to %s: %s", t->wname, strerror(-t->write_err));
 		why = "output failed";
 		code = EXIT_FAIL;
 	} else if (err < 0) {
@@ -460,7 +437,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		code = EXIT_FAIL;
 	}
 	if (!t->o->quiet) {
-		check_consumer_filters(t);
+		filter_warn_unmatched(&t->o->filter, hcb_decoder_registry(t->dec));
 		summary(t, why);
 	}
 	return code;
@@ -472,6 +449,6 @@ void trace_free(struct trace *t)
 		return;
 	hcb_live_close(t->live);
 	hcb_decoder_free(t->dec);
-	hcb_buf_free(&t->out);
+	hcb_writer_close(t->w);
 	free(t);
 }

@@ -272,6 +272,12 @@ int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const c
 	return err ? err : hcb_buf_puts(out, "}\n");
 }
 
+int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t ts_ns, uint64_t taps)
+{
+	return hcb_buf_printf(out, "{\"type\":\"barrier\",\"ts_ns\":%llu,\"taps\":%llu}\n",
+			      (unsigned long long)ts_ns, (unsigned long long)taps);
+}
+
 int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns)
 {
 	return hcb_buf_printf(out, "{\"type\":\"end\",\"taps\":%llu,\"drops\":%llu,\"end_ns\":%llu}\n",

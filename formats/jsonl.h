@@ -26,6 +26,11 @@ int hcb_jsonl_session(struct hcb_buf *out, pid_t pid, const char *provider,
 int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
 		  int64_t seq, uint64_t ts_ns, const unsigned char *payload);
 int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const char *reason);
+int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t ts_ns, uint64_t taps);
 int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns);
+
+struct hcb_record;
+/* Any record as its JSONL line (tap seq UINT64_MAX: written as null). */
+int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec);
 
 #endif

@@ -121,6 +121,37 @@ out:
 	return err;
 }
 
+int hcb_consumer_to_reg(const struct hcb_consumer *c, void **blob, size_t *len)
+{
+	unsigned int *dtypes = calloc(c->nleaves + 1, sizeof(*dtypes));
+	unsigned int *ndims = calloc(c->nleaves + 1, sizeof(*ndims));
+	const uint64_t **dims = calloc(c->nleaves + 1, sizeof(*dims));
+	const char **kwargs = calloc(2 * c->nkwargs + 1, sizeof(*kwargs));
+	struct hcb_consumer_spec spec = {
+		.name = c->name, .kwargs = kwargs, .tree = c->tree, .nleaves = c->nleaves,
+		.dtypes = dtypes, .ndims = ndims, .dims = dims,
+	};
+	int err = -ENOMEM;
+
+	if (dtypes && ndims && dims && kwargs) {
+		for (unsigned int i = 0; i < c->nleaves; i++) {
+			dtypes[i] = c->leaves[i].dtype;
+			ndims[i] = c->leaves[i].ndim;
+			dims[i] = c->leaves[i].dims;
+		}
+		for (unsigned int i = 0; i < c->nkwargs; i++) {
+			kwargs[2 * i] = c->kwargs[i].key;
+			kwargs[2 * i + 1] = c->kwargs[i].value;
+		}
+		err = hcb_reg_build(&spec, c->id, blob, len);
+	}
+	free(dtypes);
+	free(ndims);
+	free(dims);
+	free(kwargs);
+	return err;
+}
+
 uint32_t hcb_reg_hash(const void *blob, size_t len)
 {
 	const unsigned char *p = blob;

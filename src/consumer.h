@@ -57,6 +57,10 @@ struct hcb_consumer_spec {
 int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
 		  void **blob, size_t *len);
 
+/* The registration blob of an existing consumer (id included): how
+ * recordings store consumers.  -ENOMEM, or -EINVAL for an invalid one. */
+int hcb_consumer_to_reg(const struct hcb_consumer *c, void **blob, size_t *len);
+
 /* The consumer id libhcbtap derives from a blob's content (id field ignored):
  * stable across runs, never 0. */
 uint32_t hcb_reg_hash(const void *blob, size_t len);

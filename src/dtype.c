@@ -164,3 +164,55 @@ int hcb_shape_elems(unsigned int ndim, const uint64_t *dims, uint64_t *count)
 	*count = n;
 	return 0;
 }
+
+/* Round a double into a small binary float format: ebits of exponent,
+ * mbits of mantissa, IEEE layout.  fn: "finite" e4m3 style, where the top
+ * exponent holds numbers and only all-ones is NaN. */
+static uint32_t round_to_format(double v, int ebits, int mbits, int fn)
+{
+	uint32_t sign = signbit(v) ? 1u << (ebits + mbits) : 0;
+	uint32_t expmax = (1u << ebits) - 1, nan = sign | (expmax << mbits) | ((1u << mbits) - 1);
+	int bias = (1 << (ebits - 1)) - 1, e;
+	double a = fabs(v), q;
+	uint32_t biased, mant;
+
+	if (isnan(v))
+		return fn ? nan : (expmax << mbits) | (1u << (mbits - 1));
+	if (a == 0)
+		return sign;
+	if (isinf(a))
+		return fn ? nan : sign | (expmax << mbits);
+	frexp(a, &e);
+	e -= 1;   /* a = 1.f * 2^e */
+	if (e < 1 - bias) {
+		/* subnormal: a multiple of the smallest step; rounding up may
+		 * reach the smallest normal, whose bits follow on directly */
+		q = nearbyint(ldexp(a, bias - 1 + mbits));
+		return sign | (uint32_t)q;
+	}
+	q = nearbyint(ldexp(a, mbits - e));
+	if (q >= ldexp(1, mbits + 1)) {
+		q /= 2;
+		e++;
+	}
+	biased = (uint32_t)(e + bias);
+	mant = (uint32_t)q - (1u << mbits);
+	if (fn) {
+		if (biased > expmax || (biased == expmax && mant == (1u << mbits) - 1))
+			return nan;
+	} else if (biased >= expmax) {
+		return sign | (expmax << mbits);   /* inf */
+	}
+	return sign | biased << mbits | mant;
+}
+
+uint32_t hcb_double_to_narrow_bits(unsigned int dtype, double v)
+{
+	switch (dtype) {
+	case HCB_DT_FLOAT16: return round_to_format(v, 5, 10, 0);
+	case HCB_DT_BFLOAT16: return round_to_format(v, 8, 7, 0);
+	case HCB_DT_FLOAT8_E4M3FN: return round_to_format(v, 4, 3, 1);
+	case HCB_DT_FLOAT8_E5M2: return round_to_format(v, 5, 2, 0);
+	default: return 0;
+	}
+}

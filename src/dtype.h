@@ -25,6 +25,13 @@ double hcb_half_to_double(uint16_t h);
 double hcb_bfloat16_to_double(uint16_t h);
 double hcb_f8e4m3fn_to_double(uint8_t v);
 double hcb_f8e5m2_to_double(uint8_t v);
+/*
+ * The bit pattern of the float16, bfloat16 or float8 value nearest to v
+ * (round half to even; overflow to inf, or NaN for float8_e4m3fn which has
+ * no inf).  0 for other dtypes.
+ */
+uint32_t hcb_double_to_narrow_bits(unsigned int dtype, double v);
+
 /* Real value of a float/int/bool element as double (complex: the real part). */
 double hcb_elem_to_double(unsigned int dtype, const void *p);
 /* Integer/bool element, exact. */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "playback.h"
+#include "trace.h"
+
+static void pace(uint64_t *last, uint64_t ts, double speed)
+{
+	struct timespec d;
+	double wait;
+
+	if (*last && ts > *last && !trace_exiting) {
+		wait = (double)(ts - *last) / 1e9 / speed;
+		if (wait > 3600)
+			wait = 3600;   /* a clock jump in the recording must not stall us for days */
+		d.tv_sec = (time_t)wait;
+		d.tv_nsec = (long)((wait - (double)d.tv_sec) * 1e9);
+		while (nanosleep(&d, &d) && errno == EINTR && !trace_exiting)
+			;
+	}
+	*last = ts;
+}
+
+int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o)
+{
+	struct hcb_reader *r = NULL;
+	struct hcb_record rec;
+	uint64_t taps = 0, records = 0, last_ts = 0;
+	int n, err = 0, code = EXIT_OK;
+
+	n = hcb_reader_open(&r, in);
+	if (n) {
+		hcb_writer_close(w);
+		if (n == -EPROTONOSUPPORT)
+			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", in);
+		else
+			cli_err("cannot open '%s': %s", in, strerror(-n));
+		return n == -ENOENT || n == -EACCES ? EXIT_TARGET : EXIT_FAIL;
+	}
+	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
+		if (rec.kind == HCB_REC_TAP) {
+			if (o->count && taps >= o->count)
+				break;
+			if (!filter_match(&o->filter, &rec.tap))
+				continue;
+			if (o->speed > 0)
+				pace(&last_ts, rec.tap.ts_ns, o->speed);
+			taps++;
+		}
+		records++;
+		err = hcb_writer_write(w, &rec);
+		if (err)
+			break;
+	}
+	if (n < 0 && !err) {
+		if (n == -ENODATA) {
+			cli_warn("%s", hcb_reader_error(r));
+		} else {
+			cli_err("%s", hcb_reader_error(r));
+			code = EXIT_FAIL;
+		}
+	}
+	if (!err)
+		err = hcb_writer_close(w);
+	else
+		hcb_writer_close(w);
+	if (err) {
+		cli_err("writing to %s: %s", wname, strerror(-err));
+		code = EXIT_FAIL;
+	}
+	if (!o->quiet)
+		filter_warn_unmatched(&o->filter, hcb_reader_consumers(r));
+	hcb_reader_close(r);
+	return code;
+}

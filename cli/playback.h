@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* playback.h - a recording through filters (and pacing) into a writer: replay and convert. */
+#ifndef HCB_CLI_PLAYBACK_H
+#define HCB_CLI_PLAYBACK_H
+
+#include "filter.h"
+#include "recfile.h"
+
+struct playback_opts {
+	struct tap_filter filter;
+	unsigned long long count;   /* taps; 0: all */
+	double speed;               /* pacing: 1 original, 2 twice as fast; 0: no waiting */
+	int quiet;
+};
+
+/*
+ * Read the recording at in and write its records (taps that pass the
+ * filter, up to count) to w, named wname in messages.  A damaged file gets
+ * one message naming file and line/offset after everything before it was
+ * written; a truncated one a warning.  Returns an exit code; closes w.
+ */
+int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o);
+
+#endif

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jsonl_read.c - the JSONL recording reader (formats/JSONL.md).
+ *
+ * One line at a time: parsed strictly, then checked against the schema.
+ * Consumers are rebuilt from the tap records (name, kwargs, tree, dtypes,
+ * shapes) through the same validation as a registration read from a live
+ * target, and must stay the same for a consumer id throughout a file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer.h"
+#include "dtype.h"
+#include "jsonl.h"
+#include "jsonparse.h"
+#include "recfile_impl.h"
+
+/* No line is longer than this (a 64 Mi-element float64 tap is ~1.5 GB of
+ * text; past it a file is more likely damaged than real). */
+#define MAX_LINE (4ull << 30)
+
+struct known {
+	uint32_t id;
+	void *blob;
+	size_t len;
+};
+
+struct jsonl_reader {
+	char *line;
+	size_t cap;
+	uint64_t lineno;
+	struct jdoc doc;
+	unsigned char *payload;
+	size_t payload_cap;
+	struct known *known;   /* registration blobs by consumer, to check consistency */
+	unsigned int nknown, known_cap;
+	char where[32];
+};
+
+static const char *where(struct hcb_reader *r)
+{
+	struct jsonl_reader *s = r->state;
+
+	snprintf(s->where, sizeof(s->where), "%llu", (unsigned long long)s->lineno);
+	return s->where;
+}
+
+#define BAD(r, ...) hcb_reader_fail((r), -EBADMSG, where(r), __VA_ARGS__)
+
+/* Field helpers: each returns 0 or fails the reader. */
+static int get_u64(struct hcb_reader *r, uint32_t obj, const char *key, uint64_t max,
+		   uint64_t *out, int optional)
+{
+	struct jsonl_reader *s = r->state;
+	uint32_t i = jget(&s->doc, obj, key);
+	char buf[32], *end;
+
+	if (i == UINT32_MAX) {
+		if (optional)
+			return 0;
+		return BAD(r, "'%s' is missing", key);
+	}
+	if (s->doc.nodes[i].kind != J_NUM || s->doc.nodes[i].numlen >= sizeof(buf) ||
+	    s->doc.nodes[i].num[0] == '-')
+		return BAD(r, "'%s' is not a whole number from 0 to %llu", key, (unsigned long long)max);
+	memcpy(buf, s->doc.nodes[i].num, s->doc.nodes[i].numlen);
+	buf[s->doc.nodes[i].numlen] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 10);
+	if (errno || *end || *out > max)
+		return BAD(r, "'%s' is not a whole number from 0 to %llu", key, (unsigned long long)max);
+	return 0;
+}
+
+static int get_str(struct hcb_reader *r, uint32_t obj, const char *key, const char **out,
+		   int optional)
+{
+	struct jsonl_reader *s = r->state;
+	uint32_t i = jget(&s->doc, obj, key);
+
+	if (i == UINT32_MAX) {
+		if (optional)
+			return 0;
+		return BAD(r, "'%s' is missing", key);
+	}
+	if (s->doc.nodes[i].kind != J_STR)
+		return BAD(r, "'%s' is not a string", key);
+	if (strlen(jstr(&s->doc, i)) != s->doc.nodes[i].slen)
+		return BAD(r, "'%s' holds a NUL character", key);
+	*out = jstr(&s->doc, i);
+	return 0;
+}
+
+static int copy_str(struct hcb_reader *r, uint32_t obj, const char *key, char *dst, size_t size,
+		    int optional)
+{
+	const char *v = NULL;
+
+	if (get_str(r, obj, key, &v, optional))
+		return r->err;
+	if (!v)
+		return 0;
+	if (strlen(v) >= size)
+		return BAD(r, "'%s' is longer than %zu bytes", key, size - 1);
+	strcpy(dst, v);
+	return 0;
+}
+
+/* One number of an array's data, in its dtype, stored at p. */
+static int element(struct hcb_reader *r, uint32_t i, unsigned int dtype, unsigned char *p,
+		   uint64_t index)
+{
+	struct jsonl_reader *s = r->state;
+	const struct jnode *n = &s->doc.nodes[i];
+	size_t size = hcb_dtype_size(dtype);
+	char buf[64], *end;
+	double v;
+
+	if (hcb_dtype_is_complex(dtype)) {
+		unsigned int part = dtype == HCB_DT_COMPLEX64 ? HCB_DT_FLOAT32 : HCB_DT_FLOAT64;
+
+		if (n->kind != J_ARR || n->count != 2)
+			return BAD(r, "data[%llu] of a %s array is not a [re, im] pair",
+				   (unsigned long long)index, hcb_dtype_name(dtype));
+		if (element(r, i + 1, part, p, index))
+			return r->err;
+		return element(r, s->doc.nodes[i + 1].end, part, p + size / 2, index);
+	}
+	if (dtype == HCB_DT_BOOL) {
+		if (n->kind != J_TRUE && n->kind != J_FALSE)
+			return BAD(r, "data[%llu] of a bool array is not true or false", (unsigned long long)index);
+		*p = n->kind == J_TRUE;
+		return 0;
+	}
+	if (hcb_dtype_is_float(dtype) && n->kind == J_STR) {
+		const char *t = jstr(&s->doc, i);
+
+		if (!strcmp(t, "nan"))
+			v = NAN;
+		else if (!strcmp(t, "inf"))
+			v = INFINITY;
+		else if (!strcmp(t, "-inf"))
+			v = -INFINITY;
+		else
+			return BAD(r, "data[%llu] is \"%s\": expected a number, \"nan\", \"inf\" or \"-inf\"",
+				   (unsigned long long)index, t);
+	} else {
+		if (n->kind != J_NUM || n->numlen >= sizeof(buf))
+			return BAD(r, "data[%llu] of a %s array is not a number", (unsigned long long)index,
+				   hcb_dtype_name(dtype));
+		memcpy(buf, n->num, n->numlen);
+		buf[n->numlen] = '\0';
+		if (!hcb_dtype_is_float(dtype)) {
+			/* integers exactly, in range: a float here is an error */
+			errno = 0;
+			if (hcb_dtype_is_signed(dtype)) {
+				long long x = strtoll(buf, &end, 10);
+				long long lim = size == 8 ? INT64_MAX : (1ll << (size * 8 - 1)) - 1;
+
+				if (errno || *end || x > lim || x < -lim - 1)
+					goto range;
+				memcpy(p, &x, size);   /* little endian: the low bytes */
+			} else {
+				unsigned long long x = strtoull(buf, &end, 10);
+				unsigned long long lim = size == 8 ? UINT64_MAX : (1ull << (size * 8)) - 1;
+
+				if (errno || *end || x > lim || buf[0] == '-')
+					goto range;
+				memcpy(p, &x, size);
+			}
+			return 0;
+range:
+			return BAD(r, "data[%llu] = %s is not a %s", (unsigned long long)index, buf,
+				   hcb_dtype_name(dtype));
+		}
+		v = strtod(buf, &end);
+	}
+	switch (dtype) {
+	case HCB_DT_FLOAT64:
+		memcpy(p, &v, 8);
+		break;
+	case HCB_DT_FLOAT32: {
+		float f = n->kind == J_NUM ? strtof(buf, NULL) : (float)v;   /* rounded once */
+
+		memcpy(p, &f, 4);
+		break;
+	}
+	default: {
+		uint32_t bits = hcb_double_to_narrow_bits(dtype, v);
+
+		memcpy(p, &bits, size);
+	}
+	}
+	return 0;
+}
+
+static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spec *spec,
+			     uint32_t id, const struct hcb_consumer **out)
+{
+	struct jsonl_reader *s = r->state;
+	struct hcb_consumer *c;
+	size_t len;
+	void *blob;
+	int err;
+
+	err = hcb_reg_build(spec, id, &blob, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return BAD(r, "consumer %u: invalid name, kwargs, tree or leaf shapes", id);
+	for (unsigned int i = 0; i < s->nknown; i++) {
+		if (s->known[i].id != id)
+			continue;
+		if (s->known[i].len != len || memcmp(s->known[i].blob, blob, len)) {
+			free(blob);
+			return BAD(r, "consumer %u changes its name, kwargs, tree or shapes here; "
+				   "a consumer is the same throughout a recording", id);
+		}
+		free(blob);
+		*out = hcb_registry_get(r->consumers, id);
+		return 0;
+	}
+	err = hcb_consumer_from_reg(blob, len, &c);
+	if (err) {
+		free(blob);
+		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
+	}
+	if (s->nknown == s->known_cap) {
+		unsigned int cap = s->known_cap ? s->known_cap * 2 : 16;
+		struct known *k = realloc(s->known, cap * sizeof(*k));
+
+		if (!k) {
+			free(blob);
+			hcb_consumer_free(c);
+			return -ENOMEM;
+		}
+		s->known = k;
+		s->known_cap = cap;
+	}
+	s->known[s->nknown++] = (struct known){ id, blob, len };
+	err = hcb_registry_add(r->consumers, c);
+	if (err)
+		return err;
+	*out = hcb_registry_get(r->consumers, id);
+	return 0;
+}
+
+static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct jsonl_reader *s = r->state;
+	struct jdoc *d = &s->doc;
+	uint32_t arrays, kw, a;
+	uint64_t device, id, ts = 0, seq = UINT64_MAX;
+	const char *name, *tree;
+	const char **kwargs = NULL;
+	unsigned int nleaves, *dtypes = NULL, *ndims = NULL;
+	uint64_t (*dims)[HCB_MAX_DIMS] = NULL;
+	const uint64_t **dimp = NULL;
+	const struct hcb_consumer *c = NULL;
+	uint64_t off = 0;
+	int err;
+
+	if (get_u64(r, 0, "device", UINT32_MAX, &device, 0) ||
+	    get_u64(r, 0, "consumer", UINT32_MAX, &id, 0) ||
+	    get_u64(r, 0, "ts_ns", UINT64_MAX, &ts, 1) ||
+	    get_str(r, 0, "name", &name, 0) || get_str(r, 0, "tree", &tree, 0))
+		return r->err;
+	if (id == 0)
+		return BAD(r, "consumer id 0 is reserved");
+	a = jget(d, 0, "seq");
+	if (a != UINT32_MAX && d->nodes[a].kind != J_NULL &&
+	    get_u64(r, 0, "seq", UINT64_MAX - 1, &seq, 0))
+		return r->err;
+	kw = jget(d, 0, "kwargs");
+	if (kw != UINT32_MAX && d->nodes[kw].kind != J_OBJ)
+		return BAD(r, "'kwargs' is not an object");
+	arrays = jget(d, 0, "arrays");
+	if (arrays == UINT32_MAX || d->nodes[arrays].kind != J_ARR)
+		return BAD(r, "'arrays' is missing or not a list");
+	nleaves = d->nodes[arrays].count;
+	if (nleaves > HCB_MAX_LEAVES)
+		return BAD(r, "%u arrays: at most %u", nleaves, HCB_MAX_LEAVES);
+
+	err = -ENOMEM;
+	kwargs = calloc(2 * (kw != UINT32_MAX ? d->nodes[kw].count : 0) + 1, sizeof(*kwargs));
+	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
+	ndims = calloc(nleaves + 1, sizeof(*ndims));
+	dims = calloc(nleaves + 1, sizeof(*dims));
+	dimp = calloc(nleaves + 1, sizeof(*dimp));
+	if (!kwargs || !dtypes || !ndims || !dims || !dimp)
+		goto out;
+	if (kw != UINT32_MAX) {
+		uint32_t k = jfirst(kw);
+
+		for (uint32_t i = 0; i < d->nodes[kw].count; i++, k = d->nodes[k].end) {
+			if (d->nodes[k].kind != J_STR) {
+				err = BAD(r, "kwargs '%s' is not a string", jkey(d, k));
+				goto out;
+			}
+			kwargs[2 * i] = jkey(d, k);
+			kwargs[2 * i + 1] = jstr(d, k);
+		}
+	}
+	a = jfirst(arrays);
+	for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
+		uint32_t shape = jget(d, a, "shape"), dim;
+		const char *dt;
+
+		if (d->nodes[a].kind != J_OBJ) {
+			err = BAD(r, "arrays[%u] is not an object", i);
+			goto out;
+		}
+		if (get_str(r, a, "dtype", &dt, 0)) {
+			err = r->err;
+			goto out;
+		}
+		dtypes[i] = hcb_dtype_from_name(dt);
+		if (dtypes[i] == HCB_DT_INVALID) {
+			err = BAD(r, "arrays[%u]: unknown dtype '%s'", i, dt);
+			goto out;
+		}
+		if (shape == UINT32_MAX || d->nodes[shape].kind != J_ARR || d->nodes[shape].count > HCB_MAX_DIMS) {
+			err = BAD(r, "arrays[%u]: 'shape' is missing or not a list of at most %u sizes", i, HCB_MAX_DIMS);
+			goto out;
+		}
+		ndims[i] = d->nodes[shape].count;
+		dim = jfirst(shape);
+		for (unsigned int k = 0; k < ndims[i]; k++, dim = d->nodes[dim].end) {
+			char buf[32], *end;
+
+			if (d->nodes[dim].kind != J_NUM || d->nodes[dim].numlen >= sizeof(buf) ||
+			    d->nodes[dim].num[0] == '-') {
+				err = BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
+				goto out;
+			}
+			memcpy(buf, d->nodes[dim].num, d->nodes[dim].numlen);
+			buf[d->nodes[dim].numlen] = '\0';
+			errno = 0;
+			dims[i][k] = strtoull(buf, &end, 10);
+			if (errno || *end) {
+				err = BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
+				goto out;
+			}
+		}
+		dimp[i] = dims[i];
+	}
+	{
+		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, dtypes, ndims, dimp };
+
+		err = remember_consumer(r, &spec, (uint32_t)id, &c);
+		if (err)
+			goto out;
+	}
+	if (c->total_bytes > s->payload_cap) {
+		unsigned char *p = realloc(s->payload, c->total_bytes);
+
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
+		}
+		s->payload = p;
+		s->payload_cap = c->total_bytes;
+	}
+	a = jfirst(arrays);
+	for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
+		const struct hcb_leaf_shape *l = &c->leaves[i];
+		uint32_t data = jget(d, a, "data"), e;
+		size_t size = hcb_dtype_size(l->dtype);
+
+		if (data == UINT32_MAX || d->nodes[data].kind != J_ARR) {
+			err = BAD(r, "arrays[%u]: 'data' is missing or not a list", i);
+			goto out;
+		}
+		if (d->nodes[data].count != l->nelems) {
+			err = BAD(r, "arrays[%u]: 'data' has %u values; its shape needs %llu", i,
+				  d->nodes[data].count, (unsigned long long)l->nelems);
+			goto out;
+		}
+		e = jfirst(data);
+		for (uint64_t k = 0; k < l->nelems; k++, e = d->nodes[e].end)
+			if (element(r, e, l->dtype, s->payload + off + k * size, k)) {
+				err = r->err;
+				goto out;
+			}
+		off += l->nbytes;
+	}
+	rec->kind = HCB_REC_TAP;
+	rec->tap = (struct hcb_packet){
+		.device = (uint32_t)device, .seq = seq, .ts_ns = ts,
+		.consumer = c, .payload = s->payload,
+	};
+	err = 1;
+out:
+	free(kwargs);
+	free(dtypes);
+	free(ndims);
+	free(dims);
+	free(dimp);
+	return err;
+}
+
+static int read_record(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct jsonl_reader *s = r->state;
+	const char *type;
+	uint64_t v;
+
+	if (s->doc.nodes[0].kind != J_OBJ)
+		return BAD(r, "a record is a JSON object");
+	if (get_str(r, 0, "type", &type, 0))
+		return r->err;
+	memset(rec, 0, sizeof(*rec));
+	if (!strcmp(type, "tap"))
+		return read_tap(r, rec);
+	if (!strcmp(type, "session")) {
+		rec->kind = HCB_REC_SESSION;
+		if (get_u64(r, 0, "version", UINT32_MAX, &v, 0))
+			return r->err;
+		if (v != HCB_JSONL_VERSION)
+			return hcb_reader_fail(r, -EPROTO, where(r),
+					       "recording format version %llu; this hcbtrace reads version %d",
+					       (unsigned long long)v, HCB_JSONL_VERSION);
+		rec->session.version = (int)v;
+		strcpy(rec->session.platform, "cpu");
+		if (get_u64(r, 0, "pid", INT32_MAX, &v, 1))
+			return r->err;
+		rec->session.pid = (int32_t)v;
+		v = 0;
+		if (get_u64(r, 0, "start_ns", UINT64_MAX, &v, 1) ||
+		    copy_str(r, 0, "provider", rec->session.provider, sizeof(rec->session.provider), 1) ||
+		    copy_str(r, 0, "platform", rec->session.platform, sizeof(rec->session.platform), 1))
+			return r->err;
+		rec->session.start_ns = v;
+		return 1;
+	}
+	if (!strcmp(type, "drop")) {
+		rec->kind = HCB_REC_DROP;
+		if (get_u64(r, 0, "device", UINT32_MAX, &v, 0))
+			return r->err;
+		rec->drop.device = (uint32_t)v;
+		if (get_u64(r, 0, "count", UINT64_MAX, &rec->drop.count, 0) ||
+		    copy_str(r, 0, "reason", rec->drop.reason, sizeof(rec->drop.reason), 1))
+			return r->err;
+		return 1;
+	}
+	if (!strcmp(type, "barrier")) {
+		rec->kind = HCB_REC_BARRIER;
+		if (get_u64(r, 0, "ts_ns", UINT64_MAX, &rec->barrier.ts_ns, 1) ||
+		    get_u64(r, 0, "taps", UINT64_MAX, &rec->barrier.taps, 1))
+			return r->err;
+		return 1;
+	}
+	if (!strcmp(type, "end")) {
+		rec->kind = HCB_REC_END;
+		if (get_u64(r, 0, "taps", UINT64_MAX, &rec->end.taps, 1) ||
+		    get_u64(r, 0, "drops", UINT64_MAX, &rec->end.drops, 1) ||
+		    get_u64(r, 0, "end_ns", UINT64_MAX, &rec->end.end_ns, 1))
+			return r->err;
+		return 1;
+	}
+	return BAD(r, "unknown record type '%s' (expected session, tap, drop, barrier or end)", type);
+}
+
+static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct jsonl_reader *s = r->state;
+	ssize_t n;
+	int err;
+
+	for (;;) {
+		errno = 0;
+		n = getline(&s->line, &s->cap, r->f);
+		if (n < 0) {
+			if (ferror(r->f))
+				return hcb_reader_fail(r, -EIO, NULL, "read error: %s", strerror(errno ? errno : EIO));
+			return 0;
+		}
+		s->lineno++;
+		if ((uint64_t)n > MAX_LINE)
+			return hcb_reader_fail(r, -E2BIG, where(r), "a line of %zd bytes: more than this reader holds", n);
+		if (s->line[n - 1] != '\n')
+			return hcb_reader_fail(r, -ENODATA, where(r),
+					       "the recording ends in the middle of a line (truncated?); "
+					       "the %llu lines before it are complete",
+					       (unsigned long long)s->lineno - 1);
+		if (n == 1)
+			continue;   /* blank lines carry nothing */
+		if (memchr(s->line, '\0', (size_t)n))
+			return BAD(r, "a NUL byte in the line");
+		err = jparse(&s->doc, s->line, (size_t)n - 1);
+		if (err == -EBADMSG)
+			return BAD(r, "not valid JSON: %s", s->doc.error);
+		if (err)
+			return err;
+		return read_record(r, rec);
+	}
+}
+
+static void jsonl_free(struct hcb_reader *r)
+{
+	struct jsonl_reader *s = r->state;
+
+	if (!s)
+		return;
+	for (unsigned int i = 0; i < s->nknown; i++)
+		free(s->known[i].blob);
+	free(s->known);
+	free(s->line);
+	free(s->payload);
+	jdoc_free(&s->doc);
+	free(s);
+}
+
+int hcb_jsonl_reader_init(struct hcb_reader *r)
+{
+	r->state = calloc(1, sizeof(struct jsonl_reader));
+	if (!r->state)
+		return -ENOMEM;
+	r->next = jsonl_next;
+	r->free = jsonl_free;
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* recfile.c - opening recordings and dispatching to their format. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recfile_impl.h"
+
+static const struct {
+	const char *ext;
+	enum hcb_file_format f;
+	const char *name;
+} formats[] = {
+	{ ".jsonl", HCB_FMT_JSONL, "jsonl" },
+	{ ".hcbcap", HCB_FMT_HCBCAP, "hcbcap" },
+	{ ".npz", HCB_FMT_NPZ, "npz" },
+	{ ".txt", HCB_FMT_TEXT, "text" },
+};
+
+enum hcb_file_format hcb_file_format_of(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		size_t e = strlen(formats[i].ext);
+
+		if (n > e && strcmp(path + n - e, formats[i].ext) == 0)
+			return formats[i].f;
+	}
+	return HCB_FMT_UNKNOWN;
+}
+
+const char *hcb_file_format_name(enum hcb_file_format f)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].f == f)
+			return formats[i].name;
+	return "unknown";
+}
+
+int hcb_reader_fail(struct hcb_reader *r, int err, const char *where, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (r->err)
+		return r->err;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->error, sizeof(r->error), "%s:%s%s %s", r->path, where ? where : "",
+		 where ? ":" : "", msg);
+	r->err = err;
+	return err;
+}
+
+int hcb_reader_open(struct hcb_reader **out, const char *path)
+{
+	enum hcb_file_format f = strcmp(path, "-") ? hcb_file_format_of(path) : HCB_FMT_JSONL;
+	struct hcb_reader *r;
+	int err;
+
+	if (f == HCB_FMT_NPZ)
+		return -EPROTONOSUPPORT;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->path = strdup(strcmp(path, "-") ? path : "<stdin>");
+	r->consumers = hcb_registry_new();
+	if (!r->path || !r->consumers) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	r->f = strcmp(path, "-") ? fopen(path, "rbe") : fdopen(dup(STDIN_FILENO), "rb");
+	if (!r->f) {
+		err = -errno;
+		goto fail;
+	}
+	/* a file named otherwise is recognised by its first byte */
+	if (f == HCB_FMT_UNKNOWN) {
+		int c = getc(r->f);
+
+		f = c == '{' ? HCB_FMT_JSONL : c == 'H' ? HCB_FMT_HCBCAP : HCB_FMT_UNKNOWN;
+		if (c != EOF)
+			ungetc(c, r->f);
+		if (f == HCB_FMT_UNKNOWN) {
+			err = -EPROTONOSUPPORT;
+			goto fail;
+		}
+	}
+	err = f == HCB_FMT_JSONL ? hcb_jsonl_reader_init(r) : hcb_hcbcap_reader_init(r);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	hcb_reader_close(r);
+	return err;
+}
+
+int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
+{
+	int n;
+
+	if (r->err)
+		return r->err;
+	n = r->next(r, rec);
+	if (n < 0 && !r->err)
+		hcb_reader_fail(r, n, NULL, "%s", strerror(-n));
+	if (n == 1 && rec->kind == HCB_REC_SESSION) {
+		r->session = rec->session;
+		r->have_session = 1;
+	}
+	return n < 0 ? r->err : n;
+}
+
+const char *hcb_reader_error(const struct hcb_reader *r)
+{
+	return r->error;
+}
+
+const struct hcb_session_info *hcb_reader_session(const struct hcb_reader *r)
+{
+	return r->have_session ? &r->session : NULL;
+}
+
+const struct hcb_registry *hcb_reader_consumers(const struct hcb_reader *r)
+{
+	return r->consumers;
+}
+
+void hcb_reader_close(struct hcb_reader *r)
+{
+	if (!r)
+		return;
+	if (r->free)
+		r->free(r);
+	if (r->f)
+		fclose(r->f);
+	hcb_registry_free(r->consumers);
+	free(r->path);
+	free(r);
+}
+
+int hcb_write_all(struct hcb_writer *w, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(w->fd, c, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+		w->bytes += (uint64_t)k;
+	}
+	return 0;
+}
+
+static int writer_init(struct hcb_writer *w, enum hcb_file_format f)
+{
+	switch (f) {
+	case HCB_FMT_JSONL: return hcb_jsonl_writer_init(w);
+	case HCB_FMT_HCBCAP: return hcb_hcbcap_writer_init(w);
+	case HCB_FMT_NPZ: return hcb_npz_writer_init(w);
+	case HCB_FMT_TEXT: return hcb_text_writer_init(w);
+	default: return -EPROTONOSUPPORT;
+	}
+}
+
+int hcb_writer_open_fd(struct hcb_writer **out, int fd, enum hcb_file_format f)
+{
+	struct hcb_writer *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	err = writer_init(w, f);
+	if (err) {
+		free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_format f)
+{
+	int fd, err;
+
+	if (f == HCB_FMT_UNKNOWN)
+		f = hcb_file_format_of(path);
+	if (f == HCB_FMT_UNKNOWN)
+		return -EPROTONOSUPPORT;
+	/* 0600 whatever the umask: taps can hold private data */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = hcb_writer_open_fd(out, fd, f);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	(*out)->own_fd = 1;
+	return 0;
+}
+
+int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
+{
+	if (rec->kind == HCB_REC_SESSION) {
+		w->session = rec->session;
+		w->have_session = 1;
+	}
+	return w->write(w, rec);
+}
+
+int hcb_writer_close(struct hcb_writer *w)
+{
+	int err = 0;
+
+	if (!w)
+		return 0;
+	if (w->close)
+		err = w->close(w);
+	if (w->own_fd) {
+		if (!err && fsync(w->fd) < 0 && errno != EINVAL)
+			err = -errno;
+		if (close(w->fd) < 0 && !err)
+			err = -errno;
+	}
+	free(w);
+	return err;
+}
+
+uint64_t hcb_writer_bytes(const struct hcb_writer *w)
+{
+	return w->bytes;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recfile.h - reading and writing recordings, whatever their format.
+ *
+ * The format comes from the file name: ".jsonl" (DESIGN 6.2, formats/JSONL.md),
+ * ".hcbcap" (DESIGN 6.3, formats/HCBCAP.md), ".npz" (write only: one .npy
+ * array per tap leaf).  Readers are the file providers of DESIGN 4.4: they
+ * yield struct hcb_record one at a time, streaming, in the file's order.
+ *
+ * Errors: functions return -errno; a reader that meets damage keeps a
+ * message naming the file and the line (JSONL) or byte offset (.hcbcap),
+ * available from hcb_reader_error(), and everything before the damage has
+ * been returned already.
+ */
+#ifndef HCB_RECFILE_H
+#define HCB_RECFILE_H
+
+#include <stdio.h>
+
+#include "record.h"
+#include "registry.h"
+
+enum hcb_file_format {
+	HCB_FMT_UNKNOWN = 0,
+	HCB_FMT_JSONL,
+	HCB_FMT_HCBCAP,
+	HCB_FMT_NPZ,
+	HCB_FMT_TEXT,      /* id_print text: write only, taps only */
+};
+
+/* By the name's extension; HCB_FMT_UNKNOWN if none matches. */
+enum hcb_file_format hcb_file_format_of(const char *path);
+const char *hcb_file_format_name(enum hcb_file_format f);
+
+/* ---- reading ---- */
+
+struct hcb_reader;
+
+/* Opens path ("-" is standard input, read as JSONL).  -ENOENT etc. from
+ * open(2); -EPROTONOSUPPORT for a format that cannot be read (npz). */
+int hcb_reader_open(struct hcb_reader **out, const char *path);
+/*
+ * The next record: 1 and *rec filled, 0 at the end of the file, or
+ *   -EBADMSG   damaged or invalid content (message from hcb_reader_error)
+ *   -ENODATA   the file ends inside a record: a truncated recording; what
+ *              came before is complete, the message says where it stops
+ *   -EPROTO    a version this hcbtrace does not read
+ *   -E2BIG     a record claims more than this reader will hold
+ *   -ENOMEM, -EIO
+ * After an error, further calls return the same error.
+ */
+int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec);
+/* "FILE:LINE: what is wrong" (or "FILE: offset N: ..."), or "" */
+const char *hcb_reader_error(const struct hcb_reader *r);
+/* The session record's information once read (NULL before). */
+const struct hcb_session_info *hcb_reader_session(const struct hcb_reader *r);
+/* The consumers met so far. */
+const struct hcb_registry *hcb_reader_consumers(const struct hcb_reader *r);
+void hcb_reader_close(struct hcb_reader *r);
+
+/* ---- writing ---- */
+
+struct hcb_writer;
+
+/*
+ * Create path (mode 0600: taps can hold private data; an existing file is
+ * replaced) for format f, or write to fd when path is NULL (JSONL only).
+ * Every record is complete in the file (one write) before the next starts,
+ * so a killed writer leaves a file readable up to its last record.
+ */
+int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_format f);
+int hcb_writer_open_fd(struct hcb_writer **out, int fd, enum hcb_file_format f);
+/* -EIO/-ENOSPC/-EPIPE...: the write failed; the file holds every record before. */
+int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec);
+/* Flush (npz writes its directory here) and close; -errno on failure. */
+int hcb_writer_close(struct hcb_writer *w);
+/* Bytes written so far. */
+uint64_t hcb_writer_bytes(const struct hcb_writer *w);
+
+#endif

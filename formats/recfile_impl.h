@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recfile_impl.h - what each recording format implements behind recfile.h.
+ * recfile.c opens the file, picks the format and owns the generic state;
+ * a format's init function fills in its callbacks and private state.
+ */
+#ifndef HCB_RECFILE_IMPL_H
+#define HCB_RECFILE_IMPL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "recfile.h"
+#include "registry.h"
+
+struct hcb_reader {
+	/* the format's: 1 record, 0 end, -errno (after hcb_reader_fail) */
+	int (*next)(struct hcb_reader *r, struct hcb_record *rec);
+	void (*free)(struct hcb_reader *r);
+	void *state;
+	FILE *f;                    /* opened for reading, buffered */
+	char *path;                 /* as given, for messages */
+	struct hcb_registry *consumers;   /* consumers met in the file; taps point here */
+	char error[512];
+	int err;                    /* sticky once set */
+	struct hcb_session_info session;
+	int have_session;
+};
+
+/* Record an error: "PATH:WHERE: message" where WHERE is the format's
+ * ("12" for a JSONL line, "offset 4096" for .hcbcap).  Returns err. */
+int hcb_reader_fail(struct hcb_reader *r, int err, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+int hcb_jsonl_reader_init(struct hcb_reader *r);
+int hcb_hcbcap_reader_init(struct hcb_reader *r);
+
+struct hcb_writer {
+	int (*write)(struct hcb_writer *w, const struct hcb_record *rec);
+	int (*close)(struct hcb_writer *w);   /* the format's last words; not close(fd) */
+	void *state;
+	int fd;
+	int own_fd;
+	uint64_t bytes;
+	struct hcb_session_info session;      /* the last session record written */
+	int have_session;
+};
+
+/* Write n bytes with as few write(2) calls as the kernel allows (one for a
+ * regular file); EINTR and short writes retried.  -errno on failure. */
+int hcb_write_all(struct hcb_writer *w, const void *p, size_t n);
+
+int hcb_jsonl_writer_init(struct hcb_writer *w);
+int hcb_hcbcap_writer_init(struct hcb_writer *w);
+int hcb_npz_writer_init(struct hcb_writer *w);
+int hcb_text_writer_init(struct hcb_writer *w);
+
+#endif

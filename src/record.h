@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - what a session produces and a recording holds, one record at a
+ * time: the session's start, taps, drops, barriers and its end.  Live
+ * providers and file readers produce these; text, JSONL, .hcbcap and .npz
+ * writers consume them (DESIGN 4.4, 6).
+ */
+#ifndef HCB_RECORD_H
+#define HCB_RECORD_H
+
+#include <stdint.h>
+
+#include "decode.h"
+
+enum hcb_record_kind {
+	HCB_REC_SESSION = 1,
+	HCB_REC_TAP,
+	HCB_REC_DROP,
+	HCB_REC_BARRIER,
+	HCB_REC_END,
+};
+
+struct hcb_session_info {
+	int version;            /* of the recording format; 1 */
+	int32_t pid;
+	char provider[32];      /* "hcbtap" */
+	char platform[16];      /* names devices: "cpu" -> "cpu:0" */
+	uint64_t start_ns;      /* CLOCK_REALTIME */
+};
+
+struct hcb_drop_info {
+	uint32_t device;
+	uint64_t count;
+	char reason[128];
+};
+
+struct hcb_barrier_info {
+	uint64_t ts_ns;
+	uint64_t taps;          /* taps written when the barrier was reached */
+};
+
+struct hcb_end_info {
+	uint64_t taps;
+	uint64_t drops;
+	uint64_t end_ns;
+};
+
+/*
+ * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
+ * producer and stay valid until its next record; tap.ts_ns is
+ * CLOCK_REALTIME (a live provider converts).
+ */
+struct hcb_record {
+	enum hcb_record_kind kind;
+	union {
+		struct hcb_session_info session;
+		struct hcb_packet tap;
+		struct hcb_drop_info drop;
+		struct hcb_barrier_info barrier;
+		struct hcb_end_info end;
+	};
+};
+
+#endif
