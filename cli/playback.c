@@ -37,7 +37,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", in);
 		else
 			cli_err("cannot open '%s': %s", in, strerror(-n));
-		return n == -ENOENT || n == -EACCES ? EXIT_TARGET : EXIT_FAIL;
+		return EXIT_FAIL;
 	}
 	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
 		if (rec.kind == HCB_REC_TAP) {

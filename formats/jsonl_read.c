@@ -18,6 +18,7 @@
 #include "jsonl.h"
 #include "jsonparse.h"
 #include "recfile_impl.h"
+#include "tree.h"
 
 /* No line is longer than this (a 64 Mi-element float64 tap is ~1.5 GB of
  * text; past it a file is more likely damaged than real). */
@@ -174,7 +175,7 @@ static int element(struct hcb_reader *r, uint32_t i, unsigned int dtype, unsigne
 			}
 			return 0;
 range:
-			return BAD(r, "data[%llu] = %s is not a %s", (unsigned long long)index, buf,
+			return BAD(r, "data[%llu] = %s is out of range for %s", (unsigned long long)index, buf,
 				   hcb_dtype_name(dtype));
 		}
 		v = strtod(buf, &end);
@@ -347,6 +348,26 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 			}
 		}
 		dimp[i] = dims[i];
+	}
+	/* say precisely what is wrong before the generic validation does */
+	{
+		unsigned int tree_leaves;
+		uint64_t elems;
+
+		if (hcb_tree_validate(tree, strlen(tree), &tree_leaves)) {
+			err = BAD(r, "'tree' \"%s\" is not a pytree structure such as \"( * * )\"", tree);
+			goto out;
+		}
+		if (tree_leaves != nleaves) {
+			err = BAD(r, "'tree' \"%s\" has %u leaves but 'arrays' has %u", tree, tree_leaves, nleaves);
+			goto out;
+		}
+		for (unsigned int i = 0; i < nleaves; i++)
+			if (hcb_shape_elems(ndims[i], dims[i], &elems) ||
+			    elems > (UINT64_C(1) << 62) / hcb_dtype_size(dtypes[i])) {
+				err = hcb_reader_fail(r, -E2BIG, where(r), "arrays[%u]: its shape holds more elements than a tap can", i);
+				goto out;
+			}
 	}
 	{
 		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, dtypes, ndims, dimp };

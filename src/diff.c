@@ -1,0 +1,831 @@
+/* SPDX-License-Identifier: MIT */
+/* diff.c - aligning two recordings' taps and comparing them like numpy (diff.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "dtype.h"
+#include "registry.h"
+
+/* numpy runs each operation as its own ufunc: never fuse a*b+c */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+/* ---- the isclose rule ---- */
+
+/* Tolerances for one dtype: rtol and atol rounded to the compute type. */
+struct tol {
+	unsigned int ct;        /* compute type: float16 ... float64 */
+	int cplx;
+	int equal_nan;
+	int nonneg;             /* rtol, atol >= 0: equal values always match */
+	double rtol, atol;
+};
+
+/* The dtype numpy computes isclose in (result_type(ref, 1.0)), as a real type. */
+static unsigned int compute_type(unsigned int dtype)
+{
+	if (hcb_dtype_is_float(dtype))
+		return dtype;
+	if (dtype == HCB_DT_COMPLEX64)
+		return HCB_DT_FLOAT32;
+	return HCB_DT_FLOAT64;   /* complex128, integers, bool */
+}
+
+/* v rounded to the compute type ct, as storing a ufunc's result would. */
+static inline double rnd(unsigned int ct, double v)
+{
+	uint32_t bits;
+
+	switch (ct) {
+	case HCB_DT_FLOAT64:
+		return v;
+	case HCB_DT_FLOAT32:
+		return (float)v;
+	default:
+		bits = hcb_double_to_narrow_bits(ct, v);
+		return hcb_elem_to_double(ct, &bits);
+	}
+}
+
+static void tol_init(struct tol *t, unsigned int dtype, const struct hcb_diff_opts *o)
+{
+	t->ct = compute_type(dtype);
+	t->cplx = hcb_dtype_is_complex(dtype);
+	t->equal_nan = o->equal_nan;
+	t->rtol = rnd(t->ct, o->rtol);
+	t->atol = rnd(t->ct, o->atol);
+	/* then |x - y| = 0 <= atol + rtol*|y| always (rtol = inf: inf*0 is NaN) */
+	t->nonneg = t->rtol >= 0 && t->atol >= 0 && isfinite(t->rtol);
+}
+
+/* An element as numpy sees it after promotion: (re, im) in double. */
+static inline void load(unsigned int dtype, const unsigned char *p, double *re, double *im)
+{
+	switch (dtype) {
+	case HCB_DT_FLOAT64: {
+		double v;
+
+		memcpy(&v, p, sizeof(v));
+		*re = v, *im = 0;
+		return;
+	}
+	case HCB_DT_FLOAT32: {
+		float v;
+
+		memcpy(&v, p, sizeof(v));
+		*re = v, *im = 0;
+		return;
+	}
+	case HCB_DT_COMPLEX64:
+		*re = hcb_elem_to_double(HCB_DT_FLOAT32, p);
+		*im = hcb_elem_to_double(HCB_DT_FLOAT32, p + 4);
+		return;
+	case HCB_DT_COMPLEX128:
+		*re = hcb_elem_to_double(HCB_DT_FLOAT64, p);
+		*im = hcb_elem_to_double(HCB_DT_FLOAT64, p + 8);
+		return;
+	default:
+		*re = hcb_elem_to_double(dtype, p);
+		*im = 0;
+	}
+}
+
+static inline int both_nan(const struct tol *t, double xr, double xi, double yr, double yi)
+{
+	return (isnan(xr) || (t->cplx && isnan(xi))) && (isnan(yr) || (t->cplx && isnan(yi)));
+}
+
+/*
+ * numpy.isclose(x=new, y=ref) for one element (numpy/core/numeric.py,
+ * v1.26.4): within_tol(x, y) = |x - y| <= atol + rtol * |y| where both are
+ * finite, else x == y, and NaN == NaN with equal_nan.
+ */
+static inline int close_elem(const struct tol *t, double xr, double xi, double yr, double yi)
+{
+	unsigned int ct = t->ct;
+	double d, ay;
+
+	if (xr == yr && xi == yi && t->nonneg)
+		return 1;
+	if (isfinite(xr) && isfinite(yr) && (!t->cplx || (isfinite(xi) && isfinite(yi)))) {
+		if (t->cplx) {
+			d = rnd(ct, hypot(rnd(ct, xr - yr), rnd(ct, xi - yi)));
+			ay = rnd(ct, hypot(yr, yi));
+		} else {
+			d = fabs(rnd(ct, xr - yr));
+			ay = fabs(yr);
+		}
+		return d <= rnd(ct, t->atol + rnd(ct, t->rtol * ay));
+	}
+	if (xr == yr && xi == yi)
+		return 1;
+	return t->equal_nan && both_nan(t, xr, xi, yr, yi);
+}
+
+int hcb_isclose(unsigned int dtype, const void *ref, const void *new,
+		const struct hcb_diff_opts *o)
+{
+	struct tol t;
+	double xr, xi, yr, yi;
+
+	tol_init(&t, dtype, o);
+	load(dtype, new, &xr, &xi);
+	load(dtype, ref, &yr, &yi);
+	return close_elem(&t, xr, xi, yr, yi);
+}
+
+/* Elements of n elements not close: the fast first pass over a leaf. */
+static uint64_t count_mismatches(const struct tol *t, unsigned int dtype, size_t size,
+				 const unsigned char *ref, const unsigned char *new, uint64_t n)
+{
+	uint64_t bad = 0;
+	double xr, xi, yr, yi;
+
+	/* integers and bools hold no NaN: equal bytes are equal values */
+	if (!hcb_dtype_is_float(dtype) && !hcb_dtype_is_complex(dtype) && t->nonneg &&
+	    memcmp(ref, new, n * size) == 0)
+		return 0;
+	switch (dtype) {
+	case HCB_DT_FLOAT64:
+		for (uint64_t i = 0; i < n; i++) {
+			load(HCB_DT_FLOAT64, new + i * 8, &xr, &xi);
+			load(HCB_DT_FLOAT64, ref + i * 8, &yr, &yi);
+			bad += !close_elem(t, xr, 0, yr, 0);
+		}
+		break;
+	case HCB_DT_FLOAT32:
+		for (uint64_t i = 0; i < n; i++) {
+			load(HCB_DT_FLOAT32, new + i * 4, &xr, &xi);
+			load(HCB_DT_FLOAT32, ref + i * 4, &yr, &yi);
+			bad += !close_elem(t, xr, 0, yr, 0);
+		}
+		break;
+	default:
+		for (uint64_t i = 0; i < n; i++) {
+			load(dtype, new + i * size, &xr, &xi);
+			load(dtype, ref + i * size, &yr, &yi);
+			bad += !close_elem(t, xr, xi, yr, yi);
+		}
+	}
+	return bad;
+}
+
+/* |a - b| of two integers (or bools) of dtype, exactly. */
+static uint64_t int_absdiff(unsigned int dtype, const unsigned char *a, const unsigned char *b)
+{
+	if (hcb_dtype_is_signed(dtype)) {
+		int64_t x = hcb_elem_to_i64(dtype, a), y = hcb_elem_to_i64(dtype, b);
+
+		return x >= y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+	} else {
+		uint64_t x = hcb_elem_to_u64(dtype, a), y = hcb_elem_to_u64(dtype, b);
+
+		return x >= y ? x - y : y - x;
+	}
+}
+
+static double int_abs(unsigned int dtype, const unsigned char *a)
+{
+	if (hcb_dtype_is_signed(dtype)) {
+		int64_t x = hcb_elem_to_i64(dtype, a);
+
+		return (double)(x < 0 ? 0 - (uint64_t)x : (uint64_t)x);
+	}
+	return (double)hcb_elem_to_u64(dtype, a);
+}
+
+/* np.max: a NaN anywhere wins. */
+static inline double nanmax(double m, double v)
+{
+	return isnan(m) || isnan(v) ? NAN : (v > m ? v : m);
+}
+
+/*
+ * The second pass, over a leaf known to differ: mismatches with examples,
+ * and assert_allclose's max absolute and relative differences.
+ */
+static void leaf_details(const struct tol *t, const struct hcb_leaf_shape *l, unsigned int max_examples,
+			 const unsigned char *ref, const unsigned char *new, struct hcb_diff_leaf *out,
+			 struct hcb_diff_example *ex)
+{
+	unsigned int dtype = l->dtype, ct = t->ct;
+	size_t size = hcb_dtype_size(dtype);
+	int isint = !hcb_dtype_is_float(dtype) && !hcb_dtype_is_complex(dtype);
+	double max_abs = -INFINITY, max_rel = -INFINITY;
+	int any_nonzero = 0, any = 0;
+
+	out->mismatched = 0;
+	out->nexamples = 0;
+	out->examples = ex;
+	out->diff_dtype = isint ? HCB_DT_INT64 : ct;
+	for (uint64_t i = 0; i < l->nelems; i++) {
+		const unsigned char *pr = ref + i * size, *pn = new + i * size;
+		double xr, xi, yr, yi, err, ay;
+
+		load(dtype, pn, &xr, &xi);
+		load(dtype, pr, &yr, &yi);
+		if (!close_elem(t, xr, xi, yr, yi)) {
+			if (out->nexamples < max_examples) {
+				struct hcb_diff_example *e = &ex[out->nexamples++];
+				uint64_t rest = i;
+
+				e->flat = i;
+				for (unsigned int dim = l->ndim; dim-- > 0;) {
+					e->index[dim] = l->dims[dim] ? rest % l->dims[dim] : 0;
+					rest = l->dims[dim] ? rest / l->dims[dim] : 0;
+				}
+				memset(e->ref, 0, sizeof(e->ref));
+				memset(e->new, 0, sizeof(e->new));
+				memcpy(e->ref, pr, size);
+				memcpy(e->new, pn, size);
+			}
+			out->mismatched++;
+		}
+		/* assert_array_compare leaves out NaN/NaN (equal_nan) and equal
+		 * infinities ("xy == +inf": for complex, (inf, 0) only) */
+		if (t->equal_nan && both_nan(t, xr, xi, yr, yi))
+			continue;
+		if (xr == yr && xi == yi && isinf(xr) && xi == 0)
+			continue;
+		any = 1;
+		if (isint) {
+			err = (double)int_absdiff(dtype, pn, pr);
+			ay = int_abs(dtype, pr);
+		} else if (t->cplx) {
+			err = rnd(ct, hypot(rnd(ct, xr - yr), rnd(ct, xi - yi)));
+			ay = rnd(ct, hypot(yr, yi));
+		} else {
+			err = fabs(rnd(ct, xr - yr));
+			ay = fabs(yr);
+		}
+		max_abs = nanmax(max_abs, err);
+		if (yr != 0 || yi != 0 || isnan(ay)) {
+			any_nonzero = 1;
+			max_rel = nanmax(max_rel, isint ? err / ay : rnd(ct, err / ay));
+		}
+	}
+	out->max_abs = any ? max_abs : 0;
+	out->max_rel = any_nonzero ? max_rel : INFINITY;
+}
+
+/* ---- alignment ---- */
+
+struct pending {                 /* a tap waiting for its partner */
+	struct pending *next;
+	uint64_t seq;
+	const struct hcb_consumer *c;   /* the engine's copy */
+	unsigned char payload[];        /* c->total_bytes */
+};
+
+struct lone {                    /* a side's unmatched run of one key */
+	uint64_t first, count, first_seq, last_seq;
+};
+
+struct stream {                  /* one key without its index */
+	struct stream *hnext;
+	uint64_t hash;
+	uint32_t device, consumer_id;
+	char *name;                  /* NULL: by consumer id */
+	uint64_t count[2];           /* taps seen per side */
+	enum hcb_diff_side qside;    /* whose taps are queued */
+	struct pending *head, *tail;
+	uint64_t queued;
+	struct lone lone[2];
+};
+
+struct side {
+	struct hcb_registry *copies;     /* consumers of queued taps, by id */
+	struct hcb_consumer **odd;       /* copies of an id whose content changed */
+	size_t nodd;
+	uint32_t *devices;
+	unsigned int ndevices, capdevices;
+	char platform[16];
+	int ended;
+};
+
+struct hcb_diff {
+	struct hcb_diff_opts opts;
+	const struct hcb_diff_ops *ops;
+	void *ctx;
+	struct side side[2];
+	struct stream **buckets;
+	size_t nbuckets, nstreams;
+	struct hcb_diff_counts counts;
+	uint64_t pending, pending_bytes;
+	/* per-tap report scratch, grown to the most leaves seen */
+	struct hcb_diff_leaf *leaves;
+	struct hcb_diff_example *examples;
+	unsigned int capleaves;
+};
+
+void hcb_diff_opts_default(struct hcb_diff_opts *o)
+{
+	*o = (struct hcb_diff_opts){ .rtol = 1e-5, .atol = 1e-8, .equal_nan = 0, .max_examples = 5 };
+}
+
+int hcb_diff_new(struct hcb_diff **out, const struct hcb_diff_opts *opts,
+		 const struct hcb_diff_ops *ops, void *ctx)
+{
+	struct hcb_diff *d;
+
+	if (opts->max_examples > HCB_DIFF_MAX_EXAMPLES)
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->opts = *opts;
+	d->ops = ops;
+	d->ctx = ctx;
+	d->nbuckets = 64;
+	d->buckets = calloc(d->nbuckets, sizeof(*d->buckets));
+	d->side[0].copies = hcb_registry_new();
+	d->side[1].copies = hcb_registry_new();
+	if (!d->buckets || !d->side[0].copies || !d->side[1].copies) {
+		hcb_diff_free(d);
+		return -ENOMEM;
+	}
+	*out = d;
+	return 0;
+}
+
+static void free_queue(struct hcb_diff *d, struct stream *s)
+{
+	while (s->head) {
+		struct pending *p = s->head;
+
+		s->head = p->next;
+		d->pending--;
+		d->pending_bytes -= p->c->total_bytes;
+		free(p);
+	}
+	s->tail = NULL;
+	s->queued = 0;
+}
+
+void hcb_diff_free(struct hcb_diff *d)
+{
+	if (!d)
+		return;
+	for (size_t b = 0; b < d->nbuckets && d->buckets; b++) {
+		while (d->buckets[b]) {
+			struct stream *s = d->buckets[b];
+
+			d->buckets[b] = s->hnext;
+			free_queue(d, s);
+			free(s->name);
+			free(s);
+		}
+	}
+	free(d->buckets);
+	for (int i = 0; i < 2; i++) {
+		hcb_registry_free(d->side[i].copies);
+		for (size_t k = 0; k < d->side[i].nodd; k++)
+			hcb_consumer_free(d->side[i].odd[k]);
+		free(d->side[i].odd);
+		free(d->side[i].devices);
+	}
+	free(d->leaves);
+	free(d->examples);
+	free(d);
+}
+
+static const char *tap_name(const struct hcb_consumer *c)
+{
+	return c->name && c->name[0] ? c->name : NULL;
+}
+
+static uint64_t key_hash(uint32_t device, const char *name, uint32_t id)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	h = (h ^ device) * 1099511628211ull;
+	if (name)
+		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+			h = (h ^ *p) * 1099511628211ull;
+	else
+		h = ((h ^ 0xff) ^ ((uint64_t)id << 8)) * 1099511628211ull;
+	return h;
+}
+
+static int grow_buckets(struct hcb_diff *d)
+{
+	size_t n = d->nbuckets * 2;
+	struct stream **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nbuckets; i++) {
+		while (d->buckets[i]) {
+			struct stream *s = d->buckets[i];
+
+			d->buckets[i] = s->hnext;
+			s->hnext = b[s->hash & (n - 1)];
+			b[s->hash & (n - 1)] = s;
+		}
+	}
+	free(d->buckets);
+	d->buckets = b;
+	d->nbuckets = n;
+	return 0;
+}
+
+static struct stream *stream_get(struct hcb_diff *d, uint32_t device, const struct hcb_consumer *c)
+{
+	const char *name = tap_name(c);
+	uint64_t h = key_hash(device, name, c->id);
+	struct stream *s;
+
+	for (s = d->buckets[h & (d->nbuckets - 1)]; s; s = s->hnext) {
+		if (s->hash != h || s->device != device || !s->name != !name)
+			continue;
+		if (name ? strcmp(s->name, name) == 0 : s->consumer_id == c->id)
+			return s;
+	}
+	if (d->nstreams >= d->nbuckets && grow_buckets(d))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->hash = h;
+	s->device = device;
+	s->consumer_id = c->id;
+	if (name && !(s->name = strdup(name))) {
+		free(s);
+		return NULL;
+	}
+	s->hnext = d->buckets[h & (d->nbuckets - 1)];
+	d->buckets[h & (d->nbuckets - 1)] = s;
+	d->nstreams++;
+	return s;
+}
+
+static int same_layout(const struct hcb_consumer *a, const struct hcb_consumer *b)
+{
+	if (a->id != b->id || a->nleaves != b->nleaves || a->total_bytes != b->total_bytes ||
+	    strcmp(a->name ? a->name : "", b->name ? b->name : "") ||
+	    strcmp(a->tree ? a->tree : "", b->tree ? b->tree : ""))
+		return 0;
+	for (unsigned int i = 0; i < a->nleaves; i++) {
+		const struct hcb_leaf_shape *x = &a->leaves[i], *y = &b->leaves[i];
+
+		if (x->dtype != y->dtype || x->ndim != y->ndim ||
+		    memcmp(x->dims, y->dims, x->ndim * sizeof(x->dims[0])))
+			return 0;
+	}
+	return 1;
+}
+
+static int copy_consumer(const struct hcb_consumer *c, struct hcb_consumer **out)
+{
+	void *blob;
+	size_t len;
+	int err = hcb_consumer_to_reg(c, &blob, &len);
+
+	if (err)
+		return err;
+	err = hcb_consumer_from_reg(blob, len, out);
+	free(blob);
+	return err == -EBADMSG || err == -E2BIG ? -EINVAL : err;
+}
+
+/* The engine's own copy of c, which outlives the producer's record. */
+static int intern(struct side *sd, const struct hcb_consumer *c, const struct hcb_consumer **out)
+{
+	const struct hcb_consumer *known = hcb_registry_get(sd->copies, c->id);
+	struct hcb_consumer *copy, **odd;
+	int err;
+
+	if (known && same_layout(known, c)) {
+		*out = known;
+		return 0;
+	}
+	for (size_t i = sd->nodd; i-- > 0;)
+		if (same_layout(sd->odd[i], c)) {
+			*out = sd->odd[i];
+			return 0;
+		}
+	err = copy_consumer(c, &copy);
+	if (err)
+		return err;
+	if (!known) {
+		err = hcb_registry_add(sd->copies, copy);
+		if (err)
+			return err;
+		*out = copy;
+		return 0;
+	}
+	/* the same id with other content: a damaged file, but keep going */
+	odd = realloc(sd->odd, (sd->nodd + 1) * sizeof(*odd));
+	if (!odd) {
+		hcb_consumer_free(copy);
+		return -ENOMEM;
+	}
+	sd->odd = odd;
+	sd->odd[sd->nodd++] = copy;
+	*out = copy;
+	return 0;
+}
+
+static int note_device(struct side *sd, uint32_t dev)
+{
+	unsigned int lo = 0, hi = sd->ndevices;
+
+	if (hi && sd->devices[hi - 1] == dev)
+		return 0;
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (sd->devices[mid] == dev)
+			return 0;
+		if (sd->devices[mid] < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (sd->ndevices == sd->capdevices) {
+		unsigned int cap = sd->capdevices ? sd->capdevices * 2 : 8;
+		uint32_t *p = realloc(sd->devices, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		sd->devices = p;
+		sd->capdevices = cap;
+	}
+	memmove(sd->devices + lo + 1, sd->devices + lo, (sd->ndevices - lo) * sizeof(uint32_t));
+	sd->devices[lo] = dev;
+	sd->ndevices++;
+	return 0;
+}
+
+static int same_shape(const struct hcb_leaf_shape *a, const struct hcb_leaf_shape *b)
+{
+	return a->ndim == b->ndim && !memcmp(a->dims, b->dims, a->ndim * sizeof(a->dims[0]));
+}
+
+/* Compare a pair; c, p and seq indexed by side. */
+static int compare(struct hcb_diff *d, const struct stream *s, uint64_t index,
+		   const struct hcb_consumer *c[2], const unsigned char *p[2], const uint64_t seq[2])
+{
+	struct hcb_diff_tap t = {
+		.key = { s->device, s->name, s->consumer_id, index },
+		.seq = { seq[0], seq[1] },
+		.consumer = { c[0], c[1] },
+		.payload = { p[0], p[1] },
+	};
+	const unsigned char *off[2] = { p[0], p[1] };
+
+	d->counts.compared++;
+	t.leaves_differ = c[0]->nleaves != c[1]->nleaves;
+	t.tree_differs = strcmp(c[0]->tree ? c[0]->tree : "", c[1]->tree ? c[1]->tree : "") != 0;
+	if (!t.leaves_differ && c[0]->nleaves > d->capleaves) {
+		unsigned int cap = c[0]->nleaves;
+		struct hcb_diff_leaf *l = realloc(d->leaves, cap * sizeof(*l));
+		struct hcb_diff_example *e;
+
+		if (!l)
+			return -ENOMEM;
+		d->leaves = l;
+		e = realloc(d->examples, (size_t)cap * (d->opts.max_examples ? d->opts.max_examples : 1) *
+					 sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		d->examples = e;
+		d->capleaves = cap;
+	}
+	t.leaves = d->leaves;
+	for (unsigned int i = 0; !t.leaves_differ && i < c[0]->nleaves; i++) {
+		const struct hcb_leaf_shape *a = &c[0]->leaves[i], *b = &c[1]->leaves[i];
+		struct hcb_diff_leaf *l = &d->leaves[t.nleaves];
+		struct tol tol;
+
+		*l = (struct hcb_diff_leaf){ .leaf = i, .shape = { a, b } };
+		if (a->dtype != b->dtype) {
+			l->verdict = HCB_LEAF_DTYPE;
+		} else if (!same_shape(a, b)) {
+			l->verdict = HCB_LEAF_SHAPE;
+		} else {
+			tol_init(&tol, a->dtype, &d->opts);
+			if (count_mismatches(&tol, a->dtype, hcb_dtype_size(a->dtype), off[0], off[1],
+					     a->nelems)) {
+				l->verdict = HCB_LEAF_VALUES;
+				leaf_details(&tol, a, d->opts.max_examples, off[0], off[1], l,
+					     d->examples + (size_t)t.nleaves * d->opts.max_examples);
+			}
+		}
+		if (l->verdict != HCB_LEAF_EQUAL)
+			t.nleaves++;
+		off[0] += a->nbytes;
+		off[1] += b->nbytes;
+	}
+	if (!t.leaves_differ && !t.tree_differs && !t.nleaves) {
+		d->counts.same++;
+		return 0;
+	}
+	d->counts.differ++;
+	return d->ops && d->ops->tap_differs ? d->ops->tap_differs(d->ctx, &t) : 0;
+}
+
+static void lone_add(struct lone *l, uint64_t index, uint64_t seq)
+{
+	if (!l->count) {
+		l->first = index;
+		l->first_seq = seq;
+	}
+	l->count++;
+	l->last_seq = seq;
+}
+
+int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_record *rec)
+{
+	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
+	const struct hcb_packet *tap = &rec->tap;
+	struct side *sd = &d->side[side];
+	struct stream *s;
+	uint64_t index;
+	int err;
+
+	if ((side != HCB_DIFF_REF && side != HCB_DIFF_NEW) || sd->ended)
+		return -EINVAL;
+	if (rec->kind == HCB_REC_SESSION) {
+		snprintf(sd->platform, sizeof(sd->platform), "%s", rec->session.platform);
+		return 0;
+	}
+	if (rec->kind != HCB_REC_TAP)
+		return 0;
+	if (!tap->consumer || (!tap->payload && tap->consumer->total_bytes))
+		return -EINVAL;
+	err = note_device(sd, tap->device);
+	if (err)
+		return err;
+	s = stream_get(d, tap->device, tap->consumer);
+	if (!s)
+		return -ENOMEM;
+	d->counts.taps[side]++;
+	index = s->count[side]++;
+	if (s->head && s->qside == other) {
+		/* its partner is waiting */
+		struct pending *p = s->head;
+		const struct hcb_consumer *c[2];
+		const unsigned char *pl[2];
+		uint64_t seq[2];
+
+		c[side] = tap->consumer, c[other] = p->c;
+		pl[side] = tap->payload, pl[other] = p->payload;
+		seq[side] = tap->seq, seq[other] = p->seq;
+		err = compare(d, s, index, c, pl, seq);
+		s->head = p->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->queued--;
+		d->pending--;
+		d->pending_bytes -= p->c->total_bytes;
+		free(p);
+		return err;
+	}
+	if (d->side[other].ended) {
+		lone_add(&s->lone[side], index, tap->seq);
+		return 0;
+	}
+	{
+		const struct hcb_consumer *copy;
+		struct pending *p;
+
+		err = intern(sd, tap->consumer, &copy);
+		if (err)
+			return err;
+		p = malloc(sizeof(*p) + copy->total_bytes);
+		if (!p)
+			return -ENOMEM;
+		p->next = NULL;
+		p->seq = tap->seq;
+		p->c = copy;
+		if (copy->total_bytes)
+			memcpy(p->payload, tap->payload, copy->total_bytes);
+		if (s->tail)
+			s->tail->next = p;
+		else
+			s->head = p;
+		s->tail = p;
+		s->qside = side;
+		s->queued++;
+		d->pending++;
+		d->pending_bytes += copy->total_bytes;
+		if (d->pending > d->counts.pending_max)
+			d->counts.pending_max = d->pending;
+		if (d->pending_bytes > d->counts.pending_bytes_max)
+			d->counts.pending_bytes_max = d->pending_bytes;
+	}
+	return 0;
+}
+
+int hcb_diff_end(struct hcb_diff *d, enum hcb_diff_side side)
+{
+	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
+
+	if (side != HCB_DIFF_REF && side != HCB_DIFF_NEW)
+		return -EINVAL;
+	if (d->side[side].ended)
+		return 0;
+	d->side[side].ended = 1;
+	/* what the other side has queued can never pair now */
+	for (size_t b = 0; b < d->nbuckets; b++)
+		for (struct stream *s = d->buckets[b]; s; s = s->hnext) {
+			if (!s->head || s->qside != other)
+				continue;
+			s->lone[other].first = s->count[side];
+			s->lone[other].count = s->queued;
+			s->lone[other].first_seq = s->head->seq;
+			s->lone[other].last_seq = s->tail->seq;
+			free_queue(d, s);
+		}
+	return 0;
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct stream *a = *(const struct stream *const *)pa, *b = *(const struct stream *const *)pb;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (!a->name != !b->name)
+		return a->name ? -1 : 1;   /* named first */
+	if (a->name)
+		return strcmp(a->name, b->name);
+	return a->consumer_id < b->consumer_id ? -1 : a->consumer_id > b->consumer_id;
+}
+
+int hcb_diff_finish(struct hcb_diff *d)
+{
+	struct stream **all;
+	size_t n = 0;
+	int err = 0;
+
+	hcb_diff_end(d, HCB_DIFF_REF);
+	hcb_diff_end(d, HCB_DIFF_NEW);
+	all = malloc((d->nstreams ? d->nstreams : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (size_t b = 0; b < d->nbuckets; b++)
+		for (struct stream *s = d->buckets[b]; s; s = s->hnext)
+			if (s->lone[0].count || s->lone[1].count)
+				all[n++] = s;
+	qsort(all, n, sizeof(*all), by_key);
+	for (int side = 0; side < 2 && !err; side++)
+		for (size_t i = 0; i < n && !err; i++) {
+			struct stream *s = all[i];
+			struct lone *l = &s->lone[side];
+			struct hcb_diff_unmatched u = {
+				.side = (enum hcb_diff_side)side,
+				.key = { s->device, s->name, s->consumer_id, l->first },
+				.count = l->count,
+				.first_seq = l->first_seq,
+				.last_seq = l->last_seq,
+			};
+
+			if (!l->count)
+				continue;
+			d->counts.unmatched[side] += l->count;
+			if (d->ops && d->ops->unmatched)
+				err = d->ops->unmatched(d->ctx, &u);
+		}
+	free(all);
+	return err;
+}
+
+const struct hcb_diff_counts *hcb_diff_counts(const struct hcb_diff *d)
+{
+	return &d->counts;
+}
+
+unsigned int hcb_diff_devices(const struct hcb_diff *d, enum hcb_diff_side side,
+			      const uint32_t **devices)
+{
+	*devices = d->side[side].devices;
+	return d->side[side].ndevices;
+}
+
+int hcb_diff_devices_differ(const struct hcb_diff *d)
+{
+	const struct side *a = &d->side[0], *b = &d->side[1];
+
+	return a->ndevices != b->ndevices ||
+	       (a->ndevices && memcmp(a->devices, b->devices, a->ndevices * sizeof(uint32_t)));
+}
+
+const char *hcb_diff_platform(const struct hcb_diff *d, enum hcb_diff_side side)
+{
+	return d->side[side].platform;
+}
+
+int hcb_diff_differs(const struct hcb_diff *d)
+{
+	return d->counts.differ || d->counts.unmatched[0] || d->counts.unmatched[1] ||
+	       hcb_diff_devices_differ(d);
+}
