@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# record.bats - `hcbtrace record` writes what the program sent; `replay`
+# reads it back exactly as attach printed it live.
+
+load common
+
+setup() { _common_setup; }
+teardown() { _common_teardown; }
+
+@test "record -p: a recording of a running 4-device example equals what it sent" {
+    start_example --devices 4 --steps 0 --interval-ms 20 --field-size 2048 --truth "$T/truth.jsonl"
+    run --separate-stderr "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" -d 2
+    assert_success
+    assert_output ''
+    kill -TERM "$EX_PID"; wait "$EX_PID" || true
+    [ "$(stat -c %a "$T/rec.jsonl")" = 600 ]
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/rec.jsonl" "$T/truth.jsonl" --devices 4
+    assert_success
+    head -1 "$T/rec.jsonl" | grep -q '^{"type":"session","version":1,'
+    tail -1 "$T/rec.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+}
+
+@test "record -- CMD: every tap from the first, and CMD's exit status" {
+    run --separate-stderr "$HCBTRACE" record -o "$T/rec.jsonl" -- "$EXAMPLE" --devices 2 --steps 4 \
+        --interval-ms 0 --field-size 100 --truth "$T/truth.jsonl"
+    assert_success
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/rec.jsonl" "$T/truth.jsonl" --all --devices 2
+    assert_success
+    assert_output --partial "ok: 40 taps"
+    run --separate-stderr "$HCBTRACE" record -o "$T/rec2.jsonl" -- "$EXAMPLE" --steps 1 --nope
+    assert_failure 2
+}
+
+@test "record: replay of a recording prints what attach printed live, byte for byte" {
+    # the example is deterministic: with one device, two runs tap the same values in the same order
+    args=(--devices 1 --steps 6 --interval-ms 0 --field-size 5000)
+    "$HCBTRACE" run -q -- "$EXAMPLE" "${args[@]}" >"$T/live.txt"
+    "$HCBTRACE" record -q -o "$T/rec.jsonl" -- "$EXAMPLE" "${args[@]}"
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/rec.jsonl"
+    assert_success
+    printf '%s\n' "$output" >"$T/replayed.txt"
+    [ "$(wc -l <"$T/live.txt")" -gt 40 ]
+    cmp "$T/live.txt" "$T/replayed.txt"
+    # and with four devices (their interleaving differs run to run): the same taps per device
+    args=(--devices 4 --steps 3 --interval-ms 0 --field-size 64)
+    "$HCBTRACE" run -q -- "$EXAMPLE" "${args[@]}" >"$T/live4.txt"
+    "$HCBTRACE" record -q -o "$T/rec4.jsonl" -- "$EXAMPLE" "${args[@]}"
+    "$HCBTRACE" replay --no-wait "$T/rec4.jsonl" >"$T/replayed4.txt"
+    per_device() { awk '/^device: / { key = $2 } { print key "\t" $0 }' "$1" | sort -s -k1,1; }
+    diff <(per_device "$T/live4.txt") <(per_device "$T/replayed4.txt")
+}
+
+@test "record: replay -f jsonl re-emits the recording, and filters it" {
+    "$HCBTRACE" record -q -o "$T/rec.jsonl" -- "$EXAMPLE" --devices 2 --steps 2 --interval-ms 0 --field-size 10
+    run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl "$T/rec.jsonl"
+    assert_success
+    diff <(printf '%s\n' "$output") "$T/rec.jsonl"
+    run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl --device 1 --consumer status "$T/rec.jsonl"
+    assert_success
+    [ "$(grep -c '"type":"tap"' <<<"$output")" -eq 2 ]
+    [ "$(grep '"type":"tap"' <<<"$output" | grep -c '"device":1,.*"name":"status"')" -eq 2 ]
+}
+
+@test "record: a recorder killed with SIGKILL leaves a file readable up to its last record" {
+    start_example --devices 2 --steps 0 --interval-ms 5 --field-size 20000 --truth "$T/truth.jsonl"
+    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>/dev/null &
+    rec=$!
+    wait_for "$T/rec.jsonl" '"device":1,"seq"'
+    sleep 0.5
+    kill -9 "$rec"; wait "$rec" || true
+    kill -TERM "$EX_PID"; wait "$EX_PID" || true
+    # complete lines only, no end record, and every tap in it matches the truth
+    run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl "$T/rec.jsonl"
+    assert_success
+    assert_equal "$stderr" ""
+    ! tail -1 "$T/rec.jsonl" | grep -q '"type":"end"'
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/rec.jsonl" "$T/truth.jsonl" --devices 2
+    assert_success
+}
+
+@test "record: usage errors" {
+    run --separate-stderr "$HCBTRACE" record -p 1
+    assert_failure 2
+    [[ "$stderr" == *"where to? give the recording with -o FILE.jsonl or -o FILE.hcbcap"* ]]
+    run --separate-stderr "$HCBTRACE" record -o "$T/x.txt" -p 1
+    assert_failure 2
+    [[ "$stderr" == *"a recording is named FILE.jsonl or FILE.hcbcap"* ]]
+    run --separate-stderr "$HCBTRACE" record -o "$T/x.jsonl"
+    assert_failure 2
+    [[ "$stderr" == *"what to record?"* ]]
+    run --separate-stderr "$HCBTRACE" record -o "$T/x.jsonl" -p 1 -- true
+    assert_failure 2
+    run --separate-stderr "$HCBTRACE" record -o /nonexistent/dir/x.jsonl -p 1
+    assert_failure 1
+    [[ "$stderr" == *"cannot create '/nonexistent/dir/x.jsonl': No such file or directory"* ]]
+}
