@@ -17,12 +17,29 @@ _hcbtrace_pids()
     mapfile -t COMPREPLY < <(compgen -W "${pids[*]}" -- "$1")
 }
 
+# Files whose names end in one of the extensions (an extglob alternation
+# such as "jsonl|hcbcap"), and directories to reach them.
+_hcbtrace_files()
+{
+    local exts=$1 cur=$2
+    if declare -F _filedir >/dev/null; then
+        _filedir "@($exts)"
+        return
+    fi
+    compopt -o filenames 2>/dev/null
+    local had_extglob=0
+    shopt -q extglob && had_extglob=1
+    shopt -s extglob
+    mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X "!*.@($exts)" -- "$cur")
+    ((had_extglob)) || shopt -u extglob
+}
+
 _hcbtrace()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local cword=$COMP_CWORD
 
-    local commands='attach run list help'
+    local commands='attach run record replay convert diff list help'
     local global_opts='--version --help'
 
     # --opt=value: readline splits it into "--opt" "=" "value"
@@ -55,16 +72,35 @@ _hcbtrace()
     local opts argopts
     case $cmd in
         attach)
-            opts='-p --pid --device --consumer -c --count -d --duration
-                  -f --format -b --buffer-size -q --quiet -h --help'
-            argopts='-p --pid --device --consumer -c --count -d --duration
-                     -f --format -b --buffer-size'
+            opts='-p --pid -f --format --device --consumer -c --count
+                  -d --duration -b --buffer-size -q --quiet -h --help'
+            argopts='-p --pid -f --format --device --consumer -c --count
+                     -d --duration -b --buffer-size'
             ;;
         run)
-            opts='--device --consumer -c --count -d --duration
-                  -f --format -b --buffer-size -q --quiet -h --help'
-            argopts='--device --consumer -c --count -d --duration
-                     -f --format -b --buffer-size'
+            opts='-f --format --device --consumer -c --count -d --duration
+                  -b --buffer-size -q --quiet -h --help'
+            argopts='-f --format --device --consumer -c --count -d --duration
+                     -b --buffer-size'
+            ;;
+        record)
+            opts='-p --pid -o --output --device --consumer -c --count
+                  -d --duration -b --buffer-size -q --quiet -h --help'
+            argopts='-p --pid -o --output --device --consumer -c --count
+                     -d --duration -b --buffer-size'
+            ;;
+        replay)
+            opts='--device --consumer -c --count -f --format --speed --no-wait
+                  -q --quiet -h --help'
+            argopts='--device --consumer -c --count -f --format --speed'
+            ;;
+        convert)
+            opts='-o --output --device --consumer -h --help'
+            argopts='-o --output --device --consumer'
+            ;;
+        diff)
+            opts='--rtol --atol --equal-nan -f --format -q --quiet -h --help'
+            argopts='--rtol --atol -f --format'
             ;;
         list)
             opts='-h --help'
@@ -80,9 +116,14 @@ _hcbtrace()
     esac
     argopts=" ${argopts//[$'\n' ]/ } "
 
+    # run and record launch CMD: it starts after "--", or at their first
+    # operand.
+    local launches=0
+    [[ $cmd == run || $cmd == record ]] && launches=1
+
     # Walk the command's words: skip options and their arguments, find
-    # where `run`'s CMD starts (after "--", or its first operand).
-    local npos=0 cmdstart=0
+    # where CMD starts.
+    local npos=0 cmdstart=0 dashdash=0
     for ((i = cmdi + 1; i < cword; i++)); do
         w=${COMP_WORDS[i]}
         if [[ $w == = ]]; then
@@ -90,8 +131,16 @@ _hcbtrace()
             continue
         fi
         if [[ $w == -- ]]; then
-            [[ $cmd == run ]] && cmdstart=$((i + 1))
-            break
+            if ((launches)); then
+                cmdstart=$((i + 1))
+                break
+            fi
+            dashdash=1
+            continue
+        fi
+        if ((dashdash)); then
+            ((npos++))
+            continue
         fi
         if [[ $argopts == *" $w "* ]]; then
             if [[ ${COMP_WORDS[i + 1]} == = ]]; then
@@ -101,15 +150,15 @@ _hcbtrace()
             fi
             continue
         fi
-        [[ $w == -* ]] && continue
+        [[ $w == -* && $w != - ]] && continue
         ((npos++))
-        if [[ $cmd == run ]]; then
+        if ((launches)); then
             cmdstart=$i
             break
         fi
     done
 
-    # run -- CMD ARGS...: complete CMD's command line.
+    # run/record -- CMD ARGS...: complete CMD's command line.
     if ((cmdstart > 0 && cword >= cmdstart)); then
         if declare -F _command_offset >/dev/null; then
             _command_offset "$cmdstart"
@@ -126,13 +175,26 @@ _hcbtrace()
     if [[ $argopts == *" $prev "* ]]; then
         case $prev in
             -p | --pid) _hcbtrace_pids "$cur" ;;
-            -f | --format) mapfile -t COMPREPLY < <(compgen -W 'text jsonl' -- "$cur") ;;
+            -f | --format)
+                if [[ $cmd == diff ]]; then
+                    mapfile -t COMPREPLY < <(compgen -W 'text json' -- "$cur")
+                else
+                    mapfile -t COMPREPLY < <(compgen -W 'text jsonl' -- "$cur")
+                fi
+                ;;
+            -o | --output)
+                if [[ $cmd == convert ]]; then
+                    _hcbtrace_files 'jsonl|hcbcap|npz' "$cur"
+                else
+                    _hcbtrace_files 'jsonl|hcbcap' "$cur"
+                fi
+                ;;
             *) COMPREPLY=() ;;
         esac
         return
     fi
 
-    if [[ $cur == -* ]]; then
+    if [[ $cur == -* && $dashdash == 0 ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
         return
     fi
@@ -142,8 +204,14 @@ _hcbtrace()
         attach)
             ((npos == 0)) && _hcbtrace_pids "$cur"
             ;;
-        run)
+        run | record)
             mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+            ;;
+        replay | convert)
+            ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
+            ;;
+        diff)
+            ((npos < 2)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
             ;;
         help)
             ((npos == 0)) && mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")

@@ -42,7 +42,8 @@ static struct {
 	unsigned int interval_ms;
 	uint64_t field_size;
 	const char *truth_path;
-} opt = { 4, 10, 100, 1u << 20, NULL };
+	float learning_rate;
+} opt = { 4, 10, 100, 1u << 20, NULL, 0.05f };
 
 static uint32_t ids[NCONSUMERS];
 static struct hcb_consumer *models[NCONSUMERS];   /* for the truth file */
@@ -172,7 +173,7 @@ static void *device_main(void *arg)
 	float x[NSAMPLES][NFEAT], y[NSAMPLES], w[NFEAT] = { 0 }, b = 0, truew[NFEAT];
 	float *field = calloc(opt.field_size, sizeof(float));
 	float *next = calloc(opt.field_size, sizeof(float));
-	const float lr = 0.05f;
+	const float lr = opt.learning_rate;
 
 	if (!field || !next) {
 		fprintf(stderr, "hcb-example: out of memory for a field of %llu elements\n",
@@ -249,6 +250,8 @@ static void usage(FILE *f)
 		"  -s, --steps N          steps per device, 0 = until killed (default 10)\n"
 		"  -i, --interval-ms MS   pause after each step (default 100)\n"
 		"      --field-size N     elements of the large 'field' tap (default 1048576)\n"
+		"      --learning-rate X  gradient descent step (default 0.05): another value\n"
+		"                         makes the taps drift from a recording of the default\n"
 		"  -t, --truth FILE       also write every tap emitted as JSONL to FILE\n"
 		"  -h, --help             show this help\n", HCB_MAX_DEVICES);
 }
@@ -274,6 +277,7 @@ int main(int argc, char **argv)
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "field-size", required_argument, NULL, 'F' },
 		{ "truth", required_argument, NULL, 't' },
+		{ "learning-rate", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -307,6 +311,17 @@ int main(int argc, char **argv)
 		case 't':
 			opt.truth_path = optarg;
 			break;
+		case 'L': {
+			char *end;
+
+			errno = 0;
+			opt.learning_rate = strtof(optarg, &end);
+			if (errno || end == optarg || *end || !(opt.learning_rate > 0) || opt.learning_rate > 1) {
+				fprintf(stderr, "hcb-example: invalid learning rate '%s' (0..1)\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -8,34 +8,7 @@
 
 #include "dtype.h"
 #include "jsonl.h"
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, past U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
+#include "jsonparse.h"
 
 /* Names and kwargs come from the target: bytes that are not UTF-8 are
  * written as U+FFFD, so every record stays valid JSON. */
@@ -46,7 +19,7 @@ int hcb_json_string(struct hcb_buf *out, const char *str)
 
 	while (*s && !err) {
 		unsigned char ch = *s;
-		int n = utf8_len(s);
+		int n = json_utf8_len(s);
 
 		if (n == 0) {
 			err = hcb_buf_puts(out, "\\ufffd");

@@ -6,6 +6,34 @@
 
 #include "jsonparse.h"
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
+int json_utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 struct parser {
 	struct jdoc *d;
 	const char *s, *end, *start;
@@ -107,8 +135,22 @@ static int string(struct parser *p, size_t *off, size_t *len)
 		const char *run = p->s;
 		unsigned char c;
 
-		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20)
-			p->s++;
+		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20) {
+			/* JSON text is UTF-8: anything else is damage, not a name */
+			int n = (unsigned char)*p->s < 0x80 ? 1 :
+				p->end - p->s >= 4 ? json_utf8_len((const unsigned char *)p->s) : 0;
+
+			if (n == 0) {
+				/* near the end of the line: check on a padded copy */
+				unsigned char tail[4] = { 0 };
+
+				memcpy(tail, p->s, (size_t)(p->end - p->s) < 4 ? (size_t)(p->end - p->s) : 4);
+				n = json_utf8_len(tail);
+				if (n == 0 || n > p->end - p->s)
+					return fail(p, "invalid UTF-8 in string");
+			}
+			p->s += n;
+		}
 		if (hcb_buf_add(b, run, (size_t)(p->s - run)))
 			return p->err = -ENOMEM;
 		if (p->s >= p->end)

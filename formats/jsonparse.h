@@ -52,6 +52,9 @@ static inline const char *jkey(const struct jdoc *d, uint32_t i)
 	return d->strings.data + d->nodes[i].key;
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4; reads up to 4 bytes), or 0. */
+int json_utf8_len(const unsigned char *s);
+
 /* The member of object i called key, or UINT32_MAX. */
 uint32_t jget(const struct jdoc *d, uint32_t obj, const char *key);
 /* The first child of array/object i (valid only if count > 0); the next sibling of child c is nodes[c].end. */

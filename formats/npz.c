@@ -317,10 +317,11 @@ static size_t npy_header(unsigned char *p, size_t size, const struct hcb_leaf_sh
 
 	k = snprintf(dict, sizeof(dict), "{'descr': '%s', 'fortran_order': False, 'shape': (",
 		     npy_descr(l->dtype));
+	/* the shape as Python's repr of a tuple: (), (5,), (2, 3) */
 	for (unsigned int i = 0; i < l->ndim; i++)
-		k += snprintf(dict + k, sizeof(dict) - (size_t)k, "%llu,%s",
-			      (unsigned long long)l->dims[i], i + 1 < l->ndim ? " " : "");
-	k += snprintf(dict + k, sizeof(dict) - (size_t)k, "), }");
+		k += snprintf(dict + k, sizeof(dict) - (size_t)k, "%s%llu", i ? ", " : "",
+			      (unsigned long long)l->dims[i]);
+	k += snprintf(dict + k, sizeof(dict) - (size_t)k, "%s), }", l->ndim == 1 ? "," : "");
 	n = (size_t)k;
 	total = (10 + n + 1 + 63) / 64 * 64;
 	if (total > size)

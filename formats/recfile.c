@@ -103,6 +103,34 @@ fail:
 	return err;
 }
 
+int hcb_reader_open_stream(struct hcb_reader **out, FILE *f, const char *name,
+			   enum hcb_file_format fmt)
+{
+	struct hcb_reader *r;
+	int err;
+
+	if (fmt != HCB_FMT_JSONL && fmt != HCB_FMT_HCBCAP) {
+		fclose(f);
+		return -EPROTONOSUPPORT;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	r->f = f;
+	r->path = strdup(name);
+	r->consumers = hcb_registry_new();
+	err = !r->path || !r->consumers ? -ENOMEM :
+	      fmt == HCB_FMT_JSONL ? hcb_jsonl_reader_init(r) : hcb_hcbcap_reader_init(r);
+	if (err) {
+		hcb_reader_close(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
 {
 	int n;

@@ -39,6 +39,10 @@ struct hcb_reader;
 /* Opens path ("-" is standard input, read as JSONL).  -ENOENT etc. from
  * open(2); -EPROTONOSUPPORT for a format that cannot be read (npz). */
 int hcb_reader_open(struct hcb_reader **out, const char *path);
+/* The same over an open stream (taken over, closed by hcb_reader_close),
+ * of format f (JSONL or HCBCAP); name is used in messages. */
+int hcb_reader_open_stream(struct hcb_reader **out, FILE *f, const char *name,
+			   enum hcb_file_format fmt);
 /*
  * The next record: 1 and *rec filled, 0 at the end of the file, or
  *   -EBADMSG   damaged or invalid content (message from hcb_reader_error)

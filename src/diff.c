@@ -291,7 +291,8 @@ struct lone {                    /* a side's unmatched run of one key */
 struct stream {                  /* one key without its index */
 	struct stream *hnext;
 	uint64_t hash;
-	uint32_t device, consumer_id;
+	uint32_t device, consumer_id;   /* the first tap's */
+	uint32_t side_id[2];         /* each side's first tap's consumer id */
 	char *name;                  /* NULL: by consumer id */
 	uint64_t count[2];           /* taps seen per side */
 	enum hcb_diff_side qside;    /* whose taps are queued */
@@ -318,7 +319,6 @@ struct hcb_diff {
 	struct stream **buckets;
 	size_t nbuckets, nstreams;
 	struct hcb_diff_counts counts;
-	uint64_t pending, pending_bytes;
 	/* per-tap report scratch, grown to the most leaves seen */
 	struct hcb_diff_leaf *leaves;
 	struct hcb_diff_example *examples;
@@ -361,8 +361,8 @@ static void free_queue(struct hcb_diff *d, struct stream *s)
 		struct pending *p = s->head;
 
 		s->head = p->next;
-		d->pending--;
-		d->pending_bytes -= p->c->total_bytes;
+		d->counts.pending--;
+		d->counts.pending_bytes -= p->c->total_bytes;
 		free(p);
 	}
 	s->tail = NULL;
@@ -482,17 +482,41 @@ static int same_layout(const struct hcb_consumer *a, const struct hcb_consumer *
 	return 1;
 }
 
+/* A deep copy, freed by hcb_consumer_free (no registration blob: a tap
+ * without a name could not make one). */
 static int copy_consumer(const struct hcb_consumer *c, struct hcb_consumer **out)
 {
-	void *blob;
-	size_t len;
-	int err = hcb_consumer_to_reg(c, &blob, &len);
+	struct hcb_consumer *n = calloc(1, sizeof(*n));
+	int err = -ENOMEM;
 
-	if (err)
-		return err;
-	err = hcb_consumer_from_reg(blob, len, out);
-	free(blob);
-	return err == -EBADMSG || err == -E2BIG ? -EINVAL : err;
+	if (!n)
+		return -ENOMEM;
+	n->id = c->id;
+	n->total_bytes = c->total_bytes;
+	n->name = strdup(c->name ? c->name : "");
+	n->tree = strdup(c->tree ? c->tree : "");
+	n->leaves = calloc(c->nleaves ? c->nleaves : 1, sizeof(*n->leaves));
+	n->kwargs = calloc(c->nkwargs ? c->nkwargs : 1, sizeof(*n->kwargs));
+	if (!n->name || !n->tree || !n->leaves || !n->kwargs)
+		goto fail;
+	n->nleaves = c->nleaves;
+	if (c->nleaves)
+		memcpy(n->leaves, c->leaves, c->nleaves * sizeof(*n->leaves));
+	for (; n->nkwargs < c->nkwargs; n->nkwargs++) {
+		struct hcb_kwarg *k = &n->kwargs[n->nkwargs];
+
+		k->key = strdup(c->kwargs[n->nkwargs].key);
+		k->value = strdup(c->kwargs[n->nkwargs].value);
+		if (!k->key || !k->value) {
+			n->nkwargs++;
+			goto fail;
+		}
+	}
+	*out = n;
+	return 0;
+fail:
+	hcb_consumer_free(n);
+	return err;
 }
 
 /* The engine's own copy of c, which outlives the producer's record. */
@@ -574,7 +598,7 @@ static int compare(struct hcb_diff *d, const struct stream *s, uint64_t index,
 		   const struct hcb_consumer *c[2], const unsigned char *p[2], const uint64_t seq[2])
 {
 	struct hcb_diff_tap t = {
-		.key = { s->device, s->name, s->consumer_id, index },
+		.key = { s->device, s->name, s->side_id[0], index },
 		.seq = { seq[0], seq[1] },
 		.consumer = { c[0], c[1] },
 		.payload = { p[0], p[1] },
@@ -668,6 +692,8 @@ int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_
 	if (!s)
 		return -ENOMEM;
 	d->counts.taps[side]++;
+	if (!s->count[side])
+		s->side_id[side] = tap->consumer->id;
 	index = s->count[side]++;
 	if (s->head && s->qside == other) {
 		/* its partner is waiting */
@@ -684,8 +710,8 @@ int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_
 		if (!s->head)
 			s->tail = NULL;
 		s->queued--;
-		d->pending--;
-		d->pending_bytes -= p->c->total_bytes;
+		d->counts.pending--;
+		d->counts.pending_bytes -= p->c->total_bytes;
 		free(p);
 		return err;
 	}
@@ -715,12 +741,12 @@ int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_
 		s->tail = p;
 		s->qside = side;
 		s->queued++;
-		d->pending++;
-		d->pending_bytes += copy->total_bytes;
-		if (d->pending > d->counts.pending_max)
-			d->counts.pending_max = d->pending;
-		if (d->pending_bytes > d->counts.pending_bytes_max)
-			d->counts.pending_bytes_max = d->pending_bytes;
+		d->counts.pending++;
+		d->counts.pending_bytes += copy->total_bytes;
+		if (d->counts.pending > d->counts.pending_max)
+			d->counts.pending_max = d->counts.pending;
+		if (d->counts.pending_bytes > d->counts.pending_bytes_max)
+			d->counts.pending_bytes_max = d->counts.pending_bytes;
 	}
 	return 0;
 }
@@ -783,7 +809,7 @@ int hcb_diff_finish(struct hcb_diff *d)
 			struct lone *l = &s->lone[side];
 			struct hcb_diff_unmatched u = {
 				.side = (enum hcb_diff_side)side,
-				.key = { s->device, s->name, s->consumer_id, l->first },
+				.key = { s->device, s->name, s->side_id[side], l->first },
 				.count = l->count,
 				.first_seq = l->first_seq,
 				.last_seq = l->last_seq,

@@ -70,7 +70,7 @@ int hcb_isclose(unsigned int dtype, const void *ref, const void *new,
 struct hcb_diff_key {
 	uint32_t device;
 	const char *name;           /* NULL: the taps have no name, keyed by id */
-	uint32_t consumer_id;       /* of the first tap seen with this key */
+	uint32_t consumer_id;       /* the id of REF's taps (unmatched: of the side's) */
 	uint64_t index;             /* occurrence of the consumer on the device, from 0 */
 };
 
@@ -133,6 +133,7 @@ struct hcb_diff_counts {
 	uint64_t compared;          /* pairs */
 	uint64_t same, differ;      /* compared = same + differ */
 	uint64_t unmatched[2];      /* taps of REF missing in NEW, of NEW extra */
+	uint64_t pending, pending_bytes;   /* taps queued now, their payload bytes */
 	uint64_t pending_max;       /* most taps ever queued at once */
 	uint64_t pending_bytes_max; /* most payload bytes ever queued at once */
 };
