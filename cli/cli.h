@@ -33,6 +33,7 @@ struct cli_cmd {
 	const char *usage;         /* after "hcbtrace NAME " */
 	const char *description;   /* one sentence for `hcbtrace NAME --help` */
 	const struct cli_opt *opts; /* ends with { 0 } */
+	int takes_command;         /* options end at the first operand: `-- CMD ARGS` */
 };
 
 extern const struct cli_cmd cmd_attach, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;

@@ -271,10 +271,11 @@ static int summary_text(const struct run *run)
 	if (strcmp(run->platform[0], run->platform[1]))
 		hcb_buf_printf(&b, "platform differs: %s in REF, %s in NEW\n", run->platform[0],
 			       run->platform[1]);
-	hcb_buf_printf(&b, "%llu taps in REF, %llu in NEW: %llu pairs compared, %llu same, %llu differ; "
+	hcb_buf_printf(&b, "%llu tap%s in REF, %llu in NEW: %llu pair%s compared, %llu same, %llu differ; "
 			   "%llu missing, %llu extra\n",
-		       (unsigned long long)c->taps[0], (unsigned long long)c->taps[1],
-		       (unsigned long long)c->compared, (unsigned long long)c->same,
+		       (unsigned long long)c->taps[0], c->taps[0] == 1 ? "" : "s",
+		       (unsigned long long)c->taps[1], (unsigned long long)c->compared,
+		       c->compared == 1 ? "" : "s", (unsigned long long)c->same,
 		       (unsigned long long)c->differ, (unsigned long long)c->unmatched[0],
 		       (unsigned long long)c->unmatched[1]);
 	return emit(&b);

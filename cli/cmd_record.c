@@ -77,4 +77,5 @@ const struct cli_cmd cmd_record = {
 	.usage = "[OPTIONS] -o FILE (-p PID | -- CMD [ARGS...])",
 	.description = "Record the taps of a running process, or of CMD from its first tap, to FILE.",
 	.opts = record_opts,
+	.takes_command = 1,
 };

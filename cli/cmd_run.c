@@ -71,4 +71,5 @@ const struct cli_cmd cmd_run = {
 	.usage = "[OPTIONS] -- CMD [ARGS...]",
 	.description = "Launch CMD and print its taps from the very first one; exit with CMD's status.",
 	.opts = run_opts,
+	.takes_command = 1,
 };

@@ -70,8 +70,10 @@ void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
 	static struct option lbuf[64];
 	size_t s = 0, l = 0;
 
-	/* '+': stop at the first non-option, so `run -- CMD -x` keeps CMD's options */
-	sbuf[s++] = '+';
+	/* '+': stop at the first non-option, so `run CMD -x` keeps CMD's options;
+	 * other commands take options before and after their operands */
+	if (cmd->takes_command)
+		sbuf[s++] = '+';
 	sbuf[s++] = ':';
 	for (const struct cli_opt *o = cmd->opts; o->name && l + 1 < 64; o++) {
 		if (o->id < 256 && s + 3 < sizeof(sbuf)) {

@@ -14,13 +14,28 @@ function __fish_hcbtrace_no_dashdash
     not contains -- -- (commandline -opc)
 end
 
-# Complete the command line that follows `hcbtrace run [OPTIONS] --`.
+# Complete the command line that follows `hcbtrace run|record [OPTIONS] --`.
 function __fish_hcbtrace_run_command
     set -l tokens (commandline -opc)
     set -l i (contains -i -- -- $tokens)
     or return
     set -e tokens[1..$i]
     complete -C (string join -- ' ' (string escape -- $tokens) (commandline -ct))
+end
+
+# Files whose names end in one of the suffixes given (.jsonl ...), and
+# directories to reach them.
+function __fish_hcbtrace_files
+    set -l re '\.('(string join '|' (string replace -r '^\.' '' -- $argv))')$'
+    # the token being completed, without a leading --output= or the like
+    set -l cur (string replace -r -- '^-[^=]*=' '' (commandline -ct))
+    for f in $cur*
+        if test -d $f
+            echo $f/
+        else if string match -qr -- $re $f
+            echo $f
+        end
+    end
 end
 
 complete -c hcbtrace -f
@@ -32,27 +47,59 @@ complete -c hcbtrace -n __fish_use_subcommand -l help -d 'show the list of comma
 # commands
 complete -c hcbtrace -n __fish_use_subcommand -a attach -d 'attach to a running program and print its taps like id_print'
 complete -c hcbtrace -n __fish_use_subcommand -a run -d 'launch a command and print its taps from the very first one'
+complete -c hcbtrace -n __fish_use_subcommand -a record -d "record a program's taps to a file (.jsonl or .hcbcap)"
+complete -c hcbtrace -n __fish_use_subcommand -a replay -d 'print a recording exactly as attach printed it live'
+complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz'
+complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
 complete -c hcbtrace -n __fish_use_subcommand -a help -d 'show the help of a command'
 
 # help [COMMAND]
-complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run list help'
+complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff list help'
 
 # attach [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the process to attach to'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -a '(__fish_complete_pids)'
 
-# run [OPTIONS] -- CMD [ARGS...]
-complete -c hcbtrace -n '__fish_seen_subcommand_from run; and not __fish_hcbtrace_no_dashdash' -a '(__fish_hcbtrace_run_command)'
+# run [OPTIONS] -- CMD [ARGS...], record [OPTIONS] -o FILE (-p PID | -- CMD [ARGS...])
+complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and not __fish_hcbtrace_no_dashdash' -a '(__fish_hcbtrace_run_command)'
 
-# options of attach and run
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s d -l duration -x -d 'stop after SECS seconds'
+# options of attach, run and record
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text jsonl' -d 'output format: text (id_print, default) or jsonl'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'ring buffer size in MiB (default 64)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no summary on exit'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s d -l duration -x -d 'stop after SECS seconds'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'ring buffer size in MiB (default 64)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no summary on exit'
+
+# record's own options
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'record the running process PID'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap)' -d 'the recording: FILE.jsonl or FILE.hcbcap'
+
+# replay [OPTIONS] FILE
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text jsonl' -d 'output format: text (id_print, default) or jsonl'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -l speed -x -d 'replay X times as fast as recorded (default 1)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -l no-wait -d 'do not wait between taps'
+complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no warnings about filters that match nothing'
+
+# convert [OPTIONS] -o OUT IN
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap .npz)' -d 'the converted recording: .jsonl, .hcbcap or .npz'
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
+
+# diff [OPTIONS] REF NEW
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l rtol -x -d 'relative tolerance (default 1e-05)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l atol -x -d 'absolute tolerance (default 1e-08)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l equal-nan -d 'count NaN in both as equal'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text json' -d 'report format: text (default) or json'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'print nothing: the exit status tells'
 
 # options of every command
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run list help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff list help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

@@ -273,8 +273,9 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	if (id == 0)
 		return BAD(r, "consumer id 0 is reserved");
 	a = jget(d, 0, "seq");
-	if (a != UINT32_MAX && d->nodes[a].kind != J_NULL &&
-	    get_u64(r, 0, "seq", UINT64_MAX - 1, &seq, 0))
+	if (a == UINT32_MAX)
+		return BAD(r, "'seq' is missing");
+	if (d->nodes[a].kind != J_NULL && get_u64(r, 0, "seq", UINT64_MAX - 1, &seq, 0))
 		return r->err;
 	kw = jget(d, 0, "kwargs");
 	if (kw != UINT32_MAX && d->nodes[kw].kind != J_OBJ)

@@ -357,9 +357,9 @@ static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct h
 	st->last_date = dt;
 	for (unsigned int i = 0; i < c->nleaves; i++) {
 		const struct hcb_leaf_shape *l = &c->leaves[i];
-		size_t hn = npy_header(head, sizeof(head), l);
+		size_t hn = npy_descr(l->dtype) ? npy_header(head, sizeof(head), l) : 0;
 
-		if (!hn || !npy_descr(l->dtype))
+		if (!hn)
 			return -EINVAL;
 		if (c->nleaves == 1)
 			snprintf(name, sizeof(name), "%s/%s%u/%06llu.npy", cname, plat, t->device,

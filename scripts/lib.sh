@@ -43,6 +43,20 @@ install_deps()
     fi
 }
 
+# Python packages the tests compare against, in a venv beside the build:
+# numpy 1.26 (the reference for id_print text, isclose, .npz) and ml_dtypes.
+PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1)
+VENV=${HCB_VENV:-$BUILD/venv}
+
+make_venv()
+{
+    if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import numpy, ml_dtypes' 2>/dev/null; then
+        echo ">> python venv $VENV: ${PY_PACKAGES[*]}"
+        python3 -m venv "$VENV"
+        "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
+    fi
+}
+
 build()
 {
     if [ ! -f "$BUILD/build.ninja" ]; then

@@ -22,14 +22,20 @@
  *   - floats compute |new - ref| <= atol + rtol*|ref| in their own dtype
  *     (float32 in float32, float16 in float16, with rtol and atol first
  *     rounded to that dtype, one rounding per operation, as numpy's ufuncs
- *     do; bfloat16 and float8 the same way, as ml_dtypes does);
+ *     do; bfloat16 and float8 the same way, as ml_dtypes does), except
+ *     scalars (shape []): numpy's value-based casting computes those in
+ *     float64;
  *   - integers and bools are converted to float64 first (numpy.isclose casts
  *     REF to result_type(REF, 1.0) = float64), so int64 values past 2^53
  *     compare as their float64 roundings, like numpy;
- *   - complex: |new - ref| and |ref| are complex magnitudes (hypot) in the
- *     real part's dtype;
+ *   - complex: |new - ref| and |ref| are complex magnitudes in the part's
+ *     dtype, computed as numpy's SIMD absolute does;
  *   - non-finite elements match only if equal (inf == inf), NaN matches NaN
  *     only with equal_nan (complex: a NaN in either part counts as NaN).
+ *     numpy 1.26 quirk kept for agreement: for complex it multiplies by
+ *     ones_like() first, turning inf+0j into inf+nanj, so complex infinities
+ *     never match, except with equal_nan, where any two non-finite complex
+ *     values match.
  * Max absolute and relative difference are numpy.testing.assert_allclose's
  * (numpy 1.26): over every element except pairs that matched as NaN/NaN or
  * as equal infinities, |new - ref| and |new - ref| / |ref| (where ref != 0;
@@ -61,7 +67,8 @@ void hcb_diff_opts_default(struct hcb_diff_opts *o);
 
 /*
  * numpy.isclose(new, ref) for one pair of elements of dtype, given as
- * little-endian bytes: 1 close, 0 not.  (The engine's rule, exported for
+ * little-endian bytes, as elements of arrays of 1 or more dimensions: 1
+ * close, 0 not.  (The engine's rule, exported for
  * tests; the engine runs the same inline code over whole leaves.)
  */
 int hcb_isclose(unsigned int dtype, const void *ref, const void *new,

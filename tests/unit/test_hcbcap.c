@@ -20,6 +20,7 @@
  *    in a short file gives -ENODATA without allocating it (checked under an
  *    address-space limit in a child process);
  *  - versions and header flags this reader does not know give -EPROTO;
+ *    frames of a later version marked skippable are skipped;
  *  - files are created 0600 whatever the umask; write errors are reported.
  *
  *	gcc -std=gnu11 -D_GNU_SOURCE -DHCB_VERSION='"t"' -Isrc -Iformats \
@@ -208,7 +209,8 @@ static void add_drop(struct reclist *l, uint32_t device, uint64_t count, const c
 
 	rec.drop.device = device;
 	rec.drop.count = count;
-	snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s", reason);
+	/* what does not fit is cut, as a provider would */
+	memcpy(rec.drop.reason, reason, strnlen(reason, sizeof(rec.drop.reason) - 1));
 	list_add(l, &rec);
 }
 
@@ -1040,6 +1042,47 @@ static void test_inconsistent_frames(void **state)
 	hcb_consumer_free(b);
 }
 
+/* Skippable frames (type bit 31) of later versions are checked and skipped. */
+static void test_skippable_frames(void **state)
+{
+	struct hcb_consumer *c = vector_consumer("s", HCB_DT_UINT16, 2, 3);
+	struct reclist l = { 0 };
+	const char *path = tmp_path("skip.hcbcap");
+	unsigned char *p, *q, extra[20 + 5];
+	size_t len, count, starts[8];
+
+	(void)state;
+	add_session(&l, "cpu");
+	add_random_tap(&l, c, 0, 0);
+	write_list(path, &l);
+	p = slurp(path, &len);
+	walk(p, len, starts, 7, NULL);
+	put32(extra, 0x80000007u);
+	put64(extra + 4, 5);
+	put32(extra + 12, (uint32_t)crc32(0, extra, 12));
+	memcpy(extra + 16, "later", 5);
+	put32(extra + 21, (uint32_t)crc32(0, extra, 21));
+	/* header, session, the new frame, consumer and tap, the new frame */
+	q = malloc(len + 2 * sizeof(extra));
+	assert_non_null(q);
+	memcpy(q, p, starts[1]);
+	memcpy(q + starts[1], extra, sizeof(extra));
+	memcpy(q + starts[1] + sizeof(extra), p + starts[1], len - starts[1]);
+	memcpy(q + len + sizeof(extra), extra, sizeof(extra));
+	spit(path, q, len + 2 * sizeof(extra));
+	assert_int_equal(read_list(path, &l, &count, NULL, 0), 0);
+	assert_int_equal(count, 2);
+	/* damaged, it is damage like any other frame */
+	q[starts[1] + 17] ^= 1;
+	spit(path, q, len + 2 * sizeof(extra));
+	assert_int_equal(read_list(path, &l, &count, NULL, 0), -EBADMSG);
+	assert_int_equal(count, 1);
+	free(p);
+	free(q);
+	list_free(&l);
+	hcb_consumer_free(c);
+}
+
 static void test_mode_and_write_errors(void **state)
 {
 	const char *path = tmp_path("private.hcbcap");
@@ -1083,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_claims_not_allocated),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_inconsistent_frames),
+		cmocka_unit_test(test_skippable_frames),
 		cmocka_unit_test(test_mode_and_write_errors),
 	};
 

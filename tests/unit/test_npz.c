@@ -142,7 +142,7 @@ static int read_local(struct zip *z)
 	struct member m = { .offset = z->off - 4 };
 	uint16_t nlen, xlen;
 	uint32_t c = (uint32_t)crc32(0, Z_NULL, 0), csize, usize;
-	uint64_t left, v[2];
+	uint64_t left, v[2] = { 0, 0 };
 
 	if (zread(z, h, sizeof(h)))
 		return -1;
@@ -207,7 +207,7 @@ static int read_central(struct zip *z, size_t i)
 	struct member *m = &z->m[i];
 	uint32_t csize, usize, off32;
 	uint16_t nlen, xlen, clen;
-	uint64_t v[3], size, off;
+	uint64_t v[3] = { 0, 0, 0 }, size, off;
 	int k = 0, need;
 
 	if (i >= z->n)
