@@ -49,6 +49,17 @@ void cli_print_help(const struct cli_cmd *cmd, FILE *f);
 void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
 		       const struct option **longopts);
 
+/*
+ * Parse cmd's options from argv with getopt_long.  --help prints the help;
+ * an unknown option or a missing argument is a usage error; every other
+ * option goes to opt(ctx, c, optarg), which returns 0 or an exit code.
+ * Returns 0 with optind at the first operand, CLI_HELP_SHOWN after --help,
+ * or an exit code (> 0).
+ */
+#define CLI_HELP_SHOWN (-1)
+int cli_parse_opts(const struct cli_cmd *cmd, int argc, char **argv,
+		   int (*opt)(void *ctx, int c, const char *arg), void *ctx);
+
 /* Parsing helpers: 0 or -EINVAL (after printing a usage error). */
 int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
 		  unsigned long long max, unsigned long long *out);

@@ -12,36 +12,32 @@ static const struct cli_opt attach_opts[] = {
 	{ 0 }
 };
 
+struct attach_args {
+	const struct cli_cmd *cmd;
+	struct trace_opts o;
+	int pid;
+};
+
+static int attach_opt(void *ctx, int c, const char *arg)
+{
+	struct attach_args *a = ctx;
+
+	if (c == 'p')
+		return cli_parse_pid(a->cmd, arg, &a->pid) ? EXIT_USAGE : 0;
+	return trace_opt(a->cmd, &a->o, c, arg);
+}
+
 static int run_attach(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	const struct option *longopts;
-	const char *shortopts;
-	struct trace_opts o;
+	struct attach_args a = { .cmd = cmd };
 	struct trace *t = NULL;
-	int pid = 0, c, code;
+	int code, pid;
 
-	trace_opts_init(&o);
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_print_help(cmd, stdout);
-			return EXIT_OK;
-		case 'p':
-			if (cli_parse_pid(cmd, optarg, &pid))
-				return EXIT_USAGE;
-			break;
-		case ':':
-			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
-		case '?':
-			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		default:
-			code = trace_opt(cmd, &o, c, optarg);
-			if (code)
-				return code;
-		}
-	}
+	trace_opts_init(&a.o);
+	code = cli_parse_opts(cmd, argc, argv, attach_opt, &a);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
+	pid = a.pid;
 	if (optind < argc) {
 		if (pid)
 			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
@@ -54,7 +50,7 @@ static int run_attach(const struct cli_cmd *cmd, int argc, char **argv)
 		return cli_usage_err(cmd, "which process? give its pid: hcbtrace attach PID");
 
 	trace_install_signals();
-	code = trace_new(&t, &o);
+	code = trace_new(&t, &a.o);
 	if (code == EXIT_OK)
 		code = trace_attach(t, pid);
 	if (code == EXIT_OK)

@@ -14,34 +14,34 @@ static const struct cli_opt convert_opts[] = {
 	{ 0 }
 };
 
+struct convert_args {
+	const struct cli_cmd *cmd;
+	struct playback_opts o;
+	const char *out;
+};
+
+static int convert_opt(void *ctx, int c, const char *arg)
+{
+	struct convert_args *a = ctx;
+
+	if (c == 'o') {
+		a->out = arg;
+		return 0;
+	}
+	return filter_opt(a->cmd, &a->o.filter, c, arg);
+}
+
 static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct playback_opts o = { .speed = 0, .quiet = 0 };
-	const struct option *longopts;
-	const char *shortopts, *out = NULL;
+	struct convert_args a = { .cmd = cmd };
+	const char *out;
 	struct hcb_writer *w;
-	int c, code, err;
+	int code, err;
 
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_print_help(cmd, stdout);
-			return EXIT_OK;
-		case 'o':
-			out = optarg;
-			break;
-		case ':':
-			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
-		case '?':
-			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		default:
-			code = filter_opt(cmd, &o.filter, c, optarg);
-			if (code)
-				return code;
-		}
-	}
+	code = cli_parse_opts(cmd, argc, argv, convert_opt, &a);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
+	out = a.out;
 	if (optind >= argc)
 		return cli_usage_err(cmd, "which recording? hcbtrace convert IN -o OUT");
 	if (optind + 1 < argc)
@@ -62,7 +62,7 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_err("cannot create '%s': %s", out, strerror(-err));
 		return EXIT_FAIL;
 	}
-	return playback(argv[optind], w, out, &o);
+	return playback(argv[optind], w, out, &a.o);
 }
 
 const struct cli_cmd cmd_convert = {

@@ -327,7 +327,7 @@ static json_t *jseq(uint64_t seq)
 
 static json_t *jkey(const struct hcb_diff_key *k)
 {
-	return json_pack("{sI sO? sI sI}", "device", (json_int_t)k->device,
+	return json_pack("{sI so? sI sI}", "device", (json_int_t)k->device,
 			 "consumer", k->name ? json_string(k->name) : NULL,
 			 "consumer_id", (json_int_t)k->consumer_id, "index", (json_int_t)k->index);
 }
@@ -616,22 +616,8 @@ static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 	hcb_diff_opts_default(&opts);
 	cli_getopt_tables(cmd, &shortopts, &longopts);
 	optind = 1;
-	/* options before, between or after REF and NEW */
-	for (;;) {
-		c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		if (c == -1) {
-			if (optind >= argc)
-				break;
-			if (!strcmp(argv[optind - 1], "--") && optind - 1 > 0) {
-				while (optind < argc && npos < 3)
-					pos[npos++] = argv[optind++];
-				break;
-			}
-			if (npos < 3)
-				pos[npos++] = argv[optind];
-			optind++;
-			continue;
-		}
+	/* getopt permutes: options may come before, between or after REF and NEW */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cli_print_help(cmd, stdout);
@@ -664,6 +650,8 @@ static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	for (; optind < argc && npos < 3; optind++)
+		pos[npos++] = argv[optind];
 	if (npos < 2)
 		return cli_usage_err(cmd, npos ? "which recording to compare with '%s'?" :
 					       "which recordings? expected REF and NEW%s", npos ? pos[0] : "");

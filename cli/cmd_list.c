@@ -79,23 +79,23 @@ static int list_one(pid_t pid)
 	return 0;
 }
 
+static int list_opt(void *ctx, int c, const char *arg)
+{
+	(void)ctx;
+	(void)c;
+	(void)arg;
+	return EXIT_USAGE;   /* list has no options but --help */
+}
+
 static int run_list(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	const struct option *longopts;
-	const char *shortopts;
 	pid_t *pids = NULL;
 	size_t n = 0;
-	int c, err;
+	int err;
 
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			cli_print_help(cmd, stdout);
-			return EXIT_OK;
-		}
-		return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-	}
+	err = cli_parse_opts(cmd, argc, argv, list_opt, NULL);
+	if (err)
+		return err == CLI_HELP_SHOWN ? EXIT_OK : err;
 	if (optind < argc)
 		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
 	err = hcb_target_list(&pids, &n);

@@ -23,70 +23,71 @@ static const struct cli_opt replay_opts[] = {
 	{ 0 }
 };
 
-static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
+struct replay_args {
+	const struct cli_cmd *cmd;
+	struct playback_opts o;
+	enum trace_format format;
+};
+
+static int replay_opt(void *ctx, int c, const char *arg)
 {
-	struct playback_opts o = { .speed = 1 };
-	enum trace_format format = FORMAT_TEXT;
-	const struct option *longopts;
-	const char *shortopts;
-	struct hcb_writer *w;
+	struct replay_args *a = ctx;
 	unsigned long long v;
 	char *end;
-	int c, code;
 
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_print_help(cmd, stdout);
-			return EXIT_OK;
-		case 'c':
-			if (cli_parse_u64(cmd, "count", optarg, ~0ull, &v) || v == 0)
-				return v == 0 ? cli_usage_err(cmd, "invalid count '0': expected at least 1") : EXIT_USAGE;
-			o.count = v;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "jsonl"))
-				format = FORMAT_JSONL;
-			else
-				return cli_usage_err(cmd, "unknown format '%s': expected text or jsonl", optarg);
-			break;
-		case OPT_SPEED:
-			errno = 0;
-			o.speed = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o.speed > 0) || o.speed > 1e9)
-				return cli_usage_err(cmd, "invalid speed '%s': expected a factor above 0, such as 2 or 0.5", optarg);
-			break;
-		case OPT_NO_WAIT:
-			o.speed = 0;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case ':':
-			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
-		case '?':
-			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		default:
-			code = filter_opt(cmd, &o.filter, c, optarg);
-			if (code)
-				return code;
-		}
+	switch (c) {
+	case 'c':
+		if (cli_parse_u64(a->cmd, "count", arg, ~0ull, &v))
+			return EXIT_USAGE;
+		if (v == 0)
+			return cli_usage_err(a->cmd, "invalid count '0': expected at least 1");
+		a->o.count = v;
+		return 0;
+	case 'f':
+		if (!strcmp(arg, "text"))
+			a->format = FORMAT_TEXT;
+		else if (!strcmp(arg, "jsonl"))
+			a->format = FORMAT_JSONL;
+		else
+			return cli_usage_err(a->cmd, "unknown format '%s': expected text or jsonl", arg);
+		return 0;
+	case OPT_SPEED:
+		errno = 0;
+		a->o.speed = strtod(arg, &end);
+		if (errno || end == arg || *end || !(a->o.speed > 0) || a->o.speed > 1e9)
+			return cli_usage_err(a->cmd, "invalid speed '%s': expected a factor above 0, such as 2 or 0.5", arg);
+		return 0;
+	case OPT_NO_WAIT:
+		a->o.speed = 0;
+		return 0;
+	case 'q':
+		a->o.quiet = 1;
+		return 0;
+	default:
+		return filter_opt(a->cmd, &a->o.filter, c, arg);
 	}
+}
+
+static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct replay_args a = { .cmd = cmd, .o = { .speed = 1 }, .format = FORMAT_TEXT };
+	struct hcb_writer *w;
+	int code;
+
+	code = cli_parse_opts(cmd, argc, argv, replay_opt, &a);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	if (optind >= argc)
 		return cli_usage_err(cmd, "which recording? hcbtrace replay FILE");
 	if (optind + 1 < argc)
 		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	trace_install_signals();
-	code = hcb_writer_open_fd(&w, STDOUT_FILENO, format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
+	code = hcb_writer_open_fd(&w, STDOUT_FILENO, a.format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
 	if (code) {
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
-	return playback(argv[optind], w, "standard output", &o);
+	return playback(argv[optind], w, "standard output", &a.o);
 }
 
 const struct cli_cmd cmd_replay = {

@@ -11,37 +11,29 @@ static const struct cli_opt run_opts[] = {
 	{ 0 }
 };
 
-/* Options of run and record: parse up to CMD.  Returns 0 or an exit code;
- * *first is CMD's index in argv. */
+struct launch_args {
+	const struct cli_cmd *cmd;
+	struct trace_opts *o;
+	int (*own)(const struct cli_cmd *, struct trace_opts *, int, const char *);
+};
+
+static int launch_opt(void *ctx, int c, const char *arg)
+{
+	struct launch_args *a = ctx;
+	int code = a->own ? a->own(a->cmd, a->o, c, arg) : 1;
+
+	return code == 1 ? trace_opt(a->cmd, a->o, c, arg) : code;
+}
+
 int parse_launch_opts(const struct cli_cmd *cmd, int argc, char **argv, struct trace_opts *o,
 		      int (*own)(const struct cli_cmd *, struct trace_opts *, int, const char *),
 		      int *first)
 {
-	const struct option *longopts;
-	const char *shortopts;
-	int c, code;
+	struct launch_args a = { cmd, o, own };
+	int code = cli_parse_opts(cmd, argc, argv, launch_opt, &a);
 
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_print_help(cmd, stdout);
-			return -1;
-		case ':':
-			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
-		case '?':
-			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		default:
-			code = own ? own(cmd, o, c, optarg) : 1;
-			if (code == 1)
-				code = trace_opt(cmd, o, c, optarg);
-			if (code)
-				return code;
-		}
-	}
 	*first = optind;
-	return 0;
+	return code;
 }
 
 static int run_run(const struct cli_cmd *cmd, int argc, char **argv)

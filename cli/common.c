@@ -89,6 +89,34 @@ void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
 	*longopts = lbuf;
 }
 
+int cli_parse_opts(const struct cli_cmd *cmd, int argc, char **argv,
+		   int (*opt)(void *ctx, int c, const char *arg), void *ctx)
+{
+	const struct option *longopts;
+	const char *shortopts;
+	int c, code;
+
+	cli_getopt_tables(cmd, &shortopts, &longopts);
+	optind = 1;
+	opterr = 0;   /* the messages are ours */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cli_print_help(cmd, stdout);
+			return CLI_HELP_SHOWN;
+		case ':':
+			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
+		case '?':
+			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+		default:
+			code = opt(ctx, c, optarg);
+			if (code)
+				return code;
+		}
+	}
+	return 0;
+}
+
 int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
 		  unsigned long long max, unsigned long long *out)
 {

@@ -90,35 +90,84 @@ static int roundtrips(unsigned int dtype, const void *p, double v, const char *t
 }
 
 /*
- * The shortest "%.*g" text that reads back to the element in its own dtype,
- * always with a '.' or exponent.  Round-tripping is monotonic in the number
- * of digits, so a binary search finds the shortest in a few tries.
+ * Lay out significant digits d (no dot) with decimal exponent e (value =
+ * 0.d * 10^(e+1), i.e. d[0] is the 10^e digit) as Python's repr does:
+ * positional for -4 <= e < 16 (always with a '.'), else d.ddde+XX.
+ */
+static int put_repr(struct hcb_buf *out, int neg, const char *d, int nd, int e)
+{
+	int err = neg ? hcb_buf_putc(out, '-') : 0;
+
+	if (err)
+		return err;
+	if (e >= -4 && e < 16) {
+		if (e < 0) {
+			err = hcb_buf_puts(out, "0.");
+			if (!err)
+				err = hcb_buf_fill(out, '0', (size_t)(-e - 1));
+			return err ? err : hcb_buf_add(out, d, (size_t)nd);
+		}
+		if (nd <= e + 1) {
+			err = hcb_buf_add(out, d, (size_t)nd);
+			if (!err)
+				err = hcb_buf_fill(out, '0', (size_t)(e + 1 - nd));
+			return err ? err : hcb_buf_puts(out, ".0");
+		}
+		err = hcb_buf_add(out, d, (size_t)e + 1);
+		if (!err)
+			err = hcb_buf_putc(out, '.');
+		return err ? err : hcb_buf_add(out, d + e + 1, (size_t)(nd - e - 1));
+	}
+	err = hcb_buf_putc(out, d[0]);
+	if (!err && nd > 1) {
+		err = hcb_buf_putc(out, '.');
+		if (!err)
+			err = hcb_buf_add(out, d + 1, (size_t)nd - 1);
+	}
+	return err ? err : hcb_buf_printf(out, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+}
+
+/*
+ * The shortest digits that read back to the element in its own dtype, laid
+ * out as Python's repr would.  Round-tripping is monotonic in the number of
+ * digits, so a binary search over "%.*e" finds the fewest in a few tries.
  * (A precision search, not Ryu: exact, and fast enough for recordings.)
  */
 static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
 {
 	double v = hcb_elem_to_double(dtype, p);
-	int lo = 1, hi = dtype == HCB_DT_FLOAT64 ? 17 : 9;
-	char tmp[40];
+	int lo = 1, hi = dtype == HCB_DT_FLOAT64 ? 17 : 9, nd = 0, e;
+	char tmp[40], digits[24];
 
 	if (isnan(v))
 		return hcb_buf_puts(out, "\"nan\"");
 	if (isinf(v))
 		return hcb_buf_puts(out, v > 0 ? "\"inf\"" : "\"-inf\"");
+	if (v == 0)
+		return hcb_buf_puts(out, signbit(v) ? "-0.0" : "0.0");
+	/* whole float32/float64 numbers below 2^24 are exact, their neighbours
+	 * at most 1 away: their own digits are the shortest.  Skip the search. */
+	if ((dtype == HCB_DT_FLOAT32 || dtype == HCB_DT_FLOAT64 || dtype == HCB_DT_COMPLEX64 ||
+	     dtype == HCB_DT_COMPLEX128) && fabs(v) < 16777216 && v == (double)(int32_t)v)
+		return hcb_buf_printf(out, "%d.0", (int32_t)v);
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
-		snprintf(tmp, sizeof(tmp), "%.*g", mid, v);
+		snprintf(tmp, sizeof(tmp), "%.*e", mid - 1, v);
 		if (roundtrips(dtype, p, v, tmp))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	snprintf(tmp, sizeof(tmp), "%.*g", lo, v);
-	/* keep it a float for readers that tell 0 from 0.0 (and -0.0) */
-	if (!strpbrk(tmp, ".e"))
-		strcat(tmp, ".0");
-	return hcb_buf_puts(out, tmp);
+	/* "-d.ddde±XX": take the digits, drop trailing zeros, keep the exponent */
+	snprintf(tmp, sizeof(tmp), "%.*e", lo - 1, fabs(v));
+	for (const char *c = tmp; *c && *c != 'e'; c++)
+		if (*c >= '0' && *c <= '9')
+			digits[nd++] = *c;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	e = atoi(strchr(tmp, 'e') + 1);
+	return put_repr(out, signbit(v) != 0, digits, nd, e);
 }
 
 int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)

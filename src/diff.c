@@ -200,6 +200,8 @@ static uint64_t count_mismatches(const struct tol *t, unsigned int dtype, size_t
 	uint64_t bad = 0;
 	double xr, xi, yr, yi;
 
+	if (!n)
+		return 0;
 	/* integers and bools hold no NaN: equal bytes are equal values */
 	if (!hcb_dtype_is_float(dtype) && !hcb_dtype_is_complex(dtype) && t->nonneg &&
 	    memcmp(ref, new, n * size) == 0)
