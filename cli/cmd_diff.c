@@ -603,53 +603,55 @@ static int read_both(struct run *run, struct hcb_reader *r[2], const char **erro
 	return 0;
 }
 
+struct diff_args {
+	const struct cli_cmd *cmd;
+	struct hcb_diff_opts *opts;
+	struct run *run;
+};
+
+static int diff_opt(void *ctx, int c, const char *arg)
+{
+	struct diff_args *a = ctx;
+
+	switch (c) {
+	case OPT_RTOL:
+		return parse_tol(a->cmd, "--rtol", arg, &a->opts->rtol) ? EXIT_USAGE : 0;
+	case OPT_ATOL:
+		return parse_tol(a->cmd, "--atol", arg, &a->opts->atol) ? EXIT_USAGE : 0;
+	case OPT_EQUAL_NAN:
+		a->opts->equal_nan = 1;
+		return 0;
+	case 'f':
+		if (!strcmp(arg, "text"))
+			a->run->fmt = a->run->fmt == OUT_QUIET ? OUT_QUIET : OUT_TEXT;
+		else if (!strcmp(arg, "json"))
+			a->run->fmt = a->run->fmt == OUT_QUIET ? OUT_QUIET : OUT_JSON;
+		else
+			return cli_usage_err(a->cmd, "unknown format '%s': expected text or json", arg);
+		return 0;
+	case 'q':
+		a->run->fmt = OUT_QUIET;
+		return 0;
+	default:
+		return cli_usage_err(a->cmd, "unknown option");
+	}
+}
+
 static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct hcb_diff_opts opts;
-	const struct option *longopts;
-	const char *shortopts, *error = NULL;
+	const char *error = NULL;
 	const char *pos[3];
-	int npos = 0, c, err, code;
+	int npos = 0, err, code;
 	struct hcb_reader *r[2] = { NULL, NULL };
 	struct run run = { .fmt = OUT_TEXT };
+	struct diff_args args = { cmd, &opts, &run };
 
 	hcb_diff_opts_default(&opts);
-	cli_getopt_tables(cmd, &shortopts, &longopts);
-	optind = 1;
-	/* getopt permutes: options may come before, between or after REF and NEW */
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cli_print_help(cmd, stdout);
-			return EXIT_OK;
-		case OPT_RTOL:
-			if (parse_tol(cmd, "--rtol", optarg, &opts.rtol))
-				return EXIT_USAGE;
-			break;
-		case OPT_ATOL:
-			if (parse_tol(cmd, "--atol", optarg, &opts.atol))
-				return EXIT_USAGE;
-			break;
-		case OPT_EQUAL_NAN:
-			opts.equal_nan = 1;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				run.fmt = run.fmt == OUT_QUIET ? OUT_QUIET : OUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				run.fmt = run.fmt == OUT_QUIET ? OUT_QUIET : OUT_JSON;
-			else
-				return cli_usage_err(cmd, "unknown format '%s': expected text or json", optarg);
-			break;
-		case 'q':
-			run.fmt = OUT_QUIET;
-			break;
-		case ':':
-			return cli_usage_err(cmd, "option '%s' needs an argument", argv[optind - 1]);
-		default:
-			return cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	/* options may come before, between or after REF and NEW */
+	code = cli_parse_opts(cmd, argc, argv, diff_opt, &args);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	for (; optind < argc && npos < 3; optind++)
 		pos[npos++] = argv[optind];
 	if (npos < 2)

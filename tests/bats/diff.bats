@@ -82,7 +82,7 @@ run_case()
 @test "diff: agrees with numpy 1.26.4 on freshly generated sets" {
     # real numpy from PyPI: HCB_NUMPY_PYTHON, or the venv the generator's
     # docstring makes (python3 -m venv /tmp/npvenv3; pip install numpy==1.26.4)
-    local py=${HCB_NUMPY_PYTHON:-/tmp/npvenv3/bin/python}
+    local py=${HCB_NUMPY_PYTHON:-${HCB_VENV:-$BUILD/venv}/bin/python}
     if ! "$py" -c 'import numpy; assert numpy.__version__ == "1.26.4"' 2>/dev/null; then
         echo "!!! SKIPPING: no python with numpy 1.26.4 at $py (set HCB_NUMPY_PYTHON) !!!" >&2
         skip "numpy 1.26.4 not available"
