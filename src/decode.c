@@ -20,15 +20,15 @@ struct pending {
 };
 
 /* A registration blob being reassembled, per consumer id.  Several threads
- * may send copies at once, their chunks interleaved: follow one copy (its
- * device and seq) in order, and start over when a new copy begins. */
+ * may send copies at once, their chunks interleaved; the copies are the
+ * same bytes, so a chunk of any copy fills its place, and a bitmap of the
+ * bytes already there keeps the count honest. */
 struct pending_reg {
 	struct pending_reg *next;
 	uint32_t consumer_id;
-	uint32_t device;
-	uint64_t seq;
 	uint64_t total, received;
 	unsigned char *buf;
+	unsigned char *have;   /* a bit per byte of buf */
 };
 
 struct device_state {
@@ -94,6 +94,7 @@ void hcb_decoder_free(struct hcb_decoder *d)
 
 		d->regs = r->next;
 		free(r->buf);
+		free(r->have);
 		free(r);
 	}
 	hcb_registry_free(d->reg);
@@ -163,7 +164,9 @@ static int on_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, con
 	}
 	if (!r) {
 		r = calloc(1, sizeof(*r));
-		if (!r || !(r->buf = malloc(h->total))) {
+		if (!r || !(r->buf = malloc(h->total)) || !(r->have = calloc(h->total / 8 + 1, 1))) {
+			if (r)
+				free(r->buf);
 			free(r);
 			return -ENOMEM;
 		}
@@ -173,21 +176,18 @@ static int on_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, con
 		d->regs = r;
 		pp = &d->regs;
 	}
-	if (h->offset == 0) {
-		/* a copy starts: follow it (an earlier one may have been cut) */
-		r->device = h->device;
-		r->seq = h->seq;
-		r->received = 0;
-	} else if (r->device != h->device || r->seq != h->seq || h->offset != r->received) {
-		return 0;   /* another copy's chunk, or the followed copy lost one */
-	}
 	memcpy(r->buf + h->offset, data, h->len);
-	r->received += h->len;
+	for (uint64_t i = h->offset; i < h->offset + h->len; i++)
+		if (!(r->have[i / 8] & (1u << (i % 8)))) {
+			r->have[i / 8] |= (unsigned char)(1u << (i % 8));
+			r->received++;
+		}
 	if (r->received < r->total)
 		return 0;
 	*pp = r->next;
 	err = add_registration(d, h->device, h->consumer_id, r->buf, r->total);
 	free(r->buf);
+	free(r->have);
 	free(r);
 	return err;
 }
@@ -279,7 +279,8 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->buf = malloc(c->total_bytes ? c->total_bytes : 1);
+	/* no ring buffer holds more than 4 GiB: a larger packet cannot come */
+	p->buf = c->total_bytes <= (UINT64_C(4) << 30) ? malloc(c->total_bytes ? c->total_bytes : 1) : NULL;
 	if (!p->buf) {
 		/* a shape too large for this machine must not end the session */
 		free(p);

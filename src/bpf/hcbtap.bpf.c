@@ -97,16 +97,37 @@ static __always_inline __u64 wake_flag(void)
 		c->offset += n;							\
 	} while (0)
 
-/* Greedy, largest class that the rest fills: a leaf wastes < 64 bytes of
- * padding, whatever its size. */
+/*
+ * Chunk classes a factor 4 apart.  The rest of a leaf goes in the smallest
+ * class that holds it if that is at least half full, else the largest
+ * class it fills, and so on: at most two chunks a class and less than
+ * twice the bytes in padding, so small leaves neither waste ring space
+ * nor split into dozens of records.
+ */
 static __always_inline int emit_chunk(struct copy_ctx *c)
 {
-	if (c->left >= 65536)
+	__u64 left = c->left;
+
+	if (left > 16384 * 2 || left == 65536)
 		EMIT_CLASS(65536);
-	else if (c->left >= 16384)
+	else if (left > 16384)
 		EMIT_CLASS(16384);
-	else if (c->left >= 1024)
+	else if (left > 4096 * 2 || left == 16384)
+		EMIT_CLASS(16384);
+	else if (left > 4096)
+		EMIT_CLASS(4096);
+	else if (left > 1024 * 2 || left == 4096)
+		EMIT_CLASS(4096);
+	else if (left > 1024)
 		EMIT_CLASS(1024);
+	else if (left > 256 * 2 || left == 1024)
+		EMIT_CLASS(1024);
+	else if (left > 256)
+		EMIT_CLASS(256);
+	else if (left > 64 * 2 || left == 256)
+		EMIT_CLASS(256);
+	else if (left > 64)
+		EMIT_CLASS(64);
 	else
 		EMIT_CLASS(64);
 	return 0;
@@ -145,14 +166,12 @@ static long copy_step(__u32 i, void *arg)
  * checking for room at the same time do not all take the same room. */
 __u64 inflight = 0;
 
-/* What a packet may take in the ring: payload, registration, and per chunk
- * a record header (8) and chunk header (40) plus < 64 bytes padding a leaf.
- * Chunks are >= 1 KiB except the last few of a leaf: total/16 covers the
- * headers of the big ones, 2 KiB a leaf the small ones. */
+/* What a packet may take in the ring: payload and registration with their
+ * padding (less than as much again, see emit_chunk), and per chunk a record
+ * header (8) and chunk header (40): a few per leaf and class. */
 static __always_inline __u64 ring_need(const struct hcb_wire_packet *p)
 {
-	return p->total_bytes + p->reg_len + p->total_bytes / 16 +
-	       ((__u64)p->nleaves + 2) * 2048;
+	return 2 * (p->total_bytes + p->reg_len) + ((__u64)p->nleaves + 2) * 1024;
 }
 
 static __always_inline void count(__u32 device, int what)
