@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # golden.bats - data-driven cases, one folder each under tests/golden/CMD/:
-#   args     the hcbtrace arguments; @CASE@ is the folder, @TMP@ a temp dir
+#   args     the hcbtrace arguments; @CASE@ is the folder, @TMP@ a temp dir,
+#            @EXAMPLE@ the built hcb-example
 #   stdout   expected standard output (exact)
 #   stderr   expected standard error (exact), if present
 #   status   expected exit status
@@ -22,12 +23,12 @@ run_cases()
         c=${c%/}
         local tmp=$T/$(basename "$c")
         mkdir -p "$tmp"
-        args=$(sed -e "s|@CASE@|$c|g" -e "s|@TMP@|$tmp|g" "$c/args")
+        args=$(sed -e "s|@CASE@|$c|g" -e "s|@TMP@|$tmp|g" -e "s|@EXAMPLE@|$EXAMPLE|g" "$c/args")
         local rc=0
         (cd "$tmp" && eval "\"\$HCBTRACE\" $args") >"$tmp/out" 2>"$tmp/err" || rc=$?
         echo "$rc" >"$tmp/status"
         if [ -f "$c/then" ]; then
-            (cd "$tmp" && eval "$(sed -e "s|@CASE@|$c|g" -e "s|@TMP@|$tmp|g" "$c/then")") >>"$tmp/out" 2>&1 || true
+            (cd "$tmp" && eval "$(sed -e "s|@CASE@|$c|g" -e "s|@TMP@|$tmp|g" -e "s|@HCBTRACE@|$HCBTRACE|g" "$c/then")") >>"$tmp/out" 2>&1 || true
         fi
         sed -i -e "s|$c|@CASE@|g" -e "s|$tmp|@TMP@|g" "$tmp/err"
         if ! cmp -s "$tmp/out" "$c/stdout"; then
@@ -47,3 +48,5 @@ run_cases()
 }
 
 @test "golden: replay" { run_cases replay; }
+@test "golden: convert" { run_cases convert; }
+@test "golden: record" { run_cases record; }
