@@ -95,3 +95,23 @@ teardown() { _common_teardown; }
     assert_failure 1
     [[ "$stderr" == *"cannot create '/nonexistent/dir/x.jsonl': No such file or directory"* ]]
 }
+
+@test "replay: original pacing, --speed and --no-wait" {
+    # three taps recorded 0.6 s apart
+    {
+        echo '{"type":"session","version":1,"pid":1,"provider":"hcbtap","platform":"cpu","start_ns":1}'
+        for i in 0 1 2; do
+            echo '{"type":"tap","device":0,"seq":'$i',"consumer":7,"name":"x","kwargs":{},"tree":"*","ts_ns":'$((1000000000 + i * 600000000))',"arrays":[{"dtype":"int32","shape":[],"data":['$i']}]}'
+        done
+    } >"$T/paced.jsonl"
+    ms() { local s; s=$(date +%s%N); "$@" >/dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+    slow=$(ms "$HCBTRACE" replay "$T/paced.jsonl")
+    fast=$(ms "$HCBTRACE" replay --speed 4 "$T/paced.jsonl")
+    none=$(ms "$HCBTRACE" replay --no-wait "$T/paced.jsonl")
+    echo "original ${slow} ms, --speed 4 ${fast} ms, --no-wait ${none} ms" >&3
+    [ "$slow" -ge 1150 ]
+    [ "$fast" -ge 280 ] && [ "$fast" -lt 1000 ]
+    [ "$none" -lt 280 ]
+    run "$HCBTRACE" replay --speed 0 "$T/paced.jsonl"
+    assert_failure 2
+}
