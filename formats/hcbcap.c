@@ -98,17 +98,18 @@ struct cap_writer {
 	unsigned int nslots, n;
 };
 
-static int wbuf_reserve(struct cap_writer *st, size_t n)
+/* Grow *buf to hold n bytes: the writer's frame buffer and the reader's. */
+static int buf_reserve(unsigned char **buf, size_t *cap, size_t n)
 {
 	unsigned char *p;
 
-	if (n <= st->cap)
+	if (n <= *cap)
 		return 0;
-	p = realloc(st->buf, n);
+	p = realloc(*buf, n);
 	if (!p)
 		return -ENOMEM;
-	st->buf = p;
-	st->cap = n;
+	*buf = p;
+	*cap = n;
 	return 0;
 }
 
@@ -214,7 +215,7 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	need = FRAME_HEAD + TAP_HEAD + (size_t)c->total_bytes + FRAME_TAIL;
 	if (fresh)
 		need += FRAME_HEAD + blen + FRAME_TAIL;
-	err = wbuf_reserve(st, need);
+	err = buf_reserve(&st->buf, &st->cap, need);
 	if (err)
 		goto out;
 	if (fresh) {
@@ -255,7 +256,7 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	if (rec->kind == HCB_REC_TAP)
 		return write_tap(w, st, &rec->tap);
 	/* every other record fits in a few hundred bytes */
-	err = wbuf_reserve(st, FRAME_HEAD + SESSION_HEAD + 256 + FRAME_TAIL);
+	err = buf_reserve(&st->buf, &st->cap, FRAME_HEAD + SESSION_HEAD + 256 + FRAME_TAIL);
 	if (err)
 		return err;
 	b = st->buf + FRAME_HEAD;
@@ -349,19 +350,6 @@ struct cap_reader {
 	int started;            /* the file header was read */
 };
 
-static int rbuf_reserve(struct cap_reader *st, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= st->cap)
-		return 0;
-	p = realloc(st->buf, n);
-	if (!p)
-		return -ENOMEM;
-	st->buf = p;
-	st->cap = n;
-	return 0;
-}
 
 #define FAIL(r, st, err, ...) fail_at(r, (st)->off, err, __VA_ARGS__)
 
@@ -431,7 +419,7 @@ static int read_body(struct hcb_reader *r, struct cap_reader *st, uint32_t type,
 			target = 65536;
 		if (target > need)
 			target = need;
-		err = rbuf_reserve(st, target);
+		err = buf_reserve(&st->buf, &st->cap, target);
 		if (err)
 			return FAIL(r, st, err, "no memory for a %s frame of %llu bytes",
 				    type_name(type), (unsigned long long)len);
@@ -679,7 +667,7 @@ int hcb_hcbcap_reader_init(struct hcb_reader *r)
 	r->next = cap_next;
 	r->free = cap_free;
 	/* frame heads are read here; bodies grow it as they arrive */
-	if (rbuf_reserve(st, 4096)) {
+	if (buf_reserve(&st->buf, &st->cap, 4096)) {
 		cap_free(r);
 		return -ENOMEM;
 	}
