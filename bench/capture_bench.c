@@ -32,6 +32,7 @@
 
 #include "decode.h"
 #include "live.h"
+#include "size_arg.h"
 #include "target.h"
 
 #define MAX_SIZES 16
@@ -779,28 +780,11 @@ static void usage(FILE *f)
 
 static int parse_u64(const char *name, const char *s, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		goto bad;
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (*end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		goto bad;
-	*out = v;
+	if (parse_size_arg(s, out)) {
+		err_msg("invalid %s '%s'", name, s);
+		return -EINVAL;
+	}
 	return 0;
-bad:
-	err_msg("invalid %s '%s'", name, s);
-	return -EINVAL;
 }
 
 static int parse_positive(const char *name, const char *s, double max, double *out)

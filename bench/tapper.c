@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "hcbtap.h"
+#include "size_arg.h"
 
 #define MAX_THREADS 256
 
@@ -416,29 +417,13 @@ static void usage(FILE *f)
 
 static uint64_t parse_size(const char *name, const char *s)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		goto bad;
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	else if (*end == 'G' || *end == 'g')
-		v <<= 30, end++;
-	if (*end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		goto bad;
+	if (parse_size_arg(s, &v)) {
+		fprintf(stderr, "tapper: invalid %s '%s'\n", name, s);
+		exit(2);
+	}
 	return v;
-bad:
-	fprintf(stderr, "tapper: invalid %s '%s'\n", name, s);
-	exit(2);
 }
 
 static double parse_double(const char *name, const char *s)
