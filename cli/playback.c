@@ -66,7 +66,10 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		err = hcb_writer_close(w);
 	else
 		hcb_writer_close(w);
-	if (err) {
+	if (err == -ENOMEM) {
+		cli_err("out of memory formatting the output");
+		code = EXIT_FAIL;
+	} else if (err) {
 		cli_err("writing to %s: %s", wname, strerror(-err));
 		code = EXIT_FAIL;
 	}

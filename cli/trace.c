@@ -427,7 +427,11 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		if (cerr)
 			t->write_err = cerr;
 	}
-	if (t->write_err) {
+	if (err == -ENOMEM) {
+		cli_err("out of memory");
+		why = "failed";
+		code = EXIT_FAIL;
+	} else if (t->write_err) {
 		cli_err("writing to %s: %s", t->wname, strerror(-t->write_err));
 		why = "output failed";
 		code = EXIT_FAIL;

@@ -497,7 +497,10 @@ static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
 		errno = 0;
 		n = getline(&s->line, &s->cap, r->f);
 		if (n < 0) {
-			if (ferror(r->f))
+			/* getline reports running out of memory through errno alone */
+			if (errno == ENOMEM)
+				return hcb_reader_fail(r, -ENOMEM, where(r), "out of memory reading the next line");
+			if (ferror(r->f) || errno)
 				return hcb_reader_fail(r, -EIO, NULL, "read error: %s", strerror(errno ? errno : EIO));
 			return 0;
 		}

@@ -177,15 +177,23 @@ void hcb_reader_close(struct hcb_reader *r)
 
 int hcb_write_all(struct hcb_writer *w, const void *p, size_t n)
 {
+	uint64_t start = w->bytes;
 	const char *c = p;
 
 	while (n) {
 		ssize_t k = write(w->fd, c, n);
 
 		if (k < 0) {
-			if (errno == EINTR)
+			int err = errno;
+
+			if (err == EINTR)
 				continue;
-			return -errno;
+			/* a disk that filled up mid-record: cut the file back to the
+			 * last whole record rather than leave half of this one */
+			if (w->own_fd && w->bytes != start && ftruncate(w->fd, (off_t)start) == 0 &&
+			    lseek(w->fd, (off_t)start, SEEK_SET) == (off_t)start)
+				w->bytes = start;
+			return -err;
 		}
 		c += k;
 		n -= (size_t)k;
