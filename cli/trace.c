@@ -417,7 +417,10 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 
 		err = n < 0 ? n : hcb_live_drain(t->live);
 	}
-	hcb_decoder_finish(t->dec);
+	/* after an output failure the decoding stopped mid-stream: what it
+	 * left pending is not the target's fault, so no warnings about it */
+	if (!t->write_err)
+		hcb_decoder_finish(t->dec);
 	if (!err)
 		write_tail(t);
 	if (!t->write_err) {
