@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* hcbtrace attach PID: print a running program's taps like id_print. */
-#include <getopt.h>
 
 #include "cli.h"
 #include "trace.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* hcbtrace convert IN -o OUT: between .jsonl and .hcbcap, or to NumPy .npz. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"

@@ -4,7 +4,6 @@
  * launch a program and record it from its first tap.
  *   hcbtrace record -p PID -o FILE        hcbtrace record -o FILE -- CMD
  */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"

@@ -2,7 +2,6 @@
 /* hcbtrace replay FILE: print a recording exactly as attach printed it live. */
 #include <errno.h>
 #include <string.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <unistd.h>
 

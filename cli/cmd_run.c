@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* hcbtrace run -- CMD: launch CMD and print its taps from the very first one. */
-#include <getopt.h>
 
 #include "cli.h"
 #include "trace.h"

@@ -291,32 +291,51 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
+/* What the decoder and the BPF side know of one device. */
+struct device_figures {
+	uint64_t taps, bytes, gaps;
+	uint64_t ring_drops, read_errors;   /* lost before they reached us */
+	uint64_t bad;                       /* malformed or incomplete (decoder problems) */
+};
+
+/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
+static int device_figures(struct trace *t, uint32_t d, struct device_figures *f)
+{
+	const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
+	struct hcb_dev_stats b = { 0 };
+
+	hcb_live_dev_stats(t->live, d, &b);
+	if (!s && !b.packets && !b.drops && !b.read_errors)
+		return -ENOENT;
+	*f = (struct device_figures){ .ring_drops = b.drops, .read_errors = b.read_errors };
+	if (s) {
+		f->taps = s->packets;
+		f->bytes = s->bytes;
+		f->gaps = hcb_stream_gaps(s);
+		for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+			f->bad += s->problems[i];
+	}
+	return 0;
+}
+
 static void summary(struct trace *t, const char *why)
 {
 	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
 	struct hcb_buf line = HCB_BUF_INIT;
+	struct device_figures f;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
-		struct hcb_dev_stats b = { 0 };
-		uint64_t problems = 0;
-
-		hcb_live_dev_stats(t->live, d, &b);
-		if (!s && !b.packets && !b.drops && !b.read_errors)
+		if (device_figures(t, d, &f))
 			continue;
-		if (s)
-			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-				problems += s->problems[i];
 		devices++;
-		taps += s ? s->packets : 0;
-		bytes += s ? s->bytes : 0;
-		lost += b.drops + b.read_errors + problems;
+		taps += f.taps;
+		bytes += f.bytes;
+		lost += f.ring_drops + f.read_errors + f.bad;
 		hcb_idprint_device(&line, t->platform, d);
 		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
-			hcb_buf_str(&line), (unsigned long long)(s ? s->packets : 0),
-			(unsigned long long)(s ? s->bytes : 0),
-			(unsigned long long)(b.drops + b.read_errors),
-			(unsigned long long)(s ? hcb_stream_gaps(s) : 0), (unsigned long long)problems);
+			hcb_buf_str(&line), (unsigned long long)f.taps, (unsigned long long)f.bytes,
+			(unsigned long long)(f.ring_drops + f.read_errors), (unsigned long long)f.gaps,
+			(unsigned long long)f.bad);
 		hcb_buf_reset(&line);
 	}
 	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
@@ -330,27 +349,21 @@ static void summary(struct trace *t, const char *why)
 static void write_tail(struct trace *t)
 {
 	struct hcb_record rec;
+	struct device_figures f;
 	uint64_t taps = 0, drops = 0;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
-		struct hcb_dev_stats b = { 0 };
-		struct { uint64_t n; const char *why; } lost[3];
-		uint64_t bad = 0;
+		if (device_figures(t, d, &f))
+			continue;
+		taps += f.taps;
 
-		hcb_live_dev_stats(t->live, d, &b);
-		if (s) {
-			taps += s->packets;
-			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-				bad += s->problems[i];
-		}
-		lost[0].n = b.drops;
-		lost[0].why = "ring buffer full";
-		lost[1].n = b.read_errors;
-		lost[1].why = "target memory unreadable";
-		lost[2].n = bad;
-		lost[2].why = "malformed or incomplete packet";
-		for (int i = 0; i < 3; i++) {
+		const struct { uint64_t n; const char *why; } lost[] = {
+			{ f.ring_drops, "ring buffer full" },
+			{ f.read_errors, "target memory unreadable" },
+			{ f.bad, "malformed or incomplete packet" },
+		};
+
+		for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
 			if (!lost[i].n)
 				continue;
 			rec = (struct hcb_record){ .kind = HCB_REC_DROP };

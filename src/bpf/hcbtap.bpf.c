@@ -216,7 +216,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 		c.type = HCB_EV_REG;
 		c.consumer_id = pkt.consumer_id;
 		c.device = pkt.device;
-		c.seq = pkt.seq;   /* tells this copy's chunks from another thread's */
+		c.seq = pkt.seq;   /* the packet that carried this copy, for diagnostics */
 		c.total = pkt.reg_len;
 		c.src = pkt.reg_addr;
 		c.left = pkt.reg_len;
