@@ -36,7 +36,7 @@ struct cli_cmd {
 	int takes_command;         /* options end at the first operand: `-- CMD ARGS` */
 };
 
-extern const struct cli_cmd cmd_attach, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
+extern const struct cli_cmd cmd_attach, cmd_barrier, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
 
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);

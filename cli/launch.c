@@ -138,8 +138,9 @@ int trace_launch(struct trace *t, char **argv)
 	}
 	code = trace_run(t, child_alive, &ch);
 	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
-	 * CMD is not left running unwatched */
-	if (child_alive(&ch))
+	 * CMD is not left running unwatched.  A CMD that exec'd another
+	 * program ended the tracing, not the other way round: it runs on. */
+	if (child_alive(&ch) && !trace_exec_seen(t))
 		kill(ch.pid, SIGTERM);
 	if (code == EXIT_OK)
 		code = child_exit_code(&ch);

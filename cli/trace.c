@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,25 +14,9 @@
 #include "live.h"
 #include "recfile.h"
 #include "target.h"
-#include "trace.h"
+#include "trace_impl.h"
 
 volatile sig_atomic_t trace_exiting;
-
-struct trace {
-	const struct trace_opts *o;
-	struct hcb_decoder *dec;
-	struct hcb_live *live;
-	pid_t pid;
-	char comm[256];
-	char platform[16];
-	struct hcb_writer *w;    /* stdout (text or JSONL) or the recording */
-	const char *wname;       /* for messages: "standard output" or the file */
-	uint64_t printed;
-	uint64_t mono_to_real;   /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
-	int write_err;           /* the writer's -errno */
-	int done;                /* -c reached */
-	unsigned int warnings[HCB_DECODE_PROBLEMS];
-};
 
 static void on_signal(int sig)
 {
@@ -101,7 +86,7 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	}
 }
 
-static uint64_t clock_ns(clockid_t id)
+uint64_t trace_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -109,7 +94,7 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int write_record(struct trace *t, const struct hcb_record *rec)
+int trace_write_record(struct trace *t, const struct hcb_record *rec)
 {
 	int err = t->write_err ? t->write_err : hcb_writer_write(t->w, rec);
 
@@ -124,10 +109,15 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
 	int err;
 
-	if (t->done || !filter_match(&t->o->filter, p))
+	if (t->done)
+		return 0;
+	err = trace_account(t, p->device, p->seq);
+	if (err)
+		return err;
+	if (!filter_match(&t->o->filter, p))
 		return 0;
 	rec.tap.ts_ns = p->ts_ns + t->mono_to_real;
-	err = write_record(t, &rec);
+	err = trace_write_record(t, &rec);
 	if (err)
 		return err;
 	t->printed++;
@@ -195,7 +185,7 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 			return EXIT_FAIL;
 		}
 	}
-	t->mono_to_real = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	t->mono_to_real = trace_clock_ns(CLOCK_REALTIME) - trace_clock_ns(CLOCK_MONOTONIC);
 	err = hcb_decoder_new(&t->dec, &decoder_ops, t);
 	if (err) {
 		trace_free(t);
@@ -283,6 +273,21 @@ int trace_attach(struct trace *t, pid_t pid)
 	/* the platform only names devices; an old or odd registry keeps "cpu" */
 	if (hcb_target_read_registry(pid, lib, base, &root, NULL) == 0 && root.platform[0])
 		snprintf(t->platform, sizeof(t->platform), "%s", root.platform);
+	/*
+	 * Read after the probe is in place: every packet issued from here on
+	 * reaches this session, sent or counted lost.  That is where its
+	 * accounting and its barriers start.
+	 */
+	if (hcb_target_registry_addr(lib, base, &t->reg_addr) == 0) {
+		uint64_t issued[HCB_MAX_DEVICES];
+
+		if (hcb_target_read_issued(pid, t->reg_addr, issued) == 0) {
+			for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
+				t->acct[d].base = issued[d];
+		} else {
+			t->reg_addr = 0;
+		}
+	}
 	return EXIT_OK;
 }
 
@@ -291,23 +296,21 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
-/* What the decoder and the BPF side know of one device. */
+/* What this session knows of one device. */
 struct device_figures {
 	uint64_t taps, bytes, gaps;
-	uint64_t ring_drops, read_errors;   /* lost before they reached us */
-	uint64_t bad;                       /* malformed or incomplete (decoder problems) */
+	uint64_t dropped;     /* packets known lost: what its drop records add up to */
+	uint64_t bad;         /* malformed or incomplete (decoder problems) */
 };
 
 /* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
 static int device_figures(struct trace *t, uint32_t d, struct device_figures *f)
 {
 	const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
-	struct hcb_dev_stats b = { 0 };
 
-	hcb_live_dev_stats(t->live, d, &b);
-	if (!s && !b.packets && !b.drops && !b.read_errors)
+	if (!s && !t->acct[d].dropped)
 		return -ENOENT;
-	*f = (struct device_figures){ .ring_drops = b.drops, .read_errors = b.read_errors };
+	*f = (struct device_figures){ .dropped = t->acct[d].dropped };
 	if (s) {
 		f->taps = s->packets;
 		f->bytes = s->bytes;
@@ -330,11 +333,11 @@ static void summary(struct trace *t, const char *why)
 		devices++;
 		taps += f.taps;
 		bytes += f.bytes;
-		lost += f.ring_drops + f.read_errors + f.bad;
+		lost += f.dropped;
 		hcb_idprint_device(&line, t->platform, d);
 		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
 			hcb_buf_str(&line), (unsigned long long)f.taps, (unsigned long long)f.bytes,
-			(unsigned long long)(f.ring_drops + f.read_errors), (unsigned long long)f.gaps,
+			(unsigned long long)f.dropped, (unsigned long long)f.gaps,
 			(unsigned long long)f.bad);
 		hcb_buf_reset(&line);
 	}
@@ -345,40 +348,62 @@ static void summary(struct trace *t, const char *why)
 	hcb_buf_free(&line);
 }
 
-/* drop records per device and the end record: the recording says what it lacks */
+/* The tail of the recording: the losses no later packet revealed, a barrier
+ * still owed if it can be answered, and the end. */
 static void write_tail(struct trace *t)
 {
-	struct hcb_record rec;
+	struct hcb_record rec = { .kind = HCB_REC_END };
 	struct device_figures f;
-	uint64_t taps = 0, drops = 0;
 
+	/* after -c the session stopped looking: what came later is not lost */
+	if (!t->done && (trace_account_all(t) || trace_serve_barrier_final(t)))
+		return;
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		if (device_figures(t, d, &f))
 			continue;
-		taps += f.taps;
-
-		const struct { uint64_t n; const char *why; } lost[] = {
-			{ f.ring_drops, "ring buffer full" },
-			{ f.read_errors, "target memory unreadable" },
-			{ f.bad, "malformed or incomplete packet" },
-		};
-
-		for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
-			if (!lost[i].n)
-				continue;
-			rec = (struct hcb_record){ .kind = HCB_REC_DROP };
-			rec.drop.device = d;
-			rec.drop.count = lost[i].n;
-			snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s", lost[i].why);
-			write_record(t, &rec);
-			drops += lost[i].n;
-		}
+		rec.end.taps += f.taps;
+		rec.end.drops += f.dropped;
 	}
-	rec = (struct hcb_record){ .kind = HCB_REC_END };
-	rec.end.taps = taps;
-	rec.end.drops = drops;
-	rec.end.end_ns = clock_ns(CLOCK_REALTIME);
-	write_record(t, &rec);
+	rec.end.end_ns = trace_clock_ns(CLOCK_REALTIME);
+	trace_write_record(t, &rec);
+}
+
+/* Wait up to timeout_ms for records or a barrier request, and take them. */
+static int poll_once(struct trace *t, int timeout_ms)
+{
+	struct pollfd fds[2] = {
+		{ .fd = hcb_live_fd(t->live), .events = POLLIN },
+		{ .fd = t->sess ? hcb_sess_wake_fd(t->sess) : -1, .events = POLLIN },
+	};
+	int n;
+
+	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	n = hcb_live_poll(t->live, 0);
+	if (n < 0)
+		return n;
+	return trace_serve_barrier(t);
+}
+
+/*
+ * After the detach: a probe that fired just before may still be copying.
+ * Everything it reserves is below the ring's written position, so read up
+ * to there (and let a packet still being copied finish) before calling
+ * anything lost or incomplete.
+ */
+static int drain_after_detach(struct trace *t)
+{
+	uint64_t mark = hcb_live_ring_written(t->live);
+	int err = hcb_live_drain(t->live);
+
+	for (int i = 0; !err && i < 200; i++) {
+		if (hcb_live_ring_read(t->live) >= mark && !hcb_decoder_pending(t->dec))
+			break;
+		usleep(1000);
+		err = hcb_live_drain(t->live);
+		mark = hcb_live_ring_written(t->live);
+	}
+	return err;
 }
 
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
@@ -392,7 +417,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		ctx = &t->pid;
 	}
 	if (t->o->duration > 0)
-		deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
+		deadline = trace_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
 	{
 		struct hcb_record rec = { .kind = HCB_REC_SESSION };
 
@@ -400,15 +425,22 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		rec.session.pid = t->pid;
 		snprintf(rec.session.provider, sizeof(rec.session.provider), "hcbtap");
 		snprintf(rec.session.platform, sizeof(rec.session.platform), "%s", t->platform);
-		rec.session.start_ns = clock_ns(CLOCK_REALTIME);
-		err = write_record(t, &rec);
+		rec.session.start_ns = trace_clock_ns(CLOCK_REALTIME);
+		err = trace_write_record(t, &rec);
 	}
+	if (!err)
+		trace_publish(t);
 	while (!err && !trace_exiting && !t->done) {
-		err = hcb_live_poll(t->live, 100);
+		/* a barrier waiting on packets in flight looks again soon */
+		err = poll_once(t, trace_barrier_pending(t) ? 1 : 100);
 		if (err < 0)
 			break;
 		err = 0;
-		if (deadline && clock_ns(CLOCK_MONOTONIC) >= deadline) {
+		if (hcb_live_exec_seen(t->live)) {
+			why = "target exec'd a new program (attach again to trace it)";
+			break;
+		}
+		if (deadline && trace_clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			why = "duration reached";
 			break;
 		}
@@ -422,14 +454,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	/* detach first, so the target's semaphore drops, then take what was copied */
 	hcb_live_detach(t->live);
 	if (!err)
-		err = hcb_live_drain(t->live);
-	/* a probe that fired just before the detach may still be copying its
-	 * chunks: give it a moment rather than call its packet incomplete */
-	for (int i = 0; !err && i < 20 && hcb_decoder_pending(t->dec); i++) {
-		int n = hcb_live_poll(t->live, 10);
-
-		err = n < 0 ? n : hcb_live_drain(t->live);
-	}
+		err = drain_after_detach(t);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
 	if (!t->write_err)
@@ -443,6 +468,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		if (cerr)
 			t->write_err = cerr;
 	}
+	trace_unpublish(t);
 	if (err == -ENOMEM) {
 		cli_err("out of memory");
 		why = "failed";
@@ -463,10 +489,16 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	return code;
 }
 
+int trace_exec_seen(struct trace *t)
+{
+	return hcb_live_exec_seen(t->live);
+}
+
 void trace_free(struct trace *t)
 {
 	if (!t)
 		return;
+	hcb_sess_close(t->sess);
 	hcb_live_close(t->live);
 	hcb_decoder_free(t->dec);
 	hcb_writer_close(t->w);

@@ -53,6 +53,8 @@ int trace_attach(struct trace *t, pid_t pid);
  */
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
 void trace_free(struct trace *t);
+/* 1 if the session ended because the target exec'd a new program. */
+int trace_exec_seen(struct trace *t);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +44,9 @@ static struct {
 	uint64_t field_size;
 	const char *truth_path;
 	float learning_rate;
-} opt = { 4, 10, 100, 1u << 20, NULL, 0.05f };
+	int report_issued;
+	long fork_at, exec_at;      /* step of device 0, -1: never */
+} opt = { 4, 10, 100, 1u << 20, NULL, 0.05f, 0, -1, -1 };
 
 static uint32_t ids[NCONSUMERS];
 static struct hcb_consumer *models[NCONSUMERS];   /* for the truth file */
@@ -166,6 +169,41 @@ static float rng_unit(uint64_t *s)
 	return (float)rng_next(s) / 2147483648.0f - 1.0f;
 }
 
+/*
+ * --fork-at: a child taps on device 0 too, as a forked worker of a traced
+ * program would.  A tracer attached to the parent must not see its taps,
+ * and neither process may hang or lose its own.
+ */
+static void fork_child(const float *loss, const float *xx, const float *x2)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		for (int i = 0; i < 5; i++) {
+			tap(C_LOSS, 0, (const void *[]){ loss });
+			tap(C_POWER3, 0, (const void *[]){ xx, x2 });
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "hcb-example: the forked child failed\n");
+		exit(1);
+	}
+	fprintf(stderr, "hcb-example: forked child %d tapped and exited\n", (int)pid);
+}
+
+/* --exec-at: the process becomes a new, smaller run of this program. */
+static void exec_again(void)
+{
+	char *argv[] = { "hcb-example", "-n", "1", "-s", "3", "-i", "10", "--field-size", "16", NULL };
+
+	fprintf(stderr, "hcb-example: exec'ing a new image\n");
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "hcb-example: exec: %s\n", strerror(errno));
+	exit(1);
+}
+
 static void *device_main(void *arg)
 {
 	unsigned int dev = (unsigned int)(uintptr_t)arg;
@@ -232,6 +270,11 @@ static void *device_main(void *arg)
 		tap(C_STATUS, dev, (const void *[]){ &istep, &converged, &gnorm });
 		tap(C_FIELD, dev, (const void *[]){ field });
 
+		if (dev == 0 && (long)step == opt.fork_at)
+			fork_child(&loss, &xx, &x2);
+		if (dev == 0 && (long)step == opt.exec_at)
+			exec_again();
+
 		if (opt.interval_ms)
 			usleep(opt.interval_ms * 1000u);
 	}
@@ -253,6 +296,10 @@ static void usage(FILE *f)
 		"      --learning-rate X  gradient descent step (default 0.05): another value\n"
 		"                         makes the taps drift from a recording of the default\n"
 		"  -t, --truth FILE       also write every tap emitted as JSONL to FILE\n"
+		"      --report-issued    at exit, print how many taps each device issued\n"
+		"                         (libhcbtap's own counters) to stderr\n"
+		"      --fork-at STEP     device 0 forks a child that taps, at STEP\n"
+		"      --exec-at STEP     device 0 execs a new run of this program, at STEP\n"
 		"  -h, --help             show this help\n", HCB_MAX_DEVICES);
 }
 
@@ -278,6 +325,9 @@ int main(int argc, char **argv)
 		{ "field-size", required_argument, NULL, 'F' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "learning-rate", required_argument, NULL, 'L' },
+		{ "report-issued", no_argument, NULL, 'R' },
+		{ "fork-at", required_argument, NULL, 'K' },
+		{ "exec-at", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -322,6 +372,15 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'R':
+			opt.report_issued = 1;
+			break;
+		case 'K':
+		case 'E':
+			if (parse_ulong(optarg, "step", ~0ul >> 1, &v))
+				return 2;
+			*(c == 'K' ? &opt.fork_at : &opt.exec_at) = (long)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -364,5 +423,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NCONSUMERS; i++)
 		hcb_consumer_free(models[i]);
+	for (unsigned int d = 0; opt.report_issued && d < opt.devices; d++)
+		fprintf(stderr, "hcb-example: issued cpu:%u %lld\n", d, (long long)hcbtap_issued(d));
 	return 0;
 }

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recfile_impl.h"
@@ -263,6 +263,16 @@ int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
 		w->have_session = 1;
 	}
 	return w->write(w, rec);
+}
+
+int hcb_writer_sync(struct hcb_writer *w)
+{
+	struct stat sb;
+
+	/* records go out with write(2) as they come: only the disk is left */
+	if (fstat(w->fd, &sb) == 0 && S_ISREG(sb.st_mode) && fsync(w->fd) < 0)
+		return -errno;
+	return 0;
 }
 
 int hcb_writer_close(struct hcb_writer *w)

@@ -76,6 +76,9 @@ int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_for
 int hcb_writer_open_fd(struct hcb_writer **out, int fd, enum hcb_file_format f);
 /* -EIO/-ENOSPC/-EPIPE...: the write failed; the file holds every record before. */
 int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec);
+/* Everything written so far is on the disk (fsync for a regular file; a
+ * pipe or terminal has it already).  -errno on failure. */
+int hcb_writer_sync(struct hcb_writer *w);
 /* Flush (npz writes its directory here) and close; -errno on failure. */
 int hcb_writer_close(struct hcb_writer *w);
 /* Bytes written so far. */

@@ -59,7 +59,16 @@ struct consumer {
 #define MAX_CONSUMERS (TABLE_SLOTS / 2)
 static struct consumer *_Atomic table[TABLE_SLOTS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t device_seq[HCB_MAX_DEVICES];
+/*
+ * One lock per device while attached: a device's packets take their seq
+ * and fire the probe in one piece, so they reach every tracer in seq order
+ * (XLA's per-device FIFO), and a tracer that has read issued[d] knows every
+ * later packet of d will pass through its probe.  Held across fork, so a
+ * child never inherits a lock some other thread was holding.
+ */
+static pthread_mutex_t device_lock[HCB_MAX_DEVICES] = {
+	[0 ... HCB_MAX_DEVICES - 1] = PTHREAD_MUTEX_INITIALIZER
+};
 
 static struct consumer *lookup(uint32_t id)
 {
@@ -238,7 +247,10 @@ EXPORT int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
 	pkt.consumer_id = consumer_id;
 	pkt.device = device;
 	pkt.nleaves = c->nleaves;
-	pkt.seq = atomic_fetch_add_explicit(&device_seq[device], 1, memory_order_relaxed);
+	pthread_mutex_lock(&device_lock[device]);
+	pkt.seq = hcbtap_registry.issued[device];
+	/* published before the probe fires: see device_lock */
+	__atomic_store_n(&hcbtap_registry.issued[device], pkt.seq + 1, __ATOMIC_SEQ_CST);
 	pkt.reg_addr = (uintptr_t)c->blob;
 	pkt.reg_len = c->blob_len;
 	pkt.data_addrs = (uintptr_t)leaves;
@@ -247,7 +259,34 @@ EXPORT int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
 	/* the probe only sees &pkt: make sure pkt is in memory by then */
 	__asm__ __volatile__("" : : "m"(pkt) : "memory");
 	STAP_PROBE1(hcbtap, packet, &pkt);
+	pthread_mutex_unlock(&device_lock[device]);
 	return (int64_t)pkt.seq;
+}
+
+EXPORT int64_t hcbtap_issued(unsigned int device)
+{
+	if (device >= HCB_MAX_DEVICES)
+		return -EINVAL;
+	return (int64_t)__atomic_load_n(&hcbtap_registry.issued[device], __ATOMIC_ACQUIRE);
+}
+
+static void lock_all(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned int i = 0; i < HCB_MAX_DEVICES; i++)
+		pthread_mutex_lock(&device_lock[i]);
+}
+
+static void unlock_all(void)
+{
+	for (unsigned int i = HCB_MAX_DEVICES; i-- > 0;)
+		pthread_mutex_unlock(&device_lock[i]);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+__attribute__((constructor)) static void hcbtap_fork_safety(void)
+{
+	pthread_atfork(lock_all, unlock_all, unlock_all);
 }
 
 /*

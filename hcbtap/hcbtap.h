@@ -63,6 +63,10 @@ int hcbtap_register(const char *name, const char *const *kwargs,
 int hcbtap_set_platform(const char *platform);
 int hcbtap_declare_device(unsigned int device);
 
+/* Packets issued on device so far (the next sequence number): only taps
+ * emitted while a tracer was attached count.  -EINVAL for a bad device. */
+int64_t hcbtap_issued(unsigned int device);
+
 /* Points at the USDT semaphore: nonzero while a tracer is attached. */
 extern volatile unsigned short *const hcbtap_semaphore;
 
@@ -80,6 +84,11 @@ int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
  * bytes (as registered).  Returns the packet's per-device sequence number
  * (>= 0) when a tracer was attached, -ENOTCONN when none was (nothing done),
  * -ENOENT for an unknown consumer, -EINVAL for a bad device.
+ *
+ * A device's packets reach tracers in sequence order: concurrent emitters
+ * on one device take turns (a per-device lock, only while attached).  Not
+ * async-signal-safe: do not emit from a signal handler.  A tap never waits
+ * for a tracer that falls behind; the tracer counts what it loses.
  */
 static inline int64_t hcbtap_emit(uint32_t consumer_id, unsigned int device,
 				  const void *const *leaves)

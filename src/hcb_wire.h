@@ -100,7 +100,8 @@ struct hcb_wire_packet {
 	HCB_WIRE_U32 consumer_id;
 	HCB_WIRE_U32 device;
 	HCB_WIRE_U32 nleaves;
-	HCB_WIRE_U64 seq;          /* per device, from 0, only counted while attached */
+	HCB_WIRE_U64 seq;          /* per device, from 0, only counted while attached;
+				    * packets of a device fire the probe in seq order */
 	HCB_WIRE_U64 reg_addr;     /* struct hcb_wire_reg of this consumer */
 	HCB_WIRE_U64 reg_len;
 	HCB_WIRE_U64 data_addrs;   /* u64[nleaves]: where each leaf's bytes are */
@@ -114,7 +115,7 @@ struct hcb_wire_packet {
  * Consumers form an append-only list; nodes are never freed or changed.
  */
 #define HCB_REGISTRY_MAGIC 0x47524348u /* "HCRG" */
-#define HCB_REGISTRY_VERSION 1u
+#define HCB_REGISTRY_VERSION 2u
 
 struct hcb_wire_node {
 	HCB_WIRE_U64 next;      /* address of the next node, 0 at the end */
@@ -130,6 +131,13 @@ struct hcb_wire_registry {
 	HCB_WIRE_U64 head;          /* newest node first */
 	char platform[16];          /* "cpu", "cuda", ... NUL terminated */
 	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+	/*
+	 * Packets issued per device: the next seq.  A packet's seq is taken
+	 * and this count raised before its probe fires, so once a tracer has
+	 * read issued[d], every later packet of d reaches the tracer's probe
+	 * (the barrier's and the drop accounting's starting point).
+	 */
+	HCB_WIRE_U64 issued[HCB_MAX_DEVICES];
 };
 
 #endif /* HCB_WIRE_H */

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -14,11 +16,16 @@
 struct hcb_live {
 	struct hcbtap_bpf *skel;
 	struct bpf_link *link;
+	struct bpf_link *exec_link;
 	struct ring_buffer *rb;
 	struct hcb_decoder *dec;
 	int stop_err;   /* the decoder's negative return, which stops the poll */
 	unsigned int batch;   /* records taken in this poll */
 	int yielded;
+	int exec_seen;   /* the target exec'd: later records are not its packets */
+	/* the ring's positions, mapped read-only beside libbpf's own mapping */
+	const volatile uint64_t *cons_pos, *prod_pos;
+	size_t page;
 };
 
 /* libbpf's ring_buffer__poll() returns only when it has caught up with the
@@ -46,7 +53,15 @@ void hcb_live_quiet_libbpf(void)
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct hcb_live *l = ctx;
-	int err = hcb_decoder_feed(l->dec, data, len);
+	int err;
+
+	if (l->exec_seen)
+		return 0;   /* from the new program image: not this session's */
+	if (len >= sizeof(uint32_t) && *(const uint32_t *)data == HCB_EV_EXEC) {
+		l->exec_seen = 1;
+		return 0;
+	}
+	err = hcb_decoder_feed(l->dec, data, len);
 
 	if (err < 0) {
 		l->stop_err = err;
@@ -93,6 +108,23 @@ int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder 
 		err = -errno;
 		goto fail;
 	}
+	l->page = (size_t)sysconf(_SC_PAGESIZE);
+	{
+		int fd = bpf_map__fd(l->skel->maps.rb);
+		void *c = mmap(NULL, l->page, PROT_READ, MAP_SHARED, fd, 0);
+		void *p = mmap(NULL, l->page, PROT_READ, MAP_SHARED, fd, (off_t)l->page);
+
+		if (c == MAP_FAILED || p == MAP_FAILED) {
+			err = -errno;
+			if (c != MAP_FAILED)
+				munmap(c, l->page);
+			if (p != MAP_FAILED)
+				munmap(p, l->page);
+			goto fail;
+		}
+		l->cons_pos = c;
+		l->prod_pos = p;
+	}
 	*out = l;
 	return 0;
 fail:
@@ -106,7 +138,30 @@ int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path)
 					   HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
 	if (!l->link)
 		return errno ? -errno : -EINVAL;
+	/* best effort: without tracefs an exec is noticed only as the end of taps */
+	l->skel->bss->target_tgid = (uint32_t)pid;
+	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
 	return 0;
+}
+
+int hcb_live_fd(struct hcb_live *l)
+{
+	return ring_buffer__epoll_fd(l->rb);
+}
+
+uint64_t hcb_live_ring_written(struct hcb_live *l)
+{
+	return __atomic_load_n(l->prod_pos, __ATOMIC_ACQUIRE);
+}
+
+uint64_t hcb_live_ring_read(struct hcb_live *l)
+{
+	return __atomic_load_n(l->cons_pos, __ATOMIC_ACQUIRE);
+}
+
+int hcb_live_exec_seen(struct hcb_live *l)
+{
+	return l->exec_seen || l->skel->bss->exec_lost;
 }
 
 int hcb_live_poll(struct hcb_live *l, int timeout_ms)
@@ -132,6 +187,8 @@ void hcb_live_detach(struct hcb_live *l)
 {
 	bpf_link__destroy(l->link);
 	l->link = NULL;
+	bpf_link__destroy(l->exec_link);
+	l->exec_link = NULL;
 }
 
 int hcb_live_drain(struct hcb_live *l)
@@ -160,7 +217,12 @@ void hcb_live_close(struct hcb_live *l)
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
+	if (l->cons_pos)
+		munmap((void *)l->cons_pos, l->page);
+	if (l->prod_pos)
+		munmap((void *)l->prod_pos, l->page);
 	bpf_link__destroy(l->link);
+	bpf_link__destroy(l->exec_link);
 	hcbtap_bpf__destroy(l->skel);
 	free(l);
 }

@@ -35,6 +35,18 @@ int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path);
 int hcb_live_poll(struct hcb_live *l, int timeout_ms);
 void hcb_live_detach(struct hcb_live *l);
 int hcb_live_drain(struct hcb_live *l);
+/* A file descriptor that polls readable when records are waiting. */
+int hcb_live_fd(struct hcb_live *l);
+/*
+ * Ring positions in bytes: how far the BPF side has reserved, and how far
+ * this reader has consumed.  Once read passes a written value taken after
+ * a packet's probe returned, the packet's records have all been decoded.
+ */
+uint64_t hcb_live_ring_written(struct hcb_live *l);
+uint64_t hcb_live_ring_read(struct hcb_live *l);
+/* 1 once the target has exec'd: its probes are gone, and records after the
+ * exec (of a new image that maps libhcbtap) are discarded. */
+int hcb_live_exec_seen(struct hcb_live *l);
 /* The BPF side's counters for device dev (zeros if never seen). */
 int hcb_live_dev_stats(struct hcb_live *l, uint32_t dev, struct hcb_dev_stats *out);
 void hcb_live_close(struct hcb_live *l);

@@ -182,6 +182,29 @@ out:
 	return err;
 }
 
+int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr)
+{
+	uint64_t off;
+	int err = symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
+
+	if (!err)
+		*addr = base + off;
+	return err;
+}
+
+int hcb_target_read_issued(pid_t pid, uint64_t reg_addr, uint64_t *issued)
+{
+	struct hcb_wire_registry root;
+	int err = hcb_target_read(pid, reg_addr, &root, sizeof(root));
+
+	if (err)
+		return err;
+	if (root.magic != HCB_REGISTRY_MAGIC || root.version != HCB_REGISTRY_VERSION)
+		return -EBADMSG;
+	memcpy(issued, root.issued, sizeof(root.issued));
+	return 0;
+}
+
 /* Walks at most this many nodes: a corrupt list must not loop forever. */
 #define MAX_NODES 65536u
 

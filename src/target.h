@@ -34,6 +34,12 @@ int hcb_target_comm(pid_t pid, char *buf, size_t size);
 int hcb_target_read_registry(pid_t pid, const char *lib_path, uint64_t base,
 			     struct hcb_wire_registry *root, struct hcb_registry *consumers);
 
+/* Where libhcbtap's registry is in the process (base: the library's load base). */
+int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr);
+/* The registry's per-device issued counters (HCB_MAX_DEVICES of them):
+ * -ESRCH/-EFAULT once the process is gone, -EBADMSG if it does not validate. */
+int hcb_target_read_issued(pid_t pid, uint64_t reg_addr, uint64_t *issued);
+
 /* Processes that have libhcbtap mapped, ascending; *pids is malloc'ed. */
 int hcb_target_list(pid_t **pids, size_t *n);
 

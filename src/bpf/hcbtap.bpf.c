@@ -188,6 +188,17 @@ static __always_inline void count(__u32 device, int what)
 		__sync_fetch_and_add(&s->read_errors, 1);
 }
 
+/* The packet is through: sent, or lost and counted.  libhcbtap fires a
+ * device's packets one at a time in seq order, so this only grows; the
+ * user side reads it to know when a barrier's packets have all passed. */
+static __always_inline void handled(__u32 device, __u64 seq)
+{
+	struct hcb_dev_stats *s = bpf_map_lookup_elem(&devstats, &device);
+
+	if (s && seq + 1 > s->handled)
+		s->handled = seq + 1;
+}
+
 SEC("usdt")
 int BPF_USDT(hcbtap_packet, void *arg)
 {
@@ -209,6 +220,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	if (used + promised + need > size) {
 		__sync_fetch_and_sub(&inflight, need);
 		count(pkt.device, 1);
+		handled(pkt.device, pkt.seq);
 		return 0;
 	}
 
@@ -230,6 +242,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	if (!e) {
 		__sync_fetch_and_sub(&inflight, need);
 		count(pkt.device, 1);
+		handled(pkt.device, pkt.seq);
 		return 0;
 	}
 	e->type = HCB_EV_PKT;
@@ -261,5 +274,36 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	__sync_fetch_and_sub(&inflight, need);
 	if (c.failed)
 		count(pkt.device, c.failed);
+	handled(pkt.device, pkt.seq);
+	return 0;
+}
+
+/* The traced process, set by user space once it attaches; exec_lost says
+ * an exec happened while the ring buffer was full. */
+__u32 target_tgid = 0;
+__u32 exec_lost = 0;
+
+/*
+ * The target replaced its program image.  Its old probes are gone with it;
+ * a new image mapping libhcbtap would be traced again under a new registry
+ * and restarted sequence numbers, so the reader ends the session here.
+ */
+SEC("tp/sched/sched_process_exec")
+int hcbtap_exec(void *ctx)
+{
+	struct hcb_ev_exec *e;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!target_tgid || tgid != target_tgid)
+		return 0;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		exec_lost = 1;
+		return 0;
+	}
+	e->type = HCB_EV_EXEC;
+	e->pid = tgid;
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

@@ -7,6 +7,8 @@
  *   HCB_EV_DATA chunks  the payload, leaves back to back, offset-addressed
  * A record that cannot be reserved ends the packet there: the BPF side
  * counts the drop per device and the user side discards the partial packet.
+ * HCB_EV_EXEC says the target replaced its program image: what follows it
+ * comes from a different program.
  */
 #ifndef HCBTAP_EVENTS_H
 #define HCBTAP_EVENTS_H
@@ -17,6 +19,13 @@ enum hcb_ev_type {
 	HCB_EV_REG = 1,
 	HCB_EV_PKT = 2,
 	HCB_EV_DATA = 3,
+	HCB_EV_EXEC = 4,
+};
+
+struct hcb_ev_exec {
+	HCB_WIRE_U32 type;         /* HCB_EV_EXEC */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
 };
 
 struct hcb_ev_pkt {
@@ -51,6 +60,8 @@ struct hcb_dev_stats {
 	HCB_WIRE_U64 packets;      /* PKT records emitted */
 	HCB_WIRE_U64 drops;        /* packets lost: ring buffer full */
 	HCB_WIRE_U64 read_errors;  /* packets lost: target memory unreadable */
+	HCB_WIRE_U64 handled;      /* seq + 1 of the last packet through the probe,
+				    * sent or lost (a device's packets come in order) */
 };
 
 #endif
