@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "dtype.h"
 #include "idprint.h"
+#include "session.h"
 #include "target.h"
 
 static const struct cli_opt list_opts[] = {
@@ -21,6 +22,23 @@ static void print_shape(struct hcb_buf *b, const struct hcb_leaf_shape *l)
 	for (unsigned int d = 0; d < l->ndim; d++)
 		hcb_buf_printf(b, "%s%llu", d ? "," : "", (unsigned long long)l->dims[d]);
 	hcb_buf_putc(b, ']');
+}
+
+/* The hcbtrace sessions attached, the ones a barrier would wait for. */
+static void list_sessions(pid_t pid)
+{
+	struct hcb_sess_peer *peers;
+	size_t n;
+
+	if (hcb_sess_list(pid, &peers, &n) || !n) {
+		printf("  sessions: none\n");
+		return;
+	}
+	printf("  sessions: %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		printf("    %-10d %s > %s\n", (int)peers[i].session_pid, (const char *)peers[i].st->what,
+		       (const char *)peers[i].st->output);
+	hcb_sess_peers_free(peers, n);
 }
 
 static int list_one(pid_t pid)
@@ -58,6 +76,7 @@ static int list_one(pid_t pid)
 	if (!root.ndevices)
 		hcb_buf_puts(&line, " (none yet)");
 	printf("%s\n", hcb_buf_str(&line));
+	list_sessions(pid);
 	printf("  consumers: %u\n", hcb_registry_count(reg));
 	for (unsigned int i = hcb_registry_count(reg); i-- > 0;) {
 		const struct hcb_consumer *c = hcb_registry_at(reg, i);

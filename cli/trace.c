@@ -121,6 +121,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	if (err)
 		return err;
 	t->printed++;
+	trace_count_written(t, p->device);
 	if (t->o->count && t->printed >= t->o->count)
 		t->done = 1;
 	return 0;

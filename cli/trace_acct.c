@@ -18,6 +18,14 @@
 #include "target.h"
 #include "trace_impl.h"
 
+void trace_count_written(struct trace *t, uint32_t d)
+{
+	t->acct[d].written++;
+	if (t->sess)
+		__atomic_store_n(&hcb_sess_status(t->sess)->dev[d].written, t->acct[d].written,
+				 __ATOMIC_RELAXED);
+}
+
 static void publish_dev(struct trace *t, uint32_t d)
 {
 	struct hcb_sess_dev *s;
@@ -28,6 +36,7 @@ static void publish_dev(struct trace *t, uint32_t d)
 	s = &hcb_sess_status(t->sess)->dev[d];
 	__atomic_store_n(&s->through, a->started ? a->through : a->base, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->delivered, a->delivered, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->written, a->written, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->dropped, a->dropped, __ATOMIC_RELAXED);
 }
 

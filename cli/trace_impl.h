@@ -18,7 +18,7 @@ struct dev_acct {
 	uint64_t base;          /* issued when attached */
 	uint64_t through;       /* seqs below are written or recorded as lost */
 	int started;            /* a packet of it (or a loss) has been seen */
-	uint64_t delivered, dropped;
+	uint64_t delivered, written, dropped;
 	/* losses already put in drop records, per cause, to tell the causes
 	 * of the next gap apart */
 	uint64_t told_ring, told_read, told_bad;
@@ -62,6 +62,8 @@ int trace_account(struct trace *t, uint32_t device, uint64_t seq);
 /* Packets below upto that passed the probe and never arrived are lost:
  * record them (at a barrier and at the end, once the ring is drained). */
 int trace_account_upto(struct trace *t, uint32_t device, uint64_t upto);
+/* A tap of device was written out. */
+void trace_count_written(struct trace *t, uint32_t device);
 /* Every device: what passed the probe (the BPF side's handled count). */
 int trace_account_all(struct trace *t);
 

@@ -39,7 +39,7 @@ _hcbtrace()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local cword=$COMP_CWORD
 
-    local commands='attach run record replay convert diff list help'
+    local commands='attach run record replay convert diff barrier list help'
     local global_opts='--version --help'
 
     # --opt=value: readline splits it into "--opt" "=" "value"
@@ -101,6 +101,10 @@ _hcbtrace()
         diff)
             opts='--rtol --atol --equal-nan -f --format -q --quiet -h --help'
             argopts='--rtol --atol -f --format'
+            ;;
+        barrier)
+            opts='-p --pid -t --timeout -q --quiet -h --help'
+            argopts='-p --pid -t --timeout'
             ;;
         list)
             opts='-h --help'
@@ -201,7 +205,7 @@ _hcbtrace()
 
     # Operands.
     case $cmd in
-        attach)
+        attach | barrier)
             ((npos == 0)) && _hcbtrace_pids "$cur"
             ;;
         run | record)

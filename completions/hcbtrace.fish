@@ -51,11 +51,12 @@ complete -c hcbtrace -n __fish_use_subcommand -a record -d "record a program's t
 complete -c hcbtrace -n __fish_use_subcommand -a replay -d 'print a recording exactly as attach printed it live'
 complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz'
 complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
+complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
 complete -c hcbtrace -n __fish_use_subcommand -a help -d 'show the help of a command'
 
 # help [COMMAND]
-complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff list help'
+complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier list help'
 
 # attach [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the process to attach to'
@@ -101,5 +102,11 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text json' -d 'report format: text (default) or json'
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'print nothing: the exit status tells'
 
+# barrier [OPTIONS] PID
+complete -c hcbtrace -n '__fish_seen_subcommand_from barrier' -a '(__fish_complete_pids)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the traced process'
+complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s t -l timeout -x -d 'give up after SECS seconds (default 60; 0: no limit)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no message on success'
+
 # options of every command
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff list help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier list help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

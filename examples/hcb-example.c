@@ -46,7 +46,8 @@ static struct {
 	float learning_rate;
 	int report_issued;
 	long fork_at, exec_at;      /* step of device 0, -1: never */
-} opt = { 4, 10, 100, 1u << 20, NULL, 0.05f, 0, -1, -1 };
+	int linger;
+} opt = { 4, 10, 100, 1u << 20, NULL, 0.05f, 0, -1, -1, 0 };
 
 static uint32_t ids[NCONSUMERS];
 static struct hcb_consumer *models[NCONSUMERS];   /* for the truth file */
@@ -296,6 +297,8 @@ static void usage(FILE *f)
 		"      --learning-rate X  gradient descent step (default 0.05): another value\n"
 		"                         makes the taps drift from a recording of the default\n"
 		"  -t, --truth FILE       also write every tap emitted as JSONL to FILE\n"
+		"      --linger           after the last step, stay (tapping nothing) until\n"
+		"                         stopped, like a service after its work\n"
 		"      --report-issued    at exit, print how many taps each device issued\n"
 		"                         (libhcbtap's own counters) to stderr\n"
 		"      --fork-at STEP     device 0 forks a child that taps, at STEP\n"
@@ -326,6 +329,7 @@ int main(int argc, char **argv)
 		{ "truth", required_argument, NULL, 't' },
 		{ "learning-rate", required_argument, NULL, 'L' },
 		{ "report-issued", no_argument, NULL, 'R' },
+		{ "linger", no_argument, NULL, 'G' },
 		{ "fork-at", required_argument, NULL, 'K' },
 		{ "exec-at", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
@@ -375,6 +379,9 @@ int main(int argc, char **argv)
 		case 'R':
 			opt.report_issued = 1;
 			break;
+		case 'G':
+			opt.linger = 1;
+			break;
 		case 'K':
 		case 'E':
 			if (parse_ulong(optarg, "step", ~0ul >> 1, &v))
@@ -417,6 +424,12 @@ int main(int argc, char **argv)
 		}
 	for (unsigned int d = 0; d < opt.devices; d++)
 		pthread_join(threads[d], NULL);
+	if (opt.linger && !stopping) {
+		fprintf(stderr, "hcb-example: %lu steps done on %u devices; idling until stopped\n",
+			opt.steps, opt.devices);
+		while (!stopping)
+			usleep(50000);
+	}
 	if (truth && fclose(truth)) {
 		fprintf(stderr, "hcb-example: writing %s: %s\n", opt.truth_path, strerror(errno));
 		return 1;

@@ -33,6 +33,7 @@ struct hcb_sess_dev {
 	uint64_t through;    /* every packet with base <= seq < through is
 			      * written or recorded as lost */
 	uint64_t delivered;  /* taps taken from the ring and decoded */
+	uint64_t written;    /* of those, written out (the rest: filtered out) */
 	uint64_t dropped;    /* packets recorded as lost */
 };
 

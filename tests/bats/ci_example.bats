@@ -83,3 +83,27 @@ check_drift()
     assert_failure 2
     [[ $stderr == *"$T/nope"*"is not an executable file"* ]] || fail "$stderr"
 }
+
+# barrier_diff ARGS...: the README's record / barrier / diff script, as it stands.
+barrier_diff()
+{
+    HCBTRACE=$HCBTRACE HCB_EXAMPLE=$EXAMPLE HCB_RUN=$T/run.jsonl HCBTRACE_RUNDIR=$T/run \
+        "$ROOT/examples/ci/barrier-diff.sh" "$@"
+}
+
+@test "ci example: barrier-diff.sh records a lingering job, barriers, stops and finds no drift" {
+    run --separate-stderr barrier_diff
+    assert_success
+    [[ "$stderr" == *"hcbtrace: barrier: every tap process "*" had issued (50 on 2 devices) is written by its 1 session"* ]]
+    [[ "$stderr" == *"barrier-diff: no drift"* ]]
+    # the barrier record follows the 50th tap; the end record closes the file
+    tail -2 "$T/run.jsonl" | head -1 | grep -q '^{"type":"barrier","ts_ns":[0-9]*,"taps":50}$'
+    tail -1 "$T/run.jsonl" | grep -q '^{"type":"end","taps":50,"drops":0,'
+}
+
+@test "ci example: barrier-diff.sh exits 1 with diff's report when the job drifts" {
+    run --separate-stderr barrier_diff --learning-rate 0.06
+    assert_failure 1
+    [[ "$output" == *"50 pairs compared, 24 same, 26 differ"* ]]
+    [[ "$stderr" == *"barrier-diff: DRIFT"* ]]
+}

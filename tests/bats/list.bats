@@ -43,3 +43,21 @@ teardown() { _common_teardown; }
     [ -n "$first" ]
     assert_equal "$second" "$first"
 }
+
+@test "list: shows the hcbtrace sessions attached to a process, the ones a barrier waits for" {
+    export HCBTRACE_RUNDIR=$T/run
+    start_example --devices 1 --steps 0 --interval-ms 20 --field-size 10
+    section=$(sed -n "/^$EX_PID /,/^[0-9]/p" < <("$HCBTRACE" list))
+    grep -q '^  sessions: none$' <<<"$section"
+    "$HCBTRACE" record -p "$EX_PID" -o "$T/r.jsonl" 2>/dev/null &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/r.jsonl" '"type":"tap"'
+    section=$(sed -n "/^$EX_PID /,/^[0-9]/p" < <("$HCBTRACE" list))
+    grep -q '^  sessions: 1$' <<<"$section"
+    grep -Eq "^    $rec +.*hcbtrace record -p $EX_PID -o $T/r.jsonl > $T/r.jsonl$" <<<"$section"
+    kill -INT "$rec"
+    wait "$rec"
+    section=$(sed -n "/^$EX_PID /,/^[0-9]/p" < <("$HCBTRACE" list))
+    grep -q '^  sessions: none$' <<<"$section"
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench/barrier_latency.sh BUILD [--json] - how long `hcbtrace barrier` takes,
+# on an idle target (one step a second) and on a busy one (4 devices tapping
+# flat out), with one `hcbtrace record` session attached.  20 barriers each;
+# prints the median and the worst, in ms (from barrier's own message).
+set -euo pipefail
+
+build=$1
+json=${2:-}
+hcbtrace=$build/cli/hcbtrace
+example=$build/examples/hcb-example
+work=$(mktemp -d)
+export HCBTRACE_RUNDIR=$work/run
+pids=()
+cleanup() { kill -9 "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# measure NAME EXAMPLE_ARGS...: median and max of 20 barriers, as "NAME MEDIAN MAX"
+measure()
+{
+    local name=$1; shift
+    "$example" "$@" >/dev/null 2>&1 &
+    local ex=$!
+    pids+=("$ex")
+    for _ in $(seq 100); do "$hcbtrace" list 2>/dev/null | grep -q "^$ex " && break; sleep 0.05; done
+    "$hcbtrace" record -q -p "$ex" -o "$work/$name.hcbcap" 2>/dev/null &
+    local rec=$!
+    pids+=("$rec")
+    for _ in $(seq 100); do ls "$HCBTRACE_RUNDIR" 2>/dev/null | grep -q "^$ex\.$rec\." && break; sleep 0.05; done
+    sleep 0.5
+    for _ in $(seq 20); do
+        "$hcbtrace" barrier -t 30 "$ex" 2>&1 | sed -n 's/.*, in \([0-9.]*\) ms$/\1/p'
+    done | sort -n | awk -v n="$name" '{ v[NR] = $1 } END { print n, v[int((NR + 1) / 2)], v[NR] }'
+    kill -INT "$rec"; wait "$rec" 2>/dev/null || true
+    kill "$ex"; wait "$ex" 2>/dev/null || true
+}
+
+idle=$(measure idle --devices 4 --steps 0 --interval-ms 1000 --field-size 16)
+busy=$(measure busy --devices 4 --steps 0 --interval-ms 0 --field-size 16)
+read -r _ idle_med idle_max <<<"$idle"
+read -r _ busy_med busy_max <<<"$busy"
+if [[ $json == --json ]]; then
+    printf '{"barrier_idle_ms":%s,"barrier_idle_max_ms":%s,"barrier_busy_ms":%s,"barrier_busy_max_ms":%s}\n' \
+        "$idle_med" "$idle_max" "$busy_med" "$busy_max"
+else
+    echo "barrier latency, 1 record session, 20 barriers each (median / worst):"
+    printf '  idle target (a step a second)       %8s ms / %s ms\n' "$idle_med" "$idle_max"
+    printf '  busy target (4 devices, flat out)   %8s ms / %s ms\n' "$busy_med" "$busy_max"
+fi
