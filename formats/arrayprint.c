@@ -7,13 +7,10 @@
  * the shortest decimal that reads back as the same value of the element's
  * own type, capped at the precision.
  *
- * Digits come from glibc's exact printf plus a read-back test per length
- * (dec_shortest), kept apart so an exact generator (Ryu) can replace it.
- * One spot is reasoned rather than proven: where a scientific column makes
- * a value print more digits than it needs, numpy keeps generating digits
- * and rounds the last by its neighbours' margins, we round to nearest; the
- * two can only part for powers of two, and every float16 value and random
- * float32/float64 powers of two agree.
+ * Digits come from Dragon4 (dragon4.c) called the way numpy's
+ * FloatingFormat calls its own: the same modes, precisions and minimum
+ * digit counts, so even the last digit of a value printed with more digits
+ * than it needs is rounded as numpy rounds it.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,18 +20,12 @@
 #include <string.h>
 
 #include "arrayprint.h"
+#include "dragon4.h"
 #include "dtype.h"
 
 #define MAX_NDIM 64  /* numpy allows 32 (64 in numpy 2) */
 
 /* ---- decimal digits ------------------------------------------------- */
-
-/* A positive decimal d[0].d[1]...d[n-1] * 10^e, digits as characters. */
-struct dec {
-	char d[48];
-	int n;
-	int e;
-};
 
 /*
  * snprintf in the C locale's spelling: a locale with ',' as radix must
@@ -62,20 +53,6 @@ static void fmt_c(char *buf, size_t size, const char *fmt, int prec, double v)
 	buf[j] = '\0';
 }
 
-/* v (finite, > 0) rounded to nsig significant digits, to nearest/even. */
-static void dec_round_sig(double v, int nsig, struct dec *r)
-{
-	char s[400];
-	const char *p = s;
-
-	fmt_c(s, sizeof(s), "%.*e", nsig - 1, v);
-	r->n = 0;
-	for (; *p && *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9' && r->n < (int)sizeof(r->d))
-			r->d[r->n++] = *p;
-	r->e = *p == 'e' ? atoi(p + 1) : 0;
-}
-
 /* Nearest float16 to x (ties to even), as a double; overflow gives inf. */
 static double round_to_half(double x)
 {
@@ -94,108 +71,17 @@ static double round_to_half(double x)
 	return copysign(r, x);
 }
 
-/*
- * Does the decimal (digits s, times 10^e10) read back as v in dtype t?
- * The string has no radix character, so strtod's locale does not matter.
- * Correct rounding to the target type means a decimal exactly halfway
- * reads back only to an even mantissa, which is also Dragon4's rule.
- */
-static bool reads_back(const char *s, int e10, double v, unsigned int t)
+/* Dragon4's view of v (finite, nonzero) as a value of its column's type. */
+static struct hcb_d4_float d4_bits(double v, unsigned int t)
 {
-	char buf[80];
-
-	snprintf(buf, sizeof(buf), "%se%d", s, e10);
 	switch (t) {
-	case HCB_DT_FLOAT32:
-		return strtof(buf, NULL) == (float)v;
 	case HCB_DT_FLOAT16:
-		/* strtod then float16: a double rounding, but a decimal short
-		 * enough to matter is never within 2^-53 of a float16 midpoint */
-		return round_to_half(strtod(buf, NULL)) == v;
+		return hcb_d4_split(v, 10, -14);
+	case HCB_DT_FLOAT32:
+		return hcb_d4_split(v, 23, -126);
 	default:
-		return strtod(buf, NULL) == v;
+		return hcb_d4_split(v, 52, -1022);
 	}
-}
-
-/* Add (+1) or subtract (-1) one unit in the last place of the digit string. */
-static void digits_step(char *s, int n, int dir)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--) {
-		if (dir > 0) {
-			if (s[i] != '9') {
-				s[i]++;
-				return;
-			}
-			s[i] = '0';
-		} else {
-			if (s[i] != '0') {
-				s[i]--;
-				return;
-			}
-			s[i] = '9';
-		}
-	}
-	if (dir > 0) {  /* 99..9 + 1 */
-		memmove(s + 1, s, (size_t)n + 1);
-		s[0] = '1';
-	}
-}
-
-/*
- * The shortest decimal that reads back as v (finite, > 0) in dtype t and,
- * among those as short, the nearest (Dragon4's "unique" digits).  At each
- * length the nearest candidate is tried first, then the one on the other
- * side of v, which can be the only one inside an asymmetric interval
- * (powers of two).  Kept apart so an exact generator can replace it.
- */
-static void dec_shortest(double v, unsigned int t, struct dec *r)
-{
-	char cand[40];
-	int k, e10;
-
-	for (k = 1; k <= 17; k++) {
-		dec_round_sig(v, k, r);
-		memcpy(cand, r->d, (size_t)k);
-		cand[k] = '\0';
-		e10 = r->e - (k - 1);
-		if (reads_back(cand, e10, v, t))
-			goto found;
-		digits_step(cand, k, +1);
-		if (reads_back(cand, e10, v, t)) {
-			if (cand[k]) {  /* carried into a new digit */
-				cand[k] = '\0';
-				r->e++;
-			}
-			memcpy(r->d, cand, (size_t)k);
-			goto found;
-		}
-		memcpy(cand, r->d, (size_t)k);
-		cand[k] = '\0';
-		if (cand[0] == '1' && strspn(cand + 1, "0") == (size_t)k - 1) {
-			/* below 10^e the k digit neighbour is 9.99..9 * 10^(e-1) */
-			memset(cand, '9', (size_t)k);
-			if (reads_back(cand, e10 - 1, v, t)) {
-				memcpy(r->d, cand, (size_t)k);
-				r->e--;
-				goto found;
-			}
-		} else {
-			digits_step(cand, k, -1);
-			if (reads_back(cand, e10, v, t)) {
-				memcpy(r->d, cand, (size_t)k);
-				goto found;
-			}
-		}
-	}
-	/* 17 digits always read back as a double; not reached */
-	dec_round_sig(v, 17, r);
-	k = 17;
-found:
-	r->n = k;
-	while (r->n > 1 && r->d[r->n - 1] == '0')
-		r->n--;
 }
 
 /* ---- floating point columns (numpy's FloatingFormat) ----------------- */
@@ -221,47 +107,34 @@ struct ffmt {
 static void pos_body(double v, const struct ffmt *f, int prec, bool whole, char *out,
 		     size_t size)
 {
-	struct dec d;
-	int frac, i, j = 0;
-	char *dot;
+	struct hcb_d4_float bits;
+	struct hcb_decimal d;
+	int i, j = 0, last;
 
 	v = fabs(v);
 	if (v == 0) {
 		snprintf(out, size, "0.");
 		return;
 	}
-	dec_shortest(v, f->dtype, &d);
-	frac = d.n - 1 - d.e;
-	if (frac < 0 && whole) {
-		/* only values whose spacing is >= 1 get here: integers, exact */
-		fmt_c(out, size, "%.*f", 0, v);
-		snprintf(out + strlen(out), size - strlen(out), ".");
-		return;
-	}
-	if (frac > prec) {
-		/* the cutoff digit comes first: round the exact value there */
-		fmt_c(out, size, "%.*f", prec, v);
-		dot = strchr(out, '.');
-		if (!dot) {
-			snprintf(out + strlen(out), size - strlen(out), ".");
-			return;
-		}
-		for (i = (int)strlen(out) - 1; out + i > dot && out[i] == '0'; i--)
-			out[i] = '\0';
-		return;
-	}
-	if (d.e < 0) {
+	/* numpy's dragon4_positional(precision=prec, unique=True, min_digits=0
+	 * when printing, none when sizing) */
+	bits = d4_bits(v, f->dtype);
+	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_FRACTION, prec, whole ? 0 : -1, &d);
+	/* trim='.': no zeros at the end of the fraction */
+	for (last = d.n; last > 0 && d.d[last - 1] == '0' && d.e - (last - 1) < 0; last--)
+		;
+	if (last == 0 || d.e < 0) {
 		out[j++] = '0';
 		out[j++] = '.';
-		for (i = 0; i < -d.e - 1; i++)
+		for (i = 0; last && i < -d.e - 1 && j + 2 < (int)size; i++)
 			out[j++] = '0';
-		for (i = 0; i < d.n; i++)
+		for (i = 0; i < last && j + 1 < (int)size; i++)
 			out[j++] = d.d[i];
 	} else {
-		for (i = 0; i <= d.e; i++)
-			out[j++] = i < d.n ? d.d[i] : '0';
+		for (i = 0; i <= d.e && j + 2 < (int)size; i++)
+			out[j++] = i < last ? d.d[i] : '0';
 		out[j++] = '.';
-		for (; i < d.n; i++)
+		for (; i < last && j + 1 < (int)size; i++)
 			out[j++] = d.d[i];
 	}
 	out[j] = '\0';
@@ -285,9 +158,9 @@ static int exp_digits(int e)
  * prec fraction digits, trailing zeros dropped (the sizing pass); else
  * exactly frac fraction digits.
  */
-static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struct dec *d)
+static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struct hcb_decimal *d)
 {
-	struct dec s;
+	struct hcb_d4_float bits;
 
 	v = fabs(v);
 	if (v == 0) {
@@ -296,21 +169,18 @@ static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struc
 		d->e = 0;
 		return;
 	}
-	dec_shortest(v, f->dtype, &s);
+	bits = d4_bits(v, f->dtype);
 	if (frac < 0) {
-		if (s.n <= prec + 1) {
-			*d = s;
-			return;
-		}
-		dec_round_sig(v, prec + 1, d);
+		/* dragon4_scientific(precision=prec, unique=True, trim='.') */
+		hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, prec + 1, -1, d);
 		while (d->n > 1 && d->d[d->n - 1] == '0')
 			d->n--;
 		return;
 	}
-	if (s.n == frac + 1)
-		*d = s;
-	else
-		dec_round_sig(v, frac + 1, d);
+	/* dragon4_scientific(precision=frac, min_digits=frac, unique=True) */
+	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, frac + 1, frac + 1, d);
+	while (d->n < frac + 1)
+		d->d[d->n++] = '0';
 }
 
 /* Append n spaces (n <= 0: none). */
@@ -340,7 +210,7 @@ static int ffmt_put(struct hcb_buf *out, const struct ffmt *f, double v)
 		return err ?: hcb_buf_puts(out, s);
 	}
 	if (f->exp_format) {
-		struct dec d;
+		struct hcb_decimal d;
 		int e;
 
 		sci_digits(v, f, f->precision, f->precision, &d);
@@ -430,7 +300,7 @@ static void ffmt_measure(struct ffmt *f, double v, int prec)
 	if (!isfinite(v))
 		return;
 	if (f->exp_format) {
-		struct dec d;
+		struct hcb_decimal d;
 
 		sci_digits(v, f, prec, -1, &d);
 		if (d.n - 1 > f->precision)
