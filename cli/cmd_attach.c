@@ -7,6 +7,7 @@
 static const struct cli_opt attach_opts[] = {
 	{ 'p', "pid", "PID", "the process to attach to (or give PID as the argument)" },
 	FORMAT_OPT,
+	PRINT_FLAGS,
 	TRACE_OPTS,
 	{ 0 }
 };

@@ -15,6 +15,7 @@ static const struct cli_opt replay_opts[] = {
 	FILTER_OPTS,
 	{ 'c', "count", "N", "stop after N taps" },
 	FORMAT_OPT,
+	PRINT_FLAGS,
 	{ OPT_SPEED, "speed", "X", "replay X times as fast as recorded (default 1)" },
 	{ OPT_NO_WAIT, "no-wait", NULL, "do not wait between taps" },
 	{ 'q', "quiet", NULL, "no warnings about filters that match nothing" },
@@ -26,6 +27,7 @@ struct replay_args {
 	const struct cli_cmd *cmd;
 	struct playback_opts o;
 	enum trace_format format;
+	struct hcb_print_opts print;
 };
 
 static int replay_opt(void *ctx, int c, const char *arg)
@@ -62,14 +64,18 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	case 'q':
 		a->o.quiet = 1;
 		return 0;
-	default:
-		return filter_opt(a->cmd, &a->o.filter, c, arg);
+	default: {
+		int code = print_flag(a->cmd, &a->print, c, arg);
+
+		return code == 1 ? filter_opt(a->cmd, &a->o.filter, c, arg) : code;
+	}
 	}
 }
 
 static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct replay_args a = { .cmd = cmd, .o = { .speed = 1 }, .format = FORMAT_TEXT };
+	struct replay_args a = { .cmd = cmd, .o = { .speed = 1 }, .format = FORMAT_TEXT,
+				 .print = HCB_PRINT_OPTS_IDPRINT };
 	struct hcb_writer *w;
 	int code;
 
@@ -86,6 +92,7 @@ static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
+	hcb_writer_set_print_opts(w, &a.print);
 	return playback(argv[optind], w, "standard output", &a.o);
 }
 

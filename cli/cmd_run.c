@@ -6,6 +6,7 @@
 
 static const struct cli_opt run_opts[] = {
 	FORMAT_OPT,
+	PRINT_FLAGS,
 	TRACE_OPTS,
 	{ 0 }
 };

@@ -39,6 +39,7 @@ void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 64ull << 20;
+	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 }
 
 int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
@@ -47,6 +48,8 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	char *end;
 	int code = filter_opt(cmd, &o->filter, c, arg);
 
+	if (code == 1)
+		code = print_flag(cmd, &o->print, c, arg);
 	if (code != 1)
 		return code;
 	switch (c) {
@@ -185,6 +188,7 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 			cli_err("out of memory");
 			return EXIT_FAIL;
 		}
+		hcb_writer_set_print_opts(t->w, &o->print);
 	}
 	t->mono_to_real = trace_clock_ns(CLOCK_REALTIME) - trace_clock_ns(CLOCK_MONOTONIC);
 	err = hcb_decoder_new(&t->dec, &decoder_ops, t);

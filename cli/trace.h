@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "filter.h"
+#include "print_flags.h"
 
 enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
@@ -32,6 +33,7 @@ struct trace_opts {
 	uint64_t ring_bytes;
 	int quiet;
 	struct tap_filter filter;
+	struct hcb_print_opts print;   /* text output */
 };
 
 void trace_opts_init(struct trace_opts *o);

@@ -10,7 +10,16 @@
 
 int hcb_idprint_device(struct hcb_buf *out, const char *platform, uint32_t device)
 {
-	return hcb_buf_printf(out, "%s:%u", platform && *platform ? platform : "cpu", device);
+	const char *pct;
+
+	if (!platform || !*platform)
+		platform = "cpu";
+	/* a pattern with one %u names devices as the program's runtime does
+	 * (JAX's CPU devices print as TFRT_CPU_0); anything else is a name */
+	pct = strchr(platform, '%');
+	if (pct && pct[1] == 'u' && !strchr(pct + 2, '%'))
+		return hcb_buf_printf(out, "%.*s%u%s", (int)(pct - platform), platform, device, pct + 2);
+	return hcb_buf_printf(out, "%s:%u", platform, device);
 }
 
 struct kv {

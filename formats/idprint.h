@@ -14,7 +14,9 @@
 #include "consumer.h"
 #include "print_opts.h"
 
-/* Device names as host_callback printed them for this platform: "cpu:0". */
+/* A device's name from its platform: "PLATFORM:N" ("cpu:0"), or, for a
+ * platform with one "%u" in it, that pattern filled in ("TFRT_CPU_%u" gives
+ * "TFRT_CPU_0", what str(device) is for JAX's CPU devices). */
 int hcb_idprint_device(struct hcb_buf *out, const char *platform, uint32_t device);
 
 /* Append both lines (each ending in '\n') for one packet's payload. */

@@ -12,7 +12,6 @@
 
 static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 {
-	static const struct hcb_print_opts opts = HCB_PRINT_OPTS_IDPRINT;
 	struct hcb_buf *text = w->state;
 	int err;
 
@@ -20,7 +19,7 @@ static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 		return 0;
 	hcb_buf_reset(text);
 	err = hcb_idprint(text, rec->tap.consumer, w->have_session ? w->session.platform : "cpu",
-			  rec->tap.device, rec->tap.payload, &opts);
+			  rec->tap.device, rec->tap.payload, &w->print);
 	if (!err)
 		err = hcb_write_all(w, text->data, text->len);
 	return err;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dragon4.h"
 #include "dtype.h"
 #include "jsonl.h"
 #include "jsonparse.h"
@@ -43,49 +44,17 @@ int hcb_json_string(struct hcb_buf *out, const char *str)
 	return err ? err : hcb_buf_putc(out, '"');
 }
 
-/*
- * Does the decimal d read back as the element bits of a narrow float type
- * (float16, bfloat16, float8)?  Those types have few enough bits that their
- * neighbours and the midpoints between them are exact doubles: d must lie
- * inside the rounding interval of the value, a midpoint counting only
- * where round-half-to-even picks the value (an even bit pattern).
- */
-static int narrow_roundtrips(unsigned int dtype, uint32_t bits, double d)
+/* Dragon4's view of a finite, nonzero element of a float dtype: its own
+ * mantissa bits and smallest normal exponent decide its shortest digits. */
+static struct hcb_d4_float d4_bits(unsigned int dtype, double v)
 {
-	size_t size = hcb_dtype_size(dtype);
-	uint32_t sign = 1u << (size * 8 - 1), mag = bits & (sign - 1);
-	double v, lo, hi, prev, next;
-	uint32_t nb;
-
-	v = fabs(hcb_elem_to_double(dtype, &bits));
-	if ((bits & sign) ? d > 0 || (d == 0 && !signbit(d)) : d < 0 || (d == 0 && signbit(d)))
-		return 0;
-	d = fabs(d);
-	nb = mag - 1;
-	prev = mag ? hcb_elem_to_double(dtype, &nb) : -hcb_elem_to_double(dtype, &(uint32_t){ 1 });
-	nb = mag + 1;
-	next = hcb_elem_to_double(dtype, &nb);
-	if (!isfinite(next))   /* the largest finite value: its interval is as wide above */
-		next = v + (v - prev);
-	lo = (prev + v) / 2;
-	hi = (v + next) / 2;
-	if (d > lo && d < hi)
-		return 1;
-	return (d == lo || d == hi) && !(mag & 1);
-}
-
-static int roundtrips(unsigned int dtype, const void *p, double v, const char *text)
-{
-	uint32_t bits = 0;
-
 	switch (dtype) {
-	case HCB_DT_FLOAT64:
-		return strtod(text, NULL) == v;
-	case HCB_DT_FLOAT32:
-		return strtof(text, NULL) == (float)v;
-	default:
-		memcpy(&bits, p, hcb_dtype_size(dtype));
-		return narrow_roundtrips(dtype, bits, strtod(text, NULL));
+	case HCB_DT_FLOAT32: return hcb_d4_split(v, 23, -126);
+	case HCB_DT_FLOAT16: return hcb_d4_split(v, 10, -14);
+	case HCB_DT_BFLOAT16: return hcb_d4_split(v, 7, -126);
+	case HCB_DT_FLOAT8_E4M3FN: return hcb_d4_split(v, 3, -6);
+	case HCB_DT_FLOAT8_E5M2: return hcb_d4_split(v, 2, -14);
+	default: return hcb_d4_split(v, 52, -1022);
 	}
 }
 
@@ -128,16 +97,15 @@ static int put_repr(struct hcb_buf *out, int neg, const char *d, int nd, int e)
 }
 
 /*
- * The shortest digits that read back to the element in its own dtype, laid
- * out as Python's repr would.  Round-tripping is monotonic in the number of
- * digits, so a binary search over "%.*e" finds the fewest in a few tries.
- * (A precision search, not Ryu: exact, and fast enough for recordings.)
+ * The shortest digits that read back to the element in its own dtype (and
+ * of those the nearest: Dragon4's unique digits, as Python's repr picks
+ * them for a double), laid out as Python's repr would.
  */
 static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
 {
 	double v = hcb_elem_to_double(dtype, p);
-	int lo = 1, hi = dtype == HCB_DT_FLOAT64 ? 17 : 9, nd = 0, e;
-	char tmp[40], digits[24];
+	struct hcb_d4_float bits;
+	struct hcb_decimal d;
 
 	if (isnan(v))
 		return hcb_buf_puts(out, "\"nan\"");
@@ -145,29 +113,11 @@ static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
 		return hcb_buf_puts(out, v > 0 ? "\"inf\"" : "\"-inf\"");
 	if (v == 0)
 		return hcb_buf_puts(out, signbit(v) ? "-0.0" : "0.0");
-	/* whole float32/float64 numbers below 2^24 are exact, their neighbours
-	 * at most 1 away: their own digits are the shortest.  Skip the search. */
-	if ((dtype == HCB_DT_FLOAT32 || dtype == HCB_DT_FLOAT64 || dtype == HCB_DT_COMPLEX64 ||
-	     dtype == HCB_DT_COMPLEX128) && fabs(v) < 16777216 && v == (double)(int32_t)v)
-		return hcb_buf_printf(out, "%d.0", (int32_t)v);
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		snprintf(tmp, sizeof(tmp), "%.*e", mid - 1, v);
-		if (roundtrips(dtype, p, v, tmp))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	/* "-d.ddde±XX": take the digits, drop trailing zeros, keep the exponent */
-	snprintf(tmp, sizeof(tmp), "%.*e", lo - 1, fabs(v));
-	for (const char *c = tmp; *c && *c != 'e'; c++)
-		if (*c >= '0' && *c <= '9')
-			digits[nd++] = *c;
-	while (nd > 1 && digits[nd - 1] == '0')
-		nd--;
-	e = atoi(strchr(tmp, 'e') + 1);
-	return put_repr(out, signbit(v) != 0, digits, nd, e);
+	bits = d4_bits(dtype, v);
+	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, -1, -1, &d);
+	while (d.n > 1 && d.d[d.n - 1] == '0')
+		d.n--;
+	return put_repr(out, signbit(v) != 0, d.d, d.n, d.e);
 }
 
 int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)

@@ -204,6 +204,7 @@ int hcb_write_all(struct hcb_writer *w, const void *p, size_t n)
 
 static int writer_init(struct hcb_writer *w, enum hcb_file_format f)
 {
+	w->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 	switch (f) {
 	case HCB_FMT_JSONL: return hcb_jsonl_writer_init(w);
 	case HCB_FMT_HCBCAP: return hcb_hcbcap_writer_init(w);
@@ -263,6 +264,11 @@ int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
 		w->have_session = 1;
 	}
 	return w->write(w, rec);
+}
+
+void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts *o)
+{
+	w->print = *o;
 }
 
 int hcb_writer_sync(struct hcb_writer *w)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "print_opts.h"
 #include "recfile.h"
 #include "registry.h"
 
@@ -44,6 +45,7 @@ struct hcb_writer {
 	int own_fd;
 	uint64_t bytes;
 	struct hcb_session_info session;      /* the last session record written */
+	struct hcb_print_opts print;          /* text: numpy's print options */
 	int have_session;
 };
 

@@ -143,20 +143,43 @@ static int reads_back_narrow(unsigned int dtype, unsigned int bits, double x)
 	return (x == lo || x == hi) && (mag & 1) == 0;
 }
 
-/* Fewest significant digits p with which "%.{p-1}e" of v reads back. */
+static int text_reads_back(unsigned int dtype, const void *p, double v, const char *s)
+{
+	if (dtype == HCB_DT_FLOAT64)
+		return strtod(s, NULL) == v;
+	if (dtype == HCB_DT_FLOAT32)
+		return strtof(s, NULL) == (float)v;
+	return reads_back_narrow(dtype, hcb_dtype_size(dtype) == 1 ? *(const uint8_t *)p
+				 : (unsigned int)(*(const uint8_t *)p | ((const uint8_t *)p)[1] << 8),
+				 strtod(s, NULL));
+}
+
+/*
+ * Fewest significant digits p with which some decimal reads back as v: the
+ * nearest p-digit decimal, or its p-digit neighbours (at the bottom of a
+ * binade the interval reaches twice as far up as down, so the nearest can
+ * miss where the one above still reads back).
+ */
 static int min_digits(unsigned int dtype, const void *p)
 {
 	double v = hcb_elem_to_double(dtype, p);
-	char s[64];
+	char s[64], c[64];
 
 	for (int d = 1; d <= 17; d++) {
-		snprintf(s, sizeof(s), "%.*e", d - 1, v);
-		if (dtype == HCB_DT_FLOAT64 ? strtod(s, NULL) == v
-		    : dtype == HCB_DT_FLOAT32 ? strtof(s, NULL) == (float)v
-		    : reads_back_narrow(dtype, hcb_dtype_size(dtype) == 1 ? *(const uint8_t *)p
-					: (unsigned int)(*(const uint8_t *)p | ((const uint8_t *)p)[1] << 8),
-					strtod(s, NULL)))
-			return d;
+		long long m;
+		int e;
+
+		snprintf(s, sizeof(s), "%.*e", d - 1, fabs(v));
+		e = atoi(strchr(s, 'e') + 1) - (d - 1);
+		m = 0;
+		for (const char *q = s; *q != 'e'; q++)
+			if (*q >= '0' && *q <= '9')
+				m = m * 10 + (*q - '0');
+		for (long long k = m - 1; k <= m + 1; k++) {
+			snprintf(c, sizeof(c), "%s%llde%d", v < 0 ? "-" : "", k, e);
+			if (k > 0 && text_reads_back(dtype, p, v, c))
+				return d;
+		}
 	}
 	return 17;
 }
