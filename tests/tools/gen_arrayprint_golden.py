@@ -169,7 +169,38 @@ def gen(name, outdir, ncases):
                 opts = dict(rng.sample(sorted(opts.items()), rng.randint(1, 4)))
                 threshold = min(threshold, rng.randint(0, 100))
             write_case(f, name, "%s-%d" % (name, i), a, threshold, opts)
+        edge_cases(f, name)
     return path
+
+
+def edge_cases(f, name):
+    """Values found hard: the bottom of a binade, where the interval below
+    is half as wide as above, so the shortest digits may lie above the
+    value and not at its nearest rounding (numpy prints 34669810. for the
+    float32 34669808); the largest and smallest values of each type."""
+    if name not in FLOATS:
+        return
+    dt = DTYPES[name]
+    if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        info = ml_dtypes.finfo(dt)
+    else:
+        info = np.finfo(dt)
+    lo, hi = int(np.log2(float(info.tiny))), min(int(np.log2(float(info.max))), 1023)
+    step = 5 if name == "float64" else 1
+    powers = np.array([2.0 ** k for k in range(lo, hi + 1, step)])
+    with np.errstate(over="ignore"):
+        cases = [
+            ("powers-of-two", powers.astype(dt)),
+            ("above-powers-of-two", np.nextafter(powers.astype(np.float64), np.inf).astype(dt)),
+            ("binade-bottoms", np.array([34669808, 41002688, 118334704, 1.2145019161028419e17,
+                                         2.0 ** 97, 2.0 ** -100], np.float64).astype(dt)),
+            ("extremes", np.array([float(info.max), -float(info.max), float(info.tiny),
+                                   float(info.tiny) / 2, float(info.eps)], np.float64).astype(dt)),
+        ]
+    for tag, a in cases:
+        for k in range(0, len(a), 6):
+            write_case(f, name, "%s-edge-%s-%d" % (name, tag, k), a[k:k + 6], 1024)
+            write_case(f, name, "%s-edge-%s-%d-alone" % (name, tag, k), a[k], 1024)
 
 
 def main():
