@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hcbtap.h"
 #include "hcb_wire.h"
 #include "consumer.h"
+#include "session.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -268,6 +270,52 @@ EXPORT int64_t hcbtap_issued(unsigned int device)
 	if (device >= HCB_MAX_DEVICES)
 		return -EINVAL;
 	return (int64_t)__atomic_load_n(&hcbtap_registry.issued[device], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Ask every hcbtrace session attached to this process for a barrier (the
+ * same request `hcbtrace barrier PID` makes, through the session files in
+ * the run directory) and wait until each has written every packet issued
+ * so far, or has ended.
+ */
+EXPORT int hcbtap_barrier_wait(int timeout_ms)
+{
+	struct hcb_sess_peer *peers;
+	struct timespec start, now;
+	size_t n, pending;
+	int err, saved = errno;
+
+	if (!hcbtap_attached())
+		return 0;
+	err = hcb_sess_list(getpid(), &peers, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		hcb_sess_request(getpid(), &peers[i]);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pending = 0;
+		for (size_t i = 0; i < n; i++) {
+			const volatile struct hcb_sess_shared *st = peers[i].st;
+
+			if (__atomic_load_n(&st->barrier_done, __ATOMIC_ACQUIRE) < peers[i].ticket &&
+			    __atomic_load_n(&st->state, __ATOMIC_ACQUIRE) != HCB_SESS_ENDED &&
+			    hcb_sess_peer_alive(&peers[i]))
+				pending++;
+		}
+		if (!pending)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (timeout_ms >= 0 && (now.tv_sec - start.tv_sec) * 1000 +
+		    (now.tv_nsec - start.tv_nsec) / 1000000 >= timeout_ms) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+	}
+	hcb_sess_peers_free(peers, n);
+	errno = saved;
+	return err;
 }
 
 static void lock_all(void)

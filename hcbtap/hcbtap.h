@@ -67,6 +67,16 @@ int hcbtap_declare_device(unsigned int device);
  * emitted while a tracer was attached count.  -EINVAL for a bad device. */
 int64_t hcbtap_issued(unsigned int device);
 
+/*
+ * host_callback's barrier_wait: return once every packet issued so far has
+ * been written by every hcbtrace session attached to this process (each
+ * marks the point with a barrier record), at once if none is attached.
+ * Sessions are found in $HCBTRACE_RUNDIR (default /run/hcbtrace), as
+ * `hcbtrace barrier` finds them.  timeout_ms < 0 waits without limit.
+ * 0, -ETIMEDOUT, or -errno if the run directory cannot be read.
+ */
+int hcbtap_barrier_wait(int timeout_ms);
+
 /* Points at the USDT semaphore: nonzero while a tracer is attached. */
 extern volatile unsigned short *const hcbtap_semaphore;
 

@@ -14,7 +14,7 @@ PACKAGES=(
     build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
     libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev libncurses-dev
     systemtap-sdt-dev linux-libc-dev
-    libcmocka-dev bats bats-assert bats-support python3 python3-venv
+    libcmocka-dev bats bats-assert bats-support python3 python3-venv python3-dev
     bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time
 )
 
@@ -58,6 +58,25 @@ make_venv()
         python3 -m venv "$VENV"
         "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
     fi
+}
+
+# The newest jax that installs here, for hcbtap's JAX support (python/): a
+# venv of its own, as it needs numpy 2; the package is built into it.
+PY_JAX_PACKAGES=(jax==0.10.2 jaxlib==0.10.2)
+VENV_JAX=${HCB_VENV_JAX:-$BUILD/venv-jax}
+
+make_venv_jax()
+{
+    if [ ! -x "$VENV_JAX/bin/python" ] ||
+       ! "$VENV_JAX/bin/python" -c 'import jax; assert jax.__version__ == "0.10.2"' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX: ${PY_JAX_PACKAGES[*]}"
+        python3 -m venv "$VENV_JAX"
+        "$VENV_JAX/bin/pip" install -q --disable-pip-version-check "${PY_JAX_PACKAGES[@]}"
+    fi
+    # always from this checkout: the tests exercise these sources
+    echo ">> pip install ./python into $VENV_JAX"
+    "$VENV_JAX/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps \
+        "$ROOT/python"
 }
 
 build()

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+"""hcbtap - JAX's host_callback id_tap / id_print / barrier_wait, on taps that
+cost nothing until `hcbtrace attach` (or record) attaches to the process.
+
+    import hcbtap as hcb          # instead of: from jax.experimental import host_callback as hcb
+
+    def power3(x):
+        y = x * x
+        _, y = hcb.id_print((x, y), what="x,x^2")
+        return y * x
+
+Then `hcbtrace attach PID` prints, per device, what id_print printed:
+
+    device: cpu:0 what: x,x^2
+    ( 3. 9. )
+
+CPU devices only (the FFI call reads the arrays where they are).
+"""
+from ._api import barrier_wait, id_print, id_tap
+
+__all__ = ["id_tap", "id_print", "barrier_wait"]
+__version__ = "0.1.0"

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+"""Builds hcbtap/libhcbtap.so: libhcbtap (../hcbtap, ../src) plus the XLA FFI
+handler, against the FFI header in the jaxlib of the build environment."""
+import os
+
+import jaxlib
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.relpath(os.path.join(HERE, ".."), HERE)
+XLA_INCLUDE = os.path.join(os.path.dirname(jaxlib.__file__), "include")
+
+if not os.path.exists(os.path.join(XLA_INCLUDE, "xla", "ffi", "api", "c_api.h")):
+    raise SystemExit("hcbtap: jaxlib at %s ships no xla/ffi/api/c_api.h; "
+                     "install a jaxlib with XLA's FFI (0.4.31 or later)" % jaxlib.__file__)
+
+
+class PlainLibrary(build_ext):
+    """A plain shared library named libhcbtap.so, which is how hcbtrace
+    recognises the tap runtime in a process's memory map."""
+
+    def get_ext_filename(self, ext_name):
+        return os.path.join(*ext_name.split(".")) + ".so"
+
+    def get_export_symbols(self, ext):
+        return []
+
+
+def src(*parts):
+    return os.path.join(TOP, *parts)
+
+
+libhcbtap = Extension(
+    "hcbtap.libhcbtap",
+    sources=[src("hcbtap", "hcbtap.c"), src("hcbtap", "hcbtap_ffi.c"),
+             src("src", "consumer.c"), src("src", "tree.c"), src("src", "dtype.c"),
+             src("src", "session.c")],
+    include_dirs=[src("hcbtap"), src("src"), XLA_INCLUDE],
+    extra_compile_args=["-std=gnu11", "-O2", "-fvisibility=hidden", "-D_GNU_SOURCE"],
+    libraries=["pthread", "m"],
+)
+
+setup(ext_modules=[libhcbtap], cmdclass={"build_ext": PlainLibrary})

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# hcbtap for JAX (python/): host_callback's documented examples with
+# `import hcbtap as hcb`, in real jax and jaxlib from PyPI (the venv of
+# scripts/lib.sh, with `pip install ./python`), traced by hcbtrace.
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run
+    PY=${HCB_VENV_JAX:-$BUILD/venv-jax}/bin/python
+    if [ ! -x "$PY" ] || ! "$PY" -c 'import jax, hcbtap' 2>/dev/null; then
+        echo "!!! no venv with jax and hcbtap at $PY: run scripts/test !!!" >&2
+        return 1
+    fi
+    TAPS=$ROOT/tests/jax/taps.py
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# taps SCENARIO...: taps.py under `hcbtrace record`, from its first tap;
+# the recording in $T/rec.jsonl, the program's stdout in $T/out, both
+# programs' stderr in $T/err, the text as attach prints it in $T/text.
+taps()
+{
+    "$HCBTRACE" record -o "$T/rec.jsonl" -- "$PY" "$TAPS" "$@" >"$T/out" 2>"$T/err"
+    "$HCBTRACE" replay --no-wait "$T/rec.jsonl" >"$T/text"
+}
+
+@test "jax: power3 under jit prints what id_print printed" {
+    taps power3
+    run cat "$T/text"
+    assert_output "device: cpu:0 what: x,x^2
+( 3. 9. )"
+    grep -qx 'power3 27.0' "$T/out"
+}
+
+@test "jax: under vmap, one tap of the batch with host_callback's transforms" {
+    taps vmap
+    run cat "$T/text"
+    assert_output "device: cpu:0 transforms: [('batch', {'batch_dims': (0, 0)})] what: x,x^2
+( [3. 4.] [ 9. 16.] )"
+    grep -qx 'vmap \[27.0, 64.0\]' "$T/out"
+}
+
+@test "jax: under jvp and grad, the primal values" {
+    taps jvp grad
+    run cat "$T/text"
+    assert_output "device: cpu:0 what: x,x^2
+( 3. 9. )
+device: cpu:0 what: x,x^2
+( 3. 9. )"
+    grep -qx 'jvp (27.0, 2.700000047683716)' "$T/out"
+    grep -qx 'grad 27.0' "$T/out"
+}
+
+@test "jax: in scan, while_loop and cond, every iteration in order" {
+    taps scan while cond
+    run cat "$T/text"
+    assert_output "device: cpu:0 what: c
+0.
+device: cpu:0 what: c
+0.
+device: cpu:0 what: c
+1.
+device: cpu:0 what: while
+0
+device: cpu:0 what: while
+1
+device: cpu:0 what: while
+2
+device: cpu:0 what: pos
+4.
+device: cpu:0 what: neg
+2."
+}
+
+@test "jax: eagerly, a dict of arrays and numbers, kwargs sorted" {
+    taps eager
+    run cat "$T/text"
+    assert_output "device: cpu:0 step: 1 what: eager
+{ a=[ 7 1.5 ] b=[1. 1.] }"
+}
+
+@test "jax: pmap over 4 CPU devices: each device taps its own values" {
+    XLA_FLAGS=--xla_force_host_platform_device_count=4 taps pmap
+    for d in 0 1 2 3; do
+        run "$HCBTRACE" replay --no-wait --device "$d" "$T/rec.jsonl"
+        assert_output "device: cpu:$d what: x,x^2
+( $((d + 3)). $(((d + 3) * (d + 3))). )"
+    done
+    grep -qx 'pmap \[27.0, 64.0, 125.0, 216.0\]' "$T/out"
+}
+
+@test "jax: attached, every tap arrives and barrier_wait waits for it; detached, results are the same" {
+    taps power3 vmap jvp grad scan while cond eager
+    # barrier_wait in the program marked the point: every tap before it
+    grep -q '"type":"barrier"' "$T/rec.jsonl"
+    grep -o 'issued cpu:[0-9]* [0-9]*' "$T/err" >"$T/issued"
+    run python3 "$ROOT/tests/tools/check_delivery.py" "$T/rec.jsonl" "$T/issued" --exact
+    assert_success
+    [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 13 ]
+    # the same program with nothing attached computes the same results
+    "$PY" "$TAPS" power3 vmap jvp grad scan while cond eager >"$T/out.detached" 2>"$T/err.detached"
+    diff "$T/out" "$T/out.detached"
+    # and issued nothing: detached taps are not even counted
+    grep -qx 'issued cpu:0 0' "$T/err.detached"
+}
+
+@test "jax: attach, record, barrier and list work on a running JAX program" {
+    "$PY" "$TAPS" loop >"$T/loop.out" 2>"$T/loop.err" &
+    pid=$!
+    PIDS+=("$pid")
+    wait_for "$T/loop.out" looping 60
+    run "$HCBTRACE" list
+    assert_success
+    section=$(sed -n "/^$pid /,/^[0-9]/p" <<<"$output")
+    grep -q 'library: .*/hcbtap/libhcbtap\.so$' <<<"$section"
+    grep -Eq '^    [0-9]+ +x,x\^2 +\( \* \* \) float32\[\],float32\[\] what: x,x\^2$' <<<"$section"
+    run --separate-stderr "$HCBTRACE" attach -c 2 "$pid"
+    assert_success
+    assert_output "device: cpu:0 what: x,x^2
+( 3. 9. )
+device: cpu:0 what: x,x^2
+( 3. 9. )"
+    "$HCBTRACE" record -p "$pid" -o "$T/live.jsonl" 2>/dev/null &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/live.jsonl" '"type":"tap"'
+    run --separate-stderr "$HCBTRACE" barrier -t 30 "$pid"
+    assert_success
+    grep -q '"type":"barrier"' "$T/live.jsonl"
+    kill -INT "$rec"
+    wait "$rec"
+}

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""host_callback's documented examples, with `import hcbtap as hcb` in place
+of `from jax.experimental import host_callback as hcb`: the program the JAX
+tests of tests/bats/jax.bats run under hcbtrace.
+
+    python taps.py SCENARIO...   power3 | vmap | jvp | grad | scan | while |
+                                 cond | eager | pmap | loop (taps until killed)
+
+Each scenario prints its results to stdout ("power3 27.0"), so a test can
+check that tapping leaves them unchanged; at the end hcb.barrier_wait() and
+"issued cpu:N COUNT" per device (libhcbtap's own counters) on stderr.
+"""
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import hcbtap as hcb
+from hcbtap import _native
+
+
+def power3(x):
+    y = x * x
+    # Print both 'x' and 'x^2'. Must pack as a tuple.
+    _, y = hcb.id_print((x, y), what="x,x^2")
+    return y * x
+
+
+def scan_body(c, x):
+    hcb.id_print(c, what="c")
+    return c + x, c
+
+
+def while_cond(c):
+    return c < 3
+
+
+def while_body(c):
+    hcb.id_print(c, what="while")
+    return c + 1
+
+
+def cond_fn(x):
+    return jax.lax.cond(x > 0, lambda v: hcb.id_print(v * 2, what="pos"),
+                        lambda v: hcb.id_print(v * -2, what="neg"), x)
+
+
+def run(scenario):
+    if scenario == "power3":
+        return jax.jit(power3)(3.)
+    if scenario == "vmap":
+        return jax.vmap(power3)(np.array([3., 4.]))
+    if scenario == "jvp":
+        return jax.jvp(power3, (3.,), (0.1,))
+    if scenario == "grad":
+        return jax.grad(power3)(3.)
+    if scenario == "scan":
+        return jax.jit(lambda xs: jax.lax.scan(scan_body, 0., xs))(jnp.arange(3.))
+    if scenario == "while":
+        return jax.jit(lambda c: jax.lax.while_loop(while_cond, while_body, c))(0)
+    if scenario == "cond":
+        return jax.jit(cond_fn)(2.), jax.jit(cond_fn)(-1.)
+    if scenario == "eager":
+        return hcb.id_tap({"b": jnp.ones(2), "a": [np.int32(7), 1.5]}, what="eager", step=1)
+    if scenario == "pmap":
+        n = jax.local_device_count()
+        return jax.pmap(power3)(np.arange(3., 3. + n))
+    raise SystemExit("taps.py: unknown scenario %r" % scenario)
+
+
+def main():
+    scenarios = sys.argv[1:]
+    if scenarios == ["loop"]:
+        f = jax.jit(power3)
+        print("looping", flush=True)
+        while True:
+            f(3.).block_until_ready()
+            time.sleep(0.01)
+    for s in scenarios:
+        out = jax.tree_util.tree_map(np.asarray, run(s))
+        print(s, jax.tree_util.tree_map(lambda a: a.tolist(), out), flush=True)
+    hcb.barrier_wait(timeout=30)
+    for d in range(jax.local_device_count()):
+        print("issued cpu:%d %d" % (d, _native.issued(d)), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
