@@ -157,7 +157,16 @@ static int target_issued(int pid, char *comm, size_t comm_size, uint64_t *issued
 		return EXIT_SYSTEM;
 	}
 	if (err == -ENOENT) {
-		cli_err("process %d (%s) has no libhcbtap loaded: it has no taps to wait for", pid, comm);
+		char xla[4096], version[64];
+
+		if (hcb_target_find_xla(pid, xla, sizeof(xla), version, sizeof(version)) == 0)
+			cli_err("process %d (%s) taps through jaxlib %s's legacy outfeed, which counts "
+				"nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
+				"host_callback.barrier_wait() waits for its own receiver", pid, comm,
+				version);
+		else
+			cli_err("process %d (%s) has no libhcbtap loaded: it has no taps to wait for",
+				pid, comm);
 		return EXIT_TARGET;
 	}
 	if (!err)

@@ -9,6 +9,7 @@
 #include "dtype.h"
 #include "idprint.h"
 #include "session.h"
+#include "trace.h"
 #include "target.h"
 
 static const struct cli_opt list_opts[] = {
@@ -98,6 +99,25 @@ static int list_one(pid_t pid)
 	return 0;
 }
 
+/* A process with jaxlib's legacy outfeed (DESIGN 4.2), not libhcbtap. */
+static void list_legacy(pid_t pid)
+{
+	char path[4096], version[64], comm[256];
+
+	if (hcb_target_find_xla(pid, path, sizeof(path), version, sizeof(version)))
+		return;
+	if (hcb_target_comm(pid, comm, sizeof(comm)))
+		comm[0] = '\0';
+	printf("%d %s\n", (int)pid, comm);
+	printf("  library: %s\n", path);
+	if (trace_outfeed_supported(version))
+		printf("  jaxlib %s: host_callback's outfeed; taps print with their consumer id "
+		       "(kwargs live in Python)\n", version);
+	else
+		printf("  jaxlib %s: not supported (supported jaxlib versions: %s)\n", version,
+		       trace_outfeed_versions());
+}
+
 static int list_opt(void *ctx, int c, const char *arg)
 {
 	(void)ctx;
@@ -130,8 +150,25 @@ static int run_list(const struct cli_cmd *cmd, int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
+	free(pids);
+	pids = NULL;
+	{
+		size_t nx = 0;
+
+		/* processes with libhcbtap were listed already */
+		if (hcb_target_list_xla(&pids, &nx) == 0) {
+			for (size_t i = 0; i < nx; i++) {
+				char lib[4096];
+				uint64_t base;
+
+				if (hcb_target_find_lib(pids[i], lib, sizeof(lib), &base) == -ENOENT)
+					list_legacy(pids[i]);
+			}
+			n += nx;
+		}
+	}
 	if (!n)
-		cli_err("no process has libhcbtap loaded");
+		cli_err("no process has libhcbtap (or a jaxlib with host_callback's outfeed) loaded");
 	free(pids);
 	return EXIT_OK;
 }

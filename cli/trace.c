@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "idprint.h"
 #include "live.h"
+#include "outfeed.h"
 #include "recfile.h"
 #include "target.h"
 #include "trace_impl.h"
@@ -157,6 +158,16 @@ static const struct hcb_decoder_ops decoder_ops = {
 	.warn = on_warn,
 };
 
+const struct hcb_decoder_ops *trace_decoder_ops(void)
+{
+	return &decoder_ops;
+}
+
+const struct hcb_stream_stats *trace_stream_stats(struct trace *t, uint32_t d)
+{
+	return t->xdec ? hcb_outfeed_stats(t->xdec, d) : hcb_decoder_stats(t->dec, d);
+}
+
 int trace_new(struct trace **out, const struct trace_opts *o)
 {
 	struct trace *t = calloc(1, sizeof(*t));
@@ -246,6 +257,10 @@ int trace_attach(struct trace *t, pid_t pid)
 		return EXIT_SYSTEM;
 	}
 	if (err == -ENOENT) {
+		int code = trace_attach_outfeed(t, pid);
+
+		if (code >= 0)
+			return code;
 		cli_err("process %d (%s) has no libhcbtap loaded: nothing to attach to; "
 			"programs emit taps by linking libhcbtap (see hcbtap.h)", (int)pid, t->comm);
 		return EXIT_TARGET;
@@ -311,7 +326,7 @@ struct device_figures {
 /* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
 static int device_figures(struct trace *t, uint32_t d, struct device_figures *f)
 {
-	const struct hcb_stream_stats *s = hcb_decoder_stats(t->dec, d);
+	const struct hcb_stream_stats *s = trace_stream_stats(t, d);
 
 	if (!s && !t->acct[d].dropped)
 		return -ENOENT;
@@ -353,6 +368,31 @@ static void summary(struct trace *t, const char *why)
 	hcb_buf_free(&line);
 }
 
+/* A legacy outfeed session knows losses only as broken packets, per device. */
+static int write_outfeed_losses(struct trace *t)
+{
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		const struct hcb_stream_stats *s = hcb_outfeed_stats(t->xdec, d);
+		struct hcb_record rec = { .kind = HCB_REC_DROP };
+		uint64_t n = 0;
+		int err;
+
+		for (int i = 0; s && i < HCB_DECODE_PROBLEMS; i++)
+			n += s->problems[i];
+		if (!n)
+			continue;
+		t->acct[d].dropped += n;
+		rec.drop.device = d;
+		rec.drop.count = n;
+		snprintf(rec.drop.reason, sizeof(rec.drop.reason),
+			 "outfeed leaves lost or malformed (see the warnings)");
+		err = trace_write_record(t, &rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The tail of the recording: the losses no later packet revealed, a barrier
  * still owed if it can be answered, and the end. */
 static void write_tail(struct trace *t)
@@ -361,7 +401,9 @@ static void write_tail(struct trace *t)
 	struct device_figures f;
 
 	/* after -c the session stopped looking: what came later is not lost */
-	if (!t->done && (trace_account_all(t) || trace_serve_barrier_final(t)))
+	if (!t->done && !t->xdec && (trace_account_all(t) || trace_serve_barrier_final(t)))
+		return;
+	if (!t->done && t->xdec && write_outfeed_losses(t))
 		return;
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		if (device_figures(t, d, &f))
@@ -387,6 +429,13 @@ static int poll_once(struct trace *t, int timeout_ms)
 	n = hcb_live_poll(t->live, 0);
 	if (n < 0)
 		return n;
+	/* a legacy packet ends with the next header, or when its device goes
+	 * quiet: its leaves come back to back */
+	if (t->xdec) {
+		n = hcb_outfeed_flush_idle(t->xdec, trace_clock_ns(CLOCK_MONOTONIC), 20000000);
+		if (n < 0)
+			return n;
+	}
 	return trace_serve_barrier(t);
 }
 
@@ -433,7 +482,8 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		rec.session.start_ns = trace_clock_ns(CLOCK_REALTIME);
 		err = trace_write_record(t, &rec);
 	}
-	if (!err)
+	/* a barrier needs libhcbtap's counters: legacy sessions take no part */
+	if (!err && !t->xdec)
 		trace_publish(t);
 	while (!err && !trace_exiting && !t->done) {
 		/* a barrier waiting on packets in flight looks again soon */
@@ -462,8 +512,15 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		err = drain_after_detach(t);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
-	if (!t->write_err)
+	if (!t->write_err) {
 		hcb_decoder_finish(t->dec);
+		if (t->xdec) {
+			int xerr = hcb_outfeed_finish(t->xdec);
+
+			if (!err && xerr < 0)
+				err = xerr;
+		}
+	}
 	if (!err)
 		write_tail(t);
 	if (!t->write_err) {
@@ -488,7 +545,8 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		code = EXIT_FAIL;
 	}
 	if (!t->o->quiet) {
-		filter_warn_unmatched(&t->o->filter, hcb_decoder_registry(t->dec));
+		filter_warn_unmatched(&t->o->filter, t->xdec ? hcb_outfeed_registry(t->xdec) :
+				      hcb_decoder_registry(t->dec));
 		summary(t, why);
 	}
 	return code;
@@ -505,6 +563,7 @@ void trace_free(struct trace *t)
 		return;
 	hcb_sess_close(t->sess);
 	hcb_live_close(t->live);
+	hcb_outfeed_free(t->xdec);
 	hcb_decoder_free(t->dec);
 	hcb_writer_close(t->w);
 	free(t);

@@ -55,6 +55,10 @@ int trace_attach(struct trace *t, pid_t pid);
  */
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
 void trace_free(struct trace *t);
+/* Legacy XLA outfeed: 1 if hcbtrace reads this jaxlib version's outfeed;
+ * the versions it reads, as a list for messages. */
+int trace_outfeed_supported(const char *version);
+const char *trace_outfeed_versions(void);
 /* 1 if the session ended because the target exec'd a new program. */
 int trace_exec_seen(struct trace *t);
 

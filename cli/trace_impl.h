@@ -50,10 +50,20 @@ struct trace {
 	uint64_t reg_addr;       /* the target's registry, 0 if unknown */
 	struct dev_acct acct[HCB_MAX_DEVICES];
 	struct hcb_sess *sess;   /* NULL when it could not be published */
+	struct hcb_outfeed *xdec;   /* legacy XLA outfeed session (DESIGN 4.2), else NULL */
 	struct barrier_state bar;
 };
 
 uint64_t trace_clock_ns(clockid_t id);
+const struct hcb_decoder_ops *trace_decoder_ops(void);
+
+/*
+ * Attach to pid's legacy XLA outfeed (trace_outfeed.c).  Returns an exit
+ * code, or -1 when pid has no jaxlib: not a legacy session either.
+ */
+int trace_attach_outfeed(struct trace *t, pid_t pid);
+/* What the session's decoder knows of device d. */
+const struct hcb_stream_stats *trace_stream_stats(struct trace *t, uint32_t d);
 int trace_write_record(struct trace *t, const struct hcb_record *rec);
 
 /* Account for packet seq of device before it is written: a jump past the

@@ -12,6 +12,7 @@
 
 #include "hcbtap.skel.h"
 #include "live.h"
+#include "outfeed.h"
 
 struct hcb_live {
 	struct hcbtap_bpf *skel;
@@ -19,6 +20,7 @@ struct hcb_live {
 	struct bpf_link *exec_link;
 	struct ring_buffer *rb;
 	struct hcb_decoder *dec;
+	struct hcb_outfeed *xdec;   /* legacy XLA outfeed leaves, when attached to those */
 	int stop_err;   /* the decoder's negative return, which stops the poll */
 	unsigned int batch;   /* records taken in this poll */
 	int yielded;
@@ -61,7 +63,11 @@ static int on_record(void *ctx, void *data, size_t len)
 		l->exec_seen = 1;
 		return 0;
 	}
-	err = hcb_decoder_feed(l->dec, data, len);
+	if (len >= sizeof(uint32_t) && l->xdec &&
+	    (*(const uint32_t *)data == HCB_EV_XLEAF || *(const uint32_t *)data == HCB_EV_XDATA))
+		err = hcb_outfeed_feed(l->xdec, data, len);
+	else
+		err = hcb_decoder_feed(l->dec, data, len);
 
 	if (err < 0) {
 		l->stop_err = err;
@@ -98,6 +104,8 @@ int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder 
 		goto fail;
 	/* sleepable, so bpf_copy_from_user() can fault pages in */
 	err = bpf_program__set_flags(l->skel->progs.hcbtap_packet, BPF_F_SLEEPABLE);
+	if (!err)
+		err = bpf_program__set_flags(l->skel->progs.xla_outfeed_leaf, BPF_F_SLEEPABLE);
 	if (err)
 		goto fail;
 	err = hcbtap_bpf__load(l->skel);
@@ -139,6 +147,22 @@ int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path)
 	if (!l->link)
 		return errno ? -errno : -EINVAL;
 	/* best effort: without tracefs an exec is noticed only as the end of taps */
+	l->skel->bss->target_tgid = (uint32_t)pid;
+	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
+	return 0;
+}
+
+int hcb_live_attach_outfeed(struct hcb_live *l, pid_t pid, const char *xla_path,
+			    unsigned int device_offset, struct hcb_outfeed *xdec)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = HCB_XLA_OUTFEED_SYMBOL);
+
+	l->xdec = xdec;
+	l->skel->data->xla_device_offset = device_offset;
+	l->link = bpf_program__attach_uprobe_opts(l->skel->progs.xla_outfeed_leaf, pid, xla_path,
+						  0, &opts);
+	if (!l->link)
+		return errno ? -errno : -EINVAL;
 	l->skel->bss->target_tgid = (uint32_t)pid;
 	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
 	return 0;

@@ -30,6 +30,16 @@ int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder 
  * maps it, see hcb_target_find_lib).  -ENOENT: no uprobe support or no probe.
  */
 int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path);
+/*
+ * Attach instead to XLA's legacy CPU outfeed in pid's jaxlib (DESIGN 4.2):
+ * an uprobe on HCB_XLA_OUTFEED_SYMBOL in xla_path, whose leaves go to xdec
+ * (records of the hcbtap kind still go to the decoder).  device_offset:
+ * where ExecutableRunOptions keeps the device ordinal in that jaxlib.
+ */
+#define HCB_XLA_OUTFEED_SYMBOL "__xla_cpu_runtime_ReleaseOutfeedBufferAfterPopulation"
+struct hcb_outfeed;
+int hcb_live_attach_outfeed(struct hcb_live *l, pid_t pid, const char *xla_path,
+			    unsigned int device_offset, struct hcb_outfeed *xdec);
 /* Wait up to timeout_ms for records and decode them.  Returns the number of
  * records, 0 on EINTR, or the decoder's or ring buffer's -errno. */
 int hcb_live_poll(struct hcb_live *l, int timeout_ms);

@@ -54,7 +54,9 @@ static int is_libhcbtap(const char *path)
 	return strncmp(base, "libhcbtap.so", 12) == 0;
 }
 
-int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
+/* The first mapping (at file offset 0) of a file is_it() accepts. */
+static int find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
+			uint64_t *base)
 {
 	char maps[64], line[4096 + 128];
 	int err = -ENOENT;
@@ -74,7 +76,7 @@ int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
 
 		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &off, &n) < 3 || !n)
 			continue;
-		if (sscanf(line + n, "%4095[^\n]", file) != 1 || file[0] != '/' || !is_libhcbtap(file))
+		if (sscanf(line + n, "%4095[^\n]", file) != 1 || file[0] != '/' || !is_it(file))
 			continue;
 		if (off != 0)
 			continue;
@@ -91,6 +93,46 @@ int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
 		err = -EIO;
 	fclose(f);
 	return err;
+}
+
+int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
+{
+	return find_mapping(pid, is_libhcbtap, path, size, base);
+}
+
+/* jaxlib's native library: .../jaxlib/xla_extension.so */
+static int is_xla_extension(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 24 && strcmp(path + n - 24, "/jaxlib/xla_extension.so") == 0;
+}
+
+int hcb_target_find_xla(pid_t pid, char *path, size_t size, char *version, size_t vsize)
+{
+	char vpath[4200], line[256];
+	uint64_t base;
+	FILE *f;
+	int err = find_mapping(pid, is_xla_extension, path, size, &base);
+
+	if (err)
+		return err;
+	/* jaxlib/version.py beside it: _version = "0.4.31" */
+	snprintf(version, vsize, "unknown");
+	snprintf(vpath, sizeof(vpath), "%.*s/version.py", (int)(strrchr(path, '/') - path), path);
+	f = fopen(vpath, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char v[64];
+
+		if (sscanf(line, "_version = \"%63[^\"]\"", v) == 1) {
+			snprintf(version, vsize, "%s", v);
+			break;
+		}
+	}
+	fclose(f);
+	return 0;
 }
 
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -262,7 +304,34 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int has_lib(pid_t pid)
+{
+	char path[4096];
+	uint64_t base;
+
+	return hcb_target_find_lib(pid, path, sizeof(path), &base) == 0;
+}
+
+static int has_xla(pid_t pid)
+{
+	char path[4096], version[64];
+
+	return hcb_target_find_xla(pid, path, sizeof(path), version, sizeof(version)) == 0;
+}
+
+static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n);
+
 int hcb_target_list(pid_t **pids, size_t *n)
+{
+	return list_matching(has_lib, pids, n);
+}
+
+int hcb_target_list_xla(pid_t **pids, size_t *n)
+{
+	return list_matching(has_xla, pids, n);
+}
+
+static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n)
 {
 	size_t count = 0, cap = 0;
 	pid_t *out = NULL;
@@ -273,14 +342,12 @@ int hcb_target_list(pid_t **pids, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		char path[4096];
-		uint64_t base;
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (*end || pid <= 0 || pid == getpid())
 			continue;
-		if (hcb_target_find_lib((pid_t)pid, path, sizeof(path), &base))
+		if (!has((pid_t)pid))
 			continue;
 		if (count == cap) {
 			pid_t *grown = realloc(out, (cap = cap ? cap * 2 : 16) * sizeof(*out));

@@ -20,6 +20,12 @@ int hcb_target_alive(pid_t pid);
  * mapped; -ESRCH: no such process; -EACCES: its maps are not readable.
  */
 int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
+/*
+ * Legacy JAX (DESIGN 4.2): the path of jaxlib's xla_extension.so the process
+ * has mapped, and the jaxlib version from the version.py beside it
+ * ("unknown" if unreadable).  -ENOENT: none mapped; -ESRCH: no process.
+ */
+int hcb_target_find_xla(pid_t pid, char *path, size_t size, char *version, size_t vsize);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The process's command line, spaces for NULs, cut to size. */
@@ -42,5 +48,7 @@ int hcb_target_read_issued(pid_t pid, uint64_t reg_addr, uint64_t *issued);
 
 /* Processes that have libhcbtap mapped, ascending; *pids is malloc'ed. */
 int hcb_target_list(pid_t **pids, size_t *n);
+/* Processes that have jaxlib's xla_extension.so mapped, the same way. */
+int hcb_target_list_xla(pid_t **pids, size_t *n);
 
 #endif

@@ -20,6 +20,26 @@ enum hcb_ev_type {
 	HCB_EV_PKT = 2,
 	HCB_EV_DATA = 3,
 	HCB_EV_EXEC = 4,
+	HCB_EV_XLEAF = 5,   /* legacy XLA outfeed: one leaf's header and shape */
+	HCB_EV_XDATA = 6,   /* its bytes, in chunks (struct hcb_ev_chunk) */
+};
+
+/*
+ * One call of XLA's CPU outfeed runtime (jaxlib <= 0.4.31): a leaf of an
+ * outfeed tuple, with its serialized xla.ShapeProto; the leaf's bytes follow
+ * as HCB_EV_XDATA chunks of the same device and seq.
+ */
+#define HCB_XSHAPE_MAX 512u
+struct hcb_ev_xleaf {
+	HCB_WIRE_U32 type;         /* HCB_EV_XLEAF */
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U64 seq;          /* per device, counted by the BPF side */
+	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U32 tid;
+	HCB_WIRE_U32 len;          /* the leaf's bytes */
+	HCB_WIRE_U32 shape_len;    /* the ShapeProto's bytes (0 copied if > HCB_XSHAPE_MAX) */
+	unsigned char shape[HCB_XSHAPE_MAX];
 };
 
 struct hcb_ev_exec {
