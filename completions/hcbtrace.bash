@@ -68,20 +68,24 @@ _hcbtrace()
         return
     fi
 
+    # numpy's print options of the text format (attach, run, replay)
+    local print_opts='--threshold --precision --linewidth --edgeitems --suppress'
+    local print_argopts='--threshold --precision --linewidth --edgeitems'
+
     # opts: every option of the command; argopts: those taking an argument.
     local opts argopts
     case $cmd in
         attach)
-            opts='-p --pid -f --format --device --consumer -c --count
-                  -d --duration -b --buffer-size -q --quiet -h --help'
-            argopts='-p --pid -f --format --device --consumer -c --count
-                     -d --duration -b --buffer-size'
+            opts="-p --pid -f --format $print_opts --device --consumer -c --count
+                  -d --duration -b --buffer-size -q --quiet -h --help"
+            argopts="-p --pid -f --format $print_argopts --device --consumer -c --count
+                     -d --duration -b --buffer-size"
             ;;
         run)
-            opts='-f --format --device --consumer -c --count -d --duration
-                  -b --buffer-size -q --quiet -h --help'
-            argopts='-f --format --device --consumer -c --count -d --duration
-                     -b --buffer-size'
+            opts="-f --format $print_opts --device --consumer -c --count -d --duration
+                  -b --buffer-size -q --quiet -h --help"
+            argopts="-f --format $print_argopts --device --consumer -c --count -d --duration
+                     -b --buffer-size"
             ;;
         record)
             opts='-p --pid -o --output --device --consumer -c --count
@@ -90,9 +94,9 @@ _hcbtrace()
                      -d --duration -b --buffer-size'
             ;;
         replay)
-            opts='--device --consumer -c --count -f --format --speed --no-wait
-                  -q --quiet -h --help'
-            argopts='--device --consumer -c --count -f --format --speed'
+            opts="--device --consumer -c --count -f --format $print_opts --speed --no-wait
+                  -q --quiet -h --help"
+            argopts="--device --consumer -c --count -f --format $print_argopts --speed"
             ;;
         convert)
             opts='-o --output --device --consumer -h --help'

@@ -74,6 +74,13 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fi
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'ring buffer size in MiB (default 64)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no summary on exit'
 
+# numpy's print options of the text format: attach, run and replay
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l threshold -x -d 'text: summarize arrays of more than N elements (default 1024)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l precision -x -d 'text: at most N digits after the point (default 8)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l linewidth -x -d 'text: wrap array rows at N columns (default 75)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l edgeitems -x -d 'text: items kept at each end when summarizing (default 3)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l suppress -d 'text: print small floats positionally, not in scientific notation'
+
 # record's own options
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'record the running process PID'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap)' -d 'the recording: FILE.jsonl or FILE.hcbcap'

@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "dtype.h"
+#include "idprint.h"
 #include "recfile_impl.h"
 
 #define ZIP_LOCAL_SIG 0x04034b50u
@@ -339,7 +340,8 @@ static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct h
 	const struct hcb_consumer *c = t->consumer;
 	const char *platform = w->have_session && w->session.platform[0] ? w->session.platform : "cpu";
 	const unsigned char *data = t->payload;
-	char cname[HCB_MAX_NAME], plat[sizeof(w->session.platform)], name[HCB_MAX_NAME + 80];
+	char cname[HCB_MAX_NAME], plat[sizeof(w->session.platform)], name[HCB_MAX_NAME + 128];
+	char devname[64];
 	unsigned char head[HEAD_MAX / 2];
 	uint16_t tm, dt;
 	uint64_t index;
@@ -348,7 +350,19 @@ static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct h
 	if (!c || (c->total_bytes && !data))
 		return -EINVAL;
 	sanitize(cname, sizeof(cname), c->name);
-	sanitize(plat, sizeof(plat), platform);
+	if (strchr(platform, '%')) {
+		/* a naming pattern (TFRT_CPU_%u): the device's own name, no number after */
+		struct hcb_buf dev = HCB_BUF_INIT;
+
+		err = hcb_idprint_device(&dev, platform, t->device);
+		if (err)
+			return err;
+		sanitize(devname, sizeof(devname), hcb_buf_str(&dev));
+		hcb_buf_free(&dev);
+	} else {
+		sanitize(plat, sizeof(plat), platform);
+		snprintf(devname, sizeof(devname), "%s%u", plat, t->device);
+	}
 	index = next_index(st, cname, t->device, &err);
 	if (err)
 		return err;
@@ -362,10 +376,10 @@ static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct h
 		if (!hn)
 			return -EINVAL;
 		if (c->nleaves == 1)
-			snprintf(name, sizeof(name), "%s/%s%u/%06llu.npy", cname, plat, t->device,
+			snprintf(name, sizeof(name), "%s/%s/%06llu.npy", cname, devname,
 				 (unsigned long long)index);
 		else
-			snprintf(name, sizeof(name), "%s/%s%u/%06llu_%u.npy", cname, plat, t->device,
+			snprintf(name, sizeof(name), "%s/%s/%06llu_%u.npy", cname, devname,
 				 (unsigned long long)index, i);
 		err = write_member(w, st, name, head, hn, data, l->nbytes, l->dtype, tm, dt);
 		if (err)

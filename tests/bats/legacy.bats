@@ -81,6 +81,10 @@ start_legacy()
     assert_success
     run "$HCBTRACE" diff "$T/rec.jsonl" "$T/rec.hcbcap"
     assert_success
+    # .npz members are named by the devices' own names
+    run "$HCBTRACE" convert "$T/rec.jsonl" -o "$T/rec.npz"
+    assert_success
+    unzip -l "$T/rec.npz" | grep -Eq ' consumer-[0-9]+/TFRT_CPU_1/000000_1\.npy$'
 }
 
 @test "legacy: an unsupported jaxlib is named in one clear line with the supported versions" {
