@@ -363,12 +363,27 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 			err = BAD(r, "'tree' \"%s\" has %u leaves but 'arrays' has %u", tree, tree_leaves, nleaves);
 			goto out;
 		}
-		for (unsigned int i = 0; i < nleaves; i++)
+		a = jfirst(arrays);
+		for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
+			uint32_t data = jget(d, a, "data");
+
 			if (hcb_shape_elems(ndims[i], dims[i], &elems) ||
 			    elems > (UINT64_C(1) << 62) / hcb_dtype_size(dtypes[i])) {
 				err = hcb_reader_fail(r, -E2BIG, where(r), "arrays[%u]: its shape holds more elements than a tap can", i);
 				goto out;
 			}
+			/* before anything is allocated for the shape: a short line
+			 * claiming a huge shape must not cost gigabytes */
+			if (data == UINT32_MAX || d->nodes[data].kind != J_ARR) {
+				err = BAD(r, "arrays[%u]: 'data' is missing or not a list", i);
+				goto out;
+			}
+			if (d->nodes[data].count != elems) {
+				err = BAD(r, "arrays[%u]: 'data' has %u values; its shape needs %llu", i,
+					  d->nodes[data].count, (unsigned long long)elems);
+				goto out;
+			}
+		}
 	}
 	{
 		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, dtypes, ndims, dimp };

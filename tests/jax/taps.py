@@ -74,6 +74,7 @@ def main():
     scenarios = sys.argv[1:]
     if scenarios == ["loop"]:
         f = jax.jit(power3)
+        f(3.).block_until_ready()   # compiled: its tap is registered
         print("looping", flush=True)
         while True:
             f(3.).block_until_ready()
