@@ -37,6 +37,7 @@ struct cli_cmd {
 };
 
 extern const struct cli_cmd cmd_attach, cmd_barrier, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
+extern const struct cli_cmd cmd_view;
 
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);

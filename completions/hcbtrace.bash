@@ -39,7 +39,7 @@ _hcbtrace()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local cword=$COMP_CWORD
 
-    local commands='attach run record replay convert diff barrier list help'
+    local commands='attach run record replay convert diff barrier list view help'
     local global_opts='--version --help'
 
     # --opt=value: readline splits it into "--opt" "=" "value"
@@ -113,6 +113,10 @@ _hcbtrace()
         list)
             opts='-h --help'
             argopts=
+            ;;
+        view)
+            opts='-p --pid --device --consumer -b --buffer-size -h --help'
+            argopts='-p --pid --device --consumer -b --buffer-size'
             ;;
         help)
             opts='-h --help'
@@ -216,6 +220,9 @@ _hcbtrace()
             mapfile -t COMPREPLY < <(compgen -c -- "$cur")
             ;;
         replay | convert)
+            ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
+            ;;
+        view)
             ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
             ;;
         diff)

@@ -53,10 +53,11 @@ complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording
 complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
 complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
+complete -c hcbtrace -n __fish_use_subcommand -a view -d "watch a running program's taps, or a recording, in an interactive viewer"
 complete -c hcbtrace -n __fish_use_subcommand -a help -d 'show the help of a command'
 
 # help [COMMAND]
-complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier list help'
+complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier list view help'
 
 # attach [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the process to attach to'
@@ -115,5 +116,12 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrac
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s t -l timeout -x -d 'give up after SECS seconds (default 60; 0: no limit)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no message on success'
 
+# view [OPTIONS] -p PID | FILE
+complete -c hcbtrace -n '__fish_seen_subcommand_from view' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the running process to watch (else FILE: a recording)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'live: ring buffer size in MiB (default 64)'
+
 # options of every command
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier list help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier list view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

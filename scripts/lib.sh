@@ -15,7 +15,7 @@ PACKAGES=(
     libbpf-dev bpftool bpftrace libelf-dev zlib1g-dev libjansson-dev libncurses-dev
     systemtap-sdt-dev linux-libc-dev
     libcmocka-dev bats bats-assert bats-support python3 python3-venv python3-dev
-    bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time
+    bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time tmux
 )
 
 need_root()

@@ -159,7 +159,7 @@ complete_zsh()
 zmodload zsh/zpty || exit 1
 zpty z zsh -f -i
 zpty -w z "PROMPT='> '; bindkey -e; unsetopt auto_list auto_menu; LISTMAX=100000"
-zpty -w z "fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
+zpty -w z "fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D -d ${(q)3}"
 zpty -w z 'compadd() { builtin compadd -O __m "$@"; print -rl -- ${^__m/#/MATCH:}; builtin compadd "$@"; }'
 zpty -w z "print RE''ADY"
 zpty -r z out '*READY*' || exit 1
@@ -169,7 +169,9 @@ zpty -r z out '*DONE*' || exit 1
 zpty -d z
 print -r -- "$out" | tr -d '\r' | grep -a -o 'MATCH:[^[:cntrl:]]*' | cut -c7- | LC_ALL=C sort -u
 EOF_ZSH
-    timeout 30 zsh -f "$BATS_TEST_TMPDIR/complete.zsh" "$(dirname "$HS_ZSH")" "$1"
+    # the dump file is never /dev/null: compinit may replace it with a regular file
+    timeout 30 zsh -f "$BATS_TEST_TMPDIR/complete.zsh" "$(dirname "$HS_ZSH")" "$1" \
+        "$BATS_TEST_TMPDIR/zcompdump"
 }
 
 @test "zsh completion loads and completes" {
@@ -180,9 +182,10 @@ EOF_ZSH
     # compinit must register it from #compdef; running it (with _arguments
     # stubbed: no completion is under way) must define a function per
     # command of the binary.
+    export ZDUMP=$BATS_TEST_TMPDIR/zcompdump
     run zsh -f -c '
         fpath=("$1" $fpath)
-        autoload -Uz compinit && compinit -u -D -d /dev/null || exit 1
+        autoload -Uz compinit && compinit -u -D -d "$ZDUMP" || exit 1
         [[ $_comps[hcbtrace] == _hcbtrace ]] || { echo "no #compdef hcbtrace"; exit 1; }
         _arguments() { return 1; }
         autoload -Uz _hcbtrace && _hcbtrace

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcbtrace view -p PID | FILE: the interactive viewer (tui/).
+ *
+ * Live, the session is attach's (trace.c): the same attach, accounting and
+ * barriers, run on a thread of its own with a writer that puts every record
+ * into the viewer's model (tui/sink.h) instead of a file, so the screen
+ * never holds up the ring buffer's reader.  A recording is read whole
+ * first (its ring keeps the latest taps), then shown.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cli.h"
+#include "recfile.h"
+#include "sink.h"
+#include "trace_impl.h"
+
+static const struct cli_opt view_opts[] = {
+	{ 'p', "pid", "PID", "the running process to watch (else FILE: a recording)" },
+	FILTER_OPTS,
+	{ 'b', "buffer-size", "MIB", "live: ring buffer size in MiB (default 64)" },
+	{ 'h', "help", NULL, "show this help" },
+	{ 0 }
+};
+
+struct view_args {
+	const struct cli_cmd *cmd;
+	struct trace_opts o;
+	int pid;
+};
+
+static int view_opt(void *ctx, int c, const char *arg)
+{
+	struct view_args *a = ctx;
+
+	if (c == 'p')
+		return cli_parse_pid(a->cmd, arg, &a->pid) ? EXIT_USAGE : 0;
+	return trace_opt(a->cmd, &a->o, c, arg);
+}
+
+/*
+ * While curses owns the terminal, what goes to stderr (the session's
+ * warnings and summary) waits in a temporary file, and is printed once the
+ * terminal is back.
+ */
+struct held_stderr {
+	int saved;
+	FILE *tmp;
+};
+
+static void hold_stderr(struct held_stderr *h)
+{
+	h->saved = -1;
+	h->tmp = tmpfile();
+	if (!h->tmp)
+		return;
+	fflush(stderr);
+	h->saved = dup(STDERR_FILENO);
+	if (h->saved < 0 || dup2(fileno(h->tmp), STDERR_FILENO) < 0) {
+		if (h->saved >= 0)
+			close(h->saved);
+		h->saved = -1;
+		fclose(h->tmp);
+		h->tmp = NULL;
+	}
+}
+
+static void release_stderr(struct held_stderr *h)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!h->tmp)
+		return;
+	fflush(stderr);
+	dup2(h->saved, STDERR_FILENO);
+	close(h->saved);
+	rewind(h->tmp);
+	while ((n = fread(buf, 1, sizeof(buf), h->tmp)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(h->tmp);
+	h->tmp = NULL;
+}
+
+static int show(struct tui_sink *sink, const char *source, int live)
+{
+	struct tui_app_opts ao = { .sink = sink, .source = source, .live = live,
+				   .stop = &trace_exiting };
+	int err = tui_run(&ao);
+
+	if (err == -ENOTTY) {
+		cli_err("hcbtrace view cannot use this terminal (TERM=%s)",
+			getenv("TERM") ? getenv("TERM") : "");
+		return EXIT_USAGE;
+	}
+	if (err) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* ---- live ---- */
+
+struct live_run {
+	struct trace *t;
+	struct tui_sink *sink;
+};
+
+static void *live_thread(void *arg)
+{
+	struct live_run *r = arg;
+	sigset_t set;
+	int code;
+
+	/* resizes are the screen's business */
+	sigemptyset(&set);
+	sigaddset(&set, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	code = trace_run(r->t, NULL, NULL);
+	tui_sink_lock(r->sink);
+	r->sink->done = 1;
+	r->sink->code = code;
+	tui_sink_unlock(r->sink);
+	return NULL;
+}
+
+static int view_live(struct view_args *a)
+{
+	struct tui_sink sink;
+	struct live_run run = { .sink = &sink };
+	struct held_stderr held;
+	struct hcb_writer *w;
+	struct trace *t = NULL;
+	pthread_t th;
+	char source[320];
+	int code;
+
+	if (tui_sink_init(&sink, 0, 0)) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	trace_install_signals();
+	code = trace_new(&t, &a->o);
+	if (code == EXIT_OK)
+		code = trace_attach(t, a->pid);
+	if (code == EXIT_OK && tui_sink_writer(&sink, &w)) {
+		cli_err("out of memory");
+		code = EXIT_FAIL;
+	}
+	if (code != EXIT_OK) {
+		trace_free(t);
+		tui_sink_free(&sink);
+		return code;
+	}
+	/* the session writes to the viewer, not to standard output */
+	hcb_writer_close(t->w);
+	t->w = w;
+	t->wname = "the viewer";
+	run.t = t;
+	/* the program's name: the first word of its command line, without directories */
+	{
+		char *name = t->comm, *end = strchr(t->comm, ' ');
+		int len = end ? (int)(end - name) : (int)strlen(name);
+		char *slash = memrchr(name, '/', (size_t)len);
+
+		if (slash) {
+			len -= (int)(slash + 1 - name);
+			name = slash + 1;
+		}
+		snprintf(source, sizeof(source), "pid %d (%.*s)", a->pid, len > 40 ? 40 : len, name);
+	}
+
+	hold_stderr(&held);
+	if (pthread_create(&th, NULL, live_thread, &run)) {
+		release_stderr(&held);
+		cli_err("cannot start the session's thread");
+		trace_free(t);
+		tui_sink_free(&sink);
+		return EXIT_FAIL;
+	}
+	code = show(&sink, source, 1);
+	/* q, or Ctrl-C: the session detaches, drains and summarizes */
+	trace_exiting = 1;
+	pthread_join(th, NULL);
+	release_stderr(&held);
+	if (code == EXIT_OK)
+		code = sink.code;
+	trace_free(t);
+	tui_sink_free(&sink);
+	return code;
+}
+
+/* ---- a recording ---- */
+
+static int view_file(struct view_args *a, const char *path)
+{
+	struct tui_sink sink;
+	struct hcb_reader *r = NULL;
+	struct hcb_record rec;
+	int n, code;
+
+	if (tui_sink_init(&sink, 0, 0)) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	n = hcb_reader_open(&r, path);
+	if (n) {
+		tui_sink_free(&sink);
+		if (n == -EPROTONOSUPPORT)
+			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
+		else
+			cli_err("cannot open '%s': %s", path, strerror(-n));
+		return EXIT_FAIL;
+	}
+	trace_install_signals();
+	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
+		if (rec.kind == HCB_REC_TAP && !filter_match(&a->o.filter, &rec.tap))
+			continue;
+		tui_model_add(&sink.model, &rec);
+	}
+	if (n < 0 && n != -ENODATA) {
+		/* as replay: the reader's message; the viewer does not open */
+		cli_err("%s", hcb_reader_error(r));
+		hcb_reader_close(r);
+		tui_sink_free(&sink);
+		return EXIT_FAIL;
+	}
+	if (n == -ENODATA)
+		cli_warn("%s", hcb_reader_error(r));
+	filter_warn_unmatched(&a->o.filter, hcb_reader_consumers(r));
+	hcb_reader_close(r);
+	tui_model_rates_from_ts(&sink.model);
+	{
+		const char *base = strrchr(path, '/');
+
+		code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
+	}
+	tui_sink_free(&sink);
+	return code;
+}
+
+static int run_view(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct view_args a = { .cmd = cmd };
+	const char *file = NULL;
+	int code;
+
+	trace_opts_init(&a.o);
+	a.o.quiet = 0;
+	code = cli_parse_opts(cmd, argc, argv, view_opt, &a);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc)
+		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+	if (file && a.pid)
+		return cli_usage_err(cmd, "give a pid (-p) or a recording, not both");
+	if (!file && !a.pid)
+		return cli_usage_err(cmd, "what to view? hcbtrace view -p PID, or hcbtrace view FILE");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_err("hcbtrace view needs a terminal");
+		return EXIT_USAGE;
+	}
+	return a.pid ? view_live(&a) : view_file(&a, file);
+}
+
+const struct cli_cmd cmd_view = {
+	.name = "view",
+	.run = run_view,
+	.summary = "watch a running program's taps, or a recording, in an interactive viewer",
+	.usage = "[OPTIONS] -p PID | FILE",
+	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap): "
+		       "streams per device and consumer, the latest taps, a tap in detail as id_print "
+		       "printed it with min/max/mean, and a sparkline per device; press ? for the keys.",
+	.opts = view_opts,
+};

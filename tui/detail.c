@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "detail.h"
+#include "dtype.h"
+#include "idprint.h"
+#include "stats.h"
+
+void tui_format_num(char *out, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(out, cap, "nan");
+	else if (isinf(v))
+		snprintf(out, cap, v > 0 ? "inf" : "-inf");
+	else
+		snprintf(out, cap, "%.8g", v);
+}
+
+static int add_shape(struct hcb_buf *out, const struct hcb_leaf_shape *l)
+{
+	const char *name = hcb_dtype_name(l->dtype);
+	int err = hcb_buf_printf(out, "%s[", name ? name : "?");
+
+	for (unsigned int d = 0; !err && d < l->ndim; d++)
+		err = hcb_buf_printf(out, "%s%llu", d ? "," : "", (unsigned long long)l->dims[d]);
+	return err ? err : hcb_buf_putc(out, ']');
+}
+
+int tui_tap_summary(struct hcb_buf *out, const struct hcb_consumer *c, const unsigned char *payload)
+{
+	const unsigned char *p = payload;
+	char num[32];
+	int scalars = c->nleaves > 0 && c->nleaves <= 4, err = 0;
+
+	for (unsigned int i = 0; i < c->nleaves; i++)
+		if (c->leaves[i].nelems != 1 || c->leaves[i].ndim)
+			scalars = 0;
+	if (scalars && payload) {
+		for (unsigned int i = 0; !err && i < c->nleaves; i++) {
+			unsigned int dt = c->leaves[i].dtype;
+
+			if (dt == HCB_DT_BOOL)
+				snprintf(num, sizeof(num), "%s", *p ? "True" : "False");
+			else
+				tui_format_num(num, sizeof(num), hcb_elem_to_double(dt, p));
+			err = hcb_buf_printf(out, "%s%s", i ? " " : "", num);
+			p += c->leaves[i].nbytes;
+		}
+		return err;
+	}
+	for (unsigned int i = 0; !err && i < c->nleaves && i < 4; i++) {
+		err = i ? hcb_buf_putc(out, ' ') : 0;
+		if (!err)
+			err = add_shape(out, &c->leaves[i]);
+	}
+	if (!err && c->nleaves > 4)
+		err = hcb_buf_puts(out, " ...");
+	if (!err && c->nleaves && payload) {
+		tui_format_num(num, sizeof(num), tui_tap_value(c, payload));
+		err = hcb_buf_printf(out, " mean=%s", num);
+	}
+	return err;
+}
+
+void tui_format_time(char *out, size_t cap, uint64_t ts_ns)
+{
+	time_t sec = (time_t)(ts_ns / 1000000000u);
+	struct tm tm;
+
+	if (!localtime_r(&sec, &tm)) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	snprintf(out, cap, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned int)(ts_ns / 1000000u % 1000u));
+}
+
+int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *tc, const char *platform,
+		    const struct tui_tap *t)
+{
+	static const struct hcb_print_opts opts = HCB_PRINT_OPTS_IDPRINT;
+	const struct hcb_consumer *c = tc->c;
+	const unsigned char *p = t->payload;
+	char when[32], a[32], b[32], m[32];
+	int err;
+
+	tui_format_time(when, sizeof(when), t->ts_ns);
+	err = hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer %s (%u)\n",
+			     (unsigned long long)t->index, (unsigned long long)t->seq, when,
+			     c->name, c->id);
+	if (!err && t->payload)
+		err = hcb_idprint(out, c, platform, t->device, t->payload, &opts);
+	if (!err && c->nleaves)
+		err = hcb_buf_puts(out, "\n");
+	for (unsigned int i = 0; !err && p && i < c->nleaves; i++) {
+		struct tui_stats s;
+
+		tui_leaf_stats(&c->leaves[i], p, &s);
+		p += c->leaves[i].nbytes;
+		tui_format_num(a, sizeof(a), s.min);
+		tui_format_num(b, sizeof(b), s.max);
+		tui_format_num(m, sizeof(m), s.mean);
+		err = hcb_buf_printf(out, "[%u] ", i);
+		if (!err)
+			err = add_shape(out, &c->leaves[i]);
+		if (!err)
+			err = hcb_buf_printf(out, "  min %s  max %s  mean %s  nan %llu  inf %llu\n",
+					     a, b, m, (unsigned long long)s.nan,
+					     (unsigned long long)s.inf);
+	}
+	return err;
+}

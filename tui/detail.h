@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * detail.h - the text the viewer shows for taps: one-line summaries for
+ * the lists, and the detail pane's text: the tap rendered as id_print
+ * printed it (formats/idprint.h), then per array its dtype and shape,
+ * min / max / mean and NaN and inf counts (tui/stats.h).
+ */
+#ifndef HCB_TUI_DETAIL_H
+#define HCB_TUI_DETAIL_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "consumer.h"
+#include "model.h"
+
+/* A short value: the values of a tap of up to 4 scalars ("8.5 72.25"),
+ * else its arrays' dtypes and shapes with the first one's mean
+ * ("float32[16] mean=3.25"); with no payload (NULL), the shapes alone. */
+int tui_tap_summary(struct hcb_buf *out, const struct hcb_consumer *c, const unsigned char *payload);
+
+/* "HH:MM:SS.mmm" in local time. */
+void tui_format_time(char *out, size_t cap, uint64_t ts_ns);
+
+/* The detail pane's text, lines ending in '\n'. */
+int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *c, const char *platform,
+		    const struct tui_tap *t);
+
+/* A number as a short string ("%.6g"; "nan", "inf"). */
+void tui_format_num(char *out, size_t cap, double v);
+
+#endif

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "model.h"
+#include "stats.h"
+
+int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes)
+{
+	memset(m, 0, sizeof(*m));
+	m->ring_cap = cap_taps ? cap_taps : TUI_RING_TAPS;
+	m->ring_bytes_max = cap_bytes ? cap_bytes : TUI_RING_BYTES;
+	m->ring = calloc(m->ring_cap, sizeof(*m->ring));
+	if (!m->ring)
+		return -ENOMEM;
+	strcpy(m->platform, "cpu");
+	return 0;
+}
+
+void tui_model_free(struct tui_model *m)
+{
+	for (uint64_t i = m->first; m->ring && i < m->received; i++)
+		free(m->ring[i % m->ring_cap].payload);
+	free(m->ring);
+	for (unsigned int i = 0; i < m->ncons; i++) {
+		hcb_consumer_free(m->cons[i].c);
+		free(m->cons[i].label);
+		free(m->cons[i].kwtext);
+	}
+	free(m->cons);
+	free(m->streams);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The model's own copy of c, so that it outlives the decoder or reader. */
+static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, unsigned int *out)
+{
+	struct hcb_buf label = HCB_BUF_INIT, kw = HCB_BUF_INIT;
+	struct tui_consumer *tc;
+	void *blob = NULL;
+	size_t len = 0;
+	int err;
+
+	/* the latest first: taps of one consumer come in runs */
+	for (unsigned int i = m->ncons; i-- > 0;) {
+		if (m->cons[i].c->id == c->id) {
+			*out = i;
+			return 0;
+		}
+	}
+	if (m->ncons == m->cons_cap) {
+		unsigned int cap = m->cons_cap ? 2 * m->cons_cap : 16;
+		void *p = realloc(m->cons, cap * sizeof(*m->cons));
+
+		if (!p)
+			return -ENOMEM;
+		m->cons = p;
+		m->cons_cap = cap;
+	}
+	tc = &m->cons[m->ncons];
+	memset(tc, 0, sizeof(*tc));
+	err = hcb_consumer_to_reg(c, &blob, &len);
+	if (!err)
+		err = hcb_consumer_from_reg(blob, len, &tc->c);
+	free(blob);
+	if (err)
+		return err == -ENOMEM ? -ENOMEM : -EINVAL;
+	for (unsigned int k = 0; k < c->nkwargs; k++)
+		hcb_buf_printf(&kw, "%s%s: %s", k ? " " : "", c->kwargs[k].key, c->kwargs[k].value);
+	hcb_buf_printf(&label, "%s %s", c->name, hcb_buf_str(&kw));
+	tc->label = strdup(hcb_buf_str(&label));
+	tc->kwtext = strdup(hcb_buf_str(&kw));
+	hcb_buf_free(&label);
+	hcb_buf_free(&kw);
+	if (!tc->label || !tc->kwtext) {
+		free(tc->label);
+		free(tc->kwtext);
+		hcb_consumer_free(tc->c);
+		return -ENOMEM;
+	}
+	*out = m->ncons++;
+	return 0;
+}
+
+static int stream_index(struct tui_model *m, uint32_t device, unsigned int cons, unsigned int *out)
+{
+	struct tui_stream *s;
+
+	for (unsigned int i = 0; i < m->nstreams; i++) {
+		if (m->streams[i].device == device && m->streams[i].cons == cons) {
+			*out = i;
+			return 0;
+		}
+	}
+	if (m->nstreams == m->streams_cap) {
+		unsigned int cap = m->streams_cap ? 2 * m->streams_cap : 16;
+		void *p = realloc(m->streams, cap * sizeof(*m->streams));
+
+		if (!p)
+			return -ENOMEM;
+		m->streams = p;
+		m->streams_cap = cap;
+	}
+	s = &m->streams[m->nstreams];
+	memset(s, 0, sizeof(*s));
+	s->device = device;
+	s->cons = cons;
+	s->rate = NAN;
+	*out = m->nstreams++;
+	return 0;
+}
+
+static void evict_oldest(struct tui_model *m)
+{
+	struct tui_tap *t = &m->ring[m->first % m->ring_cap];
+
+	m->ring_bytes -= t->len;
+	free(t->payload);
+	t->payload = NULL;
+	m->first++;
+	m->evicted++;
+}
+
+static int add_tap(struct tui_model *m, const struct hcb_packet *p)
+{
+	size_t len = p->consumer ? (size_t)p->consumer->total_bytes : 0;
+	uint64_t index = m->received;
+	unsigned int cons, si;
+	struct tui_stream *s;
+	unsigned char *copy = NULL;
+	struct tui_stats st;
+
+	if (!p->consumer || consumer_index(m, p->consumer, &cons) ||
+	    stream_index(m, p->device, cons, &si) || (len && !(copy = malloc(len)))) {
+		m->lost++;
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(copy, p->payload, len);
+	tui_tap_stats(m->cons[cons].c, copy, &st);
+	s = &m->streams[si];
+	if (!s->count)
+		s->first_ts = p->ts_ns;
+	s->count++;
+	s->bytes += len;
+	s->last_ts = p->ts_ns;
+	s->last_index = index;
+	s->hist[TUI_STAT_MEAN][(s->hist_start + s->hist_len) % TUI_HIST] = st.mean;
+	s->hist[TUI_STAT_MIN][(s->hist_start + s->hist_len) % TUI_HIST] = st.min;
+	s->hist[TUI_STAT_MAX][(s->hist_start + s->hist_len) % TUI_HIST] = st.max;
+	if (s->hist_len < TUI_HIST)
+		s->hist_len++;
+	else
+		s->hist_start = (s->hist_start + 1) % TUI_HIST;
+
+	/* room for one more: by count, then by bytes (the newest always stays) */
+	while (index - m->first >= m->ring_cap)
+		evict_oldest(m);
+	while (m->first < index && m->ring_bytes + len > m->ring_bytes_max)
+		evict_oldest(m);
+	m->ring[index % m->ring_cap] = (struct tui_tap){
+		.index = index, .seq = p->seq, .ts_ns = p->ts_ns, .device = p->device,
+		.cons = cons, .stream = si, .value = st.mean, .payload = copy, .len = len };
+	m->ring_bytes += len;
+	m->received++;
+	return 0;
+}
+
+int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
+{
+	switch (rec->kind) {
+	case HCB_REC_SESSION:
+		m->pid = rec->session.pid;
+		if (rec->session.platform[0])
+			snprintf(m->platform, sizeof(m->platform), "%s", rec->session.platform);
+		return 0;
+	case HCB_REC_TAP:
+		return add_tap(m, &rec->tap);
+	case HCB_REC_DROP:
+		if (rec->drop.device < sizeof(m->drops) / sizeof(m->drops[0]))
+			m->drops[rec->drop.device] += rec->drop.count;
+		m->dropped += rec->drop.count;
+		return 0;
+	case HCB_REC_BARRIER:
+		m->barriers++;
+		return 0;
+	case HCB_REC_END:
+		m->ended = 1;
+		return 0;
+	}
+	return 0;
+}
+
+const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i)
+{
+	if (i < m->first || i >= m->received)
+		return NULL;
+	return &m->ring[i % m->ring_cap];
+}
+
+void tui_model_tick(struct tui_model *m, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < m->nstreams; i++) {
+		struct tui_stream *s = &m->streams[i];
+
+		if (!s->rate_ns) {
+			s->rate_ns = now_ns;
+			s->rate_count = s->count;
+			continue;
+		}
+		if (now_ns < s->rate_ns + 1000000000ull)
+			continue;
+		s->rate = (double)(s->count - s->rate_count) * 1e9 / (double)(now_ns - s->rate_ns);
+		s->rate_ns = now_ns;
+		s->rate_count = s->count;
+	}
+}
+
+void tui_model_rates_from_ts(struct tui_model *m)
+{
+	for (unsigned int i = 0; i < m->nstreams; i++) {
+		struct tui_stream *s = &m->streams[i];
+
+		if (s->count > 1 && s->last_ts > s->first_ts)
+			s->rate = (double)(s->count - 1) * 1e9 / (double)(s->last_ts - s->first_ts);
+		else
+			s->rate = NAN;
+	}
+}
+
+unsigned int tui_stream_history(const struct tui_stream *s, enum tui_stat stat, double *out)
+{
+	if (stat >= TUI_STATS)
+		stat = TUI_STAT_MEAN;
+	for (unsigned int i = 0; i < s->hist_len; i++)
+		out[i] = s->hist[stat][(s->hist_start + i) % TUI_HIST];
+	return s->hist_len;
+}
+
+const char *tui_stat_name(enum tui_stat stat)
+{
+	static const char *const names[TUI_STATS] = { "mean", "min", "max" };
+
+	return stat < TUI_STATS ? names[stat] : "mean";
+}
+
+/* ---- matching ---- */
+
+int tui_filter_parse(struct tui_filter *f, const char *text)
+{
+	const char *p = text;
+	char *end;
+	unsigned long v;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	memset(f, 0, sizeof(*f));
+	f->device = -1;
+	if (!*p)
+		return 0;
+	if (isdigit((unsigned char)*p)) {
+		v = strtoul(p, &end, 10);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (!*end) {
+			if (v >= 256)
+				return -EINVAL;
+			f->active = 1;
+			f->device = (int)v;
+			return 0;
+		}
+	}
+	snprintf(f->name, sizeof(f->name), "%s", p);
+	/* trailing blanks are not part of a name */
+	for (size_t n = strlen(f->name); n && isspace((unsigned char)f->name[n - 1]); n--)
+		f->name[n - 1] = '\0';
+	f->active = 1;
+	return 0;
+}
+
+int tui_filter_match(const struct tui_filter *f, const struct tui_consumer *c, uint32_t device)
+{
+	if (!f->active)
+		return 1;
+	if (f->device >= 0)
+		return device == (uint32_t)f->device;
+	return strstr(c->c->name, f->name) != NULL;
+}
+
+int tui_search_match(const struct tui_consumer *c, const char *needle)
+{
+	return needle && *needle && strcasestr(c->label, needle) != NULL;
+}
+
+/* ---- snapshot ---- */
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t ka = tui_stream_key(a), kb = tui_stream_key(b);
+
+	return ka < kb ? -1 : ka > kb;
+}
+
+int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m)
+{
+	if (m->nstreams > s->cap) {
+		void *p = realloc(s->streams, m->nstreams * sizeof(*s->streams));
+
+		if (!p)
+			return -ENOMEM;
+		s->streams = p;
+		s->cap = m->nstreams;
+	}
+	s->nstreams = m->nstreams;
+	if (m->nstreams) {
+		memcpy(s->streams, m->streams, m->nstreams * sizeof(*s->streams));
+		qsort(s->streams, s->nstreams, sizeof(*s->streams), by_key);
+	}
+	s->limit = m->received;
+	s->received = m->received + m->lost;
+	memcpy(s->drops, m->drops, sizeof(s->drops));
+	s->evicted = m->evicted;
+	s->lost = m->lost;
+	s->dropped = m->dropped;
+	s->ended = m->ended;
+	s->rate = NAN;
+	for (unsigned int i = 0; i < s->nstreams; i++)
+		if (!isnan(s->streams[i].rate))
+			s->rate = (isnan(s->rate) ? 0 : s->rate) + s->streams[i].rate;
+	return 0;
+}
+
+void tui_snapshot_free(struct tui_snapshot *s)
+{
+	free(s->streams);
+	memset(s, 0, sizeof(*s));
+}

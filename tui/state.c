@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+
+/* The first position whose key is >= key (n if none). */
+static size_t lower_bound(const uint64_t *keys, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t cursor_pos(const struct tui_cursor *c, const uint64_t *keys, size_t n)
+{
+	size_t pos;
+
+	if (!n)
+		return 0;
+	if (c->follow)
+		return n - 1;
+	if (!c->has_sel)
+		return 0;
+	pos = lower_bound(keys, n, c->sel);
+	return pos < n ? pos : n - 1;
+}
+
+void tui_cursor_place(struct tui_cursor *c, const uint64_t *keys, size_t n, int h,
+		      size_t *top, size_t *sel)
+{
+	size_t pos, tpos, rows = h > 0 ? (size_t)h : 1;
+
+	*top = *sel = 0;
+	if (!n)
+		return;
+	pos = cursor_pos(c, keys, n);
+	if (c->follow) {
+		tpos = pos + 1 > rows ? pos + 1 - rows : 0;
+	} else {
+		tpos = c->has_sel ? lower_bound(keys, n, c->top) : 0;
+		if (tpos > pos)
+			tpos = pos;
+		if (pos >= tpos + rows)
+			tpos = pos + 1 - rows;
+		/* no blank rows at the bottom while there are rows above */
+		if (tpos + rows > n)
+			tpos = n > rows ? n - rows : 0;
+	}
+	c->sel = keys[pos];
+	c->top = keys[tpos];
+	c->has_sel = 1;
+	*top = tpos;
+	*sel = pos;
+}
+
+void tui_cursor_move(struct tui_cursor *c, const uint64_t *keys, size_t n, long delta)
+{
+	size_t pos = cursor_pos(c, keys, n);
+	long np = (long)pos + delta;
+
+	if (delta < 0)
+		c->follow = 0;
+	if (!n)
+		return;
+	if (np < 0)
+		np = 0;
+	if (np >= (long)n)
+		np = (long)n - 1;
+	c->sel = keys[np];
+	c->has_sel = 1;
+}
+
+void tui_cursor_home(struct tui_cursor *c, const uint64_t *keys, size_t n)
+{
+	c->follow = 0;
+	if (!n)
+		return;
+	c->sel = c->top = keys[0];
+	c->has_sel = 1;
+}
+
+void tui_cursor_end(struct tui_cursor *c, const uint64_t *keys, size_t n, int follow)
+{
+	c->follow = follow;
+	if (!n)
+		return;
+	c->sel = keys[n - 1];
+	c->has_sel = 1;
+}
+
+long tui_find(size_t n, size_t from, int dir, int (*match)(void *ctx, size_t i), void *ctx)
+{
+	if (!n)
+		return -1;
+	if (from >= n)
+		from = dir > 0 ? n - 1 : 0;
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = dir > 0 ? (from + k) % n : (from + n - k % n) % n;
+
+		if (match(ctx, i))
+			return (long)i;
+	}
+	return -1;
+}
+
+void tui_state_init(struct tui_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->focus = TUI_PANE_TAPS;
+	st->taps.follow = 1;
+	st->filter.device = -1;
+}
+
+struct search_ctx {
+	const struct tui_view *v;
+	const char *needle;
+	int streams;
+};
+
+static int search_match(void *ctx, size_t i)
+{
+	struct search_ctx *s = ctx;
+	unsigned int cons = s->streams ? (unsigned int)(s->v->skeys[i] & 0xffffffffu) : s->v->tcons[i];
+
+	return tui_search_match(&s->v->cons[cons], s->needle);
+}
+
+static void search(struct tui_state *st, const struct tui_view *v, int dir)
+{
+	struct search_ctx ctx = { .v = v, .needle = st->search, .streams = st->focus == TUI_PANE_STREAMS };
+	struct tui_cursor *c = ctx.streams ? &st->streams : &st->taps;
+	const uint64_t *keys = ctx.streams ? v->skeys : v->tkeys;
+	size_t n = ctx.streams ? v->ns : v->nt;
+	size_t from = cursor_pos(c, keys, n);
+	long at;
+
+	if (!st->search[0]) {
+		snprintf(st->message, sizeof(st->message), "no search yet: press / to search");
+		return;
+	}
+	/* at the start nothing is selected yet: the first row counts */
+	if (!c->has_sel && !c->follow)
+		from = dir > 0 ? n - 1 : 0;
+	at = tui_find(n, from, dir, search_match, &ctx);
+	if (at < 0) {
+		snprintf(st->message, sizeof(st->message), "not found: %.100s", st->search);
+		return;
+	}
+	if (!ctx.streams)
+		c->follow = 0;
+	c->sel = keys[at];
+	c->has_sel = 1;
+	snprintf(st->message, sizeof(st->message), "/%.100s: %s %ld of %zu", st->search,
+		 ctx.streams ? "stream" : "row", at + 1, n);
+}
+
+static void move_cursor(struct tui_state *st, const struct tui_view *v, enum tui_action a)
+{
+	struct tui_cursor *c = NULL;
+	const uint64_t *keys = NULL;
+	size_t n = 0;
+	int page = 1, max;
+
+	switch (st->focus) {
+	case TUI_PANE_STREAMS:
+		c = &st->streams, keys = v->skeys, n = v->ns, page = v->streams_h;
+		break;
+	case TUI_PANE_TAPS:
+		c = &st->taps, keys = v->tkeys, n = v->nt, page = v->taps_h;
+		break;
+	default:
+		page = v->detail_h;
+		break;
+	}
+	if (page < 1)
+		page = 1;
+	if (!c) {
+		max = v->detail_lines - v->detail_h;
+		switch (a) {
+		case TUI_DOWN: st->detail_top++; break;
+		case TUI_UP: st->detail_top--; break;
+		case TUI_PGDN: st->detail_top += page; break;
+		case TUI_PGUP: st->detail_top -= page; break;
+		case TUI_HOME: st->detail_top = 0; break;
+		case TUI_END: st->detail_top = max; break;
+		default: break;
+		}
+		if (st->detail_top > max)
+			st->detail_top = max;
+		if (st->detail_top < 0)
+			st->detail_top = 0;
+		return;
+	}
+	switch (a) {
+	case TUI_DOWN: tui_cursor_move(c, keys, n, 1); break;
+	case TUI_UP: tui_cursor_move(c, keys, n, -1); break;
+	case TUI_PGDN: tui_cursor_move(c, keys, n, page); break;
+	case TUI_PGUP: tui_cursor_move(c, keys, n, -page); break;
+	case TUI_HOME: tui_cursor_home(c, keys, n); break;
+	case TUI_END: tui_cursor_end(c, keys, n, c == &st->taps); break;
+	default: break;
+	}
+	if (c == &st->taps)
+		st->detail_top = 0;
+}
+
+static void enter(struct tui_state *st, const struct tui_view *v)
+{
+	size_t pos;
+
+	switch (st->focus) {
+	case TUI_PANE_STREAMS:
+		if (!v->ns)
+			return;
+		/* the stream's latest tap, in the detail */
+		pos = cursor_pos(&st->streams, v->skeys, v->ns);
+		st->taps.follow = 0;
+		st->taps.sel = v->slast[pos];
+		st->taps.has_sel = 1;
+		st->detail = 1;
+		st->detail_top = 0;
+		st->focus = TUI_PANE_TAPS;
+		return;
+	case TUI_PANE_TAPS:
+		st->detail = !st->detail;
+		st->detail_top = 0;
+		return;
+	default:
+		st->detail = 0;
+		st->focus = TUI_PANE_TAPS;
+		return;
+	}
+}
+
+static int prompt_key(struct tui_state *st, int key, const struct tui_view *v)
+{
+	enum tui_mode mode = st->mode;
+
+	if (key == KEY_RESIZE) {
+		st->redraw = 1;
+		return 1;
+	}
+	if (key == 27) {
+		st->mode = TUI_MODE_NORMAL;
+		return 1;
+	}
+	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (st->prompt_len)
+			st->prompt[--st->prompt_len] = '\0';
+		return 1;
+	}
+	if (key == ('u' & 0x1f)) {
+		st->prompt_len = 0;
+		st->prompt[0] = '\0';
+		return 1;
+	}
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		st->mode = TUI_MODE_NORMAL;
+		if (mode == TUI_MODE_SEARCH) {
+			if (!st->prompt_len)
+				return 1;
+			snprintf(st->search, sizeof(st->search), "%s", st->prompt);
+			/* a tap list following new taps: the latest match first */
+			search(st, v, st->focus != TUI_PANE_STREAMS && st->taps.follow ? -1 : 1);
+			return 1;
+		}
+		if (tui_filter_parse(&st->filter, st->prompt)) {
+			tui_filter_parse(&st->filter, st->filter_text);
+			snprintf(st->message, sizeof(st->message), "no device %.40s: devices are 0 to 255",
+				 st->prompt);
+			return 1;
+		}
+		snprintf(st->filter_text, sizeof(st->filter_text), "%s", st->prompt);
+		snprintf(st->message, sizeof(st->message), st->filter.active ? "filter: %.100s" :
+			 "filter cleared", st->filter_text);
+		return 1;
+	}
+	if (key >= 32 && key < 127 && st->prompt_len + 1 < sizeof(st->prompt)) {
+		st->prompt[st->prompt_len++] = (char)key;
+		st->prompt[st->prompt_len] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+int tui_state_key(struct tui_state *st, int key, const struct tui_view *v)
+{
+	enum tui_action a;
+
+	if (st->mode == TUI_MODE_SEARCH || st->mode == TUI_MODE_FILTER)
+		return prompt_key(st, key, v);
+	a = tui_key_action(key);
+	if (a == TUI_RESIZE || a == TUI_REDRAW) {
+		st->redraw = 1;
+		return 1;
+	}
+	if (st->mode == TUI_MODE_HELP) {
+		st->mode = TUI_MODE_NORMAL;
+		return 1;
+	}
+	st->message[0] = '\0';
+	switch (a) {
+	case TUI_NONE:
+		return 0;
+	case TUI_QUIT:
+		st->quit = 1;
+		return 1;
+	case TUI_HELP:
+		st->mode = TUI_MODE_HELP;
+		return 1;
+	case TUI_SEARCH:
+	case TUI_FILTER:
+		st->mode = a == TUI_SEARCH ? TUI_MODE_SEARCH : TUI_MODE_FILTER;
+		st->prompt_len = 0;
+		st->prompt[0] = '\0';
+		if (a == TUI_FILTER) {
+			snprintf(st->prompt, sizeof(st->prompt), "%s", st->filter_text);
+			st->prompt_len = strlen(st->prompt);
+		}
+		return 1;
+	case TUI_NEXT:
+	case TUI_PREV:
+		search(st, v, a == TUI_NEXT ? 1 : -1);
+		return 1;
+	case TUI_PAUSE:
+		st->paused = !st->paused;
+		return 1;
+	case TUI_STAT:
+		st->spark_stat = (st->spark_stat + 1) % TUI_STATS;
+		return 1;
+	case TUI_DOWN:
+	case TUI_UP:
+	case TUI_PGDN:
+	case TUI_PGUP:
+	case TUI_HOME:
+	case TUI_END:
+		move_cursor(st, v, a);
+		return 1;
+	case TUI_ENTER:
+		enter(st, v);
+		return 1;
+	case TUI_TAB:
+	case TUI_BACKTAB:
+		do {
+			st->focus = (enum tui_pane)((st->focus + (a == TUI_TAB ? 1 : TUI_PANES - 1)) % TUI_PANES);
+		} while (st->focus == TUI_PANE_DETAIL && !st->detail);
+		return 1;
+	case TUI_ESC:
+		if (st->detail) {
+			st->detail = 0;
+			if (st->focus == TUI_PANE_DETAIL)
+				st->focus = TUI_PANE_TAPS;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * state.h - what the user did to the view, without any terminal: focus,
+ * the cursors of the stream and tap lists (and whether the tap list
+ * follows new taps), the detail pane, search, filter, pause, help and
+ * prompts.  tui_state_key() applies one key to it, given the lists as the
+ * frame shows them (struct tui_view).
+ *
+ * A list's cursor holds keys, not positions: a tap's index, a stream's
+ * key (tui_stream_key); so rows do not move under the cursor when taps
+ * arrive or old ones leave the ring.  Lists are sorted by key.
+ */
+#ifndef HCB_TUI_STATE_H
+#define HCB_TUI_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys.h"
+#include "model.h"
+
+enum tui_pane { TUI_PANE_STREAMS, TUI_PANE_TAPS, TUI_PANE_DETAIL, TUI_PANES };
+enum tui_mode { TUI_MODE_NORMAL, TUI_MODE_HELP, TUI_MODE_SEARCH, TUI_MODE_FILTER };
+
+struct tui_cursor {
+	uint64_t sel, top;      /* keys of the selected and the first shown row */
+	int has_sel;
+	int follow;             /* the last row stays selected as rows are added */
+};
+
+/*
+ * Resolve the cursor over keys[0..n) shown in h rows: the selected
+ * position (the selected key, or the next one if it is gone; the last
+ * while following; the first at the start) and the first row shown, moved
+ * just enough to keep the selection in view.  Both are written back as
+ * keys.  n == 0: positions 0.
+ */
+void tui_cursor_place(struct tui_cursor *c, const uint64_t *keys, size_t n, int h,
+		      size_t *top, size_t *sel);
+/* Move by delta rows, clamped; moving up stops following. */
+void tui_cursor_move(struct tui_cursor *c, const uint64_t *keys, size_t n, long delta);
+/* To the first row (stops following) or the last (follow: follows again). */
+void tui_cursor_home(struct tui_cursor *c, const uint64_t *keys, size_t n);
+void tui_cursor_end(struct tui_cursor *c, const uint64_t *keys, size_t n, int follow);
+
+/* First position from `from` going dir (+1/-1), wrapping, not `from`
+ * itself unless it is the only match, for which match(ctx, i) holds; -1 if none. */
+long tui_find(size_t n, size_t from, int dir, int (*match)(void *ctx, size_t i), void *ctx);
+
+/* The lists one frame shows (filtered), for the keys to act on. */
+struct tui_view {
+	const uint64_t *skeys;          /* stream keys */
+	const uint64_t *slast;          /* each stream's last tap index */
+	size_t ns;
+	const uint64_t *tkeys;          /* tap indices */
+	const unsigned int *tcons;      /* each tap's consumer */
+	size_t nt;
+	const struct tui_consumer *cons;
+	int streams_h, taps_h, detail_h;   /* rows of the lists (titles not counted) */
+	int detail_lines;               /* lines of the detail text */
+};
+
+struct tui_state {
+	enum tui_pane focus;
+	enum tui_mode mode;
+	int paused;
+	int detail;             /* the detail pane is open */
+	int quit;
+	int redraw;             /* clear the screen before the next frame */
+	struct tui_cursor streams, taps;
+	int detail_top;         /* first line of the detail text shown */
+	char search[128];       /* the last search */
+	char prompt[128];       /* being typed after / or f */
+	size_t prompt_len;
+	struct tui_filter filter;
+	char filter_text[128];
+	char message[160];      /* shown in the footer until the next key */
+	int spark_stat;         /* enum tui_stat the sparkline follows */
+};
+
+void tui_state_init(struct tui_state *st);
+/* Apply one key (a getch() code).  Returns 1 if the screen should change. */
+int tui_state_key(struct tui_state *st, int key, const struct tui_view *v);
+
+#endif
