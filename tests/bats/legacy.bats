@@ -90,7 +90,8 @@ start_legacy()
 @test "legacy: an unsupported jaxlib is named in one clear line with the supported versions" {
     # a process that maps a "jaxlib/xla_extension.so" of another version
     mkdir -p "$T/fake/jaxlib"
-    cp "$BUILD/hcbtap/libhcbtap.so.0" "$T/fake/jaxlib/xla_extension.so"
+    # any plain shared library will do (not an ASan-built one: python has no ASan runtime)
+    cp "$(ldconfig -p | awk '/libz\.so\.1 / { print $NF; exit }')" "$T/fake/jaxlib/xla_extension.so"
     echo '_version = "0.4.99"' >"$T/fake/jaxlib/version.py"
     python3 -c 'import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); print("up", flush=True); time.sleep(60)' \
         "$T/fake/jaxlib/xla_extension.so" >"$T/fake.out" &
