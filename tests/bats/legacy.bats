@@ -87,6 +87,22 @@ start_legacy()
     unzip -l "$T/rec.npz" | grep -Eq ' consumer-[0-9]+/TFRT_CPU_1/000000_1\.npy$'
 }
 
+@test "legacy: record -- CMD attaches as soon as CMD maps jaxlib: every tap, and CMD's exit status" {
+    touch "$T/go"
+    JAX_HOST_CALLBACK_OUTFEED=1 XLA_FLAGS=--xla_force_host_platform_device_count=2 \
+        run --separate-stderr "$HCBTRACE" record -o "$T/rec.jsonl" -- "$PY" "$PROG" "$T/go"
+    assert_success
+    printf '%s\n' "$output" >"$T/prog.out"
+    [[ "$stderr" == *"target exited"* ]]
+    "$HCBTRACE" replay --no-wait "$T/rec.jsonl" >"$T/replay.txt"
+    # the compile-time taps before "ready" too: hcbtrace was attached before XLA compiled
+    run python3 "$ROOT/tests/tools/compare_idprint_blocks.py" "$T/prog.out" "$T/replay.txt" --all
+    echo "$output" >&3
+    assert_success
+    assert_line "device TFRT_CPU_0: 8 taps, the same values"
+    assert_line "device TFRT_CPU_1: 2 taps, the same values"
+}
+
 @test "legacy: an unsupported jaxlib is named in one clear line with the supported versions" {
     # a process that maps a "jaxlib/xla_extension.so" of another version
     mkdir -p "$T/fake/jaxlib"

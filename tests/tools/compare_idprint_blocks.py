@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""compare_idprint_blocks.py PROGRAM_OUT HCBTRACE_OUT
+"""compare_idprint_blocks.py PROGRAM_OUT HCBTRACE_OUT [--all]
 
 Per device, the values a host_callback program printed itself with
 id_print(..., tap_with_device=True) (PROGRAM_OUT, between its "ready" and
 "done" lines) against what hcbtrace printed attached to it (HCBTRACE_OUT:
 kwargs line "consumer: ID device: NAME", then the value).  The taps
 host_callback.barrier_wait() makes (each device's index, an int) are not
-printed by the program and are left out.  Exits 1 with the first difference.
+printed by the program and are left out.  --all: every tap the program
+printed up to "done", those before "ready" too (hcbtrace was there from the
+start).  Exits 1 with the first difference.
 """
 import re
 import sys
@@ -27,7 +29,10 @@ def blocks(lines, header):
 
 def main():
     prog = open(sys.argv[1]).read().split("\n")
-    prog = prog[prog.index("ready") + 1:prog.index("done")]
+    if "--all" in sys.argv:
+        prog = [line for line in prog[:prog.index("done")] if line != "ready"]
+    else:
+        prog = prog[prog.index("ready") + 1:prog.index("done")]
     ours = open(sys.argv[2]).read().rstrip("\n").split("\n")
     want = blocks(prog, re.compile(r"^device: (\S+) what: "))
     got = blocks(ours, re.compile(r"^consumer: \d+ device: (\S+)$"))
