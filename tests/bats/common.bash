@@ -33,6 +33,17 @@ _common_teardown()
     wait 2>/dev/null || true
 }
 
+# need_python VENV CHECK WHAT: set PY to VENV's python if CHECK (Python
+# code) runs there, else fail loudly: scripts/test makes the venvs.
+need_python()
+{
+    PY=$1/bin/python
+    if [ ! -x "$PY" ] || ! "$PY" -c "$2" 2>/dev/null; then
+        echo "!!! no venv with $3 at $1: run scripts/test !!!" >&2
+        return 1
+    fi
+}
+
 # start_example ARGS...: start hcb-example in the background, wait until its
 # libhcbtap is loaded and its taps are registered; sets EX_PID.
 start_example()

@@ -14,11 +14,7 @@ load common
 setup()
 {
     _common_setup
-    PY=${HCB_VENV:-$BUILD/venv}/bin/python
-    if [ ! -x "$PY" ] || ! "$PY" -c 'import numpy, ml_dtypes, jax' 2>/dev/null; then
-        echo "!!! no test venv with numpy, ml_dtypes and jax at $PY: run scripts/test !!!" >&2
-        return 1
-    fi
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy, ml_dtypes, jax' "numpy, ml_dtypes and jax"
     SEED=${HCB_FIDELITY_SEED:-$(date +%s)}
     TOOL=$ROOT/tests/tools/idprint_fidelity.py
 }

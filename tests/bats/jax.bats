@@ -10,11 +10,7 @@ setup()
 {
     _common_setup
     export HCBTRACE_RUNDIR=$T/run
-    PY=${HCB_VENV_JAX:-$BUILD/venv-jax}/bin/python
-    if [ ! -x "$PY" ] || ! "$PY" -c 'import jax, hcbtap' 2>/dev/null; then
-        echo "!!! no venv with jax and hcbtap at $PY: run scripts/test !!!" >&2
-        return 1
-    fi
+    need_python "${HCB_VENV_JAX:-$BUILD/venv-jax}" 'import jax, hcbtap' "jax and hcbtap"
     TAPS=$ROOT/tests/jax/taps.py
 }
 

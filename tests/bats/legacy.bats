@@ -10,11 +10,7 @@ setup()
 {
     _common_setup
     export HCBTRACE_RUNDIR=$T/run
-    PY=${HCB_VENV:-$BUILD/venv}/bin/python
-    if [ ! -x "$PY" ] || ! "$PY" -c 'import jax; assert jax.__version__ == "0.4.31"' 2>/dev/null; then
-        echo "!!! no venv with jax 0.4.31 at $PY: run scripts/test !!!" >&2
-        return 1
-    fi
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import jax; assert jax.__version__ == "0.4.31"' "jax 0.4.31"
     PROG=$ROOT/tests/jax/legacy.py
 }
 
