@@ -88,10 +88,11 @@ enum peer_result { PEER_WAITING, PEER_DONE, PEER_FAILED };
 static enum peer_result peer_check(struct hcb_sess_peer *p, const uint64_t *issued)
 {
 	const volatile struct hcb_sess_shared *st = p->st;
+	enum hcb_sess_answer a = hcb_sess_answer(p);
 
-	if (__atomic_load_n(&st->barrier_done, __ATOMIC_ACQUIRE) >= p->ticket)
+	if (a == HCB_SESS_ANSWERED)
 		return PEER_DONE;
-	if (__atomic_load_n(&st->state, __ATOMIC_ACQUIRE) == HCB_SESS_ENDED || !hcb_sess_peer_alive(p)) {
+	if (a == HCB_SESS_GONE) {
 		/* it ended: enough if it got everything before it did */
 		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
 			if (missing(st, d, issued[d]))

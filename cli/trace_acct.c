@@ -26,6 +26,12 @@ void trace_count_written(struct trace *t, uint32_t d)
 				 __ATOMIC_RELAXED);
 }
 
+/* The seq the device's next packet should have: from the attach's base on. */
+static uint64_t next_seq(const struct dev_acct *a)
+{
+	return a->started ? a->through : a->base;
+}
+
 static void publish_dev(struct trace *t, uint32_t d)
 {
 	struct hcb_sess_dev *s;
@@ -34,7 +40,7 @@ static void publish_dev(struct trace *t, uint32_t d)
 	if (!t->sess)
 		return;
 	s = &hcb_sess_status(t->sess)->dev[d];
-	__atomic_store_n(&s->through, a->started ? a->through : a->base, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->through, next_seq(a), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->delivered, a->delivered, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->written, a->written, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->dropped, a->dropped, __ATOMIC_RELAXED);
@@ -102,7 +108,7 @@ static int record_loss(struct trace *t, uint32_t d, uint64_t n)
 int trace_account(struct trace *t, uint32_t d, uint64_t seq)
 {
 	struct dev_acct *a = &t->acct[d];
-	uint64_t expect = a->started ? a->through : a->base;
+	uint64_t expect = next_seq(a);
 	int err = 0;
 
 	/* a packet below base came while the attach was finishing: a bonus */
@@ -119,7 +125,7 @@ int trace_account(struct trace *t, uint32_t d, uint64_t seq)
 int trace_account_upto(struct trace *t, uint32_t d, uint64_t upto)
 {
 	struct dev_acct *a = &t->acct[d];
-	uint64_t expect = a->started ? a->through : a->base;
+	uint64_t expect = next_seq(a);
 	int err = 0;
 
 	if (upto > expect) {
@@ -200,7 +206,7 @@ static int barrier_passed_probe(struct trace *t)
 		struct hcb_dev_stats b = { 0 };
 		uint64_t want = t->bar.issued[d];
 
-		if (want <= (a->started ? a->through : a->base))
+		if (want <= next_seq(a))
 			continue;
 		if (hcb_live_dev_stats(t->live, d, &b) || b.handled < want)
 			return 0;
@@ -278,7 +284,7 @@ int trace_serve_barrier_final(struct trace *t)
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		const struct dev_acct *a = &t->acct[d];
 
-		if (t->bar.issued[d] > (a->started ? a->through : a->base))
+		if (t->bar.issued[d] > next_seq(a))
 			return 0;
 	}
 	return barrier_complete(t);

@@ -295,14 +295,9 @@ EXPORT int hcbtap_barrier_wait(int timeout_ms)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		pending = 0;
-		for (size_t i = 0; i < n; i++) {
-			const volatile struct hcb_sess_shared *st = peers[i].st;
-
-			if (__atomic_load_n(&st->barrier_done, __ATOMIC_ACQUIRE) < peers[i].ticket &&
-			    __atomic_load_n(&st->state, __ATOMIC_ACQUIRE) != HCB_SESS_ENDED &&
-			    hcb_sess_peer_alive(&peers[i]))
+		for (size_t i = 0; i < n; i++)
+			if (hcb_sess_answer(&peers[i]) == HCB_SESS_WAITING)
 				pending++;
-		}
 		if (!pending)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);

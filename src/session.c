@@ -276,6 +276,16 @@ int hcb_sess_peer_alive(const struct hcb_sess_peer *peer)
 	return locked(peer->fd);
 }
 
+enum hcb_sess_answer hcb_sess_answer(const struct hcb_sess_peer *peer)
+{
+	if (__atomic_load_n(&peer->st->barrier_done, __ATOMIC_ACQUIRE) >= peer->ticket)
+		return HCB_SESS_ANSWERED;
+	if (__atomic_load_n(&peer->st->state, __ATOMIC_ACQUIRE) == HCB_SESS_ENDED ||
+	    !hcb_sess_peer_alive(peer))
+		return HCB_SESS_GONE;
+	return HCB_SESS_WAITING;
+}
+
 void hcb_sess_peers_free(struct hcb_sess_peer *peers, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

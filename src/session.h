@@ -88,6 +88,14 @@ int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n);
 int hcb_sess_request(pid_t target, struct hcb_sess_peer *peer);
 /* 1 while the peer's session process runs (it holds its lock), else 0. */
 int hcb_sess_peer_alive(const struct hcb_sess_peer *peer);
+
+/* Where the peer's last request (hcb_sess_request) stands. */
+enum hcb_sess_answer {
+	HCB_SESS_WAITING,    /* not answered yet, the session runs */
+	HCB_SESS_ANSWERED,   /* it wrote the barrier */
+	HCB_SESS_GONE,       /* it ended (or was killed) without answering */
+};
+enum hcb_sess_answer hcb_sess_answer(const struct hcb_sess_peer *peer);
 void hcb_sess_peers_free(struct hcb_sess_peer *peers, size_t n);
 
 /* The run directory in use. */

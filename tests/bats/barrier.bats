@@ -19,12 +19,20 @@ teardown()
     _common_teardown
 }
 
+# start_recorder UNTIL: hcbtrace record of the example to $T/rec.jsonl
+# (stderr $T/rec.err), once a line matching UNTIL is in it; sets REC
+start_recorder()
+{
+    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    REC=$!
+    PIDS+=("$REC")
+    wait_for "$T/rec.jsonl" "$1"
+}
+
 @test "barrier: on a stopped target, the recording holds every tap issued, gap-free, up to a barrier record" {
     start_example --devices 4 --steps 0 --interval-ms 2 --field-size 64
-    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
-    rec=$!
-    PIDS+=("$rec")
-    wait_for "$T/rec.jsonl" '"type":"tap","device":3'
+    start_recorder '"type":"tap","device":3'
+    rec=$REC
     kill -STOP "$EX_PID"
     $ISSUED "$EX_PID" >"$T/issued"
     run --separate-stderr "$HCBTRACE" barrier "$EX_PID"
@@ -82,10 +90,8 @@ teardown()
 
 @test "barrier: a stalled session times out with a per-device table, then completes once it runs" {
     start_example --devices 2 --steps 0 --interval-ms 5 --field-size 16
-    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
-    rec=$!
-    PIDS+=("$rec")
-    wait_for "$T/rec.jsonl" '"type":"tap","device":1'
+    start_recorder '"type":"tap","device":1'
+    rec=$REC
     kill -STOP "$rec"
     sleep 0.2    # taps pile up behind the stalled session
     run --separate-stderr "$HCBTRACE" barrier -t 1 "$EX_PID"
@@ -111,9 +117,8 @@ teardown()
     assert_failure 2
     [[ "$stderr" == "hcbtrace: no hcbtrace session is attached to process $EX_PID "*"start one first, e.g. 'hcbtrace record -p $EX_PID -o taps.jsonl'" ]]
     # a session killed with SIGKILL leaves its files behind: they do not count
-    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>/dev/null &
-    rec=$!
-    wait_for "$T/rec.jsonl" '"type":"tap"'
+    start_recorder '"type":"tap"'
+    rec=$REC
     ls "$HCBTRACE_RUNDIR" | grep -q "^$EX_PID\.$rec\.session$"
     kill -9 "$rec"
     wait "$rec" || true
@@ -125,10 +130,8 @@ teardown()
 
 @test "barrier: a target that exits during the barrier lets its sessions finish it" {
     start_example --devices 2 --steps 0 --interval-ms 5 --field-size 16
-    "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
-    rec=$!
-    PIDS+=("$rec")
-    wait_for "$T/rec.jsonl" '"type":"tap","device":1'
+    start_recorder '"type":"tap","device":1'
+    rec=$REC
     kill -STOP "$rec"
     "$HCBTRACE" barrier -t 20 "$EX_PID" 2>"$T/bar.err" &
     bar=$!
