@@ -116,6 +116,7 @@ static void list_legacy(pid_t pid)
 	else
 		printf("  jaxlib %s: not supported (supported jaxlib versions: %s)\n", version,
 		       trace_outfeed_versions());
+	list_sessions(pid);
 }
 
 static int list_opt(void *ctx, int c, const char *arg)

@@ -460,6 +460,18 @@ static int drain_after_detach(struct trace *t)
 	return err;
 }
 
+/* Said once: a part of the session that this kernel cannot give it. */
+static void warn_exec_unwatched(struct trace *t)
+{
+	int err = hcb_live_exec_watch(t->live);
+
+	if (!err)
+		return;
+	cli_warn("cannot watch process %d for exec'ing a new program (%s): such an exec will "
+		 "show only as the end of its taps", (int)t->pid,
+		 err == -ENOENT ? "the kernel has no BTF at /sys/kernel/btf/vmlinux" : strerror(-err));
+}
+
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
 	uint64_t deadline = 0;
@@ -482,8 +494,11 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		rec.session.start_ns = trace_clock_ns(CLOCK_REALTIME);
 		err = trace_write_record(t, &rec);
 	}
-	/* a barrier needs libhcbtap's counters: legacy sessions take no part */
-	if (!err && !t->xdec)
+	warn_exec_unwatched(t);
+	/* every session shows in `hcbtrace list`, from the moment its probes
+	 * are in place; a barrier needs libhcbtap's counters, and refuses a
+	 * target without them before it looks for sessions */
+	if (!err)
 		trace_publish(t);
 	while (!err && !trace_exiting && !t->done) {
 		/* a barrier waiting on packets in flight looks again soon */

@@ -244,7 +244,7 @@ int trace_serve_barrier(struct trace *t)
 {
 	uint64_t req;
 
-	if (!t->sess || t->write_err || t->done)
+	if (!t->sess || t->xdec || t->write_err || t->done)
 		return 0;
 	req = hcb_sess_requested(t->sess);
 	if (!t->bar.req) {

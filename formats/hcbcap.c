@@ -381,6 +381,8 @@ static int read_file_header(struct hcb_reader *r, struct cap_reader *st)
 
 	if (got < sizeof(h) && ferror(r->f))
 		return read_error(r, st);
+	if (got == 0)
+		return hcb_reader_empty(r, "offset 0");
 	if (memcmp(h, CAP_MAGIC, got < CAP_MAGIC_LEN ? got : CAP_MAGIC_LEN))
 		return FAIL(r, st, -EBADMSG, "not an .hcbcap recording (its first bytes are not "
 			    "\"HCBCAP\\x1a\\n\")");

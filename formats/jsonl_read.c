@@ -34,6 +34,7 @@ struct jsonl_reader {
 	char *line;
 	size_t cap;
 	uint64_t lineno;
+	uint64_t records;      /* read so far */
 	struct jdoc doc;
 	unsigned char *payload;
 	size_t payload_cap;
@@ -517,7 +518,7 @@ static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
 				return hcb_reader_fail(r, -ENOMEM, where(r), "out of memory reading the next line");
 			if (ferror(r->f) || errno)
 				return hcb_reader_fail(r, -EIO, NULL, "read error: %s", strerror(errno ? errno : EIO));
-			return 0;
+			return s->records ? 0 : hcb_reader_empty(r, NULL);
 		}
 		s->lineno++;
 		if ((uint64_t)n > MAX_LINE)
@@ -536,7 +537,9 @@ static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
 			return BAD(r, "not valid JSON: %s", s->doc.error);
 		if (err)
 			return err;
-		return read_record(r, rec);
+		err = read_record(r, rec);
+		s->records += err == 1;
+		return err;
 	}
 }
 

@@ -59,6 +59,12 @@ int hcb_reader_fail(struct hcb_reader *r, int err, const char *where, const char
 	return err;
 }
 
+int hcb_reader_empty(struct hcb_reader *r, const char *where)
+{
+	return hcb_reader_fail(r, -EBADMSG, where, "empty file: not a recording "
+			       "(a recording starts with its session record)");
+}
+
 int hcb_reader_open(struct hcb_reader **out, const char *path)
 {
 	enum hcb_file_format f = strcmp(path, "-") ? hcb_file_format_of(path) : HCB_FMT_JSONL;
@@ -140,6 +146,7 @@ int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
 	n = r->next(r, rec);
 	if (n < 0 && !r->err)
 		hcb_reader_fail(r, n, NULL, "%s", strerror(-n));
+
 	if (n == 1 && rec->kind == HCB_REC_SESSION) {
 		r->session = rec->session;
 		r->have_session = 1;

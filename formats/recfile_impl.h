@@ -34,6 +34,10 @@ struct hcb_reader {
 int hcb_reader_fail(struct hcb_reader *r, int err, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A file with nothing in it is no recording (a recorder that never
+ * started, a wrong name), not an empty one: -EBADMSG, saying so. */
+int hcb_reader_empty(struct hcb_reader *r, const char *where);
+
 int hcb_jsonl_reader_init(struct hcb_reader *r);
 int hcb_hcbcap_reader_init(struct hcb_reader *r);
 

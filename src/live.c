@@ -25,6 +25,7 @@ struct hcb_live {
 	unsigned int batch;   /* records taken in this poll */
 	int yielded;
 	int exec_seen;   /* the target exec'd: later records are not its packets */
+	int exec_watch_err;   /* why exec's are not watched for, or 0 */
 	/* the ring's positions, mapped read-only beside libbpf's own mapping */
 	const volatile uint64_t *cons_pos, *prod_pos;
 	size_t page;
@@ -108,6 +109,12 @@ int hcb_live_new(struct hcb_live **out, uint64_t ring_bytes, struct hcb_decoder 
 		err = bpf_program__set_flags(l->skel->progs.xla_outfeed_leaf, BPF_F_SLEEPABLE);
 	if (err)
 		goto fail;
+	/* the exec detector is a BTF raw tracepoint: without the kernel's BTF
+	 * it cannot load, and must not take the rest down with it */
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		l->exec_watch_err = -ENOENT;
+		bpf_program__set_autoload(l->skel->progs.hcbtap_exec, false);
+	}
 	err = hcbtap_bpf__load(l->skel);
 	if (err)
 		goto fail;
@@ -140,15 +147,31 @@ fail:
 	return err ? err : -EINVAL;
 }
 
+/* Watch for pid exec'ing a new program.  A session runs on without it
+ * (an exec then shows only as the end of its taps): the reason is kept
+ * for hcb_live_exec_watch() to tell. */
+static void watch_exec(struct hcb_live *l, pid_t pid)
+{
+	if (l->exec_watch_err)
+		return;
+	l->skel->bss->target_tgid = (uint32_t)pid;
+	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
+	if (!l->exec_link)
+		l->exec_watch_err = errno ? -errno : -EINVAL;
+}
+
+int hcb_live_exec_watch(const struct hcb_live *l)
+{
+	return l->exec_watch_err;
+}
+
 int hcb_live_attach(struct hcb_live *l, pid_t pid, const char *lib_path)
 {
 	l->link = bpf_program__attach_usdt(l->skel->progs.hcbtap_packet, pid, lib_path,
 					   HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
 	if (!l->link)
 		return errno ? -errno : -EINVAL;
-	/* best effort: without tracefs an exec is noticed only as the end of taps */
-	l->skel->bss->target_tgid = (uint32_t)pid;
-	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
+	watch_exec(l, pid);
 	return 0;
 }
 
@@ -163,8 +186,7 @@ int hcb_live_attach_outfeed(struct hcb_live *l, pid_t pid, const char *xla_path,
 						  0, &opts);
 	if (!l->link)
 		return errno ? -errno : -EINVAL;
-	l->skel->bss->target_tgid = (uint32_t)pid;
-	l->exec_link = bpf_program__attach(l->skel->progs.hcbtap_exec);
+	watch_exec(l, pid);
 	return 0;
 }
 

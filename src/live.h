@@ -57,6 +57,10 @@ uint64_t hcb_live_ring_read(struct hcb_live *l);
 /* 1 once the target has exec'd: its probes are gone, and records after the
  * exec (of a new image that maps libhcbtap) are discarded. */
 int hcb_live_exec_seen(struct hcb_live *l);
+/* 0 if an exec of the target is being watched for (hcb_live_exec_seen
+ * can tell), else why not: -ENOENT without the kernel's BTF, or the
+ * attach's -errno.  Known once attached. */
+int hcb_live_exec_watch(const struct hcb_live *l);
 /* The BPF side's counters for device dev (zeros if never seen). */
 int hcb_live_dev_stats(struct hcb_live *l, uint32_t dev, struct hcb_dev_stats *out);
 void hcb_live_close(struct hcb_live *l);

@@ -371,8 +371,13 @@ __u32 exec_lost = 0;
  * a new image mapping libhcbtap would be traced again under a new registry
  * and restarted sequence numbers, so the reader ends the session here.
  */
-SEC("tp/sched/sched_process_exec")
-int hcbtap_exec(void *ctx)
+/*
+ * A BTF raw tracepoint: it needs only the kernel's BTF, not a mounted
+ * tracefs (which a classic "tp/" program needs to look up its id, and
+ * which a fresh machine does not have).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(hcbtap_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct hcb_ev_exec *e;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;

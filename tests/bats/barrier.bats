@@ -29,6 +29,13 @@ start_recorder()
     wait_for "$T/rec.jsonl" "$1"
 }
 
+# barrier_requested FILE: a barrier has asked the session of status FILE
+# (struct hcb_sess_shared in src/session.h: barrier_req, a u64 at byte 32)
+barrier_requested()
+{
+    python3 -c 'import struct, sys; sys.exit(struct.unpack_from("<Q", open(sys.argv[1], "rb").read(40), 32)[0] == 0)' "$1"
+}
+
 @test "barrier: on a stopped target, the recording holds every tap issued, gap-free, up to a barrier record" {
     start_example --devices 4 --steps 0 --interval-ms 2 --field-size 64
     start_recorder '"type":"tap","device":3'
@@ -93,7 +100,8 @@ start_recorder()
     start_recorder '"type":"tap","device":1'
     rec=$REC
     kill -STOP "$rec"
-    sleep 0.2    # taps pile up behind the stalled session
+    # taps pile up behind the stalled session
+    retry 20 issued_past "$EX_PID" $(( $(issued_total "$EX_PID") + 40 ))
     run --separate-stderr "$HCBTRACE" barrier -t 1 "$EX_PID"
     assert_failure 1
     [[ "$stderr" == *"barrier timed out after 1."*" s: 1 of 1 session of process $EX_PID"* ]]
@@ -135,7 +143,8 @@ start_recorder()
     kill -STOP "$rec"
     "$HCBTRACE" barrier -t 20 "$EX_PID" 2>"$T/bar.err" &
     bar=$!
-    sleep 0.3
+    PIDS+=("$bar")
+    retry 20 barrier_requested "$HCBTRACE_RUNDIR/$EX_PID.$rec.session"
     kill -TERM "$EX_PID"
     kill -CONT "$rec"
     wait "$bar"

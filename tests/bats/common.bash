@@ -68,6 +68,35 @@ wait_registered()
     return 1
 }
 
+# wait_session PID [SECS]: until `hcbtrace list` shows an hcbtrace session
+# attached to PID (it is published once the session's probes are in place)
+wait_session()
+{
+    local i n=$(( ${2:-30} * 20 ))
+    for i in $(seq "$n"); do
+        if grep -Eq '^  sessions: [1-9]' < <("$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p"); then
+            return 0
+        fi
+        sleep 0.05
+    done
+    echo "no hcbtrace session attached to process $1" >&2
+    return 1
+}
+
+# retry SECS CMD...: until CMD succeeds (checked every 50 ms), at most SECS
+# seconds; for conditions no file line or screen pattern expresses.
+retry()
+{
+    local i n=$(( $1 * 20 ))
+    shift
+    for i in $(seq "$n"); do
+        "$@" && return 0
+        sleep 0.05
+    done
+    echo "timed out after ${n} tries waiting for: $*" >&2
+    return 1
+}
+
 # wait_for FILE PATTERN [SECS]: until FILE has a line matching PATTERN.
 wait_for()
 {
@@ -84,4 +113,54 @@ wait_for()
 semaphore()
 {
     "$TOOLS/semaphore_check" "$1"
+}
+
+# no_tracefs CMD...: run CMD in a private mount namespace where no tracefs
+# is mounted, as on a freshly booted machine, whatever this one has mounted
+no_tracefs()
+{
+    unshare -m --propagation private bash -c '
+        for m in $(awk '\''$3 == "tracefs" { print $2 }'\'' /proc/self/mounts | sort -r); do
+            umount -l "$m" || exit 97
+        done
+        if awk '\''$3 == "tracefs" { found = 1 } END { exit !found }'\'' /proc/self/mounts; then
+            echo "no_tracefs: tracefs is still mounted" >&2
+            exit 97
+        fi
+        exec "$@"' no_tracefs "$@"
+}
+
+# issued_total PID: taps PID has issued on all its devices (libhcbtap's counters)
+issued_total()
+{
+    python3 "$ROOT/tests/tools/read_issued.py" "$1" | awk '{ n += $NF } END { print n + 0 }'
+}
+
+# issued_past PID N: PID has issued N taps or more
+issued_past()
+{
+    [ "$(issued_total "$1")" -ge "$2" ]
+}
+
+# switches PID: context switches of all PID's threads so far
+switches()
+{
+    cat /proc/"$1"/task/*/status 2>/dev/null |
+        awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+
+# runs_on PID [N]: wait until PID has been scheduled N (default 20) more
+# times: it is alive and making progress, not merely not dead yet
+runs_on()
+{
+    local want=$(( $(switches "$1") + ${2:-20} ))
+    retry 30 switches_past "$1" "$want"
+    kill -0 "$1"
+}
+switches_past() { kill -0 "$1" && [ "$(switches "$1")" -ge "$2" ]; }
+
+# lines_at_least FILE PATTERN N: FILE has N lines or more matching PATTERN
+lines_at_least()
+{
+    [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]
 }

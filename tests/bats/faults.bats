@@ -94,9 +94,7 @@ no_torn_tail()
     # the error, then the summary
     assert_equal "$(head -1 <<<"$stderr")" "hcbtrace: writing to $T/rec.jsonl: No space left on device"
     [ "$(grep -c 'No space left' <<<"$stderr")" -eq 1 ]
-    kill -0 "$EX_PID"
-    sleep 0.3
-    kill -0 "$EX_PID"
+    runs_on "$EX_PID"
     [ "$(stat -c %s "$T/rec.jsonl")" -le 10000 ]
     # every complete line parses; the first is the session, then taps
     run python3 -c '

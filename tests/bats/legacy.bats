@@ -33,7 +33,8 @@ start_legacy()
     start_legacy
     "$HCBTRACE" attach "$LEG_PID" >"$T/att.txt" 2>"$T/att.err" &
     att=$!
-    sleep 0.5
+    PIDS+=("$att")
+    wait_session "$LEG_PID"
     touch "$T/go"
     wait "$LEG_PID"
     wait "$att"
@@ -60,7 +61,8 @@ start_legacy()
     grep -q "^  jaxlib 0.4.31: host_callback's outfeed" <<<"$section"
     "$HCBTRACE" record -p "$LEG_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
     rec=$!
-    sleep 0.5
+    PIDS+=("$rec")
+    wait_session "$LEG_PID"
     # barrier needs libhcbtap's counters: it says so
     run --separate-stderr "$HCBTRACE" barrier "$LEG_PID"
     assert_failure 3

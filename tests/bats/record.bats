@@ -66,8 +66,7 @@ teardown() { _common_teardown; }
     start_example --devices 2 --steps 0 --interval-ms 5 --field-size 20000 --truth "$T/truth.jsonl"
     "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl" 2>/dev/null &
     rec=$!
-    wait_for "$T/rec.jsonl" '"device":1,"seq"'
-    sleep 0.5
+    retry 20 lines_at_least "$T/rec.jsonl" '"device":1,"seq"' 50
     kill -9 "$rec"; wait "$rec" || true
     kill -TERM "$EX_PID"; wait "$EX_PID" || true
     # complete lines only, no end record, and every tap in it matches the truth

@@ -50,6 +50,19 @@ wait_screen()
     return 1
 }
 
+# wait_no_screen PATTERN: until no line of the screen matches PATTERN.
+wait_no_screen()
+{
+    local i
+    for i in $(seq 200); do
+        screen | grep -q -- "$1" || return 0
+        sleep 0.05
+    done
+    echo "'$1' never left the screen:" >&2
+    screen >&2
+    return 1
+}
+
 # header_taps: the "taps N" count in the header.
 header_taps() { screen | head -1 | sed -n 's/.* taps \([0-9]*\) .*/\1/p'; }
 
@@ -69,6 +82,62 @@ wait_until_taps()
     return 1
 }
 
+# sparklines_of N: the ASCII sparkline shows N device rows of 10+ points
+sparklines_of()
+{
+    [ "$(screen | grep -A4 '^ Sparkline: loss' | grep -cE '^ cpu:[0-3] +[_.:=+*#-]{10,}')" = "$1" ]
+}
+
+# selected_moved FILE: the stream list's rows differ from FILE's last 6
+selected_moved()
+{
+    ! diff -q <(screen | sed -n '3,8p') <(tail -6 "$1") >/dev/null
+}
+
+# taps_past A N: the last tap row is past A and the header's count past N
+taps_past()
+{
+    local b n
+    b=$(last_tap); n=$(header_taps)
+    [ -n "$b" ] && [ "$b" -gt "$1" ] && [ -n "$n" ] && [ "$n" -gt "$2" ]
+}
+
+# header_past N K: the header counts at least K taps more than N
+header_past()
+{
+    local n
+    n=$(header_taps)
+    [ -n "$n" ] && [ "$n" -ge $(( $1 + $2 )) ]
+}
+
+# last_tap_past A: the last tap row's index is past A
+last_tap_past()
+{
+    local b
+    b=$(last_tap)
+    [ -n "$b" ] && [ "$b" -gt "$1" ]
+}
+
+# tap_rows_at_least N: the tap list shows N rows or more
+tap_rows_at_least()
+{
+    [ "$(screen | grep -cE '^ [0-9]+ +[0-9:.]+ cpu:')" -ge "$1" ]
+}
+
+# only_consumer_rows NAME: the tap list has rows, all of consumer NAME
+only_consumer_rows()
+{
+    local rows
+    rows=$(screen | grep -E '^ [0-9]+ +[0-9:.]+ cpu:')
+    [ -n "$rows" ] && ! grep -qv " $1 " <<<"$rows"
+}
+
+# screen_rows N: the terminal shows N lines
+screen_rows()
+{
+    [ "$(screen | wc -l)" -eq "$1" ]
+}
+
 quit_view()
 {
     tm send-keys -t view q
@@ -86,8 +155,7 @@ quit_view()
     # the header names the process
     screen | head -1 | grep -q "pid $EX_PID (hcb-example)"
     # LC_ALL=C: the sparkline of the selected stream's consumer uses ASCII, one row per device
-    sleep 1
-    screen | grep -A4 '^ Sparkline: loss' | grep -cE '^ cpu:[0-3] +[_.:=+*#-]{10,}' | grep -qx 4
+    retry 10 sparklines_of 4
     # the stream list scrolls: walk it and see every device x consumer
     tm send-keys -t view Tab
     wait_screen '^ cpu:0  loss '
@@ -95,27 +163,22 @@ quit_view()
     for i in $(seq 22); do
         screen | sed -n '3,8p' >>"$T/streams"
         tm send-keys -t view j
-        sleep 0.05
+        retry 5 selected_moved "$T/streams"
     done
     seen=$(grep -oE '^ cpu:[0-9]  (loss|power3|params|status|field) ' "$T/streams" | sort -u | wc -l)
     [ "$seen" -eq 20 ]
     # the sparkline follows the selected stream, and s chooses its statistic
     screen | grep -q '^ Sparkline: field, mean of \[0\] per device'
     tm send-keys -t view s
-    sleep 0.3
-    screen | grep -q '^ Sparkline: field, min of \[0\] per device'
+    wait_screen '^ Sparkline: field, min of \[0\] per device'
     tm send-keys -t view s
-    sleep 0.3
-    screen | grep -q '^ Sparkline: field, max of \[0\] per device'
+    wait_screen '^ Sparkline: field, max of \[0\] per device'
     tm send-keys -t view s
-    sleep 0.3
-    screen | grep -q '^ Sparkline: field, mean of \[0\] per device'
+    wait_screen '^ Sparkline: field, mean of \[0\] per device'
     # taps advance: the newest row's index and the header's count grow
     a=$(last_tap); n1=$(header_taps)
-    sleep 0.5
-    b=$(last_tap); n2=$(header_taps)
-    [ -n "$a" ] && [ "$b" -gt "$a" ]
-    [ "$n2" -gt "$n1" ]
+    [ -n "$a" ] && [ -n "$n1" ]
+    retry 10 taps_past "$a" "$n1"
     # the tap rows name the consumers and devices
     screen | grep -qE '^ [0-9]+ +[0-9:.]+ cpu:[0-3] +(loss|power3|params|status|field) '
     # the footer shows the keys
@@ -140,14 +203,15 @@ quit_view()
     wait_screen ' PAUSED '
     paused=$(header_taps)
     screen >"$T/s1"
-    sleep 1
+    # the program goes on tapping: 50 more steps of 4 devices x 5 taps
+    issued0=$(issued_total "$EX_PID")
+    retry 20 issued_past "$EX_PID" $(( issued0 + 4 * 5 * 50 ))
     screen >"$T/s2"
     # nothing moved, not even the counts
     cmp "$T/s1" "$T/s2"
     [ "$(header_taps)" = "$paused" ]
     tm send-keys -t view Space
-    sleep 0.3
-    ! screen | grep -q ' PAUSED '
+    wait_no_screen ' PAUSED '
     # what came during the pause was received and counted, none dropped
     after=$(header_taps)
     [ "$after" -ge $(( paused + 4 * 5 * 50 )) ]
@@ -163,13 +227,13 @@ quit_view()
     wait_until_taps 100
     tm send-keys -t view k k k
     wait_screen 'G follows'
-    a=$(last_tap)
-    sleep 0.5
+    a=$(last_tap); n1=$(header_taps)
+    # more taps come in (the header counts them), the list stays put
+    retry 10 header_past "$n1" 100
     [ "$(last_tap)" = "$a" ]
     tm send-keys -t view G
     wait_screen 'following'
-    sleep 0.3
-    [ "$(last_tap)" -gt "$a" ]
+    retry 10 last_tap_past "$a"
     # search a consumer: the selection goes to a field tap, the detail shows it
     tm send-keys -t view / f i e l d Enter
     wait_screen '^/field: row '
@@ -184,8 +248,7 @@ quit_view()
     wait_screen '^/field: row '
     # Enter again closes the detail
     tm send-keys -t view Enter
-    sleep 0.3
-    ! screen | grep -q '^ Detail'
+    wait_no_screen '^ Detail'
     # a search that matches nothing says so
     tm send-keys -t view / n o p e Enter
     wait_screen 'not found: nope'
@@ -194,8 +257,7 @@ quit_view()
     wait_screen 'hcbtrace view: keys'
     screen | grep -q 'space  *pause the screen'
     tm send-keys -t view x
-    sleep 0.3
-    ! screen | grep -q 'hcbtrace view: keys'
+    wait_no_screen 'hcbtrace view: keys'
     quit_view
     [ "$(cat "$T/rc")" = 0 ]
 }
@@ -206,7 +268,7 @@ quit_view()
     wait_screen '\[20 streams\]'
     tm send-keys -t view f 2 Enter
     wait_screen '\[5 streams, filtered\]'
-    sleep 0.3
+    retry 10 tap_rows_at_least 5
     screen >"$T/s"
     # every stream and tap row is device 2
     [ "$(grep -cE '^ cpu:[0-9]  ' "$T/s")" -ge 3 ]
@@ -217,7 +279,7 @@ quit_view()
     # by consumer name
     tm send-keys -t view f C-u s t a t u s Enter
     wait_screen '\[4 streams, filtered\]'
-    sleep 0.3
+    retry 10 only_consumer_rows status
     screen >"$T/s"
     ! grep -E '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s" | grep -qv ' status '
     # cleared
@@ -233,7 +295,8 @@ quit_view()
     wait_until_taps 100
     rows24=$(screen | grep -cE '^ [0-9]+ +[0-9:.]+ cpu:')
     tm resize-window -t view -x 120 -y 40
-    sleep 0.5
+    retry 10 screen_rows 40
+    wait_screen 'q quit ? help'
     screen >"$T/s"
     [ "$(wc -l <"$T/s")" -eq 40 ]
     [ "$(grep -cE '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s")" -gt "$rows24" ]

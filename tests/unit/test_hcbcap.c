@@ -772,7 +772,11 @@ static void test_truncation(void **state)
 			boundary |= starts[i + 1] == cut;
 		spit(cut_path, p, cut);
 		n = read_list(cut_path, &l, &count, msg, sizeof(msg));
-		if (boundary) {
+		if (cut == 0) {
+			/* nothing at all is no recording, not a truncated one */
+			assert_int_equal(n, -EBADMSG);
+			assert_non_null(strstr(msg, "empty file: not a recording"));
+		} else if (boundary) {
 			assert_int_equal(n, 0);
 		} else {
 			if (n != -ENODATA)
