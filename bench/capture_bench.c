@@ -4,10 +4,11 @@
  * running program, next to what memcpy does on the same machine.
  *
  * For each payload size it starts bench/tapper (pinned to one CPU) as a
- * child, waits until the child has libhcbtap mapped, attaches the BPF side
- * (src/live.h) from this process (pinned to another CPU), lets the tapper
- * tap for a while, then detaches and drains, and counts what the decoder
- * delivered.  The first run is flat out; if it lost anything, a binary
+ * child, attaches hcbtrace's own capture engine (src/capture.h, as attach
+ * and record use it) from this process (pinned to another CPU) once the
+ * child has libhcbtap mapped, lets the tapper tap for a while, then ends
+ * the session (detach, drain, the losses no packet showed) and counts what
+ * it delivered.  The first run is flat out; if it lost anything, a binary
  * search over the tapper's --rate finds the highest rate that loses nothing.
  * Then memcpy at the same sizes, and the cost of a detached tap.
  *
@@ -28,12 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
 #include <jansson.h>
 
-#include "decode.h"
-#include "live.h"
+#include "capture.h"
 #include "size_arg.h"
-#include "target.h"
 
 #define MAX_SIZES 16
 
@@ -76,7 +76,8 @@ struct run {
 	double elapsed_s, ns_per_tap;
 	/* from this side */
 	uint64_t captured, captured_bytes, corrupt;
-	uint64_t bpf_packets, bpf_drops, read_errors, problems;
+	uint64_t dropped;        /* losses the session recorded (its drop records) */
+	uint64_t problems;       /* malformed or incomplete packets */
 	int clean;               /* nothing lost, every issued tap captured */
 };
 
@@ -257,17 +258,15 @@ static int read_all(int fd, char *buf, size_t size)
 	return (int)len;
 }
 
-/* ---- counting what the decoder delivers ----------------------------------- */
+/* ---- counting what the session delivers ------------------------------------ */
 
 struct counter {
-	pid_t pid;
-	uint64_t packets, bytes, corrupt;
+	uint64_t packets, bytes, corrupt, dropped;
 };
 
 /* tapper fills byte b of device d's payload with b * 31 + d */
-static int on_packet(void *ctx, const struct hcb_packet *p)
+static int count_tap(struct counter *c, const struct hcb_packet *p)
 {
-	struct counter *c = ctx;
 	uint64_t n = p->consumer->total_bytes;
 
 	c->packets++;
@@ -278,28 +277,36 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	return 0;
 }
 
-static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+/* The bench is the capture engine's receiver, as a recording would be. */
+static int receive_record(void *ctx, const struct hcb_record *rec)
 {
 	struct counter *c = ctx;
 
-	return hcb_target_read(c->pid, addr, buf, len);
+	if (rec->kind == HCB_REC_TAP)
+		return count_tap(c, &rec->tap);
+	if (rec->kind == HCB_REC_DROP)
+		c->dropped += rec->drop.count;
+	return 0;
 }
 
-static void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device,
-		    uint32_t consumer_id, const char *detail)
+static void receive_warning(void *ctx, const struct hcb_warning *w)
 {
 	(void)ctx;
-	(void)device;
-	(void)consumer_id;
-	if (opt.verbose)
-		note("decoder: %s: %s", hcb_decode_problem_name(what), detail);
+	if (opt.verbose && w->kind == HCB_WARN_DECODE)
+		note("decoder: %s: %s", hcb_decode_problem_name(w->problem), w->detail ? w->detail : "");
 }
 
-static const struct hcb_decoder_ops counting_ops = {
-	.packet = on_packet,
-	.read_target = read_target,
-	.warn = on_warn,
+static const struct hcb_receiver_ops counting_ops = {
+	.record = receive_record,
+	.warn = receive_warning,
 };
+
+/* libbpf's own messages only with HCBTRACE_DEBUG, as in hcbtrace */
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return getenv("HCBTRACE_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
 
 static int parse_tapper_json(const char *text, struct run *r)
 {
@@ -328,18 +335,98 @@ static int parse_tapper_json(const char *text, struct run *r)
 	return err;
 }
 
+/* Attach the session to the tapper once its loader has mapped libhcbtap. */
+static int attach_when_mapped(struct hcb_capture *cap, struct child *ch)
+{
+	uint64_t deadline = clock_ns() + 5000000000ull;
+	int err;
+
+	while ((err = hcb_capture_attach(cap, ch->pid)) == -ENOENT) {
+		struct timespec ms = { 0, 1000000 };
+
+		if (child_exited(ch) || exiting || clock_ns() > deadline)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (err)
+		err_msg("cannot attach to %s (pid %d): %s", opt.tapper, (int)ch->pid, strerror(-err));
+	return err;
+}
+
+/* Take taps until the tapper exits, as hcbtrace does (or on a timer). */
+static int capture_until_exit(struct hcb_capture *cap, struct child *ch)
+{
+	while (!child_exited(ch)) {
+		int err;
+
+		if (opt.drain_ms) {
+			/* a consumer that is behind is never woken: no wakeup costs */
+			struct timespec ts = { opt.drain_ms / 1000, (opt.drain_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+			err = hcb_capture_poll(cap, 0);
+		} else {
+			err = hcb_capture_poll(cap, 50);
+		}
+		if (err < 0) {
+			err_msg("reading the ring buffer: %s", strerror(-err));
+			return err;
+		}
+		if (exiting)
+			return -EINTR;
+	}
+	return 0;
+}
+
+/* What the session knows, and the tapper's own figures, into r. */
+static int tally(struct hcb_capture *cap, struct child *ch, const struct counter *count, struct run *r)
+{
+	char out[65536];
+	int err;
+
+	if (!WIFEXITED(ch->status) || WEXITSTATUS(ch->status) != 0) {
+		err_msg("%s failed (%s %d)", opt.tapper, WIFEXITED(ch->status) ? "exit status" : "signal",
+			WIFEXITED(ch->status) ? WEXITSTATUS(ch->status) : WTERMSIG(ch->status));
+		return -EIO;
+	}
+	err = read_all(ch->out_fd, out, sizeof(out));
+	if (err < 0) {
+		err_msg("reading the tapper's output: %s", strerror(-err));
+		return err;
+	}
+	err = parse_tapper_json(out, r);
+	if (err)
+		return err;
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		struct hcb_capture_dev f;
+
+		if (hcb_capture_device(cap, d, &f))
+			continue;
+		r->problems += f.bad;
+		if (opt.verbose)
+			note("device %u: %llu taps, %llu dropped, %llu missing from the sequence", d,
+			     (unsigned long long)f.taps, (unsigned long long)f.dropped,
+			     (unsigned long long)f.gaps);
+	}
+	r->captured = count->packets;
+	r->captured_bytes = count->bytes;
+	r->corrupt = count->corrupt;
+	r->dropped = count->dropped;
+	r->clean = !r->dropped && !r->problems && !r->corrupt && r->captured == r->issued &&
+		   r->issued > 0;
+	return 0;
+}
+
 static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r)
 {
 	char a_bytes[32], a_threads[16], a_seconds[32], a_rate[32];
 	char *argv[] = { (char *)opt.tapper, "--bytes", a_bytes, "--threads", a_threads,
 			 "--seconds", a_seconds, "--rate", a_rate, "--wait-attached", "10",
 			 "--go-fd", "3", NULL };
+	struct hcb_capture_opts co = { .ring_bytes = opt.ring_bytes, .unpublished = 1 };
 	struct counter count = { 0 };
 	struct child ch = { .pid = -1, .out_fd = -1, .go_fd = -1 };
-	struct hcb_decoder *dec = NULL;
-	struct hcb_live *live = NULL;
-	char lib[PATH_MAX], out[65536];
-	uint64_t base, deadline;
+	struct hcb_capture *cap = NULL;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -350,139 +437,51 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 	snprintf(a_seconds, sizeof(a_seconds), "%g", seconds);
 	snprintf(a_rate, sizeof(a_rate), "%.0f", rate);
 
-	err = hcb_decoder_new(&dec, &counting_ops, &count);
-	if (err) {
-		err_msg("cannot create a decoder: %s", strerror(-err));
-		return err;
-	}
-	err = hcb_live_new(&live, opt.ring_bytes, dec);
+	err = hcb_capture_new(&cap, &co, (struct hcb_receiver){ &counting_ops, &count });
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
 			err_msg("not enough privilege to load BPF programs: run as root");
 		else
 			err_msg("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for "
 				"libbpf's log)", strerror(-err));
-		goto out;
+		return err;
 	}
 	err = start_tapper(&ch, argv, 1);
-	if (err) {
+	if (err)
 		err_msg("cannot start %s: %s", opt.tapper, strerror(-err));
+	if (!err)
+		err = attach_when_mapped(cap, &ch);
+	if (!err)
+		err = hcb_capture_begin(cap);
+	if (err)
 		goto out;
-	}
-	count.pid = ch.pid;
-
-	/* the child has exec'd and its loader mapped libhcbtap */
-	deadline = clock_ns() + 5000000000ull;
-	while ((err = hcb_target_find_lib(ch.pid, lib, sizeof(lib), &base)) == -ENOENT) {
-		struct timespec ms = { 0, 1000000 };
-
-		if (child_exited(&ch) || exiting || clock_ns() > deadline)
-			break;
-		nanosleep(&ms, NULL);
-	}
-	if (err) {
-		err_msg("%s (pid %d) never mapped libhcbtap: %s", opt.tapper, (int)ch.pid,
-			strerror(-err));
-		err = -ESRCH;
-		goto out;
-	}
-	err = hcb_live_attach(live, ch.pid, lib);
-	if (err) {
-		err_msg("cannot attach to the hcbtap:packet probe of %s in pid %d: %s", lib,
-			(int)ch.pid, strerror(-err));
-		goto out;
-	}
 	/* Not before: the kernel sets the semaphore when it plants the probe,
 	 * which is some milliseconds before the BPF program is linked to it,
 	 * and taps in between are lost without a trace. */
 	go(&ch);
-	while (!child_exited(&ch)) {
-		int n;
-
-		if (opt.drain_ms) {
-			/* a consumer that is behind is never woken: no wakeup costs */
-			struct timespec ts = { opt.drain_ms / 1000, (opt.drain_ms % 1000) * 1000000L };
-
-			nanosleep(&ts, NULL);
-			n = hcb_live_drain(live);
-		} else {
-			n = hcb_live_poll(live, 50);
-		}
-
-		if (n < 0) {
-			err = n;
-			err_msg("reading the ring buffer: %s", strerror(-err));
-			goto out;
-		}
-		if (exiting) {
-			err = -EINTR;
-			goto out;
-		}
-	}
+	err = capture_until_exit(cap, &ch);
 	/* the probe runs in the target: everything it copied is in the ring */
-	hcb_live_detach(live);
-	err = hcb_live_drain(live);
-	if (err) {
-		err_msg("draining the ring buffer: %s", strerror(-err));
-		goto out;
-	}
-	hcb_decoder_finish(dec);
-	if (!WIFEXITED(ch.status) || WEXITSTATUS(ch.status) != 0) {
-		err_msg("%s failed (%s %d)", opt.tapper,
-			WIFEXITED(ch.status) ? "exit status" : "signal",
-			WIFEXITED(ch.status) ? WEXITSTATUS(ch.status) : WTERMSIG(ch.status));
-		err = -EIO;
-		goto out;
-	}
-	err = read_all(ch.out_fd, out, sizeof(out));
-	if (err < 0) {
-		err_msg("reading the tapper's output: %s", strerror(-err));
-		goto out;
-	}
-	err = parse_tapper_json(out, r);
-	if (err)
-		goto out;
-
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		const struct hcb_stream_stats *s = hcb_decoder_stats(dec, d);
-		struct hcb_dev_stats b = { 0 };
-
-		hcb_live_dev_stats(live, d, &b);
-		r->bpf_packets += b.packets;
-		r->bpf_drops += b.drops;
-		r->read_errors += b.read_errors;
-		if (s)
-			for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-				r->problems += s->problems[i];
-		if (s && opt.verbose)
-			note("device %u: seq %llu..%llu, %llu packets, %llu missing from the sequence",
-			     d, (unsigned long long)s->first_seq, (unsigned long long)s->last_seq,
-			     (unsigned long long)s->packets, (unsigned long long)hcb_stream_gaps(s));
-	}
-	r->captured = count.packets;
-	r->captured_bytes = count.bytes;
-	r->corrupt = count.corrupt;
-	r->clean = !r->bpf_drops && !r->read_errors && !r->problems && !r->corrupt &&
-		   r->captured == r->issued && r->issued > 0;
-	if (opt.verbose)
-		note("%llu B at %s%.0f/s: issued %llu, bpf sent %llu, captured %llu, "
-		     "dropped %llu+%llu+%llu, corrupt %llu, %.0f ns/tap", (unsigned long long)bytes,
+	if (!err)
+		err = hcb_capture_end(cap);
+	if (!err)
+		err = tally(cap, &ch, &count, r);
+	if (!err && opt.verbose)
+		note("%llu B at %s%.0f/s: issued %llu, captured %llu, dropped %llu, bad %llu, "
+		     "corrupt %llu, %.0f ns/tap", (unsigned long long)bytes,
 		     rate > 0 ? "" : "flat out, ~", rate > 0 ? rate : (double)r->issued / r->elapsed_s,
-		     (unsigned long long)r->issued, (unsigned long long)r->bpf_packets,
-		     (unsigned long long)r->captured,
-		     (unsigned long long)r->bpf_drops, (unsigned long long)r->read_errors,
-		     (unsigned long long)r->problems, (unsigned long long)r->corrupt, r->ns_per_tap);
-	err = 0;
+		     (unsigned long long)r->issued, (unsigned long long)r->captured,
+		     (unsigned long long)r->dropped, (unsigned long long)r->problems,
+		     (unsigned long long)r->corrupt, r->ns_per_tap);
 out:
 	stop_child(&ch);
-	hcb_live_close(live);
-	hcb_decoder_free(dec);
+	hcb_capture_free(cap);
 	return err;
 }
 
 static uint64_t run_drops(const struct run *r)
 {
-	return r->bpf_drops + r->read_errors + r->problems + r->corrupt;
+	/* malformed packets are among the session's drop records already */
+	return r->dropped + r->corrupt;
 }
 
 /* issued but never delivered, whether or not anything counted it */
@@ -683,8 +682,8 @@ static void print_table(const struct size_result *res, const struct detached *d)
 		size_label(res[i].bytes, label, sizeof(label));
 		printf("%-7s no run without drops (%u runs)\n", label, res[i].runs);
 	}
-	printf("\ndropped: counted drops (BPF ring full, target memory unreadable, decoder "
-	       "problems, corrupt payloads)\nlost: issued - captured, counted or not\n"
+	printf("\ndropped: the losses the session recorded (its drop records: ring buffer full, "
+	       "target memory\n  unreadable, malformed, not delivered) and corrupt payloads\nlost: issued - captured, counted or not\n"
 	       "MB = 10^6 payload bytes; captured/s and MB/s over the tapper's run time\n"
 	       "us/tap att: what a tap cost the tapper while attached (thread CPU time flat out, "
 	       "time inside\n  hcbtap_emit() when rate-limited)\n"
@@ -977,7 +976,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	hcb_live_quiet_libbpf();
+	libbpf_set_print(quiet_libbpf);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 && opt.tapper_cpu != opt.reader_cpu) {
 		note("only one CPU online: the tapper and the reader share CPU 0");
 		opt.tapper_cpu = opt.reader_cpu = 0;

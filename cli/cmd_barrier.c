@@ -14,9 +14,11 @@
 
 #include "buf.h"
 #include "cli.h"
+#include "clock.h"
 #include "idprint.h"
 #include "session.h"
-#include "target.h"
+#include "provider.h"
+#include "words.h"
 
 static const struct cli_opt barrier_opts[] = {
 	{ 'p', "pid", "PID", "the traced process (or give PID as the argument)" },
@@ -65,10 +67,7 @@ static int barrier_opt(void *ctx, int c, const char *arg)
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hcb_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* What a peer still owes on device d: issued packets it has neither
@@ -138,55 +137,115 @@ static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint
 	hcb_buf_free(&dev);
 }
 
-/* Find the target's libhcbtap and read what it has issued.  Exit code. */
-static int target_issued(int pid, char *comm, size_t comm_size, uint64_t *issued, char *platform)
+/* Find the target's counters and read what it has issued.  Exit code. */
+static int target_issued(int pid, struct hcb_target_info *ti, uint64_t *issued)
 {
-	struct hcb_wire_registry root;
-	char lib[4096];
-	uint64_t base, addr;
-	int err;
+	const struct cli_provider_words *w;
+	uint64_t mask[HCB_MAX_DEVICES / 64];
+	int err = hcb_provider_find(pid, 0, ti);
 
-	if (hcb_target_comm(pid, comm, comm_size) || !comm[0])
-		snprintf(comm, comm_size, "?");
-	err = hcb_target_find_lib(pid, lib, sizeof(lib), &base);
-	if (err == -ESRCH) {
-		cli_err("no process with pid %d", pid);
-		return EXIT_TARGET;
-	}
-	if (err == -EACCES || err == -EPERM) {
-		cli_err("cannot read the memory map of process %d: not enough privilege (run as root)", pid);
-		return EXIT_SYSTEM;
-	}
 	if (err == -ENOENT) {
-		char xla[4096], version[64];
-
-		if (hcb_target_find_xla(pid, xla, sizeof(xla), version, sizeof(version)) == 0)
-			cli_err("process %d (%s) taps through jaxlib %s's legacy outfeed, which counts "
-				"nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
-				"host_callback.barrier_wait() waits for its own receiver", pid, comm,
-				version);
-		else
-			cli_err("process %d (%s) has no libhcbtap loaded: it has no taps to wait for",
-				pid, comm);
+		cli_err("process %d (%s) has no libhcbtap loaded: it has no taps to wait for", pid,
+			ti->comm);
 		return EXIT_TARGET;
 	}
-	if (!err)
-		err = hcb_target_read_registry(pid, lib, base, &root, NULL);
-	if (!err)
-		err = hcb_target_registry_addr(lib, base, &addr);
-	if (!err)
-		err = hcb_target_read_issued(pid, addr, issued);
-	if (err == -EBADMSG) {
-		cli_err("process %d (%s): its libhcbtap (%s) is of another version than this hcbtrace; "
-			"use the hcbtrace that matches it", pid, comm, lib);
+	if (err && err != -EPROTONOSUPPORT)
+		return cli_target_err(err, pid, ti);
+	w = cli_provider_words(ti->provider->name);
+	if (!(ti->provider->flags & HCB_PROV_ISSUED)) {
+		cli_err("process %d (%s) taps through %s %s's %s, %s", pid, ti->comm, w->library,
+			ti->version, w->through, w->no_barrier ? w->no_barrier : "which counts nothing "
+			"hcbtrace can read");
 		return EXIT_TARGET;
 	}
+	err = ti->provider->describe(ti, mask, NULL);
+	if (!err)
+		err = ti->provider->issued(ti, issued);
+	if (err == -EBADMSG || err == -ESRCH)
+		return cli_target_err(err, pid, ti);
 	if (err) {
-		cli_err("cannot read the tap counters of process %d (%s): %s", pid, comm, strerror(-err));
-		return err == -ESRCH || err == -EFAULT ? EXIT_TARGET : EXIT_SYSTEM;
+		cli_err("cannot read the tap counters of process %d (%s): %s", pid, ti->comm,
+			strerror(-err));
+		return err == -EFAULT ? EXIT_TARGET : EXIT_SYSTEM;
 	}
-	snprintf(platform, 16, "%s", root.platform[0] ? root.platform : "cpu");
 	return EXIT_OK;
+}
+
+/* One barrier over the sessions found: who answered, who failed. */
+struct barrier_round {
+	struct hcb_sess_peer *peers;
+	enum peer_result *result;
+	size_t n, pending, failed;
+};
+
+/* Ask every session, then wait for their answers until the deadline. */
+static void wait_answers(struct barrier_round *b, int pid, const uint64_t *issued, uint64_t deadline)
+{
+	for (size_t i = 0; i < b->n; i++)
+		hcb_sess_request(pid, &b->peers[i]);   /* a session ending now is seen below */
+	for (b->pending = b->n; b->pending && !interrupted && (!deadline || now_ns() < deadline);) {
+		struct timespec nap = { 0, 200000 };
+
+		for (size_t i = 0; i < b->n; i++) {
+			if (b->result[i] != PEER_WAITING)
+				continue;
+			b->result[i] = peer_check(&b->peers[i], issued);
+			if (b->result[i] != PEER_WAITING)
+				b->pending--;
+			if (b->result[i] == PEER_FAILED)
+				b->failed++;
+		}
+		if (b->pending)
+			nanosleep(&nap, NULL);
+	}
+}
+
+/* The outcome in words; the exit code. */
+static int tell(const struct barrier_round *b, const struct barrier_args *a,
+		const struct hcb_target_info *ti, const uint64_t *issued, uint64_t start)
+{
+	uint64_t total = 0;
+	unsigned int devices = 0;
+
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		total += issued[d];
+		devices += issued[d] != 0;
+	}
+	if (!b->pending && !b->failed) {
+		if (!a->quiet)
+			fprintf(stderr, "hcbtrace: barrier: every tap process %d (%s) had issued "
+				"(%llu on %u device%s) is written by its %zu session%s, in %.1f ms\n",
+				a->pid, ti->comm, (unsigned long long)total, devices, devices == 1 ? "" : "s",
+				b->n, b->n == 1 ? "" : "s", (double)(now_ns() - start) / 1e6);
+		return EXIT_OK;
+	}
+	cli_err("barrier %s after %.1f s: %zu of %zu session%s of process %d (%s) did not "
+		"deliver every tap issued before it", interrupted ? "interrupted" :
+		b->failed && !b->pending ? "failed" : "timed out", (double)(now_ns() - start) / 1e9,
+		b->pending + b->failed, b->n, b->n == 1 ? "" : "s", a->pid, ti->comm);
+	for (size_t i = 0; i < b->n; i++)
+		report(&b->peers[i], b->result[i], issued, ti->platform);
+	return EXIT_FAIL;
+}
+
+/* The options and the pid, given with -p or as the operand.  0 or an exit code. */
+static int parse_args(const struct cli_cmd *cmd, int argc, char **argv, struct barrier_args *a)
+{
+	int code = cli_parse_opts(cmd, argc, argv, barrier_opt, a);
+
+	if (code)
+		return code;
+	if (optind < argc) {
+		if (a->pid)
+			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
+		if (cli_parse_pid(cmd, argv[optind++], &a->pid))
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!a->pid)
+		return cli_usage_err(cmd, "which process? give its pid: hcbtrace barrier PID");
+	return 0;
 }
 
 static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)
@@ -194,92 +253,41 @@ static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)
 	struct barrier_args a = { .cmd = cmd, .timeout = 60 };
 	static uint64_t issued[HCB_MAX_DEVICES];
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct hcb_sess_peer *peers;
-	enum peer_result *result;
-	char comm[256], platform[16];
-	uint64_t start, deadline, total = 0;
-	size_t n, pending, failed = 0;
-	unsigned int devices = 0;
+	struct barrier_round b = { 0 };
+	struct hcb_target_info ti;
+	uint64_t start;
 	int code, err;
 
-	code = cli_parse_opts(cmd, argc, argv, barrier_opt, &a);
+	code = parse_args(cmd, argc, argv, &a);
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
-	if (optind < argc) {
-		if (a.pid)
-			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
-		if (cli_parse_pid(cmd, argv[optind++], &a.pid))
-			return EXIT_USAGE;
-	}
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!a.pid)
-		return cli_usage_err(cmd, "which process? give its pid: hcbtrace barrier PID");
-
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* the counts first: the barrier is "what was issued when it started" */
 	start = now_ns();
-	code = target_issued(a.pid, comm, sizeof(comm), issued, platform);
+	code = target_issued(a.pid, &ti, issued);
 	if (code)
 		return code;
-	err = hcb_sess_list(a.pid, &peers, &n);
+	err = hcb_sess_list(a.pid, &b.peers, &b.n);
 	if (err) {
 		cli_err("cannot look for sessions in %s: %s", hcb_sess_dir(), strerror(-err));
 		return err == -EACCES || err == -EPERM ? EXIT_SYSTEM : EXIT_FAIL;
 	}
-	if (!n) {
+	if (!b.n) {
 		cli_err("no hcbtrace session is attached to process %d (%s): nothing to wait for; "
-			"start one first, e.g. 'hcbtrace record -p %d -o taps.jsonl'", a.pid, comm, a.pid);
+			"start one first, e.g. 'hcbtrace record -p %d -o taps.jsonl'", a.pid, ti.comm, a.pid);
 		return EXIT_USAGE;
 	}
-	result = calloc(n, sizeof(*result));
-	if (!result) {
-		hcb_sess_peers_free(peers, n);
+	b.result = calloc(b.n, sizeof(*b.result));
+	if (!b.result) {
+		hcb_sess_peers_free(b.peers, b.n);
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
-	for (size_t i = 0; i < n; i++)
-		hcb_sess_request(a.pid, &peers[i]);   /* a session ending now is seen below */
-
-	deadline = a.timeout > 0 ? start + (uint64_t)(a.timeout * 1e9) : 0;
-	for (pending = n; pending && !interrupted && (!deadline || now_ns() < deadline);) {
-		struct timespec nap = { 0, 200000 };
-
-		for (size_t i = 0; i < n; i++) {
-			if (result[i] != PEER_WAITING)
-				continue;
-			result[i] = peer_check(&peers[i], issued);
-			if (result[i] != PEER_WAITING)
-				pending--;
-			if (result[i] == PEER_FAILED)
-				failed++;
-		}
-		if (pending)
-			nanosleep(&nap, NULL);
-	}
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		total += issued[d];
-		devices += issued[d] != 0;
-	}
-	if (!pending && !failed) {
-		if (!a.quiet)
-			fprintf(stderr, "hcbtrace: barrier: every tap process %d (%s) had issued "
-				"(%llu on %u device%s) is written by its %zu session%s, in %.1f ms\n",
-				a.pid, comm, (unsigned long long)total, devices, devices == 1 ? "" : "s",
-				n, n == 1 ? "" : "s", (double)(now_ns() - start) / 1e6);
-		code = EXIT_OK;
-	} else {
-		cli_err("barrier %s after %.1f s: %zu of %zu session%s of process %d (%s) did not "
-			"deliver every tap issued before it", interrupted ? "interrupted" : failed && !pending ?
-			"failed" : "timed out", (double)(now_ns() - start) / 1e9, pending + failed, n,
-			n == 1 ? "" : "s", a.pid, comm);
-		for (size_t i = 0; i < n; i++)
-			report(&peers[i], result[i], issued, platform);
-		code = EXIT_FAIL;
-	}
-	free(result);
-	hcb_sess_peers_free(peers, n);
+	wait_answers(&b, a.pid, issued, a.timeout > 0 ? start + (uint64_t)(a.timeout * 1e9) : 0);
+	code = tell(&b, &a, &ti, issued, start);
+	free(b.result);
+	hcb_sess_peers_free(b.peers, b.n);
 	return code;
 }
 

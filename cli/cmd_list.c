@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* hcbtrace list: processes with libhcbtap loaded, their devices and consumers. */
+/*
+ * hcbtrace list: the processes hcbtrace can trace, with what each declares
+ * (devices and consumers, where its provider can say without attaching)
+ * and the hcbtrace sessions attached to it.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -8,9 +12,9 @@
 #include "cli.h"
 #include "dtype.h"
 #include "idprint.h"
+#include "provider.h"
 #include "session.h"
-#include "trace.h"
-#include "target.h"
+#include "words.h"
 
 static const struct cli_opt list_opts[] = {
 	{ 'h', "help", NULL, "show this help" },
@@ -42,42 +46,28 @@ static void list_sessions(pid_t pid)
 	hcb_sess_peers_free(peers, n);
 }
 
-static int list_one(pid_t pid)
+static void print_devices(const char *platform, const uint64_t *mask)
 {
-	struct hcb_registry *reg = hcb_registry_new();
 	struct hcb_buf line = HCB_BUF_INIT;
-	struct hcb_wire_registry root;
-	char lib[4096], comm[256];
-	uint64_t base;
-	int err;
+	int any = 0;
 
-	if (!reg)
-		return -ENOMEM;
-	err = hcb_target_find_lib(pid, lib, sizeof(lib), &base);
-	if (!err)
-		err = hcb_target_read_registry(pid, lib, base, &root, reg);
-	if (err) {
-		/* it may have exited since the scan: not worth an error */
-		if (err != -ESRCH)
-			cli_warn("process %d: cannot read its libhcbtap registry: %s", (int)pid,
-				 strerror(-err));
-		hcb_registry_free(reg);
-		return 0;
-	}
-	if (hcb_target_comm(pid, comm, sizeof(comm)))
-		comm[0] = '\0';
-	printf("%d %s\n", (int)pid, comm);
-	printf("  library: %s\n", lib);
 	hcb_buf_puts(&line, "  devices:");
-	for (unsigned int d = 0; d < root.ndevices && d < HCB_MAX_DEVICES; d++)
-		if (root.device_mask[d / 64] & (1ull << (d % 64))) {
+	for (unsigned int d = 0; d < HCB_MAX_DEVICES; d++)
+		if (mask[d / 64] & (1ull << (d % 64))) {
 			hcb_buf_putc(&line, ' ');
-			hcb_idprint_device(&line, root.platform, d);
+			hcb_idprint_device(&line, platform, d);
+			any = 1;
 		}
-	if (!root.ndevices)
+	if (!any)
 		hcb_buf_puts(&line, " (none yet)");
 	printf("%s\n", hcb_buf_str(&line));
-	list_sessions(pid);
+	hcb_buf_free(&line);
+}
+
+static void print_consumers(const struct hcb_registry *reg)
+{
+	struct hcb_buf line = HCB_BUF_INIT;
+
 	printf("  consumers: %u\n", hcb_registry_count(reg));
 	for (unsigned int i = hcb_registry_count(reg); i-- > 0;) {
 		const struct hcb_consumer *c = hcb_registry_at(reg, i);
@@ -95,28 +85,56 @@ static int list_one(pid_t pid)
 		printf("%s\n", hcb_buf_str(&line));
 	}
 	hcb_buf_free(&line);
+}
+
+/* What the target declares, read from outside.  -ENOMEM, or 0 (a process
+ * that went away or cannot be read is left out, with a warning if odd). */
+static int list_described(struct hcb_target_info *ti)
+{
+	struct hcb_registry *reg = hcb_registry_new();
+	uint64_t mask[HCB_MAX_DEVICES / 64];
+	int err;
+
+	if (!reg)
+		return -ENOMEM;
+	err = ti->provider->describe(ti, mask, reg);
+	if (err) {
+		/* it may have exited since the scan: not worth an error */
+		if (err != -ESRCH)
+			cli_warn("process %d: cannot read its %s registry: %s", (int)ti->pid,
+				 cli_provider_words(ti->provider->name)->library, strerror(-err));
+		hcb_registry_free(reg);
+		return err == -ENOMEM ? err : 0;
+	}
+	printf("%d %s\n", (int)ti->pid, ti->comm);
+	printf("  library: %s\n", ti->path);
+	print_devices(ti->platform, mask);
+	list_sessions(ti->pid);
+	print_consumers(reg);
 	hcb_registry_free(reg);
 	return 0;
 }
 
-/* A process with jaxlib's legacy outfeed (DESIGN 4.2), not libhcbtap. */
-static void list_legacy(pid_t pid)
+static int list_one(pid_t pid)
 {
-	char path[4096], version[64], comm[256];
+	struct hcb_target_info ti;
+	const struct cli_provider_words *w;
+	int err = hcb_provider_find(pid, 0, &ti);
 
-	if (hcb_target_find_xla(pid, path, sizeof(path), version, sizeof(version)))
-		return;
-	if (hcb_target_comm(pid, comm, sizeof(comm)))
-		comm[0] = '\0';
-	printf("%d %s\n", (int)pid, comm);
-	printf("  library: %s\n", path);
-	if (trace_outfeed_supported(version))
-		printf("  jaxlib %s: host_callback's outfeed; taps print with their consumer id "
-		       "(kwargs live in Python)\n", version);
+	if (err && err != -EPROTONOSUPPORT)
+		return 0;   /* gone since the scan */
+	if (!err && ti.provider->describe)
+		return list_described(&ti);
+	w = cli_provider_words(ti.provider->name);
+	printf("%d %s\n", (int)pid, strcmp(ti.comm, "?") ? ti.comm : "");
+	printf("  library: %s\n", ti.path);
+	if (err)
+		printf("  %s %s: not supported (supported %s versions: %s)\n", w->library, ti.version,
+		       w->library, ti.provider->supported ? ti.provider->supported : "none");
 	else
-		printf("  jaxlib %s: not supported (supported jaxlib versions: %s)\n", version,
-		       trace_outfeed_versions());
+		printf("  %s %s: %s\n", w->library, ti.version, w->kind);
 	list_sessions(pid);
+	return 0;
 }
 
 static int list_opt(void *ctx, int c, const char *arg)
@@ -138,34 +156,16 @@ static int run_list(const struct cli_cmd *cmd, int argc, char **argv)
 		return err == CLI_HELP_SHOWN ? EXIT_OK : err;
 	if (optind < argc)
 		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	err = hcb_target_list(&pids, &n);
+	err = hcb_provider_list(&pids, &n);
 	if (err) {
 		cli_err("cannot scan /proc: %s", strerror(-err));
 		return EXIT_FAIL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		err = list_one(pids[i]);
-		if (err) {
+		if (list_one(pids[i])) {
 			cli_err("out of memory");
 			free(pids);
 			return EXIT_FAIL;
-		}
-	}
-	free(pids);
-	pids = NULL;
-	{
-		size_t nx = 0;
-
-		/* processes with libhcbtap were listed already */
-		if (hcb_target_list_xla(&pids, &nx) == 0) {
-			for (size_t i = 0; i < nx; i++) {
-				char lib[4096];
-				uint64_t base;
-
-				if (hcb_target_find_lib(pids[i], lib, sizeof(lib), &base) == -ENOENT)
-					list_legacy(pids[i]);
-			}
-			n += nx;
 		}
 	}
 	if (!n)

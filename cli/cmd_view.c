@@ -3,9 +3,9 @@
  * hcbtrace view -p PID | FILE: the interactive viewer (tui/).
  *
  * Live, the session is attach's (trace.c): the same attach, accounting and
- * barriers, run on a thread of its own with a writer that puts every record
- * into the viewer's model (tui/sink.h) instead of a file, so the screen
- * never holds up the ring buffer's reader.  A recording is read whole
+ * barriers, run on a thread of its own, its records going into the
+ * viewer's model (tui/sink.h) instead of a file, so the screen never holds
+ * up the ring buffer's reader.  A recording is read whole
  * first (its ring keeps the latest taps), then shown.
  */
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "recfile.h"
 #include "sink.h"
-#include "trace_impl.h"
+#include "trace.h"
 
 static const struct cli_opt view_opts[] = {
 	{ 'p', "pid", "PID", "the running process to watch (else FILE: a recording)" },
@@ -132,12 +132,26 @@ static void *live_thread(void *arg)
 	return NULL;
 }
 
+/* The header's name for the program: the first word of its command line,
+ * without directories, cut to 40 characters. */
+static void source_name(char *buf, size_t size, int pid, const char *comm)
+{
+	const char *end = strchr(comm, ' ');
+	int len = end ? (int)(end - comm) : (int)strlen(comm);
+	const char *slash = memrchr(comm, '/', (size_t)len);
+
+	if (slash) {
+		len -= (int)(slash + 1 - comm);
+		comm = slash + 1;
+	}
+	snprintf(buf, size, "pid %d (%.*s)", pid, len > 40 ? 40 : len, comm);
+}
+
 static int view_live(struct view_args *a)
 {
 	struct tui_sink sink;
 	struct live_run run = { .sink = &sink };
 	struct held_stderr held;
-	struct hcb_writer *w;
 	struct trace *t = NULL;
 	pthread_t th;
 	char source[320];
@@ -148,36 +162,16 @@ static int view_live(struct view_args *a)
 		return EXIT_FAIL;
 	}
 	trace_install_signals();
-	code = trace_new(&t, &a->o);
+	code = trace_new_into(&t, &a->o, tui_sink_receiver(&sink), "the viewer");
 	if (code == EXIT_OK)
 		code = trace_attach(t, a->pid);
-	if (code == EXIT_OK && tui_sink_writer(&sink, &w)) {
-		cli_err("out of memory");
-		code = EXIT_FAIL;
-	}
 	if (code != EXIT_OK) {
 		trace_free(t);
 		tui_sink_free(&sink);
 		return code;
 	}
-	/* the session writes to the viewer, not to standard output */
-	hcb_writer_close(t->w);
-	t->w = w;
-	t->wname = "the viewer";
 	run.t = t;
-	/* the program's name: the first word of its command line, without directories */
-	{
-		char *name = t->comm, *end = strchr(t->comm, ' ');
-		int len = end ? (int)(end - name) : (int)strlen(name);
-		char *slash = memrchr(name, '/', (size_t)len);
-
-		if (slash) {
-			len -= (int)(slash + 1 - name);
-			name = slash + 1;
-		}
-		snprintf(source, sizeof(source), "pid %d (%.*s)", a->pid, len > 40 ? 40 : len, name);
-	}
-
+	source_name(source, sizeof(source), a->pid, trace_comm(t));
 	hold_stderr(&held);
 	if (pthread_create(&th, NULL, live_thread, &run)) {
 		release_stderr(&held);
@@ -202,6 +196,7 @@ static int view_live(struct view_args *a)
 
 static int view_file(struct view_args *a, const char *path)
 {
+	const char *base;
 	struct tui_sink sink;
 	struct hcb_reader *r = NULL;
 	struct hcb_record rec;
@@ -222,7 +217,7 @@ static int view_file(struct view_args *a, const char *path)
 	}
 	trace_install_signals();
 	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
-		if (rec.kind == HCB_REC_TAP && !filter_match(&a->o.filter, &rec.tap))
+		if (rec.kind == HCB_REC_TAP && !hcb_filter_match(&a->o.filter, &rec.tap))
 			continue;
 		tui_model_add(&sink.model, &rec);
 	}
@@ -238,11 +233,8 @@ static int view_file(struct view_args *a, const char *path)
 	filter_warn_unmatched(&a->o.filter, hcb_reader_consumers(r));
 	hcb_reader_close(r);
 	tui_model_rates_from_ts(&sink.model);
-	{
-		const char *base = strrchr(path, '/');
-
-		code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
-	}
+	base = strrchr(path, '/');
+	code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
 	tui_sink_free(&sink);
 	return code;
 }

@@ -5,8 +5,8 @@
  * The BPF side is loaded before the command starts.  It runs with
  * HCBTRACE_SYNC naming two pipes: when its libhcbtap is loaded, the
  * library's constructor says so and waits until hcbtrace has attached, so
- * no tap can be emitted unseen.  A command that taps through jaxlib's
- * legacy outfeed instead is attached as soon as it has mapped jaxlib.
+ * no tap can be emitted unseen.  A command that taps through a provider
+ * with no handshake (jaxlib's) is attached as soon as it maps its library.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "target.h"
 #include "trace.h"
 
 struct child {
@@ -69,26 +68,26 @@ static void exec_child(char **argv, int ready_w, int go_r, int errfd)
 }
 
 /*
- * Wait for CMD's libhcbtap to say it is loaded, or for CMD to map jaxlib's
- * xla_extension.so (an unmodified host_callback program: no handshake, but
- * its first outfeed comes only after XLA has compiled something, long after
- * jaxlib is loaded, so looking every millisecond or two is in time).
+ * Wait for CMD's libhcbtap to say it is loaded, or for CMD to map a library
+ * a provider attaches to on sight (jaxlib, for an unmodified JAX program: no
+ * handshake, but its first tap comes only after XLA has compiled something,
+ * long after jaxlib is loaded, so looking every millisecond or two is in time).
  * 1: loaded, 0: CMD exited (or was interrupted) without loading either.
  */
 static int wait_loaded(struct child *ch, int ready_r)
 {
 	struct pollfd pfd = { .fd = ready_r, .events = POLLIN };
-	char c, path[4096], version[64];
+	char c;
 
 	while (!trace_exiting) {
 		int n = poll(&pfd, 1, 2);
 
 		if (n > 0 && read(ready_r, &c, 1) == 1)
 			return 1;
-		/* a jaxlib whose outfeed is not read here: its program may still
-		 * load libhcbtap (the hcbtap package), whose handshake comes */
-		if (hcb_target_find_xla(ch->pid, path, sizeof(path), version, sizeof(version)) == 0 &&
-		    trace_outfeed_supported(version))
+		/* a library of a version no provider reads does not count: its
+		 * program may still load libhcbtap (the hcbtap package), whose
+		 * handshake comes */
+		if (trace_ready_on_map(ch->pid))
 			return 1;
 		if (!child_alive(ch))
 			return 0;

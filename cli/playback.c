@@ -43,7 +43,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		if (rec.kind == HCB_REC_TAP) {
 			if (o->count && taps >= o->count)
 				break;
-			if (!filter_match(&o->filter, &rec.tap))
+			if (!hcb_filter_match(&o->filter, &rec.tap))
 				continue;
 			if (o->speed > 0)
 				pace(&last_ts, rec.tap.ts_ns, o->speed);

@@ -3,11 +3,11 @@
 #ifndef HCB_CLI_PLAYBACK_H
 #define HCB_CLI_PLAYBACK_H
 
-#include "filter.h"
+#include "filter_opts.h"
 #include "recfile.h"
 
 struct playback_opts {
-	struct tap_filter filter;
+	struct hcb_filter filter;
 	unsigned long long count;   /* taps; 0: all */
 	double speed;               /* pacing: 1 original, 2 twice as fast; 0: no waiting */
 	int quiet;

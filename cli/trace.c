@@ -1,21 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
+#include <bpf/libbpf.h>
+
+#include "buf.h"
+#include "capture.h"
+#include "clock.h"
 #include "idprint.h"
-#include "live.h"
-#include "outfeed.h"
 #include "recfile.h"
+#include "session.h"
 #include "target.h"
-#include "trace_impl.h"
+#include "trace.h"
+#include "words.h"
+
+struct trace {
+	const struct trace_opts *o;
+	struct hcb_capture *cap;
+	struct hcb_writer *w;           /* stdout (text or JSONL) or the recording; NULL: out */
+	struct hcb_receiver out;        /* where records go: the writer, or the viewer's */
+	const char *outname;            /* for messages: "standard output", the file, "the viewer" */
+	char what[256];                 /* this session's command line, for `list` and barrier */
+	unsigned int warnings[HCB_DECODE_PROBLEMS];
+	pid_t pid;
+};
 
 volatile sig_atomic_t trace_exiting;
 
@@ -36,6 +47,61 @@ void trace_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* ---- the receiver: records to the output, warnings in words ---- */
+
+static int receive_record(void *ctx, const struct hcb_record *rec)
+{
+	struct trace *t = ctx;
+
+	return t->out.ops->record(t->out.ctx, rec);
+}
+
+static int receive_sync(void *ctx)
+{
+	struct trace *t = ctx;
+
+	return t->out.ops->sync ? t->out.ops->sync(t->out.ctx) : 0;
+}
+
+static void warn_decode(struct trace *t, const struct hcb_warning *w)
+{
+	/* a broken stream must not flood the terminal: the summary counts all */
+	if (++t->warnings[w->problem] <= 3)
+		cli_warn("%s", w->detail ? w->detail : hcb_decode_problem_name(w->problem));
+	else if (t->warnings[w->problem] == 4)
+		cli_warn("more '%s' problems; the summary counts them",
+			 hcb_decode_problem_name(w->problem));
+}
+
+static void receive_warning(void *ctx, const struct hcb_warning *w)
+{
+	struct trace *t = ctx;
+
+	switch (w->kind) {
+	case HCB_WARN_DECODE:
+		warn_decode(t, w);
+		break;
+	case HCB_WARN_EXEC_UNWATCHED:
+		cli_warn("cannot watch process %d for exec'ing a new program (%s): such an exec "
+			 "will show only as the end of its taps", (int)t->pid,
+			 w->err == -ENOENT ? "the kernel has no BTF at /sys/kernel/btf/vmlinux" :
+			 strerror(-w->err));
+		break;
+	case HCB_WARN_UNPUBLISHED:
+		cli_warn("cannot publish this session in %s (%s): 'hcbtrace barrier' and "
+			 "'hcbtrace list' will not see it", hcb_sess_dir(), strerror(-w->err));
+		break;
+	}
+}
+
+static const struct hcb_receiver_ops trace_receiver_ops = {
+	.record = receive_record,
+	.sync = receive_sync,
+	.warn = receive_warning,
+};
+
+/* ---- options ---- */
+
 void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -43,10 +109,32 @@ void trace_opts_init(struct trace_opts *o)
 	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 }
 
+static int parse_duration(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	o->duration = strtod(arg, &end);
+	if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e9)
+		return cli_usage_err(cmd, "invalid duration '%s': expected seconds, such as 10 or 0.5", arg);
+	return 0;
+}
+
+static int parse_buffer(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
+{
+	unsigned long long v;
+
+	if (cli_parse_u64(cmd, "buffer size", arg, 4096, &v))
+		return EXIT_USAGE;
+	if (v == 0 || (v & (v - 1)))
+		return cli_usage_err(cmd, "invalid buffer size '%s': expected a power of two from 1 to 4096 (MiB)", arg);
+	o->ring_bytes = v << 20;
+	return 0;
+}
+
 int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
 {
 	unsigned long long v;
-	char *end;
 	int code = filter_opt(cmd, &o->filter, c, arg);
 
 	if (code == 1)
@@ -62,11 +150,7 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 		o->count = v;
 		return 0;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e9)
-			return cli_usage_err(cmd, "invalid duration '%s': expected seconds, such as 10 or 0.5", arg);
-		return 0;
+		return parse_duration(cmd, o, arg);
 	case 'f':
 		if (!strcmp(arg, "text"))
 			o->format = FORMAT_TEXT;
@@ -76,12 +160,7 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 			return cli_usage_err(cmd, "unknown format '%s': expected text or jsonl", arg);
 		return 0;
 	case 'b':
-		if (cli_parse_u64(cmd, "buffer size", arg, 4096, &v))
-			return EXIT_USAGE;
-		if (v == 0 || (v & (v - 1)))
-			return cli_usage_err(cmd, "invalid buffer size '%s': expected a power of two from 1 to 4096 (MiB)", arg);
-		o->ring_bytes = v << 20;
-		return 0;
+		return parse_buffer(cmd, o, arg);
 	case 'q':
 		o->quiet = 1;
 		return 0;
@@ -90,86 +169,46 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	}
 }
 
-uint64_t trace_clock_ns(clockid_t id)
-{
-	struct timespec ts;
+/* ---- the session ---- */
 
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* libbpf's own messages go to stderr only when HCBTRACE_DEBUG is set. */
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+
+	if (debug < 0)
+		debug = getenv("HCBTRACE_DEBUG") != NULL;
+	(void)level;
+	return debug ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-int trace_write_record(struct trace *t, const struct hcb_record *rec)
+/* Why the BPF side did not load, in words; the exit code. */
+static int load_err(const struct trace_opts *o, int err)
 {
-	int err = t->write_err ? t->write_err : hcb_writer_write(t->w, rec);
-
-	if (err && err != -ENOMEM)
-		t->write_err = err;
-	return err;
+	if (err == -EPERM || err == -EACCES) {
+		cli_err("not enough privilege to load BPF programs: " CLI_PRIVILEGE_HINT);
+		return EXIT_SYSTEM;
+	}
+	if (err == -ENOSYS || err == -EOPNOTSUPP) {
+		cli_err("this kernel cannot run BPF programs (bpf(): %s): hcbtrace needs "
+			"a kernel with CONFIG_BPF_SYSCALL and uprobes", strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	if (err == -ENOMEM || err == -E2BIG) {
+		cli_err("cannot create a %llu MiB ring buffer (%s): try a smaller --buffer-size",
+			(unsigned long long)(o->ring_bytes >> 20), strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	cli_err("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for libbpf's log)",
+		strerror(-err));
+	return EXIT_SYSTEM;
 }
 
-static int on_packet(void *ctx, const struct hcb_packet *p)
+int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
+		   const char *name)
 {
-	struct trace *t = ctx;
-	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
-	int err;
-
-	if (t->done)
-		return 0;
-	err = trace_account(t, p->device, p->seq);
-	if (err)
-		return err;
-	if (!filter_match(&t->o->filter, p))
-		return 0;
-	rec.tap.ts_ns = p->ts_ns + t->mono_to_real;
-	err = trace_write_record(t, &rec);
-	if (err)
-		return err;
-	t->printed++;
-	trace_count_written(t, p->device);
-	if (t->o->count && t->printed >= t->o->count)
-		t->done = 1;
-	return 0;
-}
-
-static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct trace *t = ctx;
-
-	return hcb_target_read(t->pid, addr, buf, len);
-}
-
-static void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device,
-		    uint32_t consumer_id, const char *detail)
-{
-	struct trace *t = ctx;
-
-	(void)device;
-	(void)consumer_id;
-	/* a broken stream must not flood the terminal: the summary counts all */
-	if (++t->warnings[what] <= 3)
-		cli_warn("%s", detail);
-	else if (t->warnings[what] == 4)
-		cli_warn("more '%s' problems; the summary counts them", hcb_decode_problem_name(what));
-}
-
-static const struct hcb_decoder_ops decoder_ops = {
-	.packet = on_packet,
-	.read_target = read_target,
-	.warn = on_warn,
-};
-
-const struct hcb_decoder_ops *trace_decoder_ops(void)
-{
-	return &decoder_ops;
-}
-
-const struct hcb_stream_stats *trace_stream_stats(struct trace *t, uint32_t d)
-{
-	return t->xdec ? hcb_outfeed_stats(t->xdec, d) : hcb_decoder_stats(t->dec, d);
-}
-
-int trace_new(struct trace **out, const struct trace_opts *o)
-{
+	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_taps = o->count,
+				       .filter = &o->filter, .output = name };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -178,137 +217,79 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 		return EXIT_FAIL;
 	}
 	t->o = o;
-	strcpy(t->platform, "cpu");
-	if (o->output) {
-		t->wname = o->output;
-		err = hcb_writer_open(&t->w, o->output, HCB_FMT_UNKNOWN);
-		if (err) {
-			free(t);
-			if (err == -EPROTONOSUPPORT)
-				cli_err("'%s': unknown recording format: name it .jsonl or .hcbcap", o->output);
-			else
-				cli_err("cannot create '%s': %s", o->output, strerror(-err));
-			return err == -EPROTONOSUPPORT ? EXIT_USAGE : EXIT_FAIL;
-		}
-	} else {
-		t->wname = "standard output";
-		err = hcb_writer_open_fd(&t->w, STDOUT_FILENO,
-					 o->format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
-		if (err) {
-			free(t);
-			cli_err("out of memory");
-			return EXIT_FAIL;
-		}
-		hcb_writer_set_print_opts(t->w, &o->print);
-	}
-	t->mono_to_real = trace_clock_ns(CLOCK_REALTIME) - trace_clock_ns(CLOCK_MONOTONIC);
-	err = hcb_decoder_new(&t->dec, &decoder_ops, t);
+	t->out = rx;
+	t->outname = name;
+	if (hcb_target_comm(getpid(), t->what, sizeof(t->what)) || !t->what[0])
+		snprintf(t->what, sizeof(t->what), "hcbtrace");
+	co.what = t->what;
+	libbpf_set_print(print_libbpf);
+	err = hcb_capture_new(&t->cap, &co, (struct hcb_receiver){ &trace_receiver_ops, t });
 	if (err) {
-		trace_free(t);
-		cli_err("out of memory");
-		return EXIT_FAIL;
-	}
-	hcb_live_quiet_libbpf();
-	err = hcb_live_new(&t->live, o->ring_bytes, t->dec);
-	if (err) {
-		trace_free(t);
-		if (err == -EPERM || err == -EACCES) {
-			cli_err("not enough privilege to load BPF programs: run as root, or with "
-				"CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for "
-				"other users' processes)");
-			return EXIT_SYSTEM;
-		}
-		if (err == -ENOSYS || err == -EOPNOTSUPP) {
-			cli_err("this kernel cannot run BPF programs (bpf(): %s): hcbtrace needs "
-				"a kernel with CONFIG_BPF_SYSCALL and uprobes", strerror(-err));
-			return EXIT_SYSTEM;
-		}
-		if (err == -ENOMEM || err == -E2BIG) {
-			cli_err("cannot create a %llu MiB ring buffer (%s): try a smaller --buffer-size",
-				(unsigned long long)(o->ring_bytes >> 20), strerror(-err));
-			return EXIT_SYSTEM;
-		}
-		cli_err("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for libbpf's log)",
-			strerror(-err));
-		return EXIT_SYSTEM;
+		free(t);
+		return load_err(o, err);
 	}
 	*out = t;
 	return EXIT_OK;
 }
 
+int trace_new(struct trace **out, const struct trace_opts *o)
+{
+	struct hcb_writer *w;
+	const char *name = o->output ? o->output : "standard output";
+	int err, code;
+
+	if (o->output) {
+		err = hcb_writer_open(&w, o->output, HCB_FMT_UNKNOWN);
+		if (err == -EPROTONOSUPPORT) {
+			cli_err("'%s': unknown recording format: name it .jsonl or .hcbcap", o->output);
+			return EXIT_USAGE;
+		}
+		if (err) {
+			cli_err("cannot create '%s': %s", o->output, strerror(-err));
+			return EXIT_FAIL;
+		}
+	} else {
+		err = hcb_writer_open_fd(&w, STDOUT_FILENO,
+					 o->format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
+		if (err) {
+			cli_err("out of memory");
+			return EXIT_FAIL;
+		}
+		hcb_writer_set_print_opts(w, &o->print);
+	}
+	code = trace_new_into(out, o, hcb_writer_receiver(w), name);
+	if (code != EXIT_OK) {
+		hcb_writer_close(w);
+		return code;
+	}
+	(*out)->w = w;
+	return EXIT_OK;
+}
+
 int trace_attach(struct trace *t, pid_t pid)
 {
-	struct hcb_wire_registry root;
-	char lib[4096];
-	uint64_t base;
 	int err;
 
 	t->pid = pid;
-	if (hcb_target_comm(pid, t->comm, sizeof(t->comm)) || !t->comm[0])
-		snprintf(t->comm, sizeof(t->comm), "?");
-	err = hcb_target_find_lib(pid, lib, sizeof(lib), &base);
-	if (err == -ESRCH) {
-		cli_err("no process with pid %d", (int)pid);
+	err = hcb_capture_attach(t->cap, pid);
+	/* found, and gone before its probes were in place */
+	if (err == -ESRCH && hcb_capture_target(t->cap)->provider) {
+		cli_err("process %d exited before hcbtrace could attach", (int)pid);
 		return EXIT_TARGET;
 	}
-	if (err == -EACCES || err == -EPERM) {
-		cli_err("cannot read the memory map of process %d: not enough privilege "
-			"(run as root, or as its owner with CAP_SYS_ADMIN and CAP_BPF)", (int)pid);
-		return EXIT_SYSTEM;
-	}
-	if (err == -ENOENT) {
-		int code = trace_attach_outfeed(t, pid);
+	return err ? cli_target_err(err, pid, hcb_capture_target(t->cap)) : EXIT_OK;
+}
 
-		if (code >= 0)
-			return code;
-		cli_err("process %d (%s) has no libhcbtap loaded: nothing to attach to; "
-			"programs emit taps by linking libhcbtap (see hcbtap.h)", (int)pid, t->comm);
-		return EXIT_TARGET;
-	}
-	if (err) {
-		cli_err("cannot inspect process %d: %s", (int)pid, strerror(-err));
-		return EXIT_TARGET;
-	}
-	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0) {
-		cli_err("this kernel has no uprobes (/sys/bus/event_source/devices/uprobe is "
-			"missing): hcbtrace needs CONFIG_UPROBE_EVENTS");
-		return EXIT_SYSTEM;
-	}
-	err = hcb_live_attach(t->live, pid, lib);
-	if (err) {
-		if (err == -EPERM || err == -EACCES) {
-			cli_err("not enough privilege to attach to process %d: run as root, or with "
-				"CAP_SYS_ADMIN and CAP_BPF (plus CAP_SYS_PTRACE for other users' processes)",
-				(int)pid);
-			return EXIT_SYSTEM;
-		}
-		if (err == -ESRCH) {
-			cli_err("process %d exited before hcbtrace could attach", (int)pid);
-			return EXIT_TARGET;
-		}
-		cli_err("cannot attach to the hcbtap:packet probe of %s in process %d: %s",
-			lib, (int)pid, strerror(-err));
-		return EXIT_TARGET;
-	}
-	/* the platform only names devices; an old or odd registry keeps "cpu" */
-	if (hcb_target_read_registry(pid, lib, base, &root, NULL) == 0 && root.platform[0])
-		snprintf(t->platform, sizeof(t->platform), "%s", root.platform);
-	/*
-	 * Read after the probe is in place: every packet issued from here on
-	 * reaches this session, sent or counted lost.  That is where its
-	 * accounting and its barriers start.
-	 */
-	if (hcb_target_registry_addr(lib, base, &t->reg_addr) == 0) {
-		uint64_t issued[HCB_MAX_DEVICES];
+const char *trace_comm(const struct trace *t)
+{
+	return hcb_capture_target(t->cap)->comm;
+}
 
-		if (hcb_target_read_issued(pid, t->reg_addr, issued) == 0) {
-			for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-				t->acct[d].base = issued[d];
-		} else {
-			t->reg_addr = 0;
-		}
-	}
-	return EXIT_OK;
+int trace_ready_on_map(pid_t pid)
+{
+	struct hcb_target_info ti;
+
+	return hcb_provider_find(pid, HCB_PROV_ON_MAP, &ti) == 0;
 }
 
 static int proc_alive(void *ctx)
@@ -316,45 +297,22 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
-/* What this session knows of one device. */
-struct device_figures {
-	uint64_t taps, bytes, gaps;
-	uint64_t dropped;     /* packets known lost: what its drop records add up to */
-	uint64_t bad;         /* malformed or incomplete (decoder problems) */
-};
-
-/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
-static int device_figures(struct trace *t, uint32_t d, struct device_figures *f)
-{
-	const struct hcb_stream_stats *s = trace_stream_stats(t, d);
-
-	if (!s && !t->acct[d].dropped)
-		return -ENOENT;
-	*f = (struct device_figures){ .dropped = t->acct[d].dropped };
-	if (s) {
-		f->taps = s->packets;
-		f->bytes = s->bytes;
-		f->gaps = hcb_stream_gaps(s);
-		for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-			f->bad += s->problems[i];
-	}
-	return 0;
-}
-
+/* Per device, and the totals: to stderr, as tcpdump does. */
 static void summary(struct trace *t, const char *why)
 {
+	const struct hcb_target_info *ti = hcb_capture_target(t->cap);
 	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
 	struct hcb_buf line = HCB_BUF_INIT;
-	struct device_figures f;
+	struct hcb_capture_dev f;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		if (device_figures(t, d, &f))
+		if (hcb_capture_device(t->cap, d, &f))
 			continue;
 		devices++;
 		taps += f.taps;
 		bytes += f.bytes;
 		lost += f.dropped;
-		hcb_idprint_device(&line, t->platform, d);
+		hcb_idprint_device(&line, ti->platform, d);
 		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
 			hcb_buf_str(&line), (unsigned long long)f.taps, (unsigned long long)f.bytes,
 			(unsigned long long)f.dropped, (unsigned long long)f.gaps,
@@ -363,223 +321,87 @@ static void summary(struct trace *t, const char *why)
 	}
 	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
 		"%llu written, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
-		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, t->comm,
-		(unsigned long long)t->printed, (unsigned long long)lost);
+		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
+		(unsigned long long)hcb_capture_written(t->cap), (unsigned long long)lost);
 	hcb_buf_free(&line);
 }
 
-/* A legacy outfeed session knows losses only as broken packets, per device. */
-static int write_outfeed_losses(struct trace *t)
+/* Poll until something ends the session; why it ended, in words. */
+static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void *ctx, int *err)
 {
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		const struct hcb_stream_stats *s = hcb_outfeed_stats(t->xdec, d);
-		struct hcb_record rec = { .kind = HCB_REC_DROP };
-		uint64_t n = 0;
-		int err;
+	uint64_t deadline = 0;
 
-		for (int i = 0; s && i < HCB_DECODE_PROBLEMS; i++)
-			n += s->problems[i];
-		if (!n)
-			continue;
-		t->acct[d].dropped += n;
-		rec.drop.device = d;
-		rec.drop.count = n;
-		snprintf(rec.drop.reason, sizeof(rec.drop.reason),
-			 "outfeed leaves lost or malformed (see the warnings)");
-		err = trace_write_record(t, &rec);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The tail of the recording: the losses no later packet revealed, a barrier
- * still owed if it can be answered, and the end. */
-static void write_tail(struct trace *t)
-{
-	struct hcb_record rec = { .kind = HCB_REC_END };
-	struct device_figures f;
-
-	/* after -c the session stopped looking: what came later is not lost */
-	if (!t->done && !t->xdec && (trace_account_all(t) || trace_serve_barrier_final(t)))
-		return;
-	if (!t->done && t->xdec && write_outfeed_losses(t))
-		return;
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		if (device_figures(t, d, &f))
-			continue;
-		rec.end.taps += f.taps;
-		rec.end.drops += f.dropped;
-	}
-	rec.end.end_ns = trace_clock_ns(CLOCK_REALTIME);
-	trace_write_record(t, &rec);
-}
-
-/* Wait up to timeout_ms for records or a barrier request, and take them. */
-static int poll_once(struct trace *t, int timeout_ms)
-{
-	struct pollfd fds[2] = {
-		{ .fd = hcb_live_fd(t->live), .events = POLLIN },
-		{ .fd = t->sess ? hcb_sess_wake_fd(t->sess) : -1, .events = POLLIN },
-	};
-	int n;
-
-	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
-		return -errno;
-	n = hcb_live_poll(t->live, 0);
-	if (n < 0)
-		return n;
-	/* a legacy packet ends with the next header, or when its device goes
-	 * quiet: its leaves come back to back */
-	if (t->xdec) {
-		n = hcb_outfeed_flush_idle(t->xdec, trace_clock_ns(CLOCK_MONOTONIC), 20000000);
-		if (n < 0)
-			return n;
-	}
-	return trace_serve_barrier(t);
-}
-
-/*
- * After the detach: a probe that fired just before may still be copying.
- * Everything it reserves is below the ring's written position, so read up
- * to there (and let a packet still being copied finish) before calling
- * anything lost or incomplete.
- */
-static int drain_after_detach(struct trace *t)
-{
-	uint64_t mark = hcb_live_ring_written(t->live);
-	int err = hcb_live_drain(t->live);
-
-	for (int i = 0; !err && i < 200; i++) {
-		if (hcb_live_ring_read(t->live) >= mark && !hcb_decoder_pending(t->dec))
+	if (t->o->duration > 0)
+		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
+	while (!trace_exiting) {
+		*err = hcb_capture_poll(t->cap, 100);
+		if (*err < 0)
+			return "failed";
+		switch (hcb_capture_stopped(t->cap)) {
+		case HCB_STOP_COUNT:
+			return "count reached";
+		case HCB_STOP_EXEC:
+			return "target exec'd a new program (attach again to trace it)";
+		case HCB_STOP_NONE:
 			break;
-		usleep(1000);
-		err = hcb_live_drain(t->live);
-		mark = hcb_live_ring_written(t->live);
+		}
+		if (deadline && hcb_clock_ns(CLOCK_MONOTONIC) >= deadline)
+			return "duration reached";
+		if (!alive(ctx))
+			return "target exited";
 	}
-	return err;
-}
-
-/* Said once: a part of the session that this kernel cannot give it. */
-static void warn_exec_unwatched(struct trace *t)
-{
-	int err = hcb_live_exec_watch(t->live);
-
-	if (!err)
-		return;
-	cli_warn("cannot watch process %d for exec'ing a new program (%s): such an exec will "
-		 "show only as the end of its taps", (int)t->pid,
-		 err == -ENOENT ? "the kernel has no BTF at /sys/kernel/btf/vmlinux" : strerror(-err));
+	return "interrupted";
 }
 
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
-	uint64_t deadline = 0;
-	const char *why = "interrupted";
-	int err = 0, code = EXIT_OK;
+	const char *why;
+	int err, cerr, werr, code = EXIT_FAIL;
 
 	if (!alive) {
 		alive = proc_alive;
 		ctx = &t->pid;
 	}
-	if (t->o->duration > 0)
-		deadline = trace_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
-	{
-		struct hcb_record rec = { .kind = HCB_REC_SESSION };
-
-		rec.session.version = 1;
-		rec.session.pid = t->pid;
-		snprintf(rec.session.provider, sizeof(rec.session.provider), "hcbtap");
-		snprintf(rec.session.platform, sizeof(rec.session.platform), "%s", t->platform);
-		rec.session.start_ns = trace_clock_ns(CLOCK_REALTIME);
-		err = trace_write_record(t, &rec);
-	}
-	warn_exec_unwatched(t);
-	/* every session shows in `hcbtrace list`, from the moment its probes
-	 * are in place; a barrier needs libhcbtap's counters, and refuses a
-	 * target without them before it looks for sessions */
+	err = hcb_capture_begin(t->cap);
+	why = err ? "output failed" : run_until_done(t, alive, ctx, &err);
+	cerr = hcb_capture_end(t->cap);
 	if (!err)
-		trace_publish(t);
-	while (!err && !trace_exiting && !t->done) {
-		/* a barrier waiting on packets in flight looks again soon */
-		err = poll_once(t, trace_barrier_pending(t) ? 1 : 100);
-		if (err < 0)
-			break;
-		err = 0;
-		if (hcb_live_exec_seen(t->live)) {
-			why = "target exec'd a new program (attach again to trace it)";
-			break;
-		}
-		if (deadline && trace_clock_ns(CLOCK_MONOTONIC) >= deadline) {
-			why = "duration reached";
-			break;
-		}
-		if (!alive(ctx)) {
-			why = "target exited";
-			break;
-		}
-	}
-	if (t->done)
-		why = "count reached";
-	/* detach first, so the target's semaphore drops, then take what was copied */
-	hcb_live_detach(t->live);
-	if (!err)
-		err = drain_after_detach(t);
-	/* after an output failure the decoding stopped mid-stream: what it
-	 * left pending is not the target's fault, so no warnings about it */
-	if (!t->write_err) {
-		hcb_decoder_finish(t->dec);
-		if (t->xdec) {
-			int xerr = hcb_outfeed_finish(t->xdec);
-
-			if (!err && xerr < 0)
-				err = xerr;
-		}
-	}
-	if (!err)
-		write_tail(t);
-	if (!t->write_err) {
-		int cerr = hcb_writer_close(t->w);
-
+		err = cerr;
+	/* the writer's last words (npz's directory, the final fsync) count too */
+	werr = hcb_capture_receiver_error(t->cap);
+	if (!werr && t->w) {
+		werr = hcb_writer_close(t->w);
 		t->w = NULL;
-		if (cerr)
-			t->write_err = cerr;
 	}
-	trace_unpublish(t);
 	if (err == -ENOMEM) {
 		cli_err("out of memory");
 		why = "failed";
-		code = EXIT_FAIL;
-	} else if (t->write_err) {
-		cli_err("writing to %s: %s", t->wname, strerror(-t->write_err));
+	} else if (werr) {
+		cli_err("writing to %s: %s", t->outname, strerror(-werr));
 		why = "output failed";
-		code = EXIT_FAIL;
 	} else if (err < 0) {
 		cli_err("reading the ring buffer: %s", strerror(-err));
 		why = "failed";
-		code = EXIT_FAIL;
+	} else {
+		code = EXIT_OK;
 	}
 	if (!t->o->quiet) {
-		filter_warn_unmatched(&t->o->filter, t->xdec ? hcb_outfeed_registry(t->xdec) :
-				      hcb_decoder_registry(t->dec));
+		filter_warn_unmatched(&t->o->filter, hcb_capture_consumers(t->cap));
 		summary(t, why);
 	}
 	return code;
 }
 
-int trace_exec_seen(struct trace *t)
+int trace_exec_seen(const struct trace *t)
 {
-	return hcb_live_exec_seen(t->live);
+	return hcb_capture_stopped(t->cap) == HCB_STOP_EXEC;
 }
 
 void trace_free(struct trace *t)
 {
 	if (!t)
 		return;
-	hcb_sess_close(t->sess);
-	hcb_live_close(t->live);
-	hcb_outfeed_free(t->xdec);
-	hcb_decoder_free(t->dec);
+	hcb_capture_free(t->cap);
 	hcb_writer_close(t->w);
 	free(t);
 }

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* trace.h - one live tracing session, shared by attach, run and record. */
+/*
+ * trace.h - a live session as the commands that run one see it (attach,
+ * run, record, view): their shared options, the capture engine (capture.h)
+ * driven until Ctrl-C, -c, -d or the target's end, and the words and exit
+ * codes for what happens on the way.
+ */
 #ifndef HCB_CLI_TRACE_H
 #define HCB_CLI_TRACE_H
 
@@ -8,8 +13,9 @@
 #include <sys/types.h>
 
 #include "cli.h"
-#include "filter.h"
+#include "filter_opts.h"
 #include "print_flags.h"
+#include "receiver.h"
 
 enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
@@ -32,7 +38,7 @@ struct trace_opts {
 	const char *output;            /* record: the file to write */
 	uint64_t ring_bytes;
 	int quiet;
-	struct tap_filter filter;
+	struct hcb_filter filter;
 	struct hcb_print_opts print;   /* text output */
 };
 
@@ -43,11 +49,17 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 
 struct trace;
 
-/* Open the output and load BPF (before anything is started or attached).
- * Returns an exit code. */
+/* Open the output (o->output, else standard output) and load BPF, before
+ * anything is started or attached.  Returns an exit code. */
 int trace_new(struct trace **out, const struct trace_opts *o);
-/* Find pid's libhcbtap and attach.  Returns an exit code. */
+/* The same, with the records going to rx (named name in messages)
+ * instead: the viewer's model. */
+int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
+		   const char *name);
+/* Find what pid taps through and attach.  Returns an exit code. */
 int trace_attach(struct trace *t, pid_t pid);
+/* The attached process's command line. */
+const char *trace_comm(const struct trace *t);
 /*
  * Print or record taps until Ctrl-C, -c, -d, or the target is gone
  * (alive() returns 0; NULL means "check /proc"), then detach, drain,
@@ -55,12 +67,11 @@ int trace_attach(struct trace *t, pid_t pid);
  */
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
 void trace_free(struct trace *t);
-/* Legacy XLA outfeed: 1 if hcbtrace reads this jaxlib version's outfeed;
- * the versions it reads, as a list for messages. */
-int trace_outfeed_supported(const char *version);
-const char *trace_outfeed_versions(void);
 /* 1 if the session ended because the target exec'd a new program. */
-int trace_exec_seen(struct trace *t);
+int trace_exec_seen(const struct trace *t);
+/* 1 if pid is ready to be attached without a start-up handshake (it maps
+ * the library of a provider that attaches on sight). */
+int trace_ready_on_map(pid_t pid);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;
@@ -68,10 +79,11 @@ void trace_install_signals(void);
 
 /*
  * Launch argv with libhcbtap's start-up handshake (HCBTRACE_SYNC), attach
- * as soon as its libhcbtap is loaded, trace until it exits (or tracing
- * ends: then it gets SIGTERM), and return its exit status (128+N for a
- * signal, 127 if it could not be started), or hcbtrace's exit code > 1 for
- * a failure of its own before it was attached.  For run and record.
+ * as soon as its libhcbtap is loaded (or a library a provider attaches on
+ * sight is mapped), trace until it exits (or tracing ends: then it gets
+ * SIGTERM), and return its exit status (128+N for a signal, 127 if it
+ * could not be started), or hcbtrace's exit code > 1 for a failure of its
+ * own before it was attached.  For run and record.
  */
 int trace_launch(struct trace *t, char **argv);
 

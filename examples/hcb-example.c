@@ -232,6 +232,10 @@ static void *device_main(void *arg)
 	for (uint64_t i = 0; i < opt.field_size; i++)
 		field[i] = (i % 1024 == dev) ? 100.0f : 0.0f;
 
+	/* --exec-at counts the steps taken with a tracer attached, so that a
+	 * test attaching by pid sees the exec however long its attach took */
+	unsigned long traced_steps = 0;
+
 	for (unsigned long step = 0; !stopping && (opt.steps == 0 || step < opt.steps); step++) {
 		float gw[NFEAT] = { 0 }, gb = 0, loss = 0, xx, x2;
 		double gnorm = 0;
@@ -273,7 +277,8 @@ static void *device_main(void *arg)
 
 		if (dev == 0 && (long)step == opt.fork_at)
 			fork_child(&loss, &xx, &x2);
-		if (dev == 0 && (long)step == opt.exec_at)
+		traced_steps += hcbtap_attached() != 0;
+		if (dev == 0 && opt.exec_at >= 0 && traced_steps == (unsigned long)opt.exec_at + 1)
 			exec_again();
 
 		if (opt.interval_ms)
@@ -302,7 +307,8 @@ static void usage(FILE *f)
 		"      --report-issued    at exit, print how many taps each device issued\n"
 		"                         (libhcbtap's own counters) to stderr\n"
 		"      --fork-at STEP     device 0 forks a child that taps, at STEP\n"
-		"      --exec-at STEP     device 0 execs a new run of this program, at STEP\n"
+		"      --exec-at STEP     device 0 execs a new run of this program after\n"
+		"                         STEP+1 steps taken with a tracer attached\n"
 		"  -h, --help             show this help\n", HCB_MAX_DEVICES);
 }
 

@@ -273,6 +273,26 @@ int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
 	return w->write(w, rec);
 }
 
+static int receive_record(void *ctx, const struct hcb_record *rec)
+{
+	return hcb_writer_write(ctx, rec);
+}
+
+static int receive_sync(void *ctx)
+{
+	return hcb_writer_sync(ctx);
+}
+
+static const struct hcb_receiver_ops writer_receiver_ops = {
+	.record = receive_record,
+	.sync = receive_sync,
+};
+
+struct hcb_receiver hcb_writer_receiver(struct hcb_writer *w)
+{
+	return (struct hcb_receiver){ &writer_receiver_ops, w };
+}
+
 void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts *o)
 {
 	w->print = *o;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "print_opts.h"
+#include "receiver.h"
 #include "record.h"
 #include "registry.h"
 
@@ -77,6 +78,9 @@ int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_for
 int hcb_writer_open_fd(struct hcb_writer **out, int fd, enum hcb_file_format f);
 /* -EIO/-ENOSPC/-EPIPE...: the write failed; the file holds every record before. */
 int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec);
+/* The writer as a live session's receiver (src/receiver.h): each record
+ * written, sync as hcb_writer_sync.  It has no words for warnings. */
+struct hcb_receiver hcb_writer_receiver(struct hcb_writer *w);
 /* Text output: numpy's print options (default: id_print's). */
 void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts *o);
 /* Everything written so far is on the disk (fsync for a regular file; a

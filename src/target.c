@@ -54,9 +54,8 @@ static int is_libhcbtap(const char *path)
 	return strncmp(base, "libhcbtap.so", 12) == 0;
 }
 
-/* The first mapping (at file offset 0) of a file is_it() accepts. */
-static int find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
-			uint64_t *base)
+int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
+			    uint64_t *base)
 {
 	char maps[64], line[4096 + 128];
 	int err = -ENOENT;
@@ -97,42 +96,34 @@ static int find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, s
 
 int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
 {
-	return find_mapping(pid, is_libhcbtap, path, size, base);
+	return hcb_target_find_mapping(pid, is_libhcbtap, path, size, base);
 }
 
-/* jaxlib's native library: .../jaxlib/xla_extension.so */
-static int is_xla_extension(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n >= 24 && strcmp(path + n - 24, "/jaxlib/xla_extension.so") == 0;
-}
-
-int hcb_target_find_xla(pid_t pid, char *path, size_t size, char *version, size_t vsize)
+int hcb_target_version_py(const char *lib_path, char *version, size_t vsize)
 {
 	char vpath[4200], line[256];
-	uint64_t base;
+	const char *slash = strrchr(lib_path, '/');
 	FILE *f;
-	int err = find_mapping(pid, is_xla_extension, path, size, &base);
 
-	if (err)
-		return err;
-	/* jaxlib/version.py beside it: _version = "0.4.31" */
+	/* version.py beside it: _version = "0.4.31" */
 	snprintf(version, vsize, "unknown");
-	snprintf(vpath, sizeof(vpath), "%.*s/version.py", (int)(strrchr(path, '/') - path), path);
+	if (!slash)
+		return -ENOENT;
+	snprintf(vpath, sizeof(vpath), "%.*s/version.py", (int)(slash - lib_path), lib_path);
 	f = fopen(vpath, "re");
 	if (!f)
-		return 0;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char v[64];
 
 		if (sscanf(line, "_version = \"%63[^\"]\"", v) == 1) {
 			snprintf(version, vsize, "%s", v);
-			break;
+			fclose(f);
+			return 0;
 		}
 	}
 	fclose(f);
-	return 0;
+	return -ENOENT;
 }
 
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -169,8 +160,7 @@ int hcb_target_comm(pid_t pid, char *buf, size_t size)
 	return 0;
 }
 
-/* The symbol's address relative to the library's load base. */
-static int symbol_offset(const char *lib_path, const char *name, uint64_t *off)
+int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *off)
 {
 	uint64_t first_vaddr = UINT64_MAX;
 	Elf_Scn *scn = NULL;
@@ -227,7 +217,7 @@ out:
 int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr)
 {
 	uint64_t off;
-	int err = symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
+	int err = hcb_target_symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
 
 	if (!err)
 		*addr = base + off;
@@ -257,7 +247,7 @@ int hcb_target_read_registry(pid_t pid, const char *lib_path, uint64_t base,
 	unsigned int walked = 0;
 	int err;
 
-	err = symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
+	err = hcb_target_symbol_offset(lib_path, HCB_REGISTRY_SYMBOL, &off);
 	if (err)
 		return err;
 	err = hcb_target_read(pid, base + off, root, sizeof(*root));
@@ -304,34 +294,7 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int has_lib(pid_t pid)
-{
-	char path[4096];
-	uint64_t base;
-
-	return hcb_target_find_lib(pid, path, sizeof(path), &base) == 0;
-}
-
-static int has_xla(pid_t pid)
-{
-	char path[4096], version[64];
-
-	return hcb_target_find_xla(pid, path, sizeof(path), version, sizeof(version)) == 0;
-}
-
-static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n);
-
-int hcb_target_list(pid_t **pids, size_t *n)
-{
-	return list_matching(has_lib, pids, n);
-}
-
-int hcb_target_list_xla(pid_t **pids, size_t *n)
-{
-	return list_matching(has_xla, pids, n);
-}
-
-static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n)
+int hcb_target_list_matching(int (*has)(pid_t pid, void *ctx), void *ctx, pid_t **pids, size_t *n)
 {
 	size_t count = 0, cap = 0;
 	pid_t *out = NULL;
@@ -347,7 +310,7 @@ static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n)
 
 		if (*end || pid <= 0 || pid == getpid())
 			continue;
-		if (!has((pid_t)pid))
+		if (!has((pid_t)pid, ctx))
 			continue;
 		if (count == cap) {
 			pid_t *grown = realloc(out, (cap = cap ? cap * 2 : 16) * sizeof(*out));

@@ -21,11 +21,19 @@ int hcb_target_alive(pid_t pid);
  */
 int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
 /*
- * Legacy JAX (DESIGN 4.2): the path of jaxlib's xla_extension.so the process
- * has mapped, and the jaxlib version from the version.py beside it
- * ("unknown" if unreadable).  -ENOENT: none mapped; -ESRCH: no process.
+ * The first mapping (at file offset 0) of a file is_it() accepts: its path
+ * (through /proc/PID/root when it is not visible from here) and its load
+ * base.  -ENOENT: none mapped; -ESRCH: no such process; -EACCES: its maps
+ * are not readable.
  */
-int hcb_target_find_xla(pid_t pid, char *path, size_t size, char *version, size_t vsize);
+int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
+			    uint64_t *base);
+/* The version a Python package's version.py beside lib_path gives
+ * (jaxlib's: _version = "0.4.31"); "unknown" and -ENOENT if none. */
+int hcb_target_version_py(const char *lib_path, char *version, size_t vsize);
+/* Where symbol name (.dynsym or .symtab) is, relative to the library's
+ * load base.  -ENOENT: no such symbol; -EBADMSG: not an ELF file. */
+int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *off);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The process's command line, spaces for NULs, cut to size. */
@@ -46,9 +54,8 @@ int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr
  * -ESRCH/-EFAULT once the process is gone, -EBADMSG if it does not validate. */
 int hcb_target_read_issued(pid_t pid, uint64_t reg_addr, uint64_t *issued);
 
-/* Processes that have libhcbtap mapped, ascending; *pids is malloc'ed. */
-int hcb_target_list(pid_t **pids, size_t *n);
-/* Processes that have jaxlib's xla_extension.so mapped, the same way. */
-int hcb_target_list_xla(pid_t **pids, size_t *n);
+/* Processes (other than this one) for which has(pid, ctx) is true,
+ * ascending; *pids is malloc'ed. */
+int hcb_target_list_matching(int (*has)(pid_t pid, void *ctx), void *ctx, pid_t **pids, size_t *n);
 
 #endif

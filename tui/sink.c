@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "recfile_impl.h"
 #include "sink.h"
 
 int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes)
@@ -41,27 +40,16 @@ int tui_sink_add(struct tui_sink *s, const struct hcb_record *rec)
 	return 0;
 }
 
-static int sink_write(struct hcb_writer *w, const struct hcb_record *rec)
+static int receive_record(void *ctx, const struct hcb_record *rec)
 {
-	return tui_sink_add(w->state, rec);
+	return tui_sink_add(ctx, rec);
 }
 
-static int sink_close(struct hcb_writer *w)
-{
-	(void)w;
-	return 0;
-}
+static const struct hcb_receiver_ops sink_receiver_ops = {
+	.record = receive_record,
+};
 
-int tui_sink_writer(struct tui_sink *s, struct hcb_writer **out)
+struct hcb_receiver tui_sink_receiver(struct tui_sink *s)
 {
-	struct hcb_writer *w = calloc(1, sizeof(*w));
-
-	if (!w)
-		return -ENOMEM;
-	w->write = sink_write;
-	w->close = sink_close;
-	w->state = s;
-	w->fd = -1;
-	*out = w;
-	return 0;
+	return (struct hcb_receiver){ &sink_receiver_ops, s };
 }

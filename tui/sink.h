@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sink.h - the model behind a lock, fed by a live session's writer (on
- * the session's reader thread) or by a recording, read by the screen.
- * The writer never waits on the screen: the screen holds the lock only
+ * sink.h - the model behind a lock, fed by a live session (on the
+ * session's reader thread) or by a recording, read by the screen.
+ * The session never waits on the screen: the screen holds the lock only
  * while it builds a frame in memory, never while it writes to the terminal.
  */
 #ifndef HCB_TUI_SINK_H
@@ -11,7 +11,7 @@
 #include <pthread.h>
 
 #include "model.h"
-#include "recfile.h"
+#include "receiver.h"
 
 struct tui_sink {
 	pthread_mutex_t lock;
@@ -26,9 +26,9 @@ void tui_sink_free(struct tui_sink *s);
 /* Take one record under the lock.  Returns 0: a tap the model cannot hold
  * is counted in model.lost, never an error for the session. */
 int tui_sink_add(struct tui_sink *s, const struct hcb_record *rec);
-/* An hcb_writer (recfile.h) that adds every record written to it: what a
- * live session writes to, as record writes to its file. */
-int tui_sink_writer(struct tui_sink *s, struct hcb_writer **out);
+/* The sink as a live session's receiver (receiver.h): every record the
+ * session produces goes into the model, as record puts them in a file. */
+struct hcb_receiver tui_sink_receiver(struct tui_sink *s);
 void tui_sink_lock(struct tui_sink *s);
 void tui_sink_unlock(struct tui_sink *s);
 

@@ -11,15 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 
-#include "hcb_wire.h"
-#include "hcbtap_events.h"
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 << 20);   /* resized by user space */
-} rb SEC(".maps");
+#include "copy.bpf.h"
 
 /* consumers whose registration this session has already been sent */
 struct {
@@ -28,143 +20,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, HCB_MAX_DEVICES);
-	__type(key, __u32);
-	__type(value, struct hcb_dev_stats);
-} devstats SEC(".maps");
-
-struct copy_ctx {
-	/* what is being copied: one blob (REG) or the packet's leaves (DATA) */
-	__u32 type;
-	__u32 consumer_id;
-	__u32 device;
-	__u32 nleaves;
-	__u64 seq;
-	__u64 total;
-	__u64 data_addrs;    /* u64[nleaves] in the target */
-	__u64 leaf_bytes;    /* u64[nleaves] in the target */
-	__u32 leaf;          /* next leaf to start */
-	__u32 failed;        /* 1: ring full, 2: unreadable */
-	__u64 src;           /* current leaf or blob */
-	__u64 left;          /* bytes of it still to copy */
-	__u64 offset;        /* of the next byte in the whole blob or payload */
-};
-
-/*
- * Waking the reader for every record costs the target microseconds per tap.
- * Records go in quietly; the last one of a packet wakes the reader once this
- * much is pending.  The reader also looks on its own every poll interval, so
- * a slow trickle of taps waits at most that long.
- */
-#define WAKE_BYTES (64 * 1024)
-
-static __always_inline __u64 wake_flag(void)
-{
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-}
-
-/* One chunk record of a fixed class size; all-constant sizes keep the
- * verifier happy, the classes keep small packets from wasting ring space. */
-#define EMIT_CLASS(SIZE)							\
-	do {									\
-		struct { struct hcb_ev_chunk h; unsigned char d[SIZE]; } *e;	\
-		__u32 n = c->left < (SIZE) ? (__u32)c->left : (SIZE);		\
-		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
-		if (!e)								\
-			return 1;						\
-		e->h.type = c->type;						\
-		e->h.consumer_id = c->consumer_id;				\
-		e->h.device = c->device;					\
-		e->h.seq = c->seq;						\
-		e->h.offset = c->offset;					\
-		e->h.total = c->total;						\
-		e->h.len = n;							\
-		barrier_var(n);							\
-		if (n > (SIZE))							\
-			n = (SIZE);						\
-		if (bpf_copy_from_user(e->d, n, (const void *)c->src)) {	\
-			bpf_ringbuf_discard(e, 0);				\
-			return 2;						\
-		}								\
-		bpf_ringbuf_submit(e, c->left == n && c->leaf >= c->nleaves ?	\
-				   wake_flag() : BPF_RB_NO_WAKEUP);		\
-		c->src += n;							\
-		c->left -= n;							\
-		c->offset += n;							\
-	} while (0)
-
-/*
- * Chunk classes a factor 4 apart.  The rest of a leaf goes in the smallest
- * class that holds it if that is at least half full, else the largest
- * class it fills, and so on: at most two chunks a class and less than
- * twice the bytes in padding, so small leaves neither waste ring space
- * nor split into dozens of records.
- */
-static __always_inline int emit_chunk(struct copy_ctx *c)
-{
-	__u64 left = c->left;
-
-	if (left > 16384 * 2 || left == 65536)
-		EMIT_CLASS(65536);
-	else if (left > 16384)
-		EMIT_CLASS(16384);
-	else if (left > 4096 * 2 || left == 16384)
-		EMIT_CLASS(16384);
-	else if (left > 4096)
-		EMIT_CLASS(4096);
-	else if (left > 1024 * 2 || left == 4096)
-		EMIT_CLASS(4096);
-	else if (left > 1024)
-		EMIT_CLASS(1024);
-	else if (left > 256 * 2 || left == 1024)
-		EMIT_CLASS(1024);
-	else if (left > 256)
-		EMIT_CLASS(256);
-	else if (left > 64 * 2 || left == 256)
-		EMIT_CLASS(256);
-	else if (left > 64)
-		EMIT_CLASS(64);
-	else
-		EMIT_CLASS(64);
-	return 0;
-}
-
-static long copy_step(__u32 i, void *arg)
-{
-	struct copy_ctx *c = arg;
-	__u64 slot;
-	int err;
-
-	if (c->left == 0) {
-		if (c->leaf >= c->nleaves)
-			return 1;
-		slot = (__u64)c->leaf * sizeof(__u64);
-		if (bpf_copy_from_user(&c->src, sizeof(c->src), (const void *)(c->data_addrs + slot)) ||
-		    bpf_copy_from_user(&c->left, sizeof(c->left), (const void *)(c->leaf_bytes + slot))) {
-			c->failed = 2;
-			return 1;
-		}
-		c->leaf++;
-		return 0;
-	}
-	err = emit_chunk(c);
-	if (err) {
-		c->failed = err;
-		return 1;
-	}
-	return 0;
-}
-
-/* Worst case: 64 MiB leaves at 64 KiB a step, plus one step per leaf. */
-#define MAX_STEPS (1u << 23)
-
-/* Ring bytes promised to packets being copied right now, so that threads
- * checking for room at the same time do not all take the same room. */
-__u64 inflight = 0;
 
 /* What a packet may take in the ring: payload and registration with their
  * padding (less than as much again, see emit_chunk), and per chunk a record
@@ -176,7 +31,7 @@ static __always_inline __u64 ring_need(const struct hcb_wire_packet *p)
 
 static __always_inline void count(__u32 device, int what)
 {
-	struct hcb_dev_stats *s = bpf_map_lookup_elem(&devstats, &device);
+	struct hcb_dev_stats *s = dev_stats(device);
 
 	if (!s)
 		return;
@@ -193,7 +48,7 @@ static __always_inline void count(__u32 device, int what)
  * user side reads it to know when a barrier's packets have all passed. */
 static __always_inline void handled(__u32 device, __u64 seq)
 {
-	struct hcb_dev_stats *s = bpf_map_lookup_elem(&devstats, &device);
+	struct hcb_dev_stats *s = dev_stats(device);
 
 	if (s && seq + 1 > s->handled)
 		s->handled = seq + 1;
@@ -205,20 +60,14 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	struct hcb_wire_packet pkt;
 	struct copy_ctx c = {};
 	struct hcb_ev_pkt *e;
-	__u64 used, size, need, promised;
+	__u64 need;
 	__u8 one = 1;
 
 	if (bpf_copy_from_user(&pkt, sizeof(pkt), arg))
 		return 0;
 
-	/* All or nothing where it can be known in advance: a packet that does
-	 * not fit in the free space now is dropped whole, not half sent. */
 	need = ring_need(&pkt);
-	promised = __sync_fetch_and_add(&inflight, need);
-	used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-	size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
-	if (used + promised + need > size) {
-		__sync_fetch_and_sub(&inflight, need);
+	if (!ring_take(need)) {
 		count(pkt.device, 1);
 		handled(pkt.device, pkt.seq);
 		return 0;
@@ -240,7 +89,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		__sync_fetch_and_sub(&inflight, need);
+		ring_release(need);
 		count(pkt.device, 1);
 		handled(pkt.device, pkt.seq);
 		return 0;
@@ -271,127 +120,9 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	c.data_addrs = pkt.data_addrs;
 	c.leaf_bytes = pkt.leaf_bytes;
 	bpf_loop(MAX_STEPS, copy_step, &c, 0);
-	__sync_fetch_and_sub(&inflight, need);
+	ring_release(need);
 	if (c.failed)
 		count(pkt.device, c.failed);
 	handled(pkt.device, pkt.seq);
-	return 0;
-}
-
-/*
- * Legacy XLA outfeed (jaxlib <= 0.4.31 on CPU, JAX_HOST_CALLBACK_OUTFEED=1):
- * an uprobe on __xla_cpu_runtime_ReleaseOutfeedBufferAfterPopulation(
- *     const ExecutableRunOptions *run_options, int32 buffer_length,
- *     void *buffer, const void *shape_proto, int32 shape_length),
- * called once per leaf of each outfeed once the leaf's bytes are in place.
- * The device ordinal is an int32 at run_options + xla_device_offset (set
- * by user space for the jaxlib version it recognised).
- */
-__u32 xla_device_offset = 8;
-
-SEC("uprobe")
-int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *shape_ptr,
-	       int shape_len)
-{
-	struct copy_ctx c = {};
-	struct hcb_ev_xleaf *e;
-	struct hcb_dev_stats *s;
-	__u32 device = 0;
-	__u64 need, promised, used, size, seq;
-	__u32 n;
-
-	if (run_options &&
-	    bpf_copy_from_user(&device, sizeof(device), run_options + xla_device_offset))
-		device = 0;
-	if (device >= HCB_MAX_DEVICES)
-		device = 0;   /* -1: no ordinal in the options (not on CPU) */
-	s = bpf_map_lookup_elem(&devstats, &device);
-	if (!s)
-		return 0;
-	/* leaves are numbered per device, so the reader sees one go missing */
-	seq = __sync_fetch_and_add(&s->handled, 1);
-	if (len < 0)
-		len = 0;
-	need = 2 * ((__u64)len + sizeof(*e)) + 1024;
-	promised = __sync_fetch_and_add(&inflight, need);
-	used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-	size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
-	if (used + promised + need > size) {
-		__sync_fetch_and_sub(&inflight, need);
-		__sync_fetch_and_add(&s->drops, 1);
-		return 0;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_sub(&inflight, need);
-		__sync_fetch_and_add(&s->drops, 1);
-		return 0;
-	}
-	e->type = HCB_EV_XLEAF;
-	e->device = device;
-	e->seq = seq;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->pid = bpf_get_current_pid_tgid() >> 32;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->len = (__u32)len;
-	e->shape_len = shape_len < 0 ? 0 : (__u32)shape_len;
-	n = e->shape_len;
-	if (n > HCB_XSHAPE_MAX) {
-		e->shape_len = 0xffffffffu;   /* too long: the reader says so */
-	} else {
-		barrier_var(n);
-		if (n > HCB_XSHAPE_MAX)
-			n = HCB_XSHAPE_MAX;
-		if (bpf_copy_from_user(e->shape, n, shape_ptr))
-			e->shape_len = 0xffffffffu;
-	}
-	bpf_ringbuf_submit(e, len ? BPF_RB_NO_WAKEUP : wake_flag());
-	__sync_fetch_and_add(&s->packets, 1);
-
-	c.type = HCB_EV_XDATA;
-	c.device = device;
-	c.seq = seq;
-	c.total = (__u64)len;
-	c.src = (__u64)buf;
-	c.left = (__u64)len;
-	bpf_loop(MAX_STEPS, copy_step, &c, 0);
-	__sync_fetch_and_sub(&inflight, need);
-	if (c.failed)
-		__sync_fetch_and_add(c.failed == 1 ? &s->drops : &s->read_errors, 1);
-	return 0;
-}
-
-/* The traced process, set by user space once it attaches; exec_lost says
- * an exec happened while the ring buffer was full. */
-__u32 target_tgid = 0;
-__u32 exec_lost = 0;
-
-/*
- * The target replaced its program image.  Its old probes are gone with it;
- * a new image mapping libhcbtap would be traced again under a new registry
- * and restarted sequence numbers, so the reader ends the session here.
- */
-/*
- * A BTF raw tracepoint: it needs only the kernel's BTF, not a mounted
- * tracefs (which a classic "tp/" program needs to look up its id, and
- * which a fresh machine does not have).
- */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(hcbtap_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	struct hcb_ev_exec *e;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-	if (!target_tgid || tgid != target_tgid)
-		return 0;
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		exec_lost = 1;
-		return 0;
-	}
-	e->type = HCB_EV_EXEC;
-	e->pid = tgid;
-	e->ts_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

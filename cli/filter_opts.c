@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "filter_opts.h"
+
+int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_DEVICE:
+		if (cli_parse_u64(cmd, "device", arg, HCB_MAX_DEVICES - 1, &v))
+			return EXIT_USAGE;
+		hcb_filter_add_device(f, v);
+		return 0;
+	case OPT_CONSUMER:
+		switch (hcb_filter_add_consumer(f, arg)) {
+		case -E2BIG:
+			return cli_usage_err(cmd, "too many --consumer options (at most %d)",
+					     HCB_FILTER_MAX_CONSUMERS);
+		case -EINVAL:
+			return cli_usage_err(cmd, "empty --consumer: give a consumer id or name");
+		default:
+			return 0;
+		}
+	default:
+		return 1;
+	}
+}
+
+/* A --consumer that matched nothing is most likely a typo: say so, with
+ * what there was to match. */
+void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *reg)
+{
+	unsigned int n = hcb_registry_count(reg);
+
+	for (unsigned int i = 0; i < f->nconsumers; i++) {
+		struct hcb_buf names = HCB_BUF_INIT;
+		int matched = 0;
+
+		for (unsigned int k = 0; k < n && !matched; k++) {
+			const struct hcb_consumer *c = hcb_registry_at(reg, k);
+
+			matched = hcb_filter_names(f->consumers[i], c);
+			hcb_buf_printf(&names, "%s%s (%u)", k ? ", " : "", c->name, c->id);
+		}
+		if (!matched && n)
+			cli_warn("--consumer '%s' matched none of the consumers seen: %s",
+				 f->consumers[i], hcb_buf_str(&names));
+		hcb_buf_free(&names);
+	}
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* filter_opts.h - --device and --consumer, as attach, run, record, replay, view and convert take them. */
+#ifndef HCB_CLI_FILTER_OPTS_H
+#define HCB_CLI_FILTER_OPTS_H
+
+#include <stdint.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "registry.h"
+
+enum { OPT_DEVICE = 256, OPT_CONSUMER };
+
+#define FILTER_OPTS \
+	{ OPT_DEVICE, "device", "N", "only taps from device N (repeatable)" }, \
+	{ OPT_CONSUMER, "consumer", "ID|NAME", "only taps of this consumer (repeatable)" }
+
+/* Handle OPT_DEVICE/OPT_CONSUMER into f: 0, 1 if c is neither, or EXIT_USAGE. */
+int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const char *arg);
+/* Warn about each --consumer that matched none of the consumers in reg. */
+void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *reg);
+
+#endif

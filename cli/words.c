@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "words.h"
+
+static const struct cli_provider_words words[] = {
+	{ "hcbtap", "libhcbtap", "taps", "probes", "libhcbtap's taps", NULL },
+	{ "xla-outfeed", "jaxlib", "outfeed", "legacy outfeed", "host_callback's outfeed; taps print with their consumer id "
+	  "(kwargs live in Python)",
+	  "which counts nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
+	  "host_callback.barrier_wait() waits for its own receiver" },
+};
+
+const struct cli_provider_words *cli_provider_words(const char *name)
+{
+	static const struct cli_provider_words unknown = { "?", "its library", "taps", "probes", "taps",
+							   NULL };
+
+	for (size_t i = 0; name && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(words[i].name, name))
+			return &words[i];
+	return &unknown;
+}
+
+int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
+{
+	const char *comm = ti && ti->comm[0] ? ti->comm : "?";
+	const struct hcb_provider *p = ti ? ti->provider : NULL;
+	const struct cli_provider_words *w = cli_provider_words(p ? p->name : NULL);
+
+	switch (err) {
+	case -ESRCH:
+		cli_err("no process with pid %d", (int)pid);
+		return EXIT_TARGET;
+	case -EACCES:
+	case -EPERM:
+		cli_err("not enough privilege to trace process %d (%s): " CLI_PRIVILEGE_HINT, (int)pid,
+			comm);
+		return EXIT_SYSTEM;
+	case -ENOSYS:
+		cli_err("this kernel has no uprobes (/sys/bus/event_source/devices/uprobe is "
+			"missing): hcbtrace needs CONFIG_UPROBE_EVENTS");
+		return EXIT_SYSTEM;
+	case -ENOENT:
+		cli_err("process %d (%s) has no libhcbtap loaded: nothing to attach to; "
+			"programs emit taps by linking libhcbtap (see hcbtap.h)", (int)pid, comm);
+		return EXIT_TARGET;
+	case -EPROTONOSUPPORT:
+		cli_err("process %d (%s) runs %s %s, whose %s hcbtrace cannot read; supported %s "
+			"versions: %s", (int)pid, comm, w->library, ti ? ti->version : "?", w->reads, w->library,
+			p && p->supported ? p->supported : "none");
+		return EXIT_TARGET;
+	case -EBADMSG:
+		cli_err("process %d (%s): its %s (%s) is of another version than this hcbtrace; "
+			"use the hcbtrace that matches it", (int)pid, comm, w->library,
+			ti ? ti->path : "?");
+		return EXIT_TARGET;
+	default:
+		cli_err("cannot attach to process %d (%s) through %s (%s): %s", (int)pid, comm,
+			w->library, ti ? ti->path : "?", strerror(-err));
+		return EXIT_TARGET;
+	}
+}

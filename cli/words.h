@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * words.h - the one wording, for every command, of what hcbtrace says
+ * about a process it cannot reach or use, and of each provider's
+ * particulars (what its programs are, why a barrier does not apply).
+ */
+#ifndef HCB_CLI_WORDS_H
+#define HCB_CLI_WORDS_H
+
+#include <sys/types.h>
+
+#include "provider.h"
+
+/* What privilege tracing takes, for every "not enough privilege" message. */
+#define CLI_PRIVILEGE_HINT \
+	"run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN " \
+	"(plus CAP_SYS_PTRACE for other users' processes)"
+
+struct cli_provider_words {
+	const char *name;          /* the provider's (provider.h) */
+	const char *library;       /* what its library is called in messages: "jaxlib" */
+	const char *reads;         /* what of it hcbtrace reads: "outfeed" */
+	const char *through;       /* what the taps go through: "legacy outfeed" */
+	const char *kind;          /* what its taps are, for `list` */
+	const char *no_barrier;    /* why `hcbtrace barrier` does not apply, and what
+				    * to use instead; NULL where it does */
+};
+
+/* The words for provider name (never NULL: plain words for one unknown). */
+const struct cli_provider_words *cli_provider_words(const char *name);
+
+/*
+ * Say why process pid cannot be traced (err from hcb_capture_attach or a
+ * provider's find; ti as far as it was filled, or NULL) and return the
+ * exit code: EXIT_TARGET for the process's fault, EXIT_SYSTEM for the
+ * machine's (privilege, kernel).
+ */
+int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * capture.bpf.h - what every provider's BPF programs share.  Each provider
+ * has its own .bpf.c; bpftool links them with common.bpf.c into the one
+ * object hcbtrace loads (src/probes.c), so the ring buffer, the per-device
+ * counters and the exec watch exist once: common.bpf.c defines them, the
+ * others see them as extern (the linker checks the definitions match).
+ */
+#ifndef HCB_CAPTURE_BPF_H
+#define HCB_CAPTURE_BPF_H
+
+#include "hcb_wire.h"
+#include "hcbtap_events.h"
+
+#define HCB_RB_MAP							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_RINGBUF);			\
+		__uint(max_entries, 64 << 20);   /* resized by user space */ \
+	}
+
+#define HCB_DEVSTATS_MAP						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(max_entries, HCB_MAX_DEVICES);			\
+		__type(key, __u32);					\
+		__type(value, struct hcb_dev_stats);			\
+	}
+
+#ifdef HCB_BPF_COMMON
+HCB_RB_MAP rb SEC(".maps");
+HCB_DEVSTATS_MAP devstats SEC(".maps");
+/* Ring bytes promised to packets being copied right now, so that threads
+ * checking for room at the same time do not all take the same room. */
+__u64 inflight = 0;
+#else
+extern HCB_RB_MAP rb SEC(".maps");
+extern HCB_DEVSTATS_MAP devstats SEC(".maps");
+extern __u64 inflight;
+#endif
+
+/*
+ * Waking the reader for every record costs the target microseconds per tap.
+ * Records go in quietly; the last one of a packet wakes the reader once this
+ * much is pending.  The reader also looks on its own every poll interval, so
+ * a slow trickle of taps waits at most that long.
+ */
+#define WAKE_BYTES (64 * 1024)
+
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * All or nothing where it can be known in advance: take need bytes of the
+ * ring's free space for a packet about to be copied, or 0 if it does not
+ * fit now (the packet is dropped whole, not half sent).  ring_release()
+ * gives the promise back once the packet is in.
+ */
+static __always_inline int ring_take(__u64 need)
+{
+	__u64 promised = __sync_fetch_and_add(&inflight, need);
+	__u64 used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
+
+	if (used + promised + need > size) {
+		__sync_fetch_and_sub(&inflight, need);
+		return 0;
+	}
+	return 1;
+}
+
+static __always_inline void ring_release(__u64 need)
+{
+	__sync_fetch_and_sub(&inflight, need);
+}
+
+static __always_inline struct hcb_dev_stats *dev_stats(__u32 device)
+{
+	return bpf_map_lookup_elem(&devstats, &device);
+}
+
+#endif

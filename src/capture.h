@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capture.h - the capture engine: one live session on one process, from
+ * its attach to its end record.  It loads the BPF side (probes.h), lets
+ * the provider that recognises the process attach (provider.h), decodes
+ * and accounts for every packet (acct.h), serves `hcbtrace barrier`
+ * through the session files (session.h), and hands every record and
+ * warning to a receiver (receiver.h).  It decides no words and no exit
+ * codes: it returns -errno, and the caller says what that means.
+ *
+ *   hcb_capture_new()      load (privileges are known before a program starts)
+ *   hcb_capture_attach()   find the provider, attach its probes
+ *   hcb_capture_begin()    the session record; publish the session
+ *   hcb_capture_poll()     until the caller is done (Ctrl-C, -d, the target
+ *                          gone) or hcb_capture_stopped() says why it is
+ *   hcb_capture_end()      detach, drain, the losses no packet showed, a
+ *                          barrier still owed, the end record
+ *   hcb_capture_free()
+ */
+#ifndef HCB_CAPTURE_H
+#define HCB_CAPTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "filter.h"
+#include "provider.h"
+#include "receiver.h"
+
+struct hcb_capture;
+
+struct hcb_capture_opts {
+	uint64_t ring_bytes;             /* a power of two, page multiple */
+	uint64_t max_taps;               /* stop after this many taps written; 0: no limit */
+	const struct hcb_filter *filter; /* NULL: every tap */
+	const char *what;                /* this session's command line, for `list` and barrier */
+	const char *output;              /* where it writes, likewise */
+	int unpublished;                 /* 1: no session files (no barrier, not in `list`) */
+};
+
+/*
+ * Load the BPF side.  -EPERM/-EACCES: not enough privilege; -ENOSYS or
+ * -EOPNOTSUPP: this kernel runs no BPF; -ENOMEM/-E2BIG: no room for the
+ * ring buffer; other -errno: the program did not load.
+ */
+int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
+		    struct hcb_receiver rx);
+/*
+ * Attach to pid through the provider that recognises it.
+ *   -ESRCH            no such process (or it exited meanwhile)
+ *   -ENOENT           no provider's library in it: nothing to attach to
+ *   -EPROTONOSUPPORT  a library of a version its provider cannot read
+ *   -EACCES/-EPERM    not enough privilege to read or probe it
+ *   -ENOSYS           the kernel has no uprobes
+ * hcb_capture_target() says what was found, for messages, in every case
+ * but -ESRCH and -ENOSYS.
+ */
+int hcb_capture_attach(struct hcb_capture *c, pid_t pid);
+const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c);
+/* The session record, and the session made known (a warning if it cannot
+ * be).  Returns the receiver's error. */
+int hcb_capture_begin(struct hcb_capture *c);
+/*
+ * Wait up to timeout_ms for packets or a barrier request, and take them
+ * (a barrier being served shortens the wait).  Returns 0, or the
+ * receiver's or the decoding's -errno, which ends the session.
+ */
+int hcb_capture_poll(struct hcb_capture *c, int timeout_ms);
+
+enum hcb_capture_stop {
+	HCB_STOP_NONE,
+	HCB_STOP_COUNT,          /* max_taps written */
+	HCB_STOP_EXEC,           /* the target exec'd a new program */
+};
+enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c);
+/*
+ * Detach (the target's probes go), take what was already copied, then
+ * the tail: losses no later packet showed, a barrier still owed if it can
+ * be answered, and the end record (not after a receiver error).  Returns
+ * the first -errno met, the receiver's included.
+ */
+int hcb_capture_end(struct hcb_capture *c);
+/* The receiver's sticky error (the output failed), or 0. */
+int hcb_capture_receiver_error(const struct hcb_capture *c);
+
+/* What the session knows of one device. */
+struct hcb_capture_dev {
+	uint64_t taps, bytes;   /* decoded */
+	uint64_t gaps;          /* seqs missing between the first and the last */
+	uint64_t dropped;       /* packets recorded as lost: the sum of its drop records */
+	uint64_t bad;           /* malformed or incomplete (decoder problems) */
+};
+/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
+int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
+/* Taps written to the receiver. */
+uint64_t hcb_capture_written(const struct hcb_capture *c);
+/* The consumers met (for --consumer filters that matched nothing). */
+const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c);
+void hcb_capture_free(struct hcb_capture *c);
+
+#endif

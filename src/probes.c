@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture.skel.h"
+#include "probes.h"
+
+#define MAX_LINKS 8
+
+struct hcb_probes {
+	struct hcb_capture_bpf *skel;
+	struct bpf_link *links[MAX_LINKS];
+	unsigned int nlinks;
+	struct bpf_link *exec_link;
+	struct ring_buffer *rb;
+	hcb_probes_record_fn fn;
+	void *ctx;
+	int stop_err;         /* the callback's negative return, which stops the poll */
+	unsigned int batch;   /* records taken in this poll */
+	int yielded;
+	int exec_seen;        /* the target exec'd: later records are not its packets */
+	int exec_watch_err;   /* why execs are not watched for, or 0 */
+	/* the ring's positions, mapped read-only beside libbpf's own mapping */
+	const volatile uint64_t *cons_pos, *prod_pos;
+	size_t page;
+};
+
+/* libbpf's ring_buffer__poll() returns only when it has caught up with the
+ * producer, which a fast target may never let happen: return to the caller
+ * after this many records, so it can see Ctrl-C, -d and a target's exit. */
+#define POLL_BATCH 4096
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct hcb_probes *p = ctx;
+	int err;
+
+	if (p->exec_seen)
+		return 0;   /* from the new program image: not this session's */
+	if (len >= sizeof(uint32_t) && *(const uint32_t *)data == HCB_EV_EXEC) {
+		p->exec_seen = 1;
+		return 0;
+	}
+	err = p->fn(p->ctx, data, len);
+	if (err < 0) {
+		p->stop_err = err;
+		return err;
+	}
+	if (++p->batch >= POLL_BATCH) {
+		/* libbpf has consumed this record already when we bail out */
+		p->yielded = 1;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* Every probe program runs sleepable, so that bpf_copy_from_user() can
+ * fault in pages the target has not touched lately; the exec watch is a
+ * tracepoint and cannot.  Without the kernel's BTF the exec watch cannot
+ * load, and must not take the rest down with it. */
+static int prepare(struct hcb_probes *p)
+{
+	struct bpf_program *prog;
+	int err;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		if (prog == p->skel->progs.hcb_exec)
+			continue;
+		err = bpf_program__set_flags(prog, BPF_F_SLEEPABLE);
+		if (err)
+			return err;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		p->exec_watch_err = -ENOENT;
+		bpf_program__set_autoload(p->skel->progs.hcb_exec, false);
+	}
+	return 0;
+}
+
+/* The ring's two position pages, read-only: how far it is written and read. */
+static int map_positions(struct hcb_probes *p)
+{
+	int fd = bpf_map__fd(p->skel->maps.rb);
+	void *c, *w;
+
+	p->page = (size_t)sysconf(_SC_PAGESIZE);
+	c = mmap(NULL, p->page, PROT_READ, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	w = mmap(NULL, p->page, PROT_READ, MAP_SHARED, fd, (off_t)p->page);
+	if (w == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(c, p->page);
+		return err;
+	}
+	p->cons_pos = c;
+	p->prod_pos = w;
+	return 0;
+}
+
+int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct hcb_probes *p;
+	int err;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->fn = fn;
+	p->ctx = ctx;
+	/* older kernels charge BPF memory to RLIMIT_MEMLOCK; harmless on new ones */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+
+	p->skel = hcb_capture_bpf__open();
+	err = p->skel ? 0 : -errno;
+	if (!err)
+		err = bpf_map__set_max_entries(p->skel->maps.rb, (uint32_t)ring_bytes);
+	if (!err)
+		err = prepare(p);
+	if (!err)
+		err = hcb_capture_bpf__load(p->skel);
+	if (!err) {
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.rb), on_record, p, NULL);
+		err = p->rb ? 0 : -errno;
+	}
+	if (!err)
+		err = map_positions(p);
+	if (err) {
+		hcb_probes_close(p);
+		return err < 0 ? err : -EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p)
+{
+	return p->skel;
+}
+
+int hcb_probes_own(struct hcb_probes *p, struct bpf_link *link)
+{
+	if (p->nlinks == MAX_LINKS) {
+		bpf_link__destroy(link);
+		return -E2BIG;
+	}
+	p->links[p->nlinks++] = link;
+	return 0;
+}
+
+void hcb_probes_watch_exec(struct hcb_probes *p, pid_t pid)
+{
+	if (p->exec_watch_err)
+		return;
+	p->skel->bss->target_tgid = (uint32_t)pid;
+	p->exec_link = bpf_program__attach(p->skel->progs.hcb_exec);
+	if (!p->exec_link)
+		p->exec_watch_err = errno ? -errno : -EINVAL;
+}
+
+int hcb_probes_exec_watch(const struct hcb_probes *p)
+{
+	return p->exec_watch_err;
+}
+
+int hcb_probes_exec_seen(const struct hcb_probes *p)
+{
+	return p->exec_seen || p->skel->bss->exec_lost;
+}
+
+int hcb_probes_fd(struct hcb_probes *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+uint64_t hcb_probes_ring_written(const struct hcb_probes *p)
+{
+	return __atomic_load_n(p->prod_pos, __ATOMIC_ACQUIRE);
+}
+
+uint64_t hcb_probes_ring_read(const struct hcb_probes *p)
+{
+	return __atomic_load_n(p->cons_pos, __ATOMIC_ACQUIRE);
+}
+
+int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
+{
+	int n;
+
+	p->batch = 0;
+	p->yielded = 0;
+	n = ring_buffer__poll(p->rb, timeout_ms);
+	/* the BPF side wakes us only for a backlog: take what came in quietly */
+	if (!p->yielded && !p->stop_err && (n >= 0 || n == -EINTR))
+		n = ring_buffer__consume(p->rb);
+	if (p->stop_err)
+		return p->stop_err;
+	if (p->yielded)
+		return (int)p->batch;
+	if (n == -EINTR)
+		return 0;
+	return n;
+}
+
+void hcb_probes_detach(struct hcb_probes *p)
+{
+	for (unsigned int i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+	bpf_link__destroy(p->exec_link);
+	p->exec_link = NULL;
+}
+
+int hcb_probes_drain(struct hcb_probes *p)
+{
+	int n;
+
+	do {
+		p->batch = 0;
+		p->yielded = 0;
+		n = ring_buffer__consume(p->rb);
+		if (p->stop_err)
+			return p->stop_err;
+	} while (p->yielded);
+	return n < 0 ? n : 0;
+}
+
+int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stats *out)
+{
+	if (bpf_map__lookup_elem(p->skel->maps.devstats, &dev, sizeof(dev), out, sizeof(*out), 0))
+		return -errno;
+	return 0;
+}
+
+void hcb_probes_close(struct hcb_probes *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	if (p->cons_pos)
+		munmap((void *)p->cons_pos, p->page);
+	if (p->prod_pos)
+		munmap((void *)p->prod_pos, p->page);
+	hcb_probes_detach(p);
+	hcb_capture_bpf__destroy(p->skel);
+	free(p);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * provider.h - where a live session's packets come from.  A provider knows
+ * one kind of program: how to recognise it in /proc (the library it maps),
+ * which BPF programs to attach where, and how to turn their ring records
+ * back into packets.  The capture engine (capture.h) drives whichever
+ * provider recognises the target, through this table of operations; the
+ * rest (accounting, barriers, receivers, session files) is the engine's.
+ *
+ * Adding a provider: a file pair src/prov_NAME.{c,h} implementing these
+ * operations, its BPF programs in src/bpf/NAME.bpf.c (linked into the one
+ * object, src/bpf/meson.build), and one entry in hcb_providers[]
+ * (providers.c).  docs/ARCHITECTURE.md walks through it.
+ */
+#ifndef HCB_PROVIDER_H
+#define HCB_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "decode.h"
+#include "registry.h"
+
+struct hcb_probes;
+struct hcb_provider;
+
+/* A process as a provider sees it; filled by find(), kept for the session. */
+struct hcb_target_info {
+	pid_t pid;
+	char comm[256];              /* its command line, for messages */
+	char path[4096];             /* the library the provider attaches to */
+	uint64_t base;               /* where that library is loaded */
+	char version[64];            /* its version, where it has one ("" if not) */
+	char platform[16];           /* names devices: "cpu" -> cpu:0, "TFRT_CPU_%u" */
+	uint64_t counters;           /* where the target's issued counters are, 0: unknown */
+	const struct hcb_provider *provider;
+};
+
+enum hcb_provider_flags {
+	/* The target counts what it issued per device (hcbtap's registry):
+	 * a barrier can be served, and accounting starts from those counts. */
+	HCB_PROV_ISSUED = 1 << 0,
+	/* Packets are numbered per device as the probe's handled counter
+	 * counts them, so a jump in seq is a loss; otherwise losses are known
+	 * only as the decoder's problems. */
+	HCB_PROV_SEQ = 1 << 1,
+	/* No start-up handshake: `record -- CMD` attaches as soon as CMD maps
+	 * the library. */
+	HCB_PROV_ON_MAP = 1 << 2,
+};
+
+struct hcb_provider {
+	const char *name;            /* in session records and messages */
+	unsigned int flags;
+	const char *supported;       /* the library versions it reads, or NULL */
+	/* 1 if path (from /proc/PID/maps) is this provider's library. */
+	int (*is_library)(const char *path);
+	/*
+	 * Does pid map this provider's library?  0: yes, ti filled (path,
+	 * base, version, platform); -ENOENT: no; -EPROTONOSUPPORT: yes, in a
+	 * version it cannot read (ti->path, ti->version set); -ESRCH: no such
+	 * process; -EACCES: its memory map is not readable.
+	 */
+	int (*find)(pid_t pid, struct hcb_target_info *ti);
+	/*
+	 * Attach to ti's process: its programs into probes (hcb_probes_own),
+	 * its decoder delivering packets to ops/ctx.  May refine ti (the
+	 * platform, where the counters are).  *state is the provider's own.
+	 */
+	int (*open)(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		    const struct hcb_decoder_ops *ops, void *ctx);
+	/* One ring record of this provider's programs: 0, or the packet
+	 * callback's negative value, or -ENOMEM. */
+	int (*feed)(void *state, const void *rec, size_t len);
+	/* Optional: time passes (CLOCK_MONOTONIC now_ns); deliver what waits for quiet. */
+	int (*tick)(void *state, uint64_t now_ns);
+	/* Packets whose records are still coming. */
+	unsigned int (*pending)(const void *state);
+	/* End of input: deliver what is whole, count what is not. */
+	int (*finish)(void *state);
+	/* Optional (HCB_PROV_ISSUED): the target's issued counters now
+	 * (HCB_MAX_DEVICES), read at ti->counters (found first if 0);
+	 * -ESRCH/-EFAULT once it is gone, -EBADMSG if they do not validate. */
+	int (*issued)(const struct hcb_target_info *ti, uint64_t *issued);
+	/* Optional: what the target declares without a session: its devices
+	 * (device_mask: HCB_MAX_DEVICES bits), its platform (into ti), and its
+	 * consumers into reg (may be NULL).  -EBADMSG: a declaration of another
+	 * version than this hcbtrace reads. */
+	int (*describe)(struct hcb_target_info *ti, uint64_t *device_mask, struct hcb_registry *reg);
+	const struct hcb_stream_stats *(*stats)(const void *state, uint32_t device);
+	struct hcb_registry *(*registry)(void *state);
+	void (*close)(void *state);
+};
+
+/* Every provider, in the order a process is matched against them. */
+extern const struct hcb_provider *const hcb_providers[];
+
+/*
+ * The provider for pid: the first that finds its library.  0 and ti filled;
+ * ti->pid and ti->comm are filled in every case (comm "?" if unreadable);
+ * else the most telling failure: -EPROTONOSUPPORT (a library of a version
+ * no provider reads: ti->provider, ti->path, ti->version say which),
+ * -ENOENT (nothing to attach to), -ESRCH, -EACCES.  need: flags the
+ * provider must have (0: any).
+ */
+int hcb_provider_find(pid_t pid, unsigned int need, struct hcb_target_info *ti);
+/* Processes that map any provider's library, ascending; *pids is malloc'ed. */
+int hcb_provider_list(pid_t **pids, size_t *n);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * receiver.h - where a live session's output goes.  The capture engine
+ * (capture.h) hands a receiver every record it produces, in order (the
+ * session record first, then taps, drops and barriers as they happen, the
+ * end record last), asks it to make them durable when a barrier is
+ * answered, and tells it what the user should hear about.  A recording
+ * writer (formats/recfile.h), the text printer and the viewer's model are
+ * receivers; the command line wraps one to decide the words of warnings.
+ */
+#ifndef HCB_RECEIVER_H
+#define HCB_RECEIVER_H
+
+#include <stdint.h>
+
+#include "decode.h"
+#include "record.h"
+
+enum hcb_warning_kind {
+	HCB_WARN_DECODE,          /* a problem with a device's stream (problem, detail) */
+	HCB_WARN_EXEC_UNWATCHED,  /* an exec of the target will not be seen (err) */
+	HCB_WARN_UNPUBLISHED,     /* `hcbtrace barrier` and `list` will not see the
+				   * session (err: why the run directory failed) */
+};
+
+struct hcb_warning {
+	enum hcb_warning_kind kind;
+	int err;                          /* -errno, where one says why */
+	enum hcb_decode_problem problem;  /* HCB_WARN_DECODE */
+	uint32_t device;
+	uint32_t consumer_id;
+	const char *detail;               /* what the decoder saw, or NULL */
+};
+
+struct hcb_receiver_ops {
+	/* One record; a negative -errno stops the session (the record is
+	 * not written).  -ENOMEM is not sticky: anything else is. */
+	int (*record)(void *ctx, const struct hcb_record *rec);
+	/* Optional: everything received so far is durable (on disk). */
+	int (*sync)(void *ctx);
+	/* Optional: something to tell the user; the session goes on. */
+	void (*warn)(void *ctx, const struct hcb_warning *w);
+};
+
+struct hcb_receiver {
+	const struct hcb_receiver_ops *ops;
+	void *ctx;
+};
+
+#endif
