@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "capture.h"
+#include "clock.h"
 #include "size_arg.h"
 
 #define MAX_SIZES 16
@@ -120,10 +121,7 @@ static void note(const char *fmt, ...)
 
 static uint64_t clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hcb_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void on_signal(int sig)

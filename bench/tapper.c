@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hcbtap.h"
 #include "size_arg.h"
 
@@ -82,10 +83,7 @@ static void die(const char *fmt, ...)
 
 static uint64_t clock_ns(clockid_t id)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hcb_clock_ns(id);
 }
 
 static void on_signal(int sig)

@@ -29,6 +29,7 @@
 
 #include "hcbtap.h"
 #include "buf.h"
+#include "clock.h"
 #include "consumer.h"
 #include "jsonl.h"
 
@@ -63,10 +64,7 @@ static void on_signal(int sig)
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hcb_clock_ns(CLOCK_REALTIME);
 }
 
 /* Register one site with libhcbtap, and keep the same description as a

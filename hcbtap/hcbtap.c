@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hcbtap.h"
+#include "clock.h"
 #include "hcb_wire.h"
 #include "consumer.h"
 #include "session.h"
@@ -281,7 +282,7 @@ EXPORT int64_t hcbtap_issued(unsigned int device)
 EXPORT int hcbtap_barrier_wait(int timeout_ms)
 {
 	struct hcb_sess_peer *peers;
-	struct timespec start, now;
+	uint64_t start;
 	size_t n, pending;
 	int err, saved = errno;
 
@@ -292,7 +293,7 @@ EXPORT int hcbtap_barrier_wait(int timeout_ms)
 		return err;
 	for (size_t i = 0; i < n; i++)
 		hcb_sess_request(getpid(), &peers[i]);
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start = hcb_clock_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		pending = 0;
 		for (size_t i = 0; i < n; i++)
@@ -300,9 +301,7 @@ EXPORT int hcbtap_barrier_wait(int timeout_ms)
 				pending++;
 		if (!pending)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (timeout_ms >= 0 && (now.tv_sec - start.tv_sec) * 1000 +
-		    (now.tv_nsec - start.tv_nsec) / 1000000 >= timeout_ms) {
+		if (timeout_ms >= 0 && hcb_clock_ns(CLOCK_MONOTONIC) - start >= (uint64_t)timeout_ms * 1000000u) {
 			err = -ETIMEDOUT;
 			break;
 		}

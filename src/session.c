@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "session.h"
 
 struct hcb_sess {
@@ -44,7 +45,6 @@ static int names(pid_t target, pid_t session, char *status, char *wake, size_t s
 int hcb_sess_open(struct hcb_sess **out, pid_t target, const char *what, const char *output)
 {
 	char tmp[4200];
-	struct timespec ts;
 	struct hcb_sess *s;
 	int err;
 
@@ -87,8 +87,7 @@ int hcb_sess_open(struct hcb_sess **out, pid_t target, const char *what, const c
 	s->st->version = HCB_SESS_VERSION;
 	s->st->session_pid = getpid();
 	s->st->target_pid = target;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	s->st->start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	s->st->start_ns = hcb_clock_ns(CLOCK_REALTIME);
 	s->st->state = HCB_SESS_RUNNING;
 	snprintf(s->st->what, sizeof(s->st->what), "%s", what ? what : "");
 	snprintf(s->st->output, sizeof(s->st->output), "%s", output ? output : "");
@@ -130,11 +129,7 @@ uint64_t hcb_sess_requested(struct hcb_sess *s)
 
 void hcb_sess_done(struct hcb_sess *s, uint64_t req)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	__atomic_store_n(&s->st->barrier_ns, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->st->barrier_ns, hcb_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->st->barrier_done, req, __ATOMIC_RELEASE);
 }
 

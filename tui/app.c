@@ -3,19 +3,12 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "frame.h"
 #include "screen.h"
 #include "state.h"
 
 #define FRAME_MS 100
-
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Build and draw a frame under the lock (memory only), show it after. */
 static int frame(struct tui_screen *scr, const struct tui_app_opts *o, struct tui_frame *f,
@@ -31,7 +24,7 @@ static int frame(struct tui_screen *scr, const struct tui_app_opts *o, struct tu
 	/* paused: the same snapshot, so the screen stays as it was */
 	if (fresh) {
 		if (o->live)
-			tui_model_tick(m, now_ns(CLOCK_REALTIME));
+			tui_model_tick(m, hcb_clock_ns(CLOCK_REALTIME));
 		err = tui_snapshot_take(snap, m);
 	}
 	if (!err)
@@ -59,7 +52,7 @@ int tui_run(const struct tui_app_opts *o)
 	if (err)
 		return err;
 	while (!st.quit && !(o->stop && *o->stop)) {
-		now = now_ns(CLOCK_MONOTONIC);
+		now = hcb_clock_ns(CLOCK_MONOTONIC);
 		if (dirty || (!st.paused && now - last >= FRAME_MS * 1000000ull)) {
 			/* a paused screen changes only for the keys */
 			err = frame(&scr, o, &f, &snap, &st, !st.paused || !snap.limit);
@@ -70,7 +63,7 @@ int tui_run(const struct tui_app_opts *o)
 			if (o->max_frames > 0 && ++frames >= o->max_frames)
 				break;
 		}
-		since = (long)((now_ns(CLOCK_MONOTONIC) - last) / 1000000u);
+		since = (long)((hcb_clock_ns(CLOCK_MONOTONIC) - last) / 1000000u);
 		key = tui_screen_key(&scr, st.paused ? FRAME_MS : since >= FRAME_MS ? 1 : FRAME_MS - (int)since);
 		/* every key waiting, then one frame */
 		while (key >= 0 && !st.quit) {
