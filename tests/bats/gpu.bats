@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # hcbtap on a real GPU: a jax program on CUDA devices taps through the CUDA
-# FFI handler (hcbtap/hcbtap_cuda.c), traced by hcbtrace.  Needs an NVIDIA GPU and the
+# FFI handler (hcbtap/hcbtap_cuda.c), traced by hcbtrace; and the CUPTI
+# injection library times the taps' copies.  Needs an NVIDIA GPU and the
 # venv scripts/lib.sh makes where there is one (make_venv_jax_cuda:
 # jax[cuda12] and this checkout's python/).  Without a GPU every test says
-# so loudly and is skipped; cuda.bats tests what can be tested without
-# one.
+# so loudly and is skipped; cuda.bats and cupti.bats test what can be
+# tested without one.
 
 load common
 
@@ -83,4 +84,25 @@ PY
 ( 3. 9. )
 device: cuda:0 what: x,x^2
 ( 3. 9. )"
+}
+
+@test "gpu: with the CUPTI library injected, each tap's copy is timed on the device" {
+    lib=$BUILD/hcbtap/libhcbtap_cupti.so
+    [ -f "$lib" ] || { echo "no $lib: build with the CUDA toolkit's headers" >&2; return 1; }
+    command -v bpftrace >/dev/null || { echo "bpftrace is needed" >&2; return 1; }
+    tap=$("$PY" -c 'import hcbtap, os; print(os.path.dirname(hcbtap.__file__))')/libhcbtap.so
+    # bpftrace stands in for hcbtrace's coming --cuda mode: it attaches the
+    # packet probe (so the handler stages the taps) and the copy probe
+    CUDA_INJECTION64_PATH=$lib timeout 300 bpftrace -q -c "$PY $TAPS order" \
+        -e "usdt:$tap:hcbtap:packet { @packets = count(); }
+            usdt:$lib:hcbtap_cupti:tap_copy { printf(\"copy %u %lu %lu %lu %lu %u\\n\", arg0, arg1, arg2, arg3, arg4, arg5); }" \
+        >"$T/probes" 2>"$T/err"
+    python3 - "$T/probes" <<'PY'
+import sys
+rows = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("copy ")]
+# every tap of order (900, one leaf each) timed, by its (device, seq)
+assert sorted(r[1] for r in rows) == list(range(900)), len(rows)
+for dev, seq, start, end, nbytes, ncopies in rows:
+    assert dev == 0 and end >= start > 0 and nbytes > 0 and ncopies == 1
+PY
 }
