@@ -45,6 +45,7 @@ _Static_assert((int)HCBTAP_BOOL == (int)HCB_DT_BOOL &&
 	       (int)HCBTAP_FLOAT8_E5M2 == (int)HCB_DT_FLOAT8_E5M2,
 	       "hcbtap.h dtypes must match the wire");
 _Static_assert(HCBTAP_MAX_DIMS == HCB_MAX_DIMS, "rank limit must match the wire");
+_Static_assert(HCBTAP_LOST_MAGIC != HCB_OUTFEED_MAGIC, "a lost packet must not pass for a tap");
 
 struct consumer {
 	uint32_t id;
@@ -232,10 +233,44 @@ unlock:
 	return err;
 }
 
+/* Take device's next seq and fire the probe for it, under the device lock. */
+static int64_t fire(struct consumer *c, unsigned int device, uint32_t magic,
+		    const void *const *leaves, uint64_t lost_reason)
+{
+	struct hcb_wire_packet pkt;
+
+	mark_device(device);
+	pkt.magic = magic;
+	pkt.consumer_id = c->id;
+	pkt.device = device;
+	pkt.reg_addr = (uintptr_t)c->blob;
+	pkt.reg_len = c->blob_len;
+	if (magic == HCB_OUTFEED_MAGIC) {
+		pkt.nleaves = c->nleaves;
+		pkt.data_addrs = (uintptr_t)leaves;
+		pkt.leaf_bytes = (uintptr_t)c->leaf_bytes;
+		pkt.total_bytes = c->total_bytes;
+	} else {
+		/* nothing for BPF to copy; see HCBTAP_LOST_MAGIC */
+		pkt.nleaves = 0;
+		pkt.data_addrs = 0;
+		pkt.leaf_bytes = lost_reason;
+		pkt.total_bytes = 0;
+	}
+	pthread_mutex_lock(&device_lock[device]);
+	pkt.seq = hcbtap_registry.issued[device];
+	/* published before the probe fires: see device_lock */
+	__atomic_store_n(&hcbtap_registry.issued[device], pkt.seq + 1, __ATOMIC_SEQ_CST);
+	/* the probe only sees &pkt: make sure pkt is in memory by then */
+	__asm__ __volatile__("" : : "m"(pkt) : "memory");
+	STAP_PROBE1(hcbtap, packet, &pkt);
+	pthread_mutex_unlock(&device_lock[device]);
+	return (int64_t)pkt.seq;
+}
+
 EXPORT int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
 				    const void *const *leaves)
 {
-	struct hcb_wire_packet pkt;
 	struct consumer *c;
 
 	if (device >= HCB_MAX_DEVICES)
@@ -245,25 +280,35 @@ EXPORT int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
 		return -ENOENT;
 	if (c->nleaves && !leaves)
 		return -EINVAL;
-	mark_device(device);
-	pkt.magic = HCB_OUTFEED_MAGIC;
-	pkt.consumer_id = consumer_id;
-	pkt.device = device;
-	pkt.nleaves = c->nleaves;
-	pthread_mutex_lock(&device_lock[device]);
-	pkt.seq = hcbtap_registry.issued[device];
-	/* published before the probe fires: see device_lock */
-	__atomic_store_n(&hcbtap_registry.issued[device], pkt.seq + 1, __ATOMIC_SEQ_CST);
-	pkt.reg_addr = (uintptr_t)c->blob;
-	pkt.reg_len = c->blob_len;
-	pkt.data_addrs = (uintptr_t)leaves;
-	pkt.leaf_bytes = (uintptr_t)c->leaf_bytes;
-	pkt.total_bytes = c->total_bytes;
-	/* the probe only sees &pkt: make sure pkt is in memory by then */
-	__asm__ __volatile__("" : : "m"(pkt) : "memory");
-	STAP_PROBE1(hcbtap, packet, &pkt);
-	pthread_mutex_unlock(&device_lock[device]);
-	return (int64_t)pkt.seq;
+	return fire(c, device, HCB_OUTFEED_MAGIC, leaves, 0);
+}
+
+EXPORT int64_t hcbtap_emit_lost(uint32_t consumer_id, unsigned int device,
+				enum hcbtap_lost_reason reason)
+{
+	struct consumer *c;
+
+	if (!hcbtap_attached())
+		return -ENOTCONN;
+	if (device >= HCB_MAX_DEVICES)
+		return -EINVAL;
+	c = lookup(consumer_id);
+	if (!c || consumer_id == HCB_CONSUMER_RESERVED)
+		return -ENOENT;
+	return fire(c, device, HCBTAP_LOST_MAGIC, NULL, reason);
+}
+
+EXPORT int hcbtap_consumer_layout(uint32_t consumer_id, unsigned int *nleaves,
+				  const uint64_t **leaf_bytes, uint64_t *total_bytes)
+{
+	struct consumer *c = lookup(consumer_id);
+
+	if (!c || consumer_id == HCB_CONSUMER_RESERVED)
+		return -ENOENT;
+	*nleaves = c->nleaves;
+	*leaf_bytes = c->leaf_bytes;
+	*total_bytes = c->total_bytes;
+	return 0;
 }
 
 EXPORT int64_t hcbtap_issued(unsigned int device)

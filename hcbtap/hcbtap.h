@@ -90,6 +90,42 @@ int64_t hcbtap_emit_attached(uint32_t consumer_id, unsigned int device,
 			     const void *const *leaves);
 
 /*
+ * Why a packet was lost before it could be emitted (an emitter that stages
+ * its leaves, such as the CUDA FFI handler, may find no room or fail to
+ * copy them).
+ */
+enum hcbtap_lost_reason {
+	HCBTAP_LOST_NO_STAGING = 1,   /* staging memory full */
+	HCBTAP_LOST_DEVICE_ERROR = 2, /* copying the leaves off the device failed */
+	HCBTAP_LOST_NO_RUNTIME = 3,   /* no device runtime to copy them with */
+};
+
+/*
+ * A lost packet on the probe: magic HCBTAP_LOST_MAGIC instead of the
+ * outfeed magic, nleaves 0, total_bytes 0, data_addrs 0, and the reason in
+ * leaf_bytes.  It takes its seq like any packet, so a tracer sees the seq
+ * go by (and a barrier waits for it) and counts the packet as lost.
+ */
+#define HCBTAP_LOST_MAGIC 0x54534f4cu /* "LOST" little endian */
+
+/*
+ * Account a packet of consumer_id on device that the caller could not
+ * emit: while a tracer is attached, it takes device's next seq and fires
+ * the probe as a lost packet (above).  Returns that seq, -ENOTCONN when no
+ * tracer is attached (nothing counted), -ENOENT, -EINVAL as hcbtap_emit().
+ */
+int64_t hcbtap_emit_lost(uint32_t consumer_id, unsigned int device,
+			 enum hcbtap_lost_reason reason);
+
+/*
+ * How consumer_id's packets are laid out: its leaf count, each leaf's size
+ * in bytes (leaf_bytes[nleaves], valid for the life of the process) and
+ * their sum.  0, or -ENOENT for an unknown consumer.
+ */
+int hcbtap_consumer_layout(uint32_t consumer_id, unsigned int *nleaves,
+			   const uint64_t **leaf_bytes, uint64_t *total_bytes);
+
+/*
  * Emit one packet of consumer_id on device: leaves[i] points at leaf i's
  * bytes (as registered).  Returns the packet's per-device sequence number
  * (>= 0) when a tracer was attached, -ENOTCONN when none was (nothing done),

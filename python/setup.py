@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Builds hcbtap/libhcbtap.so: libhcbtap (../hcbtap, ../src) plus the XLA FFI
-handler, against the FFI header in the jaxlib of the build environment."""
+handlers (CPU and CUDA), against the FFI header in the jaxlib of the build
+environment.  Build it against the jaxlib it will run with
+(pip install --no-build-isolation): XLA refuses a handler that speaks a
+newer FFI API version than its own."""
 import os
 
 import jaxlib
@@ -20,6 +23,14 @@ class PlainLibrary(build_ext):
     """A plain shared library named libhcbtap.so, which is how hcbtrace
     recognises the tap runtime in a process's memory map."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        # Always compile: the objects land outside the per-interpreter build
+        # directories (the sources are ../hcbtap/*.c) and distutils does not
+        # see that the jaxlib header changed, so a build for one venv would
+        # otherwise reuse objects compiled against another venv's jaxlib.
+        self.force = True
+
     def get_ext_filename(self, ext_name):
         return os.path.join(*ext_name.split(".")) + ".so"
 
@@ -33,12 +44,14 @@ def src(*parts):
 
 libhcbtap = Extension(
     "hcbtap.libhcbtap",
-    sources=[src("hcbtap", "hcbtap.c"), src("hcbtap", "hcbtap_ffi.c"),
+    sources=[src("hcbtap", "hcbtap.c"), src("hcbtap", "ffi_util.c"), src("hcbtap", "hcbtap_ffi.c"),
+             src("hcbtap", "hcbtap_cuda.c"), src("hcbtap", "cuda_rt.c"), src("hcbtap", "staging.c"),
              src("src", "consumer.c"), src("src", "tree.c"), src("src", "dtype.c"),
              src("src", "session.c")],
     include_dirs=[src("hcbtap"), src("src"), XLA_INCLUDE],
     extra_compile_args=["-std=gnu11", "-O2", "-fvisibility=hidden", "-D_GNU_SOURCE"],
-    libraries=["pthread", "m"],
+    # the CUDA handler opens libcudart with dlopen: no CUDA needed to build
+    libraries=["pthread", "m", "dl"],
 )
 
 setup(ext_modules=[libhcbtap], cmdclass={"build_ext": PlainLibrary})

@@ -60,10 +60,25 @@ make_venv()
     fi
 }
 
-# The newest jax that installs here, for hcbtap's JAX support (python/): a
-# venv of its own, as it needs numpy 2; the package is built into it.
+# hcbtap's JAX support (python/) is tested on two jax versions, each in a
+# venv of its own (they need numpy 2): jax 0.10.2 on Python 3.11, and the
+# newest jax on Python 3.12 (jax >= 0.11 needs it) from pyenv.  The package
+# is built into each against that venv's own jaxlib (--no-build-isolation:
+# an isolated build would compile against the newest jaxlib on PyPI, whose
+# FFI handler an older jaxlib refuses).
 PY_JAX_PACKAGES=(jax==0.10.2 jaxlib==0.10.2)
-VENV_JAX=${HCB_VENV_JAX:-$BUILD/venv-jax}
+VENV_JAX=${HCB_VENV_JAX:-$BUILD/venv-jax10}
+VENV_JAX12=${HCB_VENV_JAX12:-$BUILD/venv-jax12}
+PY312=${HCB_PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}
+
+# pip_install_hcbtap VENV: this checkout's python/, built against VENV's jaxlib
+pip_install_hcbtap()
+{
+    echo ">> pip install ./python into $1"
+    "$1/bin/pip" install -q --disable-pip-version-check 'setuptools>=70.1' &&
+    "$1/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps \
+        --no-build-isolation "$ROOT/python"
+}
 
 make_venv_jax()
 {
@@ -74,9 +89,47 @@ make_venv_jax()
         "$VENV_JAX/bin/pip" install -q --disable-pip-version-check "${PY_JAX_PACKAGES[@]}"
     fi
     # always from this checkout: the tests exercise these sources
-    echo ">> pip install ./python into $VENV_JAX"
-    "$VENV_JAX/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps \
-        "$ROOT/python"
+    pip_install_hcbtap "$VENV_JAX"
+}
+
+# The newest jax and jaxlib pip finds, on Python 3.12 (pyenv's, or
+# python3.12 on PATH); refreshed when PyPI has a newer one only when the venv
+# is made, so a run does not change jax under the tests' feet.
+make_venv_jax12()
+{
+    local py=$PY312
+    [ -x "$py" ] || py=$(command -v python3.12) || {
+        echo "!!! no Python 3.12 (pyenv's $PY312 or python3.12 on PATH): no newest-jax venv !!!" >&2
+        return 1
+    }
+    if [ ! -x "$VENV_JAX12/bin/python" ] || ! "$VENV_JAX12/bin/python" -c 'import jax, jaxlib' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX12: the newest jax, jaxlib ($py)"
+        "$py" -m venv "$VENV_JAX12"
+        "$VENV_JAX12/bin/pip" install -q --disable-pip-version-check jax jaxlib
+    fi
+    pip_install_hcbtap "$VENV_JAX12"
+}
+
+# jax with CUDA, for tests/bats/gpu.bats: only where there is a GPU
+VENV_JAX_CUDA=${HCB_VENV_JAX_CUDA:-$BUILD/venv-jax-cuda}
+
+has_gpu()
+{
+    nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
+
+make_venv_jax_cuda()
+{
+    has_gpu || return 0
+    local py=$PY312
+    [ -x "$py" ] || py=$(command -v python3.12) || py=python3
+    if [ ! -x "$VENV_JAX_CUDA/bin/python" ] ||
+       ! "$VENV_JAX_CUDA/bin/python" -c 'import jax_cuda12_plugin' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX_CUDA: jax[cuda12] ($py)"
+        "$py" -m venv "$VENV_JAX_CUDA"
+        "$VENV_JAX_CUDA/bin/pip" install -q --disable-pip-version-check 'jax[cuda12]'
+    fi
+    pip_install_hcbtap "$VENV_JAX_CUDA"
 }
 
 build()

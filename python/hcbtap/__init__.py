@@ -14,9 +14,12 @@ Then `hcbtrace attach PID` prints, per device, what id_print printed:
     device: cpu:0 what: x,x^2
     ( 3. 9. )
 
-CPU devices only (the FFI call reads the arrays where they are).
+On CPU and CUDA devices.  A computation's taps reach each device in
+program order (an ordered effect); set_ordered(False), or HCBTAP_ORDERED=0
+in the environment, makes taps traced afterwards unordered.
 """
 from ._api import barrier_wait, id_print, id_tap
+from ._primitive import set_ordered
 
-__all__ = ["id_tap", "id_print", "barrier_wait"]
+__all__ = ["id_tap", "id_print", "barrier_wait", "set_ordered"]
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _native
-from ._primitive import tap_p
+from ._primitive import ordered_here, tap_p
 
 _SPECIAL = set(" \t\n=()[]{}")
 
@@ -57,7 +57,7 @@ def _tap(arg, result, kwargs):
     kw = tuple(sorted((str(k), str(v)) for k, v in kwargs.items()))
     name = str(kwargs.get("what", "tap"))[:255] or "tap"
     outs = tap_p.bind(*leaves, *res_leaves, ntap=len(leaves), name=name, kwargs=kw, tree=tree,
-                      transforms=())
+                      transforms=(), ordered=ordered_here())
     if result is not None:
         return jax.tree_util.tree_unflatten(res_def, outs[len(leaves):])
     return _rebuild(arg, iter(outs))

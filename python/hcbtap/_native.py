@@ -2,7 +2,9 @@
 """The package's libhcbtap.so through ctypes: consumer registration, the
 device naming, the barrier, and the XLA FFI handler's address."""
 import ctypes
+import glob
 import os
+import sys
 
 import numpy as np
 
@@ -38,7 +40,10 @@ _LIB.hcbtap_barrier_wait.restype = ctypes.c_int
 _LIB.hcbtap_issued.argtypes = [ctypes.c_uint]
 _LIB.hcbtap_issued.restype = ctypes.c_int64
 
-FFI_TAP = _LIB.hcbtap_ffi_tap   # the XLA FFI handler
+FFI_TAP = _LIB.hcbtap_ffi_tap            # the XLA FFI handlers: CPU
+FFI_TAP_CUDA = _LIB.hcbtap_ffi_tap_cuda  # and CUDA devices
+_LIB.hcbtap_cuda_runtime_hint.argtypes = [ctypes.c_char_p]
+_LIB.hcbtap_cuda_runtime_hint.restype = None
 
 
 def register(name, kwargs, tree, leaves):
@@ -82,6 +87,25 @@ def barrier_wait(timeout_ms):
 
 def issued(device):
     return _LIB.hcbtap_issued(device)
+
+
+_hinted = False
+
+
+def hint_cuda_runtime():
+    """Tell the CUDA handler where the nvidia-cuda-runtime wheel's libcudart
+    is (jax[cuda] installs it outside the loader's search path), before the
+    first tap runs.  $HCBTAP_CUDART, if set, wins over it."""
+    global _hinted
+    if _hinted:
+        return
+    _hinted = True
+    for d in sys.path:
+        for pattern in ("nvidia/cu13/lib/libcudart.so.13", "nvidia/cuda_runtime/lib/libcudart.so.1[0-9]"):
+            found = sorted(glob.glob(os.path.join(d, pattern)))
+            if found:
+                _LIB.hcbtap_cuda_runtime_hint(found[-1].encode())
+                return
 
 
 def numpy_name(dtype):

@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # hcbtap for JAX (python/): host_callback's documented examples with
-# `import hcbtap as hcb`, in real jax and jaxlib from PyPI (the venv of
+# `import hcbtap as hcb`, in real jax and jaxlib from PyPI (a venv of
 # scripts/lib.sh, with `pip install ./python`), traced by hcbtrace.
+# HCB_VENV_JAX names the venv: scripts/test runs this file once with
+# jax 0.10.2 (build/venv-jax10, the default) and once with the newest jax
+# (build/venv-jax12).
 
 load common
 
@@ -10,7 +13,7 @@ setup()
 {
     _common_setup
     export HCBTRACE_RUNDIR=$T/run
-    need_python "${HCB_VENV_JAX:-$BUILD/venv-jax}" 'import jax, hcbtap' "jax and hcbtap"
+    need_python "${HCB_VENV_JAX:-$BUILD/venv-jax10}" 'import jax, hcbtap' "jax and hcbtap"
     TAPS=$ROOT/tests/jax/taps.py
 }
 
@@ -133,4 +136,67 @@ device: cpu:0 what: x,x^2
     grep -q '"type":"barrier"' "$T/live.jsonl"
     kill -INT "$rec"
     wait "$rec"
+}
+
+# names DEVICE: the names of DEVICE's taps in $T/rec.jsonl in seq order,
+# one line, after checking the seqs run 0, 1, 2, ... without a gap
+names()
+{
+    python3 - "$T/rec.jsonl" "$1" <<'PY'
+import json, sys
+taps = [r for r in map(json.loads, open(sys.argv[1]))
+        if r["type"] == "tap" and r["device"] == int(sys.argv[2])]
+assert [t["seq"] for t in taps] == list(range(len(taps))), "seqs not 0..n-1"
+print(" ".join(t["name"] for t in taps))
+PY
+}
+
+@test "jax: three independent taps in one jitted function arrive in program order, every run" {
+    taps order
+    grep -qx 'order 300' "$T/out"
+    run names 0
+    assert_success
+    # 300 runs (100 each of three shapes): a b c every time
+    [ "$output" = "$(printf 'a b c%.0s ' $(seq 300) | sed 's/ $//')" ]
+}
+
+@test "jax: under pmap and shard_map each device's taps arrive in program order" {
+    XLA_FLAGS=--xla_force_host_platform_device_count=4 taps pmap_order shard_map
+    for d in 0 1 2 3; do
+        run names "$d"
+        assert_success
+        assert_output "a b a b"
+        # pmap taps the device's element, shard_map its block of one
+        run "$HCBTRACE" replay --no-wait --device "$d" "$T/rec.jsonl"
+        assert_output "device: cpu:$d what: a
+$((d + 3)).
+device: cpu:$d what: b
+$((d + 4)).
+device: cpu:$d what: a
+[$((d + 3)).]
+device: cpu:$d what: b
+[$((d + 4)).]"
+    done
+    grep -qx 'pmap_order \[6.0, 8.0, 10.0, 12.0\]' "$T/out"
+    grep -qx 'shard_map \[6.0, 8.0, 10.0, 12.0\]' "$T/out"
+}
+
+@test "jax: taps thread an XLA token; HCBTAP_ORDERED=0 makes them unordered, still delivered" {
+    "$PY" "$TAPS" lower_cpu >"$T/ordered" 2>&1
+    grep -q 'stablehlo.custom_call @hcbtap_tap(%arg0, %arg1, %0).*(!stablehlo.token, tensor<f32>, tensor<f32>) -> (!stablehlo.token, tensor<f32>, tensor<f32>)' "$T/ordered"
+    HCBTAP_ORDERED=0 taps lower_cpu order
+    grep -q 'stablehlo.custom_call @hcbtap_tap(%arg0, %0)' "$T/out"
+    ! grep -q 'token' "$T/out"
+    [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 900 ]
+}
+
+@test "jax: a tapped function lowers for CUDA without a GPU: the custom call, its attributes, the token" {
+    run --separate-stderr "$PY" "$TAPS" lower_cuda
+    assert_success
+    # the same call as on CPU: token first in and out, consumer and ntap
+    # attributes, the operands aliased to the results
+    assert_line --regexp 'stablehlo.custom_call @hcbtap_tap\(%arg0, %arg1, %0\) \{.*has_side_effect = true, mhlo.backend_config = \{consumer = [0-9]+ : i64, ntap = 2 : i64\}.*output_operand_aliases = \[#stablehlo.output_operand_alias<output_tuple_indices = \[1\], operand_index = 1, .*output_tuple_indices = \[2\], operand_index = 2, .*\(!stablehlo.token, tensor<f32>, tensor<f32>\) -> \(!stablehlo.token, tensor<f32>, tensor<f32>\)'
+    assert_line 'lowering rule for cuda True'
+    # handed to jaxlib for its CUDA plugin, which this machine may lack
+    assert_line 'ffi target pending for CUDA: True'
 }

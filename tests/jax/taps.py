@@ -4,7 +4,9 @@ of `from jax.experimental import host_callback as hcb`: the program the JAX
 tests of tests/bats/jax.bats run under hcbtrace.
 
     python taps.py SCENARIO...   power3 | vmap | jvp | grad | scan | while |
-                                 cond | eager | pmap | loop (taps until killed)
+                                 cond | eager | pmap | order | pmap_order |
+                                 shard_map | lower_cpu | lower_cuda |
+                                 loop (taps until killed)
 
 Each scenario prints its results to stdout ("power3 27.0"), so a test can
 check that tapping leaves them unchanged; at the end hcb.barrier_wait() and
@@ -19,6 +21,7 @@ import numpy as np
 
 import hcbtap as hcb
 from hcbtap import _native
+from hcbtap._primitive import tap_p
 
 
 def power3(x):
@@ -47,6 +50,57 @@ def cond_fn(x):
                         lambda v: hcb.id_print(v * -2, what="neg"), x)
 
 
+def three(x, y, z):
+    # three taps no data orders: only their effect keeps program order
+    hcb.id_print(x, what="a")
+    hcb.id_print(y, what="b")
+    hcb.id_print(z, what="c")
+    return x
+
+
+def two(x):
+    hcb.id_print(x, what="a")
+    hcb.id_print(x + 1, what="b")
+    return x * 2
+
+
+ORDER_RUNS = 100
+
+
+def order():
+    """three() under jit, ORDER_RUNS times for each of three shapes of its
+    middle tap (small to large, so their copies take different times)."""
+    f = jax.jit(three)
+    for n in (1, 1000, 100000):
+        for i in range(ORDER_RUNS):
+            f(np.float32(i), np.full(n, i, np.float32), np.arange(3.) + i).block_until_ready()
+    return ORDER_RUNS * 3
+
+
+def shard_map_two():
+    from jax.sharding import Mesh, PartitionSpec as P
+    try:
+        from jax import shard_map
+    except ImportError:
+        from jax.experimental.shard_map import shard_map
+    mesh = Mesh(np.array(jax.devices()), ("i",))
+    n = len(jax.devices())
+    return jax.jit(shard_map(two, mesh=mesh, in_specs=P("i"), out_specs=P("i")))(np.arange(3., 3. + n))
+
+
+def lower(platform):
+    """The module power3 lowers to for platform (no device of it needed),
+    then where the tap's FFI target is registered."""
+    from jax._src.interpreters import mlir
+    from jaxlib import xla_client
+    traced = jax.jit(power3).trace(np.float32(3.))
+    print(traced.lower(lowering_platforms=(platform,)).as_text())
+    print("lowering rule for", platform, tap_p in mlir._platform_specific_lowerings[platform])
+    pending = [name for name, *_ in xla_client._custom_callback.get("CUDA", [])]
+    print("ffi target pending for CUDA:", "hcbtap_tap" in pending)
+    return 0
+
+
 def run(scenario):
     if scenario == "power3":
         return jax.jit(power3)(3.)
@@ -67,6 +121,15 @@ def run(scenario):
     if scenario == "pmap":
         n = jax.local_device_count()
         return jax.pmap(power3)(np.arange(3., 3. + n))
+    if scenario == "order":
+        return order()
+    if scenario == "pmap_order":
+        n = jax.local_device_count()
+        return jax.pmap(two)(np.arange(3., 3. + n))
+    if scenario == "shard_map":
+        return shard_map_two()
+    if scenario in ("lower_cpu", "lower_cuda"):
+        return lower(scenario[len("lower_"):])
     raise SystemExit("taps.py: unknown scenario %r" % scenario)
 
 
