@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "consumer.h"
+#include "le.h"
 #include "recfile_impl.h"
 
 #define CAP_MAGIC "HCBCAP\x1a\n"        /* 8 bytes, no NUL */
@@ -52,28 +53,6 @@ static const char *type_name(uint32_t t)
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 static uint32_t crc(const unsigned char *p, size_t n)
@@ -180,15 +159,15 @@ static int consumer_check(struct cap_writer *st, const struct hcb_consumer *c,
 /* Frame header at p for a body of len bytes; the body follows at p + FRAME_HEAD. */
 static void frame_head(unsigned char *p, uint32_t type, uint64_t len)
 {
-	put32(p, type);
-	put64(p + 4, len);
-	put32(p + 12, crc(p, 12));
+	hcb_put_le32(p, type);
+	hcb_put_le64(p + 4, len);
+	hcb_put_le32(p + 12, crc(p, 12));
 }
 
 /* Seal the frame at p whose body (len bytes) is filled in; returns its size. */
 static size_t frame_seal(unsigned char *p, uint64_t len)
 {
-	put32(p + FRAME_HEAD + len, crc(p, FRAME_HEAD + len));
+	hcb_put_le32(p + FRAME_HEAD + len, crc(p, FRAME_HEAD + len));
 	return FRAME_HEAD + len + FRAME_TAIL;
 }
 
@@ -225,12 +204,12 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	}
 	p = st->buf + off;
 	frame_head(p, CAP_TAP, TAP_HEAD + c->total_bytes);
-	put32(p + FRAME_HEAD, t->device);
-	put32(p + FRAME_HEAD + 4, c->id);
-	put64(p + FRAME_HEAD + 8, t->seq);
-	put64(p + FRAME_HEAD + 16, t->ts_ns);
-	put32(p + FRAME_HEAD + 24, t->pid);
-	put32(p + FRAME_HEAD + 28, t->tid);
+	hcb_put_le32(p + FRAME_HEAD, t->device);
+	hcb_put_le32(p + FRAME_HEAD + 4, c->id);
+	hcb_put_le64(p + FRAME_HEAD + 8, t->seq);
+	hcb_put_le64(p + FRAME_HEAD + 16, t->ts_ns);
+	hcb_put_le32(p + FRAME_HEAD + 24, t->pid);
+	hcb_put_le32(p + FRAME_HEAD + 28, t->tid);
 	if (c->total_bytes)
 		memcpy(p + FRAME_HEAD + TAP_HEAD, t->payload, (size_t)c->total_bytes);
 	off += frame_seal(p, TAP_HEAD + c->total_bytes);
@@ -266,11 +245,11 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 
 		n = bounded_strlen(s->provider, sizeof(s->provider));
 		m = bounded_strlen(s->platform, sizeof(s->platform));
-		put32(b, (uint32_t)s->version);
-		put32(b + 4, (uint32_t)s->pid);
-		put64(b + 8, s->start_ns);
-		put32(b + 16, (uint32_t)n);
-		put32(b + 20, (uint32_t)m);
+		hcb_put_le32(b, (uint32_t)s->version);
+		hcb_put_le32(b + 4, (uint32_t)s->pid);
+		hcb_put_le64(b + 8, s->start_ns);
+		hcb_put_le32(b + 16, (uint32_t)n);
+		hcb_put_le32(b + 20, (uint32_t)m);
 		memcpy(b + SESSION_HEAD, s->provider, n);
 		memcpy(b + SESSION_HEAD + n, s->platform, m);
 		n += SESSION_HEAD + m;
@@ -279,23 +258,23 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	}
 	case HCB_REC_DROP:
 		m = bounded_strlen(rec->drop.reason, sizeof(rec->drop.reason));
-		put32(b, rec->drop.device);
-		put64(b + 4, rec->drop.count);
-		put32(b + 12, (uint32_t)m);
+		hcb_put_le32(b, rec->drop.device);
+		hcb_put_le64(b + 4, rec->drop.count);
+		hcb_put_le32(b + 12, (uint32_t)m);
 		memcpy(b + DROP_HEAD, rec->drop.reason, m);
 		n = DROP_HEAD + m;
 		frame_head(st->buf, CAP_DROP, n);
 		break;
 	case HCB_REC_BARRIER:
-		put64(b, rec->barrier.ts_ns);
-		put64(b + 8, rec->barrier.taps);
+		hcb_put_le64(b, rec->barrier.ts_ns);
+		hcb_put_le64(b + 8, rec->barrier.taps);
 		n = 16;
 		frame_head(st->buf, CAP_BARRIER, n);
 		break;
 	case HCB_REC_END:
-		put64(b, rec->end.taps);
-		put64(b + 8, rec->end.drops);
-		put64(b + 16, rec->end.end_ns);
+		hcb_put_le64(b, rec->end.taps);
+		hcb_put_le64(b + 8, rec->end.drops);
+		hcb_put_le64(b + 16, rec->end.end_ns);
 		n = 24;
 		frame_head(st->buf, CAP_END, n);
 		break;
@@ -332,8 +311,8 @@ int hcb_hcbcap_writer_init(struct hcb_writer *w)
 	w->write = cap_write;
 	w->close = cap_close;
 	memcpy(h, CAP_MAGIC, CAP_MAGIC_LEN);
-	put32(h + 8, CAP_VERSION);
-	put32(h + 12, 0);
+	hcb_put_le32(h + 8, CAP_VERSION);
+	hcb_put_le32(h + 12, 0);
 	/* the header now, so that a recording without records is a valid file */
 	err = hcb_write_all(w, h, sizeof(h));
 	if (err)
@@ -389,8 +368,8 @@ static int read_file_header(struct hcb_reader *r, struct cap_reader *st)
 	if (got < sizeof(h))
 		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside its header "
 			    "(%zu of %d bytes); nothing was recorded", got, CAP_HEADER);
-	version = get32(h + 8);
-	flags = get32(h + 12);
+	version = hcb_get_le32(h + 8);
+	flags = hcb_get_le32(h + 12);
 	if (version != CAP_VERSION)
 		return FAIL(r, st, -EPROTO, ".hcbcap version %u; this hcbtrace reads version %u "
 			    "(a newer hcbtrace may read it)", version, CAP_VERSION);
@@ -435,7 +414,7 @@ static int read_body(struct hcb_reader *r, struct cap_reader *st, uint32_t type,
 				    type_name(type), have, need);
 		}
 	}
-	if (crc(st->buf, FRAME_HEAD + len) != get32(st->buf + FRAME_HEAD + len))
+	if (crc(st->buf, FRAME_HEAD + len) != hcb_get_le32(st->buf + FRAME_HEAD + len))
 		return FAIL(r, st, -EBADMSG, "damaged %s frame of %llu bytes: checksum mismatch",
 			    type_name(type), (unsigned long long)len);
 	return 0;
@@ -453,17 +432,17 @@ static int parse_session(struct hcb_reader *r, struct cap_reader *st, const unsi
 	struct hcb_session_info *s = &rec->session;
 	uint32_t n, m;
 
-	n = get32(b + 16);
-	m = get32(b + 20);
+	n = hcb_get_le32(b + 16);
+	m = hcb_get_le32(b + 20);
 	if (n >= sizeof(s->provider) || m >= sizeof(s->platform) || len != SESSION_HEAD + n + m ||
 	    !text_ok(b + SESSION_HEAD, n + m))
 		return FAIL(r, st, -EBADMSG, "invalid session frame (provider %u bytes, platform "
 			    "%u bytes, frame %llu bytes)", n, m, (unsigned long long)len);
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = HCB_REC_SESSION;
-	s->version = (int)get32(b);
-	s->pid = (int32_t)get32(b + 4);
-	s->start_ns = get64(b + 8);
+	s->version = (int)hcb_get_le32(b);
+	s->pid = (int32_t)hcb_get_le32(b + 4);
+	s->start_ns = hcb_get_le64(b + 8);
 	memcpy(s->provider, b + SESSION_HEAD, n);
 	memcpy(s->platform, b + SESSION_HEAD + n, m);
 	return 1;
@@ -515,7 +494,7 @@ static int parse_consumer(struct hcb_reader *r, struct cap_reader *st, const uns
 static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
 		     uint64_t len, struct hcb_record *rec)
 {
-	uint32_t device = get32(b), id = get32(b + 4);
+	uint32_t device = hcb_get_le32(b), id = hcb_get_le32(b + 4);
 	const struct hcb_consumer *c = hcb_registry_get(r->consumers, id);
 
 	if (!c)
@@ -531,10 +510,10 @@ static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned
 	rec->kind = HCB_REC_TAP;
 	rec->tap.device = device;
 	rec->tap.consumer = c;
-	rec->tap.seq = get64(b + 8);
-	rec->tap.ts_ns = get64(b + 16);
-	rec->tap.pid = get32(b + 24);
-	rec->tap.tid = get32(b + 28);
+	rec->tap.seq = hcb_get_le64(b + 8);
+	rec->tap.ts_ns = hcb_get_le64(b + 16);
+	rec->tap.pid = hcb_get_le32(b + 24);
+	rec->tap.tid = hcb_get_le32(b + 28);
 	rec->tap.payload = b + TAP_HEAD;
 	return 1;
 }
@@ -580,9 +559,9 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 				    "frame header (%zu of %d bytes); the records before it are "
 				    "complete", got, FRAME_HEAD);
 		}
-		type = get32(st->buf);
-		len = get64(st->buf + 4);
-		if (crc(st->buf, 12) != get32(st->buf + 12))
+		type = hcb_get_le32(st->buf);
+		len = hcb_get_le64(st->buf + 4);
+		if (crc(st->buf, 12) != hcb_get_le32(st->buf + 12))
 			return FAIL(r, st, -EBADMSG, "damaged frame header: checksum mismatch");
 		if (type == 0 || (type > CAP_END && !(type & CAP_SKIPPABLE)))
 			return FAIL(r, st, -EBADMSG, "unknown frame type %u", type);
@@ -610,14 +589,14 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 			n = parse_tap(r, st, b, len, rec);
 			break;
 		case CAP_DROP: {
-			uint32_t m = get32(b + 12);
+			uint32_t m = hcb_get_le32(b + 12);
 
 			if (len != DROP_HEAD + (uint64_t)m || !text_ok(b + DROP_HEAD, m))
 				return FAIL(r, st, -EBADMSG, "invalid drop frame");
 			memset(rec, 0, sizeof(*rec));
 			rec->kind = HCB_REC_DROP;
-			rec->drop.device = get32(b);
-			rec->drop.count = get64(b + 4);
+			rec->drop.device = hcb_get_le32(b);
+			rec->drop.count = hcb_get_le64(b + 4);
 			memcpy(rec->drop.reason, b + DROP_HEAD, m);
 			n = 1;
 			break;
@@ -625,16 +604,16 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 		case CAP_BARRIER:
 			memset(rec, 0, sizeof(*rec));
 			rec->kind = HCB_REC_BARRIER;
-			rec->barrier.ts_ns = get64(b);
-			rec->barrier.taps = get64(b + 8);
+			rec->barrier.ts_ns = hcb_get_le64(b);
+			rec->barrier.taps = hcb_get_le64(b + 8);
 			n = 1;
 			break;
 		case CAP_END:
 			memset(rec, 0, sizeof(*rec));
 			rec->kind = HCB_REC_END;
-			rec->end.taps = get64(b);
-			rec->end.drops = get64(b + 8);
-			rec->end.end_ns = get64(b + 16);
+			rec->end.taps = hcb_get_le64(b);
+			rec->end.drops = hcb_get_le64(b + 8);
+			rec->end.end_ns = hcb_get_le64(b + 16);
 			n = 1;
 			break;
 		default:    /* a skippable frame of a later version */

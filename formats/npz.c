@@ -28,6 +28,7 @@
 
 #include "dtype.h"
 #include "idprint.h"
+#include "le.h"
 #include "recfile_impl.h"
 
 #define ZIP_LOCAL_SIG 0x04034b50u
@@ -73,24 +74,6 @@ struct npz_writer {
 	unsigned int ncounters, nslots;
 	uint16_t last_time, last_date;
 };
-
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
 
 /* numpy's descr for a dtype's bytes on disk; raw bits for what numpy lacks. */
 static const char *npy_descr(unsigned int dtype)
@@ -248,24 +231,24 @@ static size_t local_header(unsigned char *p, const char *name, size_t name_len,
 {
 	int z64 = e->size >= U32_MAX_FIELD;
 
-	put32(p, ZIP_LOCAL_SIG);
-	put16(p + 4, z64 ? 45 : 20);
-	put16(p + 6, 0);                    /* flags */
-	put16(p + 8, 0);                    /* stored */
-	put16(p + 10, e->dos_time);
-	put16(p + 12, e->dos_date);
-	put32(p + 14, e->crc);
-	put32(p + 18, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
-	put32(p + 22, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
-	put16(p + 26, (uint16_t)name_len);
-	put16(p + 28, z64 ? 20 : 0);
+	hcb_put_le32(p, ZIP_LOCAL_SIG);
+	hcb_put_le16(p + 4, z64 ? 45 : 20);
+	hcb_put_le16(p + 6, 0);                    /* flags */
+	hcb_put_le16(p + 8, 0);                    /* stored */
+	hcb_put_le16(p + 10, e->dos_time);
+	hcb_put_le16(p + 12, e->dos_date);
+	hcb_put_le32(p + 14, e->crc);
+	hcb_put_le32(p + 18, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le32(p + 22, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le16(p + 26, (uint16_t)name_len);
+	hcb_put_le16(p + 28, z64 ? 20 : 0);
 	memcpy(p + ZIP_LOCAL_LEN, name, name_len);
 	p += ZIP_LOCAL_LEN + name_len;
 	if (z64) {
-		put16(p, 0x0001);
-		put16(p + 2, 16);
-		put64(p + 4, e->size);
-		put64(p + 12, e->size);
+		hcb_put_le16(p, 0x0001);
+		hcb_put_le16(p + 2, 16);
+		hcb_put_le64(p + 4, e->size);
+		hcb_put_le64(p + 12, e->size);
 	}
 	return ZIP_LOCAL_LEN + name_len + (z64 ? 20 : 0);
 }
@@ -328,7 +311,7 @@ static size_t npy_header(unsigned char *p, size_t size, const struct hcb_leaf_sh
 	if (total > size)
 		return 0;
 	memcpy(p, "\x93NUMPY\x01\x00", 8);
-	put16(p + 8, (uint16_t)(total - 10));
+	hcb_put_le16(p + 8, (uint16_t)(total - 10));
 	memcpy(p + 10, dict, n);
 	memset(p + 10 + n, ' ', total - 10 - n - 1);
 	p[total - 1] = '\n';
@@ -444,34 +427,34 @@ static int write_directory(struct hcb_writer *w, struct npz_writer *st)
 		uint16_t extra = (uint16_t)(big || far ? 4 + 16 * big + 8 * far : 0);
 		unsigned char *x = p + ZIP_CENTRAL_LEN;
 
-		put32(p, ZIP_CENTRAL_SIG);
-		put16(p + 4, ZIP_MADE_BY);
-		put16(p + 6, extra ? 45 : 20);
-		put16(p + 8, 0);
-		put16(p + 10, 0);
-		put16(p + 12, e->dos_time);
-		put16(p + 14, e->dos_date);
-		put32(p + 16, e->crc);
-		put32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		put32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		put16(p + 28, e->name_len);
-		put16(p + 30, extra);
-		put16(p + 32, 0);                       /* comment */
-		put16(p + 34, 0);                       /* disk */
-		put16(p + 36, 0);                       /* internal attributes */
-		put32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
-		put32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
+		hcb_put_le32(p, ZIP_CENTRAL_SIG);
+		hcb_put_le16(p + 4, ZIP_MADE_BY);
+		hcb_put_le16(p + 6, extra ? 45 : 20);
+		hcb_put_le16(p + 8, 0);
+		hcb_put_le16(p + 10, 0);
+		hcb_put_le16(p + 12, e->dos_time);
+		hcb_put_le16(p + 14, e->dos_date);
+		hcb_put_le32(p + 16, e->crc);
+		hcb_put_le32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
+		hcb_put_le32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
+		hcb_put_le16(p + 28, e->name_len);
+		hcb_put_le16(p + 30, extra);
+		hcb_put_le16(p + 32, 0);                       /* comment */
+		hcb_put_le16(p + 34, 0);                       /* disk */
+		hcb_put_le16(p + 36, 0);                       /* internal attributes */
+		hcb_put_le32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
+		hcb_put_le32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
 		if (extra) {
-			put16(x, 0x0001);
-			put16(x + 2, (uint16_t)(extra - 4));
+			hcb_put_le16(x, 0x0001);
+			hcb_put_le16(x + 2, (uint16_t)(extra - 4));
 			x += 4;
 			if (big) {
-				put64(x, e->size);
-				put64(x + 8, e->size);
+				hcb_put_le64(x, e->size);
+				hcb_put_le64(x + 8, e->size);
 				x += 16;
 			}
 			if (far)
-				put64(x, e->offset);
+				hcb_put_le64(x, e->offset);
 		}
 		err = hcb_buf_add(&b, p, ZIP_CENTRAL_LEN);
 		if (!err)
@@ -489,34 +472,34 @@ static int write_directory(struct hcb_writer *w, struct npz_writer *st)
 	if (!err && z64) {
 		unsigned char z[ZIP64_END_LEN + ZIP64_LOCATOR_LEN];
 
-		put32(z, ZIP64_END_SIG);
-		put64(z + 4, ZIP64_END_LEN - 12);
-		put16(z + 12, ZIP_MADE_BY);
-		put16(z + 14, 45);
-		put32(z + 16, 0);
-		put32(z + 20, 0);
-		put64(z + 24, st->n);
-		put64(z + 32, st->n);
-		put64(z + 40, size);
-		put64(z + 48, start);
-		put32(z + 56, ZIP64_LOCATOR_SIG);
-		put32(z + 60, 0);
-		put64(z + 64, end64);
-		put32(z + 72, 1);
+		hcb_put_le32(z, ZIP64_END_SIG);
+		hcb_put_le64(z + 4, ZIP64_END_LEN - 12);
+		hcb_put_le16(z + 12, ZIP_MADE_BY);
+		hcb_put_le16(z + 14, 45);
+		hcb_put_le32(z + 16, 0);
+		hcb_put_le32(z + 20, 0);
+		hcb_put_le64(z + 24, st->n);
+		hcb_put_le64(z + 32, st->n);
+		hcb_put_le64(z + 40, size);
+		hcb_put_le64(z + 48, start);
+		hcb_put_le32(z + 56, ZIP64_LOCATOR_SIG);
+		hcb_put_le32(z + 60, 0);
+		hcb_put_le64(z + 64, end64);
+		hcb_put_le32(z + 72, 1);
 		err = hcb_write_all(w, z, sizeof(z));
 	}
 	if (!err) {
 		unsigned char e[ZIP_END_LEN];
 		uint16_t count = z64 ? U16_MAX_FIELD : (uint16_t)st->n;
 
-		put32(e, ZIP_END_SIG);
-		put16(e + 4, 0);
-		put16(e + 6, 0);
-		put16(e + 8, count);
-		put16(e + 10, count);
-		put32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
-		put32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
-		put16(e + 20, 0);
+		hcb_put_le32(e, ZIP_END_SIG);
+		hcb_put_le16(e + 4, 0);
+		hcb_put_le16(e + 6, 0);
+		hcb_put_le16(e + 8, count);
+		hcb_put_le16(e + 10, count);
+		hcb_put_le32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
+		hcb_put_le32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
+		hcb_put_le16(e + 20, 0);
 		err = hcb_write_all(w, e, sizeof(e));
 	}
 	hcb_buf_free(&b);

@@ -51,6 +51,7 @@
 #include "consumer.h"
 #include "dtype.h"
 #include "jsonl.h"
+#include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"
 
@@ -373,28 +374,6 @@ static void spit(const char *path, const void *p, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /*
  * Walk the frames of a whole file as HCBCAP.md describes them, checking
  * both CRCs; fills the frame start offsets (ends with the file size) and
@@ -407,18 +386,18 @@ static size_t walk(const unsigned char *p, size_t len, size_t *starts, size_t ma
 
 	assert_true(len >= 16);
 	assert_memory_equal(p, "HCBCAP\x1a\n", 8);
-	assert_int_equal(le32(p + 8), 1);
-	assert_int_equal(le32(p + 12), 0);
+	assert_int_equal(hcb_get_le32(p + 8), 1);
+	assert_int_equal(hcb_get_le32(p + 12), 0);
 	if (counts)
 		memset(counts, 0, 8 * sizeof(counts[0]));
 	while (off < len) {
-		uint32_t type = le32(p + off);
-		uint64_t body = le64(p + off + 4);
+		uint32_t type = hcb_get_le32(p + off);
+		uint64_t body = hcb_get_le64(p + off + 4);
 
 		assert_true(off + 20 <= len);
-		assert_int_equal(le32(p + off + 12), crc32(0, p + off, 12));
+		assert_int_equal(hcb_get_le32(p + off + 12), crc32(0, p + off, 12));
 		assert_true(body <= len - off - 20);
-		assert_int_equal(le32(p + off + 16 + body), crc32(0, p + off, (uInt)(16 + body)));
+		assert_int_equal(hcb_get_le32(p + off + 16 + body), crc32(0, p + off, (uInt)(16 + body)));
 		assert_true(type >= 1 && type <= 6);
 		if (counts)
 			counts[type]++;
@@ -696,10 +675,10 @@ static void test_one_write_per_record(void **state)
 
 		assert_true(n > 0);
 		while (off < (size_t)n) {
-			uint64_t body = le64(msg + off + 4);
+			uint64_t body = hcb_get_le64(msg + off + 4);
 
 			assert_true(off + 20 + body <= (size_t)n);
-			assert_int_equal(le32(msg + off + 16 + body),
+			assert_int_equal(hcb_get_le32(msg + off + 16 + body),
 					 crc32(0, msg + off, (uInt)(16 + body)));
 			off += 20 + body;
 			frames++;
@@ -763,7 +742,7 @@ static void test_truncation(void **state)
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = le32(p + starts[i]) != 2;   /* consumer frames are no records */
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2;   /* consumer frames are no records */
 	for (size_t cut = 0; cut < len; cut++) {
 		int boundary = cut == 16;
 		int n;
@@ -809,7 +788,7 @@ static void test_flipped_bytes(void **state)
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = le32(p + starts[i]) != 2;
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2;
 	for (size_t at = 0; at < len; at++) {
 		for (size_t m = 0; m < sizeof(masks); m++) {
 			size_t frame = 0;
@@ -844,11 +823,11 @@ static void test_flipped_bytes(void **state)
 static size_t claim(unsigned char *out, uint32_t type, uint64_t len)
 {
 	memcpy(out, "HCBCAP\x1a\n", 8);
-	put32(out + 8, 1);
-	put32(out + 12, 0);
-	put32(out + 16, type);
-	put64(out + 20, len);
-	put32(out + 28, (uint32_t)crc32(0, out + 16, 12));
+	hcb_put_le32(out + 8, 1);
+	hcb_put_le32(out + 12, 0);
+	hcb_put_le32(out + 16, type);
+	hcb_put_le64(out + 20, len);
+	hcb_put_le32(out + 28, (uint32_t)crc32(0, out + 16, 12));
 	memset(out + 32, 0, 64);
 	return 32 + 64;
 }
@@ -943,19 +922,19 @@ static void test_versions(void **state)
 	write_list(path, &l);
 	p = slurp(path, &len);
 
-	put32(p + 8, 2);
+	hcb_put_le32(p + 8, 2);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), -EPROTO);
 	assert_non_null(strstr(msg, "version 2"));
 	assert_int_equal(count, 0);
-	put32(p + 8, 0);
+	hcb_put_le32(p + 8, 0);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, NULL, 0), -EPROTO);
-	put32(p + 8, 1);
-	put32(p + 12, 4);
+	hcb_put_le32(p + 8, 1);
+	hcb_put_le32(p + 12, 4);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, NULL, 0), -EPROTO);
-	put32(p + 12, 0);
+	hcb_put_le32(p + 12, 0);
 	p[1] = 'X';
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), -EBADMSG);
@@ -1061,11 +1040,11 @@ static void test_skippable_frames(void **state)
 	write_list(path, &l);
 	p = slurp(path, &len);
 	walk(p, len, starts, 7, NULL);
-	put32(extra, 0x80000007u);
-	put64(extra + 4, 5);
-	put32(extra + 12, (uint32_t)crc32(0, extra, 12));
+	hcb_put_le32(extra, 0x80000007u);
+	hcb_put_le64(extra + 4, 5);
+	hcb_put_le32(extra + 12, (uint32_t)crc32(0, extra, 12));
 	memcpy(extra + 16, "later", 5);
-	put32(extra + 21, (uint32_t)crc32(0, extra, 21));
+	hcb_put_le32(extra + 21, (uint32_t)crc32(0, extra, 21));
 	/* header, session, the new frame, consumer and tap, the new frame */
 	q = malloc(len + 2 * sizeof(extra));
 	assert_non_null(q);
