@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "consumer.h"
+#include "grow.h"
 #include "le.h"
 #include "recfile_impl.h"
 
@@ -76,21 +77,6 @@ struct cap_writer {
 	struct cap_known *slots;
 	unsigned int nslots, n;
 };
-
-/* Grow *buf to hold n bytes: the writer's frame buffer and the reader's. */
-static int buf_reserve(unsigned char **buf, size_t *cap, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*buf, n);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = n;
-	return 0;
-}
 
 static struct cap_known *known_slot(const struct cap_writer *st, uint32_t id)
 {
@@ -194,7 +180,7 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	need = FRAME_HEAD + TAP_HEAD + (size_t)c->total_bytes + FRAME_TAIL;
 	if (fresh)
 		need += FRAME_HEAD + blen + FRAME_TAIL;
-	err = buf_reserve(&st->buf, &st->cap, need);
+	err = hcb_grow(&st->buf, &st->cap, need, 1);
 	if (err)
 		goto out;
 	if (fresh) {
@@ -235,7 +221,7 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	if (rec->kind == HCB_REC_TAP)
 		return write_tap(w, st, &rec->tap);
 	/* every other record fits in a few hundred bytes */
-	err = buf_reserve(&st->buf, &st->cap, FRAME_HEAD + SESSION_HEAD + 256 + FRAME_TAIL);
+	err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + SESSION_HEAD + 256 + FRAME_TAIL, 1);
 	if (err)
 		return err;
 	b = st->buf + FRAME_HEAD;
@@ -400,7 +386,7 @@ static int read_body(struct hcb_reader *r, struct cap_reader *st, uint32_t type,
 			target = 65536;
 		if (target > need)
 			target = need;
-		err = buf_reserve(&st->buf, &st->cap, target);
+		err = hcb_grow(&st->buf, &st->cap, target, 1);
 		if (err)
 			return FAIL(r, st, err, "no memory for a %s frame of %llu bytes",
 				    type_name(type), (unsigned long long)len);
@@ -648,7 +634,7 @@ int hcb_hcbcap_reader_init(struct hcb_reader *r)
 	r->next = cap_next;
 	r->free = cap_free;
 	/* frame heads are read here; bodies grow it as they arrive */
-	if (buf_reserve(&st->buf, &st->cap, 4096)) {
+	if (hcb_grow(&st->buf, &st->cap, 4096, 1)) {
 		cap_free(r);
 		return -ENOMEM;
 	}

@@ -15,6 +15,7 @@
 
 #include "consumer.h"
 #include "dtype.h"
+#include "grow.h"
 #include "jsonl.h"
 #include "jsonparse.h"
 #include "recfile_impl.h"
@@ -39,7 +40,8 @@ struct jsonl_reader {
 	unsigned char *payload;
 	size_t payload_cap;
 	struct known *known;   /* registration blobs by consumer, to check consistency */
-	unsigned int nknown, known_cap;
+	unsigned int nknown;
+	size_t known_cap;
 	char where[32];
 };
 
@@ -231,17 +233,10 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 		free(blob);
 		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
 	}
-	if (s->nknown == s->known_cap) {
-		unsigned int cap = s->known_cap ? s->known_cap * 2 : 16;
-		struct known *k = realloc(s->known, cap * sizeof(*k));
-
-		if (!k) {
-			free(blob);
-			hcb_consumer_free(c);
-			return -ENOMEM;
-		}
-		s->known = k;
-		s->known_cap = cap;
+	if (hcb_grow(&s->known, &s->known_cap, (size_t)s->nknown + 1, sizeof(*s->known))) {
+		free(blob);
+		hcb_consumer_free(c);
+		return -ENOMEM;
 	}
 	s->known[s->nknown++] = (struct known){ id, blob, len };
 	err = hcb_registry_add(r->consumers, c);
@@ -393,15 +388,9 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 		if (err)
 			goto out;
 	}
-	if (c->total_bytes > s->payload_cap) {
-		unsigned char *p = realloc(s->payload, c->total_bytes);
-
-		if (!p) {
-			err = -ENOMEM;
-			goto out;
-		}
-		s->payload = p;
-		s->payload_cap = c->total_bytes;
+	if (hcb_grow(&s->payload, &s->payload_cap, c->total_bytes, 1)) {
+		err = -ENOMEM;
+		goto out;
 	}
 	a = jfirst(arrays);
 	for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {

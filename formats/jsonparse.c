@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "jsonparse.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
@@ -61,16 +62,14 @@ static int new_node(struct parser *p, enum jkind kind, uint32_t *idx)
 	struct jdoc *d = p->d;
 
 	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 256;
-		struct jnode *nodes;
+		/* node indices are uint32_t; cap grows by doubling, from 256 */
+		size_t cap = d->cap;
 
-		if (cap > (1u << 31))
+		if ((size_t)d->n + 1 > (1u << 31))
 			return p->err = -E2BIG;
-		nodes = realloc(d->nodes, cap * sizeof(*nodes));
-		if (!nodes)
+		if (hcb_grow(&d->nodes, &cap, d->cap ? (size_t)d->n + 1 : 256, sizeof(*d->nodes)))
 			return p->err = -ENOMEM;
-		d->nodes = nodes;
-		d->cap = cap;
+		d->cap = (uint32_t)cap;
 	}
 	*idx = d->n++;
 	d->nodes[*idx] = (struct jnode){ .kind = kind, .key = SIZE_MAX };

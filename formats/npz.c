@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "dtype.h"
+#include "grow.h"
 #include "idprint.h"
 #include "le.h"
 #include "recfile_impl.h"
@@ -195,27 +196,9 @@ static uint64_t next_index(struct npz_writer *st, const char *name, uint32_t dev
 static int add_entry(struct npz_writer *st, const char *name, size_t name_len,
 		     const struct npz_entry *e)
 {
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 256;
-		struct npz_entry *grown = realloc(st->entries, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		st->entries = grown;
-		st->cap = cap;
-	}
-	if (st->names_len + name_len > st->names_cap) {
-		size_t cap = st->names_cap ? st->names_cap * 2 : 8192;
-		char *grown;
-
-		while (cap < st->names_len + name_len)
-			cap *= 2;
-		grown = realloc(st->names, cap);
-		if (!grown)
-			return -ENOMEM;
-		st->names = grown;
-		st->names_cap = cap;
-	}
+	if (hcb_grow(&st->entries, &st->cap, st->n + 1, sizeof(*st->entries)) ||
+	    hcb_grow(&st->names, &st->names_cap, st->names_len + name_len, 1))
+		return -ENOMEM;
 	st->entries[st->n] = *e;
 	st->entries[st->n].name = st->names_len;
 	st->entries[st->n].name_len = (uint16_t)name_len;

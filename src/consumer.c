@@ -5,6 +5,7 @@
 
 #include "consumer.h"
 #include "dtype.h"
+#include "grow.h"
 #include "tree.h"
 
 static int name_ok(const char *s, size_t n)
@@ -185,25 +186,24 @@ void hcb_consumer_free(struct hcb_consumer *c)
 static int parse_kwargs(struct hcb_consumer *c, const char *s, size_t n)
 {
 	const char *end = s + n;
+	size_t cap = 0;
 
 	if (n && s[n - 1] != '\0')
 		return -EBADMSG;
 	while (s < end) {
 		const char *k = s, *v;
-		struct hcb_kwarg *grown;
+		struct hcb_kwarg *kw;
 
 		v = k + strlen(k) + 1;
 		if (v >= end || !name_ok(k, strlen(k)))
 			return -EBADMSG;
 		s = v + strlen(v) + 1;
-		grown = realloc(c->kwargs, (c->nkwargs + 1) * sizeof(*grown));
-		if (!grown)
+		if (hcb_grow(&c->kwargs, &cap, c->nkwargs + 1, sizeof(*c->kwargs)))
 			return -ENOMEM;
-		c->kwargs = grown;
-		grown[c->nkwargs].key = strdup(k);
-		grown[c->nkwargs].value = strdup(v);
-		c->nkwargs++;
-		if (!grown[c->nkwargs - 1].key || !grown[c->nkwargs - 1].value)
+		kw = &c->kwargs[c->nkwargs++];
+		kw->key = strdup(k);
+		kw->value = strdup(v);
+		if (!kw->key || !kw->value)
 			return -ENOMEM;
 	}
 	return 0;

@@ -8,6 +8,7 @@
 
 #include "diff.h"
 #include "dtype.h"
+#include "grow.h"
 #include "registry.h"
 
 /* numpy runs each operation as its own ufunc: never fuse a*b+c */
@@ -358,9 +359,10 @@ struct stream {                  /* one key without its index */
 struct side {
 	struct hcb_registry *copies;     /* consumers of queued taps, by id */
 	struct hcb_consumer **odd;       /* copies of an id whose content changed */
-	size_t nodd;
+	size_t nodd, capodd;
 	uint32_t *devices;
-	unsigned int ndevices, capdevices;
+	unsigned int ndevices;
+	size_t capdevices;
 	char platform[16];
 	int ended;
 };
@@ -376,7 +378,7 @@ struct hcb_diff {
 	/* per-tap report scratch, grown to the most leaves seen */
 	struct hcb_diff_leaf *leaves;
 	struct hcb_diff_example *examples;
-	unsigned int capleaves;
+	size_t capleaves, capexamples;
 };
 
 void hcb_diff_opts_default(struct hcb_diff_opts *o)
@@ -577,7 +579,7 @@ fail:
 static int intern(struct side *sd, const struct hcb_consumer *c, const struct hcb_consumer **out)
 {
 	const struct hcb_consumer *known = hcb_registry_get(sd->copies, c->id);
-	struct hcb_consumer *copy, **odd;
+	struct hcb_consumer *copy;
 	int err;
 
 	if (known && same_layout(known, c)) {
@@ -600,12 +602,10 @@ static int intern(struct side *sd, const struct hcb_consumer *c, const struct hc
 		return 0;
 	}
 	/* the same id with other content: a damaged file, but keep going */
-	odd = realloc(sd->odd, (sd->nodd + 1) * sizeof(*odd));
-	if (!odd) {
+	if (hcb_grow(&sd->odd, &sd->capodd, sd->nodd + 1, sizeof(*sd->odd))) {
 		hcb_consumer_free(copy);
 		return -ENOMEM;
 	}
-	sd->odd = odd;
 	sd->odd[sd->nodd++] = copy;
 	*out = copy;
 	return 0;
@@ -627,15 +627,8 @@ static int note_device(struct side *sd, uint32_t dev)
 		else
 			hi = mid;
 	}
-	if (sd->ndevices == sd->capdevices) {
-		unsigned int cap = sd->capdevices ? sd->capdevices * 2 : 8;
-		uint32_t *p = realloc(sd->devices, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		sd->devices = p;
-		sd->capdevices = cap;
-	}
+	if (hcb_grow(&sd->devices, &sd->capdevices, (size_t)sd->ndevices + 1, sizeof(*sd->devices)))
+		return -ENOMEM;
 	memmove(sd->devices + lo + 1, sd->devices + lo, (sd->ndevices - lo) * sizeof(uint32_t));
 	sd->devices[lo] = dev;
 	sd->ndevices++;
@@ -662,21 +655,13 @@ static int compare(struct hcb_diff *d, const struct stream *s, uint64_t index,
 	d->counts.compared++;
 	t.leaves_differ = c[0]->nleaves != c[1]->nleaves;
 	t.tree_differs = strcmp(c[0]->tree ? c[0]->tree : "", c[1]->tree ? c[1]->tree : "") != 0;
-	if (!t.leaves_differ && c[0]->nleaves > d->capleaves) {
-		unsigned int cap = c[0]->nleaves;
-		struct hcb_diff_leaf *l = realloc(d->leaves, cap * sizeof(*l));
-		struct hcb_diff_example *e;
-
-		if (!l)
-			return -ENOMEM;
-		d->leaves = l;
-		e = realloc(d->examples, (size_t)cap * (d->opts.max_examples ? d->opts.max_examples : 1) *
-					 sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		d->examples = e;
-		d->capleaves = cap;
-	}
+	/* the report's scratch: a leaf and max_examples examples per leaf */
+	if (!t.leaves_differ &&
+	    (hcb_grow(&d->leaves, &d->capleaves, c[0]->nleaves, sizeof(*d->leaves)) ||
+	     hcb_grow(&d->examples, &d->capexamples,
+		      (size_t)c[0]->nleaves * (d->opts.max_examples ? d->opts.max_examples : 1),
+		      sizeof(*d->examples))))
+		return -ENOMEM;
 	t.leaves = d->leaves;
 	for (unsigned int i = 0; !t.leaves_differ && i < c[0]->nleaves; i++) {
 		const struct hcb_leaf_shape *a = &c[0]->leaves[i], *b = &c[1]->leaves[i];

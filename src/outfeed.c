@@ -9,6 +9,7 @@
 #include "bpf/hcbtap_events.h"
 #include "buf.h"
 #include "dtype.h"
+#include "grow.h"
 #include "outfeed.h"
 #include "shapeproto.h"
 
@@ -34,7 +35,8 @@ struct xdev {
 	/* the packet being put together */
 	bool in_packet, packet_bad;
 	uint32_t consumer;
-	unsigned int nleaves, cap;
+	unsigned int nleaves;
+	size_t cap;
 	struct hcb_xshape *shapes;
 	struct hcb_buf payload;
 	uint64_t ts_ns, last_ns;
@@ -287,15 +289,8 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 		d->packet_bad = true;
 		return 0;
 	}
-	if (d->nleaves == d->cap) {
-		unsigned int ncap = d->cap ? 2 * d->cap : 8;
-		struct hcb_xshape *n = realloc(d->shapes, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->shapes = n;
-		d->cap = ncap;
-	}
+	if (hcb_grow(&d->shapes, &d->cap, d->nleaves + 1, sizeof(*d->shapes)))
+		return -ENOMEM;
 	d->shapes[d->nleaves++] = d->leaf_shape;
 	return hcb_buf_add(&d->payload, d->leaf.data, d->leaf.len);
 }

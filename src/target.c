@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "consumer.h"
+#include "grow.h"
 #include "target.h"
 
 int hcb_target_exists(pid_t pid)
@@ -349,15 +350,10 @@ static int list_matching(int (*has)(pid_t), pid_t **pids, size_t *n)
 			continue;
 		if (!has((pid_t)pid))
 			continue;
-		if (count == cap) {
-			pid_t *grown = realloc(out, (cap = cap ? cap * 2 : 16) * sizeof(*out));
-
-			if (!grown) {
-				free(out);
-				closedir(d);
-				return -ENOMEM;
-			}
-			out = grown;
+		if (hcb_grow(&out, &cap, count + 1, sizeof(*out))) {
+			free(out);
+			closedir(d);
+			return -ENOMEM;
 		}
 		out[count++] = (pid_t)pid;
 	}
