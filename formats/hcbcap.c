@@ -67,8 +67,7 @@ static uint32_t crc(const unsigned char *p, size_t n)
 struct cap_known {
 	uint32_t id;                     /* 0: empty slot */
 	const struct hcb_consumer *ptr;  /* as last seen: the fast path */
-	unsigned char *blob;             /* its registration blob, to compare */
-	size_t len;
+	struct hcb_consumer *copy;       /* as written, to compare */
 };
 
 struct cap_writer {
@@ -87,9 +86,9 @@ static struct cap_known *known_slot(const struct cap_writer *st, uint32_t id)
 			return &st->slots[i];
 }
 
-static int known_add(struct cap_writer *st, const struct hcb_consumer *c, unsigned char *blob,
-		     size_t len)
+static int known_add(struct cap_writer *st, const struct hcb_consumer *c)
 {
+	struct hcb_consumer *copy;
 	struct cap_known *k;
 
 	if ((st->n + 1) * 2 > st->nslots) {
@@ -106,8 +105,10 @@ static int known_add(struct cap_writer *st, const struct hcb_consumer *c, unsign
 				*known_slot(st, old[i].id) = old[i];
 		free(old);
 	}
+	if (hcb_consumer_dup(c, &copy))
+		return -ENOMEM;
 	k = known_slot(st, c->id);
-	*k = (struct cap_known){ c->id, c, blob, len };
+	*k = (struct cap_known){ c->id, c, copy };
 	st->n++;
 	return 0;
 }
@@ -124,20 +125,15 @@ static int consumer_check(struct cap_writer *st, const struct hcb_consumer *c,
 	void *b;
 	int err;
 
-	if (k && k->id && k->ptr == c)
-		return 0;
-	err = hcb_consumer_to_reg(c, &b, len);
-	if (err)
-		return err;
 	if (k && k->id) {
-		int same = k->len == *len && memcmp(k->blob, b, *len) == 0;
-
-		free(b);
-		if (!same)
+		if (k->ptr != c && !hcb_consumer_equal(k->copy, c))
 			return -EINVAL;
 		k->ptr = c;
 		return 0;
 	}
+	err = hcb_consumer_to_reg(c, &b, len);
+	if (err)
+		return err;
 	*blob = b;
 	return 1;
 }
@@ -201,11 +197,8 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	off += frame_seal(p, TAP_HEAD + c->total_bytes);
 	/* the consumer's definition and its tap go out together */
 	err = hcb_write_all(w, st->buf, off);
-	if (!err && fresh) {
-		err = known_add(st, c, blob, blen);
-		if (!err)
-			blob = NULL;
-	}
+	if (!err && fresh)
+		err = known_add(st, c);
 out:
 	free(blob);
 	return err;
@@ -277,7 +270,7 @@ static int cap_close(struct hcb_writer *w)
 	if (!st)
 		return 0;
 	for (unsigned int i = 0; i < st->nslots; i++)
-		free(st->slots[i].blob);
+		hcb_consumer_free(st->slots[i].copy);
 	free(st->slots);
 	free(st->buf);
 	free(st);
@@ -439,8 +432,6 @@ static int parse_consumer(struct hcb_reader *r, struct cap_reader *st, const uns
 {
 	struct hcb_consumer *c;
 	const struct hcb_consumer *old;
-	void *b1 = NULL, *b2 = NULL;
-	size_t n1 = 0, n2 = 0;
 	int err = hcb_consumer_from_reg(b, (size_t)len, &c), same;
 
 	if (err == -ENOMEM)
@@ -456,24 +447,11 @@ static int parse_consumer(struct hcb_reader *r, struct cap_reader *st, const uns
 		return err ? FAIL(r, st, err, "no memory for consumer %u", c->id) : 0;
 	}
 	/* a repeated definition is harmless; a different one is not */
-	err = hcb_consumer_to_reg(old, &b1, &n1);
-	if (!err)
-		err = hcb_consumer_to_reg(c, &b2, &n2);
-	same = !err && n1 == n2 && memcmp(b1, b2, n1) == 0;
-	free(b1);
-	free(b2);
-	if (err) {
-		hcb_consumer_free(c);
-		return FAIL(r, st, err == -ENOMEM ? err : -EBADMSG, "cannot compare consumer "
-			    "definitions");
-	}
-	if (!same) {
-		err = FAIL(r, st, -EBADMSG, "consumer %u (%s) defined again with a different shape",
-			   c->id, old->name);
-		hcb_consumer_free(c);
-		return err;
-	}
+	same = hcb_consumer_equal(old, c);
 	hcb_consumer_free(c);
+	if (!same)
+		return FAIL(r, st, -EBADMSG, "consumer %u (%s) defined again with a different shape",
+			    old->id, old->name);
 	return 0;
 }
 

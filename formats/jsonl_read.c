@@ -25,12 +25,6 @@
  * text; past it a file is more likely damaged than real). */
 #define MAX_LINE (4ull << 30)
 
-struct known {
-	uint32_t id;
-	void *blob;
-	size_t len;
-};
-
 struct jsonl_reader {
 	char *line;
 	size_t cap;
@@ -39,9 +33,6 @@ struct jsonl_reader {
 	struct jdoc doc;
 	unsigned char *payload;
 	size_t payload_cap;
-	struct known *known;   /* registration blobs by consumer, to check consistency */
-	unsigned int nknown;
-	size_t known_cap;
 	char where[32];
 };
 
@@ -202,10 +193,15 @@ range:
 	return 0;
 }
 
+/*
+ * The consumer a tap record describes, validated as a registration from a
+ * live target would be; the first record of an id defines it, and every
+ * later one must describe the same consumer.
+ */
 static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spec *spec,
 			     uint32_t id, const struct hcb_consumer **out)
 {
-	struct jsonl_reader *s = r->state;
+	const struct hcb_consumer *old;
 	struct hcb_consumer *c;
 	size_t len;
 	void *blob;
@@ -216,29 +212,21 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 		return err;
 	if (err)
 		return BAD(r, "consumer %u: invalid name, kwargs, tree or leaf shapes", id);
-	for (unsigned int i = 0; i < s->nknown; i++) {
-		if (s->known[i].id != id)
-			continue;
-		if (s->known[i].len != len || memcmp(s->known[i].blob, blob, len)) {
-			free(blob);
+	err = hcb_consumer_from_reg(blob, len, &c);
+	free(blob);
+	if (err)
+		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
+	old = hcb_registry_get(r->consumers, id);
+	if (old) {
+		int same = hcb_consumer_equal(old, c);
+
+		hcb_consumer_free(c);
+		if (!same)
 			return BAD(r, "consumer %u changes its name, kwargs, tree or shapes here; "
 				   "a consumer is the same throughout a recording", id);
-		}
-		free(blob);
-		*out = hcb_registry_get(r->consumers, id);
+		*out = old;
 		return 0;
 	}
-	err = hcb_consumer_from_reg(blob, len, &c);
-	if (err) {
-		free(blob);
-		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
-	}
-	if (hcb_grow(&s->known, &s->known_cap, (size_t)s->nknown + 1, sizeof(*s->known))) {
-		free(blob);
-		hcb_consumer_free(c);
-		return -ENOMEM;
-	}
-	s->known[s->nknown++] = (struct known){ id, blob, len };
 	err = hcb_registry_add(r->consumers, c);
 	if (err)
 		return err;
@@ -538,9 +526,6 @@ static void jsonl_free(struct hcb_reader *r)
 
 	if (!s)
 		return;
-	for (unsigned int i = 0; i < s->nknown; i++)
-		free(s->known[i].blob);
-	free(s->known);
 	free(s->line);
 	free(s->payload);
 	jdoc_free(&s->doc);

@@ -183,6 +183,65 @@ void hcb_consumer_free(struct hcb_consumer *c)
 	free(c);
 }
 
+int hcb_consumer_dup(const struct hcb_consumer *c, struct hcb_consumer **out)
+{
+	struct hcb_consumer *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n->id = c->id;
+	n->total_bytes = c->total_bytes;
+	n->name = strdup(c->name ? c->name : "");
+	n->tree = strdup(c->tree ? c->tree : "");
+	n->leaves = calloc(c->nleaves ? c->nleaves : 1, sizeof(*n->leaves));
+	n->kwargs = calloc(c->nkwargs ? c->nkwargs : 1, sizeof(*n->kwargs));
+	if (!n->name || !n->tree || !n->leaves || !n->kwargs)
+		goto fail;
+	n->nleaves = c->nleaves;
+	if (c->nleaves)
+		memcpy(n->leaves, c->leaves, c->nleaves * sizeof(*n->leaves));
+	for (; n->nkwargs < c->nkwargs; n->nkwargs++) {
+		struct hcb_kwarg *k = &n->kwargs[n->nkwargs];
+
+		k->key = strdup(c->kwargs[n->nkwargs].key);
+		k->value = strdup(c->kwargs[n->nkwargs].value);
+		if (!k->key || !k->value) {
+			n->nkwargs++;   /* so that what was copied is freed */
+			goto fail;
+		}
+	}
+	*out = n;
+	return 0;
+fail:
+	hcb_consumer_free(n);
+	return -ENOMEM;
+}
+
+static int str_equal(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+int hcb_consumer_equal(const struct hcb_consumer *a, const struct hcb_consumer *b)
+{
+	if (a->id != b->id || a->nleaves != b->nleaves || a->nkwargs != b->nkwargs ||
+	    a->total_bytes != b->total_bytes || !str_equal(a->name, b->name) ||
+	    !str_equal(a->tree, b->tree))
+		return 0;
+	for (unsigned int i = 0; i < a->nkwargs; i++)
+		if (strcmp(a->kwargs[i].key, b->kwargs[i].key) ||
+		    strcmp(a->kwargs[i].value, b->kwargs[i].value))
+			return 0;
+	for (unsigned int i = 0; i < a->nleaves; i++) {
+		const struct hcb_leaf_shape *x = &a->leaves[i], *y = &b->leaves[i];
+
+		if (x->dtype != y->dtype || x->ndim != y->ndim ||
+		    memcmp(x->dims, y->dims, x->ndim * sizeof(x->dims[0])))
+			return 0;
+	}
+	return 1;
+}
+
 static int parse_kwargs(struct hcb_consumer *c, const char *s, size_t n)
 {
 	const char *end = s + n;

@@ -74,6 +74,21 @@ uint32_t hcb_reg_hash(const void *blob, size_t len);
 int hcb_consumer_from_reg(const void *blob, size_t len, struct hcb_consumer **out);
 void hcb_consumer_free(struct hcb_consumer *c);
 
+/*
+ * A deep copy of c, to free with hcb_consumer_free: for holding a consumer
+ * longer than its reader or decoder does.  It needs no registration blob, so
+ * it copies any consumer; a NULL name or tree is copied as "".  0 or -ENOMEM.
+ */
+int hcb_consumer_dup(const struct hcb_consumer *c, struct hcb_consumer **out);
+
+/*
+ * 1 if a and b are the same consumer: id, name, kwargs (keys and values, in
+ * order), tree and leaf shapes (dtype, rank, dims) all equal, a NULL name or
+ * tree counting as ""; else 0.  Exactly when their registration blobs would
+ * be equal, without building them.
+ */
+int hcb_consumer_equal(const struct hcb_consumer *a, const struct hcb_consumer *b);
+
 /* The value of kwarg key, or NULL. */
 const char *hcb_consumer_kwarg(const struct hcb_consumer *c, const char *key);
 

@@ -522,59 +522,6 @@ static struct stream *stream_get(struct hcb_diff *d, uint32_t device, const stru
 	return s;
 }
 
-static int same_layout(const struct hcb_consumer *a, const struct hcb_consumer *b)
-{
-	if (a->id != b->id || a->nleaves != b->nleaves || a->total_bytes != b->total_bytes ||
-	    strcmp(a->name ? a->name : "", b->name ? b->name : "") ||
-	    strcmp(a->tree ? a->tree : "", b->tree ? b->tree : ""))
-		return 0;
-	for (unsigned int i = 0; i < a->nleaves; i++) {
-		const struct hcb_leaf_shape *x = &a->leaves[i], *y = &b->leaves[i];
-
-		if (x->dtype != y->dtype || x->ndim != y->ndim ||
-		    memcmp(x->dims, y->dims, x->ndim * sizeof(x->dims[0])))
-			return 0;
-	}
-	return 1;
-}
-
-/* A deep copy, freed by hcb_consumer_free (no registration blob: a tap
- * without a name could not make one). */
-static int copy_consumer(const struct hcb_consumer *c, struct hcb_consumer **out)
-{
-	struct hcb_consumer *n = calloc(1, sizeof(*n));
-	int err = -ENOMEM;
-
-	if (!n)
-		return -ENOMEM;
-	n->id = c->id;
-	n->total_bytes = c->total_bytes;
-	n->name = strdup(c->name ? c->name : "");
-	n->tree = strdup(c->tree ? c->tree : "");
-	n->leaves = calloc(c->nleaves ? c->nleaves : 1, sizeof(*n->leaves));
-	n->kwargs = calloc(c->nkwargs ? c->nkwargs : 1, sizeof(*n->kwargs));
-	if (!n->name || !n->tree || !n->leaves || !n->kwargs)
-		goto fail;
-	n->nleaves = c->nleaves;
-	if (c->nleaves)
-		memcpy(n->leaves, c->leaves, c->nleaves * sizeof(*n->leaves));
-	for (; n->nkwargs < c->nkwargs; n->nkwargs++) {
-		struct hcb_kwarg *k = &n->kwargs[n->nkwargs];
-
-		k->key = strdup(c->kwargs[n->nkwargs].key);
-		k->value = strdup(c->kwargs[n->nkwargs].value);
-		if (!k->key || !k->value) {
-			n->nkwargs++;
-			goto fail;
-		}
-	}
-	*out = n;
-	return 0;
-fail:
-	hcb_consumer_free(n);
-	return err;
-}
-
 /* The engine's own copy of c, which outlives the producer's record. */
 static int intern(struct side *sd, const struct hcb_consumer *c, const struct hcb_consumer **out)
 {
@@ -582,16 +529,16 @@ static int intern(struct side *sd, const struct hcb_consumer *c, const struct hc
 	struct hcb_consumer *copy;
 	int err;
 
-	if (known && same_layout(known, c)) {
+	if (known && hcb_consumer_equal(known, c)) {
 		*out = known;
 		return 0;
 	}
 	for (size_t i = sd->nodd; i-- > 0;)
-		if (same_layout(sd->odd[i], c)) {
+		if (hcb_consumer_equal(sd->odd[i], c)) {
 			*out = sd->odd[i];
 			return 0;
 		}
-	err = copy_consumer(c, &copy);
+	err = hcb_consumer_dup(c, &copy);
 	if (err)
 		return err;
 	if (!known) {

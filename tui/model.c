@@ -43,9 +43,6 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 {
 	struct hcb_buf label = HCB_BUF_INIT, kw = HCB_BUF_INIT;
 	struct tui_consumer *tc;
-	void *blob = NULL;
-	size_t len = 0;
-	int err;
 
 	/* the latest first: taps of one consumer come in runs */
 	for (unsigned int i = m->ncons; i-- > 0;) {
@@ -58,12 +55,8 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 		return -ENOMEM;
 	tc = &m->cons[m->ncons];
 	memset(tc, 0, sizeof(*tc));
-	err = hcb_consumer_to_reg(c, &blob, &len);
-	if (!err)
-		err = hcb_consumer_from_reg(blob, len, &tc->c);
-	free(blob);
-	if (err)
-		return err == -ENOMEM ? -ENOMEM : -EINVAL;
+	if (hcb_consumer_dup(c, &tc->c))
+		return -ENOMEM;
 	for (unsigned int k = 0; k < c->nkwargs; k++)
 		hcb_buf_printf(&kw, "%s%s: %s", k ? " " : "", c->kwargs[k].key, c->kwargs[k].value);
 	hcb_buf_printf(&label, "%s %s", c->name, hcb_buf_str(&kw));

@@ -2,7 +2,9 @@
 /*
  * test_consumer.c - registration blobs (src/consumer.h): hcb_reg_build from a
  * spec, hcb_consumer_from_reg on untrusted bytes (round trip, every kind of
- * malformed blob), hcb_reg_hash, and a deterministic mutation fuzz loop.
+ * malformed blob), hcb_reg_hash, hcb_consumer_dup and hcb_consumer_equal
+ * (which must agree with comparing blobs), and a deterministic mutation
+ * fuzz loop.
  *
  *	gcc ... -Isrc src/consumer.c src/dtype.c src/tree.c \
  *		tests/unit/test_consumer.c -lcmocka
@@ -134,6 +136,124 @@ static void test_round_trip(void **state)
 	hcb_consumer_free(c);
 	free(blob);
 	hcb_consumer_free(NULL);
+}
+
+/* ---- copy and equality ---- */
+
+static struct hcb_consumer *ref_consumer(uint32_t id)
+{
+	struct hcb_consumer *c = NULL;
+	unsigned char *blob;
+	size_t len;
+
+	build_ok(&ref_spec, id, &blob, &len);
+	assert_int_equal(parse_exact(blob, len, &c), 0);
+	free(blob);
+	return c;
+}
+
+/* Both registration blobs, compared: what equality must agree with. */
+static int same_blob(const struct hcb_consumer *a, const struct hcb_consumer *b)
+{
+	void *x = NULL, *y = NULL;
+	size_t nx = 0, ny = 0;
+	int same;
+
+	assert_int_equal(hcb_consumer_to_reg(a, &x, &nx), 0);
+	assert_int_equal(hcb_consumer_to_reg(b, &y, &ny), 0);
+	same = nx == ny && memcmp(x, y, nx) == 0;
+	free(x);
+	free(y);
+	return same;
+}
+
+static void test_dup(void **state)
+{
+	struct hcb_consumer *c = ref_consumer(77), *d = NULL, *e = NULL;
+	struct hcb_consumer bare = { .id = 5 };
+
+	(void)state;
+	assert_int_equal(hcb_consumer_dup(c, &d), 0);
+	/* deep: nothing shared */
+	assert_ptr_not_equal(d->name, c->name);
+	assert_ptr_not_equal(d->tree, c->tree);
+	assert_ptr_not_equal(d->kwargs, c->kwargs);
+	assert_ptr_not_equal(d->kwargs[0].key, c->kwargs[0].key);
+	assert_ptr_not_equal(d->leaves, c->leaves);
+	assert_true(hcb_consumer_equal(c, d));
+	assert_true(same_blob(c, d));
+	assert_int_equal(d->total_bytes, c->total_bytes);
+	for (unsigned int i = 0; i < c->nleaves; i++) {
+		assert_int_equal(d->leaves[i].nelems, c->leaves[i].nelems);
+		assert_int_equal(d->leaves[i].nbytes, c->leaves[i].nbytes);
+	}
+	/* it outlives the original */
+	hcb_consumer_free(c);
+	assert_string_equal(d->name, "loss");
+	assert_string_equal(hcb_consumer_kwarg(d, "step"), "7");
+	assert_string_equal(d->tree, "{ b=( * * ) w=* }");
+	hcb_consumer_free(d);
+
+	/* no name, tree, kwargs or leaves: copied as "", "" and none */
+	assert_int_equal(hcb_consumer_dup(&bare, &e), 0);
+	assert_int_equal(e->id, 5);
+	assert_string_equal(e->name, "");
+	assert_string_equal(e->tree, "");
+	assert_int_equal(e->nkwargs, 0);
+	assert_int_equal(e->nleaves, 0);
+	assert_true(hcb_consumer_equal(&bare, e));
+	hcb_consumer_free(e);
+}
+
+static void test_equal(void **state)
+{
+	struct hcb_consumer *a = ref_consumer(77), *b = ref_consumer(77), *other;
+	struct hcb_consumer_spec variants[6];
+	static const char *const kw_order[] = { "step", "7", "what", "loss", "empty", "", NULL };
+	static const char *const kw_fewer[] = { "what", "loss", "step", "7", NULL };
+	static const char *const kw_value[] = { "what", "loss", "step", "8", "empty", "", NULL };
+	static const unsigned int dt_other[] = { HCB_DT_FLOAT32, HCB_DT_INT64, HCB_DT_COMPLEX64 };
+	static const uint64_t d0_other[] = { 3, 2 };
+	static const uint64_t *const dims_other[] = { d0_other, NULL, ref_d2 };
+	char *name;
+	unsigned char *blob;
+	size_t len;
+
+	(void)state;
+	assert_true(hcb_consumer_equal(a, b));
+	assert_true(hcb_consumer_equal(b, a));
+	assert_true(hcb_consumer_equal(a, a));
+	/* dims past a leaf's rank are not part of it */
+	b->leaves[1].dims[3] = 99;
+	assert_true(hcb_consumer_equal(a, b));
+	b->id = 78;
+	assert_false(hcb_consumer_equal(a, b));
+	b->id = 77;
+	name = b->name;
+	b->name = (char *)"lost";
+	assert_false(hcb_consumer_equal(a, b));
+	b->name = name;
+	assert_true(hcb_consumer_equal(a, b));
+	hcb_consumer_free(b);
+
+	/* every other part of the registration, one at a time */
+	for (int i = 0; i < 6; i++)
+		variants[i] = ref_spec;
+	variants[0].kwargs = kw_order;
+	variants[1].kwargs = kw_fewer;
+	variants[2].kwargs = kw_value;
+	variants[3].dtypes = dt_other;
+	variants[4].dims = dims_other;
+	variants[5].tree = "{ b=[ * * ] w=* }";
+	for (int i = 0; i < 6; i++) {
+		build_ok(&variants[i], 77, &blob, &len);
+		assert_int_equal(parse_exact(blob, len, &other), 0);
+		free(blob);
+		assert_false(hcb_consumer_equal(a, other));
+		assert_false(same_blob(a, other));
+		hcb_consumer_free(other);
+	}
+	hcb_consumer_free(a);
 }
 
 static void test_default_tree(void **state)
@@ -780,6 +900,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_equal),
 		cmocka_unit_test(test_default_tree),
 		cmocka_unit_test(test_all_dtypes),
 		cmocka_unit_test(test_build_rejects),
