@@ -242,9 +242,8 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	uint64_t device, id, ts = 0, seq = UINT64_MAX;
 	const char *name, *tree;
 	const char **kwargs = NULL;
-	unsigned int nleaves, *dtypes = NULL, *ndims = NULL;
-	uint64_t (*dims)[HCB_MAX_DIMS] = NULL;
-	const uint64_t **dimp = NULL;
+	unsigned int nleaves;
+	struct hcb_leaf_spec *leaves = NULL;
 	const struct hcb_consumer *c = NULL;
 	uint64_t off = 0;
 	int err;
@@ -273,11 +272,8 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 
 	err = -ENOMEM;
 	kwargs = calloc(2 * (kw != UINT32_MAX ? d->nodes[kw].count : 0) + 1, sizeof(*kwargs));
-	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(nleaves + 1, sizeof(*ndims));
-	dims = calloc(nleaves + 1, sizeof(*dims));
-	dimp = calloc(nleaves + 1, sizeof(*dimp));
-	if (!kwargs || !dtypes || !ndims || !dims || !dimp)
+	leaves = calloc(nleaves + 1, sizeof(*leaves));
+	if (!kwargs || !leaves)
 		goto out;
 	if (kw != UINT32_MAX) {
 		uint32_t k = jfirst(kw);
@@ -304,8 +300,8 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 			err = r->err;
 			goto out;
 		}
-		dtypes[i] = hcb_dtype_from_name(dt);
-		if (dtypes[i] == HCB_DT_INVALID) {
+		leaves[i].dtype = hcb_dtype_from_name(dt);
+		if (leaves[i].dtype == HCB_DT_INVALID) {
 			err = BAD(r, "arrays[%u]: unknown dtype '%s'", i, dt);
 			goto out;
 		}
@@ -313,9 +309,9 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 			err = BAD(r, "arrays[%u]: 'shape' is missing or not a list of at most %u sizes", i, HCB_MAX_DIMS);
 			goto out;
 		}
-		ndims[i] = d->nodes[shape].count;
+		leaves[i].ndim = d->nodes[shape].count;
 		dim = jfirst(shape);
-		for (unsigned int k = 0; k < ndims[i]; k++, dim = d->nodes[dim].end) {
+		for (unsigned int k = 0; k < leaves[i].ndim; k++, dim = d->nodes[dim].end) {
 			char buf[32], *end;
 
 			if (d->nodes[dim].kind != J_NUM || d->nodes[dim].numlen >= sizeof(buf) ||
@@ -326,13 +322,12 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 			memcpy(buf, d->nodes[dim].num, d->nodes[dim].numlen);
 			buf[d->nodes[dim].numlen] = '\0';
 			errno = 0;
-			dims[i][k] = strtoull(buf, &end, 10);
+			leaves[i].dims[k] = strtoull(buf, &end, 10);
 			if (errno || *end) {
 				err = BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
 				goto out;
 			}
 		}
-		dimp[i] = dims[i];
 	}
 	/* say precisely what is wrong before the generic validation does */
 	{
@@ -351,8 +346,8 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 		for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
 			uint32_t data = jget(d, a, "data");
 
-			if (hcb_shape_elems(ndims[i], dims[i], &elems) ||
-			    elems > (UINT64_C(1) << 62) / hcb_dtype_size(dtypes[i])) {
+			if (hcb_shape_elems(leaves[i].ndim, leaves[i].dims, &elems) ||
+			    elems > (UINT64_C(1) << 62) / hcb_dtype_size(leaves[i].dtype)) {
 				err = hcb_reader_fail(r, -E2BIG, where(r), "arrays[%u]: its shape holds more elements than a tap can", i);
 				goto out;
 			}
@@ -370,7 +365,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 		}
 	}
 	{
-		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, dtypes, ndims, dimp };
+		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, leaves };
 
 		err = remember_consumer(r, &spec, (uint32_t)id, &c);
 		if (err)
@@ -411,10 +406,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	err = 1;
 out:
 	free(kwargs);
-	free(dtypes);
-	free(ndims);
-	free(dims);
-	free(dimp);
+	free(leaves);
 	return err;
 }
 

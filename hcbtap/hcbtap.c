@@ -125,10 +125,9 @@ EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const ch
 	struct hcb_consumer_spec spec = {
 		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = nleaves,
 	};
-	unsigned int *dtypes, *ndims;
+	struct hcb_leaf_spec *ls;
 	struct consumer *c = NULL;
 	struct hcb_wire_reg *reg;
-	const uint64_t **dims;
 	uint32_t id;
 	void *blob;
 	size_t len;
@@ -137,25 +136,19 @@ EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const ch
 	if (!consumer_id || (nleaves && !leaves) || nleaves > HCB_MAX_LEAVES)
 		return -EINVAL;
 	/* on the heap: a program's threads may have small stacks */
-	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(nleaves + 1, sizeof(*ndims));
-	dims = calloc(nleaves + 1, sizeof(*dims));
-	if (!dtypes || !ndims || !dims) {
+	ls = calloc(nleaves + 1, sizeof(*ls));
+	if (!ls) {
 		err = -ENOMEM;
 	} else {
 		for (unsigned int i = 0; i < nleaves; i++) {
-			dtypes[i] = leaves[i].dtype;
-			ndims[i] = leaves[i].ndim;
-			dims[i] = leaves[i].dims;
+			ls[i].dtype = leaves[i].dtype;
+			ls[i].ndim = leaves[i].ndim;
+			memcpy(ls[i].dims, leaves[i].dims, sizeof(ls[i].dims));
 		}
-		spec.dtypes = dtypes;
-		spec.ndims = ndims;
-		spec.dims = dims;
+		spec.leaves = ls;
 		err = hcb_reg_build(&spec, 0, &blob, &len);
 	}
-	free(dtypes);
-	free(ndims);
-	free(dims);
+	free(ls);
 	if (err)
 		return err;
 	reg = blob;

@@ -79,7 +79,9 @@ int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
 	for (unsigned int i = 0; i < spec->nleaves; i++) {
 		uint64_t nb;
 
-		if (!leaf_ok(spec->dtypes[i], spec->ndims[i], spec->dims[i], &nb))
+		const struct hcb_leaf_spec *l = &spec->leaves[i];
+
+		if (!leaf_ok(l->dtype, l->ndim, l->dims, &nb))
 			goto out;
 		if (sum + nb < sum)
 			goto out;
@@ -103,10 +105,10 @@ int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
 	memcpy(p, &reg, sizeof(reg));
 	p += sizeof(reg);
 	for (unsigned int i = 0; i < spec->nleaves; i++) {
-		struct hcb_wire_leaf leaf = { .dtype = spec->dtypes[i], .ndim = spec->ndims[i] };
+		struct hcb_wire_leaf leaf = { .dtype = spec->leaves[i].dtype, .ndim = spec->leaves[i].ndim };
 
 		for (unsigned int d = 0; d < leaf.ndim; d++)
-			leaf.dims[d] = spec->dims[i][d];
+			leaf.dims[d] = spec->leaves[i].dims[d];
 		memcpy(p, &leaf, sizeof(leaf));
 		p += sizeof(leaf);
 	}
@@ -124,21 +126,19 @@ out:
 
 int hcb_consumer_to_reg(const struct hcb_consumer *c, void **blob, size_t *len)
 {
-	unsigned int *dtypes = calloc(c->nleaves + 1, sizeof(*dtypes));
-	unsigned int *ndims = calloc(c->nleaves + 1, sizeof(*ndims));
-	const uint64_t **dims = calloc(c->nleaves + 1, sizeof(*dims));
+	struct hcb_leaf_spec *leaves = calloc(c->nleaves + 1, sizeof(*leaves));
 	const char **kwargs = calloc(2 * c->nkwargs + 1, sizeof(*kwargs));
 	struct hcb_consumer_spec spec = {
 		.name = c->name, .kwargs = kwargs, .tree = c->tree, .nleaves = c->nleaves,
-		.dtypes = dtypes, .ndims = ndims, .dims = dims,
+		.leaves = leaves,
 	};
 	int err = -ENOMEM;
 
-	if (dtypes && ndims && dims && kwargs) {
+	if (leaves && kwargs) {
 		for (unsigned int i = 0; i < c->nleaves; i++) {
-			dtypes[i] = c->leaves[i].dtype;
-			ndims[i] = c->leaves[i].ndim;
-			dims[i] = c->leaves[i].dims;
+			leaves[i].dtype = c->leaves[i].dtype;
+			leaves[i].ndim = c->leaves[i].ndim;
+			memcpy(leaves[i].dims, c->leaves[i].dims, sizeof(leaves[i].dims));
 		}
 		for (unsigned int i = 0; i < c->nkwargs; i++) {
 			kwargs[2 * i] = c->kwargs[i].key;
@@ -146,9 +146,7 @@ int hcb_consumer_to_reg(const struct hcb_consumer *c, void **blob, size_t *len)
 		}
 		err = hcb_reg_build(&spec, c->id, blob, len);
 	}
-	free(dtypes);
-	free(ndims);
-	free(dims);
+	free(leaves);
 	free(kwargs);
 	return err;
 }

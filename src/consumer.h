@@ -38,15 +38,20 @@ struct hcb_consumer {
 	uint64_t total_bytes;       /* sum of leaves[].nbytes */
 };
 
+/* One leaf as a caller describes it: struct hcbtap_leaf's fields. */
+struct hcb_leaf_spec {
+	unsigned int dtype;          /* enum hcb_dtype */
+	unsigned int ndim;
+	uint64_t dims[HCB_MAX_DIMS]; /* the first ndim count */
+};
+
 /* What a caller gives to describe a site (libhcbtap's register arguments). */
 struct hcb_consumer_spec {
 	const char *name;
 	const char *const *kwargs;   /* key, value, ..., NULL; or NULL */
 	const char *tree;            /* NULL: "*" for one leaf, else a tuple */
 	unsigned int nleaves;
-	const unsigned int *dtypes;  /* nleaves */
-	const unsigned int *ndims;   /* nleaves */
-	const uint64_t *const *dims; /* nleaves arrays of ndims[i] */
+	const struct hcb_leaf_spec *leaves;   /* nleaves */
 };
 
 /*

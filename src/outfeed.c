@@ -130,8 +130,7 @@ static bool same_shapes(const struct synth *s, const struct xdev *d)
 /* The made-up consumer for the packet in d, registered on first sight. */
 static const struct hcb_consumer *consumer_for(struct hcb_outfeed *x, const struct xdev *d)
 {
-	unsigned int *dtypes = NULL, *ndims = NULL;
-	const uint64_t **dims = NULL;
+	struct hcb_leaf_spec *leaves = NULL;
 	struct hcb_consumer *c = NULL;
 	char name[32], idtext[16];
 	const char *kwargs[] = { "consumer", idtext, NULL };
@@ -150,23 +149,19 @@ static const struct hcb_consumer *consumer_for(struct hcb_outfeed *x, const stru
 			return s->c;
 	snprintf(name, sizeof(name), "consumer-%u", d->consumer);
 	snprintf(idtext, sizeof(idtext), "%u", d->consumer);
-	dtypes = calloc(d->nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(d->nleaves + 1, sizeof(*ndims));
-	dims = calloc(d->nleaves + 1, sizeof(*dims));
+	leaves = calloc(d->nleaves + 1, sizeof(*leaves));
 	s = calloc(1, sizeof(*s));
-	if (!dtypes || !ndims || !dims || !s)
+	if (!leaves || !s)
 		goto out;
 	s->shapes = calloc(d->nleaves + 1, sizeof(*s->shapes));
 	if (!s->shapes)
 		goto out;
 	for (unsigned int i = 0; i < d->nleaves; i++) {
-		dtypes[i] = d->shapes[i].dtype;
-		ndims[i] = d->shapes[i].ndim;
-		dims[i] = d->shapes[i].dims;
+		leaves[i].dtype = d->shapes[i].dtype;
+		leaves[i].ndim = d->shapes[i].ndim;
+		memcpy(leaves[i].dims, d->shapes[i].dims, sizeof(leaves[i].dims));
 	}
-	spec.dtypes = dtypes;
-	spec.ndims = ndims;
-	spec.dims = dims;
+	spec.leaves = leaves;
 	/* the packets' id, unless another shape took it: then one of its own */
 	id = d->consumer;
 	err = hcb_reg_build(&spec, id, &blob, &len);
@@ -197,9 +192,7 @@ out:
 		free(s->shapes);
 	free(s);
 	free(blob);
-	free(dtypes);
-	free(ndims);
-	free(dims);
+	free(leaves);
 	return c;
 }
 

@@ -80,13 +80,11 @@ static uint32_t rnd(void)
 /* ---- consumers ---- */
 
 static struct hcb_consumer *make_consumer(const char *name, const char *tree, unsigned int n,
-					  const unsigned int *dtypes, const unsigned int *ndims,
-					  const uint64_t *const *dims, const char *const *kwargs,
-					  uint32_t id)
+					  const struct hcb_leaf_spec *leaves,
+					  const char *const *kwargs, uint32_t id)
 {
 	struct hcb_consumer_spec spec = {
-		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = n,
-		.dtypes = dtypes, .ndims = ndims, .dims = dims,
+		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = n, .leaves = leaves,
 	};
 	struct hcb_consumer *c = NULL;
 	void *blob;
@@ -101,11 +99,9 @@ static struct hcb_consumer *make_consumer(const char *name, const char *tree, un
 static struct hcb_consumer *vector_consumer(const char *name, unsigned int dtype, uint64_t n,
 					    uint32_t id)
 {
-	const uint64_t dims[] = { n };
-	const uint64_t *const d[] = { dims };
-	const unsigned int nd = 1;
+	const struct hcb_leaf_spec leaf = { dtype, 1, { n } };
 
-	return make_consumer(name, NULL, 1, &dtype, &nd, d, NULL, id);
+	return make_consumer(name, NULL, 1, &leaf, NULL, id);
 }
 
 /* Same definition: the same registration blob. */
@@ -517,22 +513,20 @@ static void test_every_dtype(void **state)
 static void test_shapes_and_trees(void **state)
 {
 	static const char *const kw[] = { "what", "params", "q\"uote", "tab\there", "empty", "", NULL };
-	static const unsigned int dt[] = { HCB_DT_FLOAT32, HCB_DT_INT64, HCB_DT_COMPLEX64,
-					   HCB_DT_BFLOAT16, HCB_DT_BOOL, HCB_DT_FLOAT8_E5M2 };
-	static const unsigned int nd[] = { 2, 0, 1, 2, 8, 3 };
-	static const uint64_t d0[] = { 2, 3 }, d2[] = { 0 }, d3[] = { 3, 0 },
-		d4[] = { 1, 2, 1, 2, 1, 2, 1, 2 }, d5[] = { 2, 2, 2 };
-	static const uint64_t *const dims[] = { d0, NULL, d2, d3, d4, d5 };
-	static const unsigned int sdt[] = { HCB_DT_FLOAT64 }, snd[] = { 0 };
-	static const uint64_t *const sdims[] = { NULL };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT64, 0, { 0 } },
+		{ HCB_DT_COMPLEX64, 1, { 0 } }, { HCB_DT_BFLOAT16, 2, { 3, 0 } },
+		{ HCB_DT_BOOL, 8, { 1, 2, 1, 2, 1, 2, 1, 2 } }, { HCB_DT_FLOAT8_E5M2, 3, { 2, 2, 2 } },
+	};
+	static const struct hcb_leaf_spec scalar_leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
 	struct hcb_consumer *tree, *scalar, *empty, *leafless;
 	struct reclist l = { 0 };
 
 	(void)state;
-	tree = make_consumer("params", "{ b=( * * ) w=[ * { x=* y=* } ] z=* }", 6, dt, nd, dims, kw, 7);
-	scalar = make_consumer("scalar", NULL, 1, sdt, snd, sdims, NULL, 0xffffffffu);
+	tree = make_consumer("params", "{ b=( * * ) w=[ * { x=* y=* } ] z=* }", 6, leaves, kw, 7);
+	scalar = make_consumer("scalar", NULL, 1, scalar_leaf, NULL, 0xffffffffu);
 	empty = vector_consumer("empty", HCB_DT_FLOAT32, 0, 9);
-	leafless = make_consumer("nothing", "( )", 0, NULL, NULL, NULL, NULL, 10);
+	leafless = make_consumer("nothing", "( )", 0, NULL, NULL, 10);
 	assert_int_equal(empty->total_bytes, 0);
 	add_session(&l, "cuda");
 	for (unsigned int i = 0; i < 5; i++) {
@@ -695,13 +689,13 @@ static void test_one_write_per_record(void **state)
 
 static void small_recording(struct reclist *l, struct hcb_consumer **cs)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8, HCB_DT_FLOAT16 }, nd[] = { 1, 0 };
-	static const uint64_t d0[] = { 3 };
-	static const uint64_t *const dims[] = { d0, NULL };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_INT8, 1, { 3 } }, { HCB_DT_FLOAT16, 0, { 0 } },
+	};
 	static const char *const kw[] = { "what", "w", NULL };
 
 	cs[0] = vector_consumer("loss", HCB_DT_FLOAT32, 2, 11);
-	cs[1] = make_consumer("pair", "( * * )", 2, dt, nd, dims, kw, 12);
+	cs[1] = make_consumer("pair", "( * * )", 2, leaves, kw, 12);
 	cs[2] = vector_consumer("empty", HCB_DT_INT32, 0, 13);
 	add_session(l, "cpu");
 	add_random_tap(l, cs[0], 0, 0);

@@ -439,13 +439,9 @@ static void check_archive(const struct zip *z, const struct expects *x)
 /* ---- writing taps ---- */
 
 static struct hcb_consumer *make_consumer(const char *name, const char *tree, unsigned int n,
-					  const unsigned int *dtypes, const unsigned int *ndims,
-					  const uint64_t *const *dims, uint32_t id)
+					  const struct hcb_leaf_spec *leaves, uint32_t id)
 {
-	struct hcb_consumer_spec spec = {
-		.name = name, .tree = tree, .nleaves = n, .dtypes = dtypes, .ndims = ndims,
-		.dims = dims,
-	};
+	struct hcb_consumer_spec spec = { .name = name, .tree = tree, .nleaves = n, .leaves = leaves };
 	struct hcb_consumer *c = NULL;
 	void *blob;
 	size_t len;
@@ -522,14 +518,11 @@ static int teardown(void **state)
 
 static void test_names_and_arrays(void **state)
 {
-	static const unsigned int pdt[] = { HCB_DT_BFLOAT16, HCB_DT_INT64, HCB_DT_COMPLEX128,
-					    HCB_DT_FLOAT8_E4M3FN, HCB_DT_BOOL };
-	static const unsigned int pnd[] = { 0, 1, 1, 2, 1 };
-	static const uint64_t d3[] = { 3 }, d2[] = { 2 }, d22[] = { 2, 2 }, d0[] = { 0 };
-	static const uint64_t *const pdims[] = { NULL, d3, d2, d22, d0 };
-	static const unsigned int ldt[] = { HCB_DT_FLOAT32 }, lnd[] = { 2 };
-	static const uint64_t d23[] = { 2, 3 };
-	static const uint64_t *const ldims[] = { d23 };
+	static const struct hcb_leaf_spec pleaves[] = {
+		{ HCB_DT_BFLOAT16, 0, { 0 } }, { HCB_DT_INT64, 1, { 3 } }, { HCB_DT_COMPLEX128, 1, { 2 } },
+		{ HCB_DT_FLOAT8_E4M3FN, 2, { 2, 2 } }, { HCB_DT_BOOL, 1, { 0 } },
+	};
+	static const struct hcb_leaf_spec lleaf[] = { { HCB_DT_FLOAT32, 2, { 2, 3 } } };
 	const char *path = tmp_path("rec.npz");
 	struct hcb_consumer *loss, *params, *weird, *dots, *none, *all[HCB_DT__COUNT] = { 0 };
 	struct hcb_record rec = { .kind = HCB_REC_DROP };
@@ -539,11 +532,11 @@ static void test_names_and_arrays(void **state)
 	struct stat st;
 
 	(void)state;
-	loss = make_consumer("loss", NULL, 1, ldt, lnd, ldims, 1);
-	params = make_consumer("params", "{ b=* w=( * * ) z=[ * * ] }", 5, pdt, pnd, pdims, 2);
-	weird = make_consumer("we!rd/name \xc3\xa9", NULL, 1, ldt, lnd, ldims, 3);
-	dots = make_consumer("..", NULL, 1, ldt, lnd, ldims, 4);
-	none = make_consumer("nothing", "( )", 0, NULL, NULL, NULL, 5);
+	loss = make_consumer("loss", NULL, 1, lleaf, 1);
+	params = make_consumer("params", "{ b=* w=( * * ) z=[ * * ] }", 5, pleaves, 2);
+	weird = make_consumer("we!rd/name \xc3\xa9", NULL, 1, lleaf, 3);
+	dots = make_consumer("..", NULL, 1, lleaf, 4);
+	none = make_consumer("nothing", "( )", 0, NULL, 5);
 	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_NPZ), 0);
 
 	/* before any session: "cpu" */
@@ -562,13 +555,11 @@ static void test_names_and_arrays(void **state)
 	write_session(w, "my gpu");
 	tap_expect(w, &x, loss, 0, 6, "loss/my_gpu0/000002");
 	for (unsigned int dt = HCB_DT_BOOL; dt < HCB_DT__COUNT; dt++) {
-		const uint64_t dims[] = { 1 + dt % 3, 2 };
-		const uint64_t *const dd[] = { dims };
-		const unsigned int nd = 2;
+		const struct hcb_leaf_spec leaf = { dt, 2, { 1 + dt % 3, 2 } };
 		char name[64], base[100];
 
 		snprintf(name, sizeof(name), "dt_%s", hcb_dtype_name(dt));
-		all[dt] = make_consumer(name, NULL, 1, &dt, &nd, dd, 100 + dt);
+		all[dt] = make_consumer(name, NULL, 1, &leaf, 100 + dt);
 		snprintf(base, sizeof(base), "%s/my_gpu1/000000", name);
 		tap_expect(w, &x, all[dt], 1, dt, base);
 	}
@@ -618,10 +609,9 @@ static void test_empty(void **state)
 /* More than 65535 members: ZIP64 end records. */
 static void test_many_members(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8 }, nd[] = { 0 };
-	static const uint64_t *const dims[] = { NULL };
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_INT8, 0, { 0 } } };
 	const char *path = tmp_path("many.npz");
-	struct hcb_consumer *c = make_consumer("s", NULL, 1, dt, nd, dims, 1);
+	struct hcb_consumer *c = make_consumer("s", NULL, 1, leaf, 1);
 	struct hcb_writer *w;
 	struct zip z;
 	char want[64];
@@ -668,11 +658,10 @@ static void *read_pipe(void *arg)
  */
 static void test_zip64_large(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_UINT8 }, nd[] = { 1 };
 	const uint64_t big = (1ull << 32) + 16, small = 8;
-	const uint64_t *const bdims[] = { &big }, *const sdims[] = { &small };
-	struct hcb_consumer *b = make_consumer("big", NULL, 1, dt, nd, bdims, 1);
-	struct hcb_consumer *s = make_consumer("small", NULL, 1, dt, nd, sdims, 2);
+	const struct hcb_leaf_spec bleaf = { HCB_DT_UINT8, 1, { big } }, sleaf = { HCB_DT_UINT8, 1, { small } };
+	struct hcb_consumer *b = make_consumer("big", NULL, 1, &bleaf, 1);
+	struct hcb_consumer *s = make_consumer("small", NULL, 1, &sleaf, 2);
 	struct pipe_reader pr = { 0 };
 	const unsigned char eight[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	const struct member *m;
@@ -716,9 +705,8 @@ static void test_zip64_large(void **state)
 
 static void test_write_error(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8 }, nd[] = { 0 };
-	static const uint64_t *const dims[] = { NULL };
-	struct hcb_consumer *c = make_consumer("s", NULL, 1, dt, nd, dims, 1);
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_INT8, 0, { 0 } } };
+	struct hcb_consumer *c = make_consumer("s", NULL, 1, leaf, 1);
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	unsigned char v = 1;
 	struct hcb_writer *w;
