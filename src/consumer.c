@@ -33,60 +33,104 @@ static int leaf_ok(unsigned int dtype, unsigned int ndim, const uint64_t *dims,
 	return 1;
 }
 
+/* *len: the bytes kwargs take in a blob ("key\0value\0" each).  0 or -EINVAL. */
+static int kwargs_len(const char *const *kwargs, size_t *len)
+{
+	*len = 0;
+	for (const char *const *kw = kwargs; kw && kw[0]; kw += 2) {
+		size_t kl = strlen(kw[0]);
+
+		if (!kw[1] || !name_ok(kw[0], kl))
+			return -EINVAL;
+		*len += kl + 1 + strlen(kw[1]) + 1;
+	}
+	return 0;
+}
+
+/* The tree of a spec without one: one leaf a bare array, several a tuple
+ * of them.  malloc'ed, or NULL. */
+static char *default_tree(unsigned int nleaves)
+{
+	size_t n = nleaves == 1 ? 1 : 4 + 2 * (size_t)nleaves;
+	char *tree = malloc(n + 1), *p;
+
+	if (!tree)
+		return NULL;
+	if (nleaves == 1) {
+		strcpy(tree, "*");
+		return tree;
+	}
+	p = stpcpy(tree, "(");
+	for (unsigned int i = 0; i < nleaves; i++)
+		p = stpcpy(p, " *");
+	strcpy(p, " )");
+	return tree;
+}
+
+/* Does tree hold the spec's leaves, and are they valid, their bytes summing
+ * without overflow? */
+static int shapes_ok(const struct hcb_consumer_spec *spec, const char *tree, size_t treelen)
+{
+	unsigned int nleaves;
+	uint64_t sum = 0;
+
+	if (hcb_tree_validate(tree, treelen, &nleaves) || nleaves != spec->nleaves)
+		return 0;
+	for (unsigned int i = 0; i < spec->nleaves; i++) {
+		const struct hcb_leaf_spec *l = &spec->leaves[i];
+		uint64_t nb;
+
+		if (!leaf_ok(l->dtype, l->ndim, l->dims, &nb) || sum + nb < sum)
+			return 0;
+		sum += nb;
+	}
+	return 1;
+}
+
+/* Lay out the blob whose header is reg at p (reg.total_len zeroed bytes). */
+static void write_blob(char *p, const struct hcb_wire_reg *reg,
+		       const struct hcb_consumer_spec *spec, const char *tree)
+{
+	memcpy(p, reg, sizeof(*reg));
+	p += sizeof(*reg);
+	for (unsigned int i = 0; i < spec->nleaves; i++) {
+		struct hcb_wire_leaf leaf = { .dtype = spec->leaves[i].dtype, .ndim = spec->leaves[i].ndim };
+
+		for (unsigned int d = 0; d < leaf.ndim; d++)
+			leaf.dims[d] = spec->leaves[i].dims[d];
+		memcpy(p, &leaf, sizeof(leaf));
+		p += sizeof(leaf);
+	}
+	p = mempcpy(p, spec->name, reg->name_len);
+	for (const char *const *kw = spec->kwargs; kw && kw[0]; kw += 2) {
+		p = stpcpy(p, kw[0]) + 1;
+		p = stpcpy(p, kw[1]) + 1;
+	}
+	memcpy(p, tree, reg->tree_len);
+}
+
 int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
 		  void **blob, size_t *len)
 {
 	struct hcb_wire_reg reg = { .magic = HCB_REG_MAGIC, .version = HCB_REG_VERSION };
-	size_t kwlen = 0, treelen, namelen, total;
-	char *default_tree = NULL, *p;
+	size_t kwlen, treelen, namelen, total;
+	char *dflt = NULL, *p;
 	const char *tree = spec->tree;
-	unsigned int nleaves;
-	uint64_t sum = 0;
 	int err = -EINVAL;
 
 	if (!spec->name || spec->nleaves > HCB_MAX_LEAVES)
 		return -EINVAL;
 	namelen = strlen(spec->name);
-	if (!name_ok(spec->name, namelen))
+	if (!name_ok(spec->name, namelen) || kwargs_len(spec->kwargs, &kwlen))
 		return -EINVAL;
-	for (const char *const *kw = spec->kwargs; kw && kw[0]; kw += 2) {
-		size_t kl = strlen(kw[0]);
-
-		if (!kw[1] || !name_ok(kw[0], kl))
-			return -EINVAL;
-		kwlen += kl + 1 + strlen(kw[1]) + 1;
-	}
 	if (!tree) {
-		/* one leaf: a bare array; several: a tuple of them */
-		size_t n = spec->nleaves == 1 ? 1 : 4 + 2 * (size_t)spec->nleaves;
-
-		default_tree = malloc(n + 1);
-		if (!default_tree)
+		tree = dflt = default_tree(spec->nleaves);
+		if (!tree)
 			return -ENOMEM;
-		if (spec->nleaves == 1) {
-			strcpy(default_tree, "*");
-		} else {
-			p = stpcpy(default_tree, "(");
-			for (unsigned int i = 0; i < spec->nleaves; i++)
-				p = stpcpy(p, " *");
-			strcpy(p, " )");
-		}
-		tree = default_tree;
 	}
 	treelen = strlen(tree);
-	if (hcb_tree_validate(tree, treelen, &nleaves) || nleaves != spec->nleaves)
+	if (!shapes_ok(spec, tree, treelen))
 		goto out;
-	for (unsigned int i = 0; i < spec->nleaves; i++) {
-		uint64_t nb;
-
-		const struct hcb_leaf_spec *l = &spec->leaves[i];
-
-		if (!leaf_ok(l->dtype, l->ndim, l->dims, &nb))
-			goto out;
-		if (sum + nb < sum)
-			goto out;
-		sum += nb;
-	}
 	total = sizeof(reg) + spec->nleaves * sizeof(struct hcb_wire_leaf) + namelen + kwlen + treelen;
 	if (total > HCB_MAX_REG_BYTES)
 		goto out;
@@ -100,27 +144,12 @@ int hcb_reg_build(const struct hcb_consumer_spec *spec, uint32_t id,
 	reg.name_len = (uint32_t)namelen;
 	reg.kwargs_len = (uint32_t)kwlen;
 	reg.tree_len = (uint32_t)treelen;
+	write_blob(p, &reg, spec, tree);
 	*blob = p;
 	*len = total;
-	memcpy(p, &reg, sizeof(reg));
-	p += sizeof(reg);
-	for (unsigned int i = 0; i < spec->nleaves; i++) {
-		struct hcb_wire_leaf leaf = { .dtype = spec->leaves[i].dtype, .ndim = spec->leaves[i].ndim };
-
-		for (unsigned int d = 0; d < leaf.ndim; d++)
-			leaf.dims[d] = spec->leaves[i].dims[d];
-		memcpy(p, &leaf, sizeof(leaf));
-		p += sizeof(leaf);
-	}
-	p = mempcpy(p, spec->name, namelen);
-	for (const char *const *kw = spec->kwargs; kw && kw[0]; kw += 2) {
-		p = stpcpy(p, kw[0]) + 1;
-		p = stpcpy(p, kw[1]) + 1;
-	}
-	memcpy(p, tree, treelen);
 	err = 0;
 out:
-	free(default_tree);
+	free(dflt);
 	return err;
 }
 

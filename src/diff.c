@@ -120,7 +120,7 @@ static inline int both_nan(const struct tol *t, double xr, double xi, double yr,
  */
 static inline double np_cabs(unsigned int ct, double re, double im)
 {
-	double larger, smaller;
+	double larger, smaller, ratio;
 
 	re = fabs(re);
 	im = fabs(im);
@@ -133,15 +133,12 @@ static inline double np_cabs(unsigned int ct, double re, double im)
 	if (larger == 0)
 		return 0;
 	if (ct == HCB_DT_FLOAT32) {
-		float ratio = (float)smaller / (float)larger;
+		float ratio32 = (float)smaller / (float)larger;
 
-		return sqrtf(fmaf(ratio, ratio, 1.0f)) * (float)larger;
+		return sqrtf(fmaf(ratio32, ratio32, 1.0f)) * (float)larger;
 	}
-	{
-		double ratio = smaller / larger;
-
-		return sqrt(fma(ratio, ratio, 1.0)) * larger;
-	}
+	ratio = smaller / larger;
+	return sqrt(fma(ratio, ratio, 1.0)) * larger;
 }
 
 /*
@@ -652,6 +649,66 @@ static void lone_add(struct lone *l, uint64_t index, uint64_t seq)
 	l->last_seq = seq;
 }
 
+/* The tap's partner is the first waiting in s: compare them, drop it. */
+static int pair_with_head(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
+			  uint64_t index, const struct hcb_packet *tap)
+{
+	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
+	struct pending *p = s->head;
+	const struct hcb_consumer *c[2];
+	const unsigned char *pl[2];
+	uint64_t seq[2];
+	int err;
+
+	c[side] = tap->consumer, c[other] = p->c;
+	pl[side] = tap->payload, pl[other] = p->payload;
+	seq[side] = tap->seq, seq[other] = p->seq;
+	err = compare(d, s, index, c, pl, seq);
+	s->head = p->next;
+	if (!s->head)
+		s->tail = NULL;
+	s->queued--;
+	d->counts.pending--;
+	d->counts.pending_bytes -= p->c->total_bytes;
+	free(p);
+	return err;
+}
+
+/* The tap waits in s for its partner, with copies of its consumer and payload. */
+static int enqueue(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
+		   const struct hcb_packet *tap)
+{
+	const struct hcb_consumer *copy;
+	struct pending *p;
+	int err;
+
+	err = intern(&d->side[side], tap->consumer, &copy);
+	if (err)
+		return err;
+	p = malloc(sizeof(*p) + copy->total_bytes);
+	if (!p)
+		return -ENOMEM;
+	p->next = NULL;
+	p->seq = tap->seq;
+	p->c = copy;
+	if (copy->total_bytes)
+		memcpy(p->payload, tap->payload, copy->total_bytes);
+	if (s->tail)
+		s->tail->next = p;
+	else
+		s->head = p;
+	s->tail = p;
+	s->qside = side;
+	s->queued++;
+	d->counts.pending++;
+	d->counts.pending_bytes += copy->total_bytes;
+	if (d->counts.pending > d->counts.pending_max)
+		d->counts.pending_max = d->counts.pending;
+	if (d->counts.pending_bytes > d->counts.pending_bytes_max)
+		d->counts.pending_bytes_max = d->counts.pending_bytes;
+	return 0;
+}
+
 int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_record *rec)
 {
 	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
@@ -681,60 +738,13 @@ int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_
 	if (!s->count[side])
 		s->side_id[side] = tap->consumer->id;
 	index = s->count[side]++;
-	if (s->head && s->qside == other) {
-		/* its partner is waiting */
-		struct pending *p = s->head;
-		const struct hcb_consumer *c[2];
-		const unsigned char *pl[2];
-		uint64_t seq[2];
-
-		c[side] = tap->consumer, c[other] = p->c;
-		pl[side] = tap->payload, pl[other] = p->payload;
-		seq[side] = tap->seq, seq[other] = p->seq;
-		err = compare(d, s, index, c, pl, seq);
-		s->head = p->next;
-		if (!s->head)
-			s->tail = NULL;
-		s->queued--;
-		d->counts.pending--;
-		d->counts.pending_bytes -= p->c->total_bytes;
-		free(p);
-		return err;
-	}
+	if (s->head && s->qside == other)
+		return pair_with_head(d, s, side, index, tap);
 	if (d->side[other].ended) {
 		lone_add(&s->lone[side], index, tap->seq);
 		return 0;
 	}
-	{
-		const struct hcb_consumer *copy;
-		struct pending *p;
-
-		err = intern(sd, tap->consumer, &copy);
-		if (err)
-			return err;
-		p = malloc(sizeof(*p) + copy->total_bytes);
-		if (!p)
-			return -ENOMEM;
-		p->next = NULL;
-		p->seq = tap->seq;
-		p->c = copy;
-		if (copy->total_bytes)
-			memcpy(p->payload, tap->payload, copy->total_bytes);
-		if (s->tail)
-			s->tail->next = p;
-		else
-			s->head = p;
-		s->tail = p;
-		s->qside = side;
-		s->queued++;
-		d->counts.pending++;
-		d->counts.pending_bytes += copy->total_bytes;
-		if (d->counts.pending > d->counts.pending_max)
-			d->counts.pending_max = d->counts.pending;
-		if (d->counts.pending_bytes > d->counts.pending_bytes_max)
-			d->counts.pending_bytes_max = d->counts.pending_bytes;
-	}
-	return 0;
+	return enqueue(d, s, side, tap);
 }
 
 int hcb_diff_end(struct hcb_diff *d, enum hcb_diff_side side)
