@@ -496,6 +496,90 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	}
 }
 
+/*
+ * The next frame's head into st->buf, checked: 1 and its type and body
+ * length, 0 at the end of the file, or the failure.
+ */
+static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t *type,
+			   uint64_t *len)
+{
+	size_t got = fread(st->buf, 1, FRAME_HEAD, r->f);
+	uint64_t min, max;
+
+	if (got == 0 && !ferror(r->f))
+		return 0;
+	if (got < FRAME_HEAD) {
+		if (ferror(r->f))
+			return read_error(r, st);
+		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a "
+			    "frame header (%zu of %d bytes); the records before it are "
+			    "complete", got, FRAME_HEAD);
+	}
+	*type = hcb_get_le32(st->buf);
+	*len = hcb_get_le64(st->buf + 4);
+	if (crc(st->buf, 12) != hcb_get_le32(st->buf + 12))
+		return FAIL(r, st, -EBADMSG, "damaged frame header: checksum mismatch");
+	if (*type == 0 || (*type > CAP_END && !(*type & CAP_SKIPPABLE)))
+		return FAIL(r, st, -EBADMSG, "unknown frame type %u", *type);
+	body_limits(*type, &min, &max);
+	if (*len > max && (*type == CAP_TAP || *type == CAP_CONSUMER || *type & CAP_SKIPPABLE))
+		return FAIL(r, st, -E2BIG, "a %s frame of %llu bytes, more than the %llu this "
+			    "hcbtrace reads", type_name(*type), (unsigned long long)*len,
+			    (unsigned long long)max);
+	if (*len < min || *len > max)
+		return FAIL(r, st, -EBADMSG, "a %s frame of %llu bytes (expected %llu to %llu)",
+			    type_name(*type), (unsigned long long)*len,
+			    (unsigned long long)min, (unsigned long long)max);
+	return 1;
+}
+
+static int parse_drop(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+		      uint64_t len, struct hcb_record *rec)
+{
+	uint32_t m = hcb_get_le32(b + 12);
+
+	if (len != DROP_HEAD + (uint64_t)m || !text_ok(b + DROP_HEAD, m))
+		return FAIL(r, st, -EBADMSG, "invalid drop frame");
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = HCB_REC_DROP;
+	rec->drop.device = hcb_get_le32(b);
+	rec->drop.count = hcb_get_le64(b + 4);
+	memcpy(rec->drop.reason, b + DROP_HEAD, m);
+	return 1;
+}
+
+/* The body b of a frame: 1 and a record, 0 for a frame that is none (a
+ * consumer definition, a skippable frame), or the failure. */
+static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t type,
+		       const unsigned char *b, uint64_t len, struct hcb_record *rec)
+{
+	switch (type) {
+	case CAP_SESSION:
+		return parse_session(r, st, b, len, rec);
+	case CAP_CONSUMER:
+		return parse_consumer(r, st, b, len);
+	case CAP_TAP:
+		return parse_tap(r, st, b, len, rec);
+	case CAP_DROP:
+		return parse_drop(r, st, b, len, rec);
+	case CAP_BARRIER:
+		memset(rec, 0, sizeof(*rec));
+		rec->kind = HCB_REC_BARRIER;
+		rec->barrier.ts_ns = hcb_get_le64(b);
+		rec->barrier.taps = hcb_get_le64(b + 8);
+		return 1;
+	case CAP_END:
+		memset(rec, 0, sizeof(*rec));
+		rec->kind = HCB_REC_END;
+		rec->end.taps = hcb_get_le64(b);
+		rec->end.drops = hcb_get_le64(b + 8);
+		rec->end.end_ns = hcb_get_le64(b + 16);
+		return 1;
+	default:    /* a skippable frame of a later version */
+		return 0;
+	}
+}
+
 static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 {
 	struct cap_reader *st = r->state;
@@ -507,83 +591,17 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 			return err;
 	}
 	for (;;) {
-		uint64_t len, min, max;
-		const unsigned char *b;
-		uint32_t type;
-		size_t got;
+		uint64_t len = 0;
+		uint32_t type = 0;
 		int n;
 
-		got = fread(st->buf, 1, FRAME_HEAD, r->f);
-		if (got == 0 && !ferror(r->f))
-			return 0;
-		if (got < FRAME_HEAD) {
-			if (ferror(r->f))
-				return read_error(r, st);
-			return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a "
-				    "frame header (%zu of %d bytes); the records before it are "
-				    "complete", got, FRAME_HEAD);
-		}
-		type = hcb_get_le32(st->buf);
-		len = hcb_get_le64(st->buf + 4);
-		if (crc(st->buf, 12) != hcb_get_le32(st->buf + 12))
-			return FAIL(r, st, -EBADMSG, "damaged frame header: checksum mismatch");
-		if (type == 0 || (type > CAP_END && !(type & CAP_SKIPPABLE)))
-			return FAIL(r, st, -EBADMSG, "unknown frame type %u", type);
-		body_limits(type, &min, &max);
-		if (len > max && (type == CAP_TAP || type == CAP_CONSUMER || type & CAP_SKIPPABLE))
-			return FAIL(r, st, -E2BIG, "a %s frame of %llu bytes, more than the %llu this "
-				    "hcbtrace reads", type_name(type), (unsigned long long)len,
-				    (unsigned long long)max);
-		if (len < min || len > max)
-			return FAIL(r, st, -EBADMSG, "a %s frame of %llu bytes (expected %llu to %llu)",
-				    type_name(type), (unsigned long long)len,
-				    (unsigned long long)min, (unsigned long long)max);
+		n = read_frame_head(r, st, &type, &len);
+		if (n <= 0)
+			return n;
 		n = read_body(r, st, type, len);
 		if (n)
 			return n;
-		b = st->buf + FRAME_HEAD;
-		switch (type) {
-		case CAP_SESSION:
-			n = parse_session(r, st, b, len, rec);
-			break;
-		case CAP_CONSUMER:
-			n = parse_consumer(r, st, b, len);
-			break;
-		case CAP_TAP:
-			n = parse_tap(r, st, b, len, rec);
-			break;
-		case CAP_DROP: {
-			uint32_t m = hcb_get_le32(b + 12);
-
-			if (len != DROP_HEAD + (uint64_t)m || !text_ok(b + DROP_HEAD, m))
-				return FAIL(r, st, -EBADMSG, "invalid drop frame");
-			memset(rec, 0, sizeof(*rec));
-			rec->kind = HCB_REC_DROP;
-			rec->drop.device = hcb_get_le32(b);
-			rec->drop.count = hcb_get_le64(b + 4);
-			memcpy(rec->drop.reason, b + DROP_HEAD, m);
-			n = 1;
-			break;
-		}
-		case CAP_BARRIER:
-			memset(rec, 0, sizeof(*rec));
-			rec->kind = HCB_REC_BARRIER;
-			rec->barrier.ts_ns = hcb_get_le64(b);
-			rec->barrier.taps = hcb_get_le64(b + 8);
-			n = 1;
-			break;
-		case CAP_END:
-			memset(rec, 0, sizeof(*rec));
-			rec->kind = HCB_REC_END;
-			rec->end.taps = hcb_get_le64(b);
-			rec->end.drops = hcb_get_le64(b + 8);
-			rec->end.end_ns = hcb_get_le64(b + 16);
-			n = 1;
-			break;
-		default:    /* a skippable frame of a later version */
-			n = 0;
-			break;
-		}
+		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
 		if (n < 0)
 			return n;
 		st->off += FRAME_HEAD + len + FRAME_TAIL;

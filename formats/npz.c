@@ -397,62 +397,57 @@ static int flush_dir(struct hcb_writer *w, struct hcb_buf *b)
 	return err;
 }
 
-static int write_directory(struct hcb_writer *w, struct npz_writer *st)
+/* The central directory header of e at p, its ZIP64 extra field after it
+ * (at p + ZIP_CENTRAL_LEN); returns the extra field's length. */
+static uint16_t central_header(unsigned char *p, const struct npz_entry *e)
 {
-	struct hcb_buf b = HCB_BUF_INIT;
-	uint64_t start = w->bytes, size, end64;
-	unsigned char p[ZIP_CENTRAL_LEN + 28];
-	int err = 0, z64;
+	int big = e->size >= U32_MAX_FIELD, far = e->offset >= U32_MAX_FIELD;
+	uint16_t extra = (uint16_t)(big || far ? 4 + 16 * big + 8 * far : 0);
+	unsigned char *x = p + ZIP_CENTRAL_LEN;
 
-	for (size_t i = 0; i < st->n && !err; i++) {
-		const struct npz_entry *e = &st->entries[i];
-		int big = e->size >= U32_MAX_FIELD, far = e->offset >= U32_MAX_FIELD;
-		uint16_t extra = (uint16_t)(big || far ? 4 + 16 * big + 8 * far : 0);
-		unsigned char *x = p + ZIP_CENTRAL_LEN;
-
-		hcb_put_le32(p, ZIP_CENTRAL_SIG);
-		hcb_put_le16(p + 4, ZIP_MADE_BY);
-		hcb_put_le16(p + 6, extra ? 45 : 20);
-		hcb_put_le16(p + 8, 0);
-		hcb_put_le16(p + 10, 0);
-		hcb_put_le16(p + 12, e->dos_time);
-		hcb_put_le16(p + 14, e->dos_date);
-		hcb_put_le32(p + 16, e->crc);
-		hcb_put_le32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		hcb_put_le32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		hcb_put_le16(p + 28, e->name_len);
-		hcb_put_le16(p + 30, extra);
-		hcb_put_le16(p + 32, 0);                       /* comment */
-		hcb_put_le16(p + 34, 0);                       /* disk */
-		hcb_put_le16(p + 36, 0);                       /* internal attributes */
-		hcb_put_le32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
-		hcb_put_le32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
-		if (extra) {
-			hcb_put_le16(x, 0x0001);
-			hcb_put_le16(x + 2, (uint16_t)(extra - 4));
-			x += 4;
-			if (big) {
-				hcb_put_le64(x, e->size);
-				hcb_put_le64(x + 8, e->size);
-				x += 16;
-			}
-			if (far)
-				hcb_put_le64(x, e->offset);
+	hcb_put_le32(p, ZIP_CENTRAL_SIG);
+	hcb_put_le16(p + 4, ZIP_MADE_BY);
+	hcb_put_le16(p + 6, extra ? 45 : 20);
+	hcb_put_le16(p + 8, 0);
+	hcb_put_le16(p + 10, 0);
+	hcb_put_le16(p + 12, e->dos_time);
+	hcb_put_le16(p + 14, e->dos_date);
+	hcb_put_le32(p + 16, e->crc);
+	hcb_put_le32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le16(p + 28, e->name_len);
+	hcb_put_le16(p + 30, extra);
+	hcb_put_le16(p + 32, 0);                       /* comment */
+	hcb_put_le16(p + 34, 0);                       /* disk */
+	hcb_put_le16(p + 36, 0);                       /* internal attributes */
+	hcb_put_le32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
+	hcb_put_le32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
+	if (extra) {
+		hcb_put_le16(x, 0x0001);
+		hcb_put_le16(x + 2, (uint16_t)(extra - 4));
+		x += 4;
+		if (big) {
+			hcb_put_le64(x, e->size);
+			hcb_put_le64(x + 8, e->size);
+			x += 16;
 		}
-		err = hcb_buf_add(&b, p, ZIP_CENTRAL_LEN);
-		if (!err)
-			err = hcb_buf_add(&b, st->names + e->name, e->name_len);
-		if (!err)
-			err = hcb_buf_add(&b, p + ZIP_CENTRAL_LEN, extra);
-		if (!err && b.len >= 1 << 16)
-			err = flush_dir(w, &b);
+		if (far)
+			hcb_put_le64(x, e->offset);
 	}
-	if (!err)
-		err = flush_dir(w, &b);
-	end64 = w->bytes;
-	size = end64 - start;
-	z64 = st->n >= U16_MAX_FIELD || size >= U32_MAX_FIELD || start >= U32_MAX_FIELD;
-	if (!err && z64) {
+	return extra;
+}
+
+/* The end of the archive, after the directory of size bytes at start: the
+ * ZIP64 end record and locator when z64, then the end record. */
+static int write_end(struct hcb_writer *w, const struct npz_writer *st, uint64_t start,
+		     uint64_t size, int z64)
+{
+	uint64_t end64 = w->bytes;
+	unsigned char e[ZIP_END_LEN];
+	uint16_t count = z64 ? U16_MAX_FIELD : (uint16_t)st->n;
+	int err;
+
+	if (z64) {
 		unsigned char z[ZIP64_END_LEN + ZIP64_LOCATOR_LEN];
 
 		hcb_put_le32(z, ZIP64_END_SIG);
@@ -470,21 +465,45 @@ static int write_directory(struct hcb_writer *w, struct npz_writer *st)
 		hcb_put_le64(z + 64, end64);
 		hcb_put_le32(z + 72, 1);
 		err = hcb_write_all(w, z, sizeof(z));
+		if (err)
+			return err;
 	}
-	if (!err) {
-		unsigned char e[ZIP_END_LEN];
-		uint16_t count = z64 ? U16_MAX_FIELD : (uint16_t)st->n;
+	hcb_put_le32(e, ZIP_END_SIG);
+	hcb_put_le16(e + 4, 0);
+	hcb_put_le16(e + 6, 0);
+	hcb_put_le16(e + 8, count);
+	hcb_put_le16(e + 10, count);
+	hcb_put_le32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
+	hcb_put_le32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
+	hcb_put_le16(e + 20, 0);
+	return hcb_write_all(w, e, sizeof(e));
+}
 
-		hcb_put_le32(e, ZIP_END_SIG);
-		hcb_put_le16(e + 4, 0);
-		hcb_put_le16(e + 6, 0);
-		hcb_put_le16(e + 8, count);
-		hcb_put_le16(e + 10, count);
-		hcb_put_le32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
-		hcb_put_le32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
-		hcb_put_le16(e + 20, 0);
-		err = hcb_write_all(w, e, sizeof(e));
+static int write_directory(struct hcb_writer *w, struct npz_writer *st)
+{
+	struct hcb_buf b = HCB_BUF_INIT;
+	uint64_t start = w->bytes, size;
+	unsigned char p[ZIP_CENTRAL_LEN + 28];
+	int err = 0, z64;
+
+	for (size_t i = 0; i < st->n && !err; i++) {
+		const struct npz_entry *e = &st->entries[i];
+		uint16_t extra = central_header(p, e);
+
+		err = hcb_buf_add(&b, p, ZIP_CENTRAL_LEN);
+		if (!err)
+			err = hcb_buf_add(&b, st->names + e->name, e->name_len);
+		if (!err)
+			err = hcb_buf_add(&b, p + ZIP_CENTRAL_LEN, extra);
+		if (!err && b.len >= 1 << 16)
+			err = flush_dir(w, &b);
 	}
+	if (!err)
+		err = flush_dir(w, &b);
+	size = w->bytes - start;
+	z64 = st->n >= U16_MAX_FIELD || size >= U32_MAX_FIELD || start >= U32_MAX_FIELD;
+	if (!err)
+		err = write_end(w, st, start, size, z64);
 	hcb_buf_free(&b);
 	return err;
 }
