@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hcbcap.c - the .hcbcap binary capture (formats/hcbcap.c, HCBCAP.md)
+ * test_hcbcap.c - the .hcbcap binary capture (formats/hcbcap.c and hcbcap_read.c, HCBCAP.md)
  * through the public reader and writer of formats/recfile.h, on real files
  * in a temporary directory:
  *
@@ -25,7 +25,7 @@
  *
  *	gcc -std=gnu11 -D_GNU_SOURCE -DHCB_VERSION='"t"' -Isrc -Iformats \
  *		src/{buf,consumer,decode,dtype,registry,tree}.c \
- *		formats/{recfile,hcbcap,npz,jsonl,jsonl_read,jsonl_writer,jsonparse}.c \
+ *		formats/{recfile,hcbcap,hcbcap_read,npz,jsonl,jsonl_read,jsonl_writer,jsonparse}.c \
  *		tests/unit/test_hcbcap.c -lcmocka -ljansson -lz -lm
  */
 #include <errno.h>
