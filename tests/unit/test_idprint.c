@@ -16,7 +16,8 @@
  * goldens say "cpu:0", the name hcbtrace prints (DESIGN 6.1).
  *
  *	gcc ... -Isrc -Iformats src/buf.c src/consumer.c src/dtype.c src/tree.c \
- *		formats/idprint.c formats/arrayprint.c formats/pretty.c \
+ *		formats/idprint.c formats/arrayprint.c formats/floatformat.c \
+ *		formats/dragon4.c formats/pretty.c \
  *		tests/unit/test_idprint.c -lcmocka -lm
  */
 #include <errno.h>
