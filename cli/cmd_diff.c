@@ -18,8 +18,6 @@
 #include "diff_report.h"
 #include "recfile.h"
 
-enum { OPT_RTOL = 256, OPT_ATOL, OPT_EQUAL_NAN };
-
 static const struct cli_opt diff_opts[] = {
 	{ OPT_RTOL, "rtol", "R", "relative tolerance (default 1e-05)" },
 	{ OPT_ATOL, "atol", "A", "absolute tolerance (default 1e-08)" },
