@@ -19,8 +19,32 @@ enum {
 	EXIT_SYSTEM = 4,    /* not enough privilege, kernel without BPF/uprobes */
 };
 
+/*
+ * The getopt_long values of the options that have no short letter, for
+ * every command: one list, so that no two options ever share a value (an
+ * option table holding two would run one option for the other).  They
+ * start past every short letter.  tests/tools/help_sync.sh (hs_option_ids)
+ * checks the values and every command's table.
+ */
+enum cli_long_opt {
+	OPT_LONG_FIRST = 256,
+	OPT_DEVICE = OPT_LONG_FIRST,    /* filter.h: attach, run, record, replay, convert, view */
+	OPT_CONSUMER,
+	OPT_THRESHOLD,                  /* print_flags.h: attach, run, replay */
+	OPT_PRECISION,
+	OPT_LINEWIDTH,
+	OPT_EDGEITEMS,
+	OPT_SUPPRESS,
+	OPT_SPEED,                      /* replay */
+	OPT_NO_WAIT,
+	OPT_RTOL,                       /* diff */
+	OPT_ATOL,
+	OPT_EQUAL_NAN,
+	OPT_LONG_END
+};
+
 struct cli_opt {
-	int id;              /* getopt_long's val: the short letter, or a value >= 256 */
+	int id;              /* getopt_long's val: the short letter, or an enum cli_long_opt */
 	const char *name;    /* long name */
 	const char *arg;     /* argument name, NULL for a flag */
 	const char *help;

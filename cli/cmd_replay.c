@@ -9,8 +9,6 @@
 #include "playback.h"
 #include "trace.h"
 
-enum { OPT_SPEED = 300, OPT_NO_WAIT };
-
 static const struct cli_opt replay_opts[] = {
 	FILTER_OPTS,
 	{ 'c', "count", "N", "stop after N taps" },

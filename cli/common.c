@@ -55,7 +55,7 @@ void cli_print_help(const struct cli_cmd *cmd, FILE *f)
 	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
 		char shortname[8] = "    ", longname[64];
 
-		if (o->id < 256)
+		if (o->id < OPT_LONG_FIRST)
 			snprintf(shortname, sizeof(shortname), "-%c, ", o->id);
 		snprintf(longname, sizeof(longname), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
@@ -76,7 +76,7 @@ void cli_getopt_tables(const struct cli_cmd *cmd, const char **shortopts,
 		sbuf[s++] = '+';
 	sbuf[s++] = ':';
 	for (const struct cli_opt *o = cmd->opts; o->name && l + 1 < 64; o++) {
-		if (o->id < 256 && s + 3 < sizeof(sbuf)) {
+		if (o->id < OPT_LONG_FIRST && s + 3 < sizeof(sbuf)) {
 			sbuf[s++] = (char)o->id;
 			if (o->arg)
 				sbuf[s++] = ':';

@@ -9,7 +9,7 @@
 #include "filter.h"
 #include "registry.h"
 
-enum { OPT_DEVICE = 256, OPT_CONSUMER };
+/* OPT_DEVICE, OPT_CONSUMER: enum cli_long_opt (cli.h) */
 
 #define FILTER_OPTS \
 	{ OPT_DEVICE, "device", "N", "only taps from device N (repeatable)" }, \

@@ -7,8 +7,7 @@
 #include "cli.h"
 #include "print_opts.h"
 
-enum { OPT_THRESHOLD = 400, OPT_PRECISION, OPT_LINEWIDTH, OPT_EDGEITEMS, OPT_SUPPRESS };
-
+/* The ids OPT_THRESHOLD ... OPT_SUPPRESS are in enum cli_long_opt (cli.h). */
 #define PRINT_FLAGS \
 	{ OPT_THRESHOLD, "threshold", "N", "text: summarize arrays of more than N elements (default 1024)" }, \
 	{ OPT_PRECISION, "precision", "N", "text: at most N digits after the point (default 8)" }, \

@@ -73,9 +73,8 @@ static int add_consumer(int which, const char *name, const char *what, const cha
 			const struct hcbtap_leaf *leaves, unsigned int n)
 {
 	const char *kwargs[] = { "what", what, NULL };
-	unsigned int dtypes[8], ndims[8];
-	const uint64_t *dims[8];
-	struct hcb_consumer_spec spec = { name, kwargs, tree, n, dtypes, ndims, dims };
+	struct hcb_leaf_spec specs[8];
+	struct hcb_consumer_spec spec = { name, kwargs, tree, n, specs };
 	size_t len;
 	void *blob;
 	int err;
@@ -84,9 +83,9 @@ static int add_consumer(int which, const char *name, const char *what, const cha
 	if (err)
 		return err;
 	for (unsigned int i = 0; i < n; i++) {
-		dtypes[i] = leaves[i].dtype;
-		ndims[i] = leaves[i].ndim;
-		dims[i] = leaves[i].dims;
+		specs[i].dtype = leaves[i].dtype;
+		specs[i].ndim = leaves[i].ndim;
+		memcpy(specs[i].dims, leaves[i].dims, sizeof(specs[i].dims));
 	}
 	err = hcb_reg_build(&spec, ids[which], &blob, &len);
 	if (!err)

@@ -149,21 +149,18 @@ static unsigned int big_divmod_digit(struct big *value, const struct big *scale)
 {
 	struct big t;
 	unsigned int q = 0;
+	int pos = big_bits(scale) - 32;
+	uint64_t vt, st;
 
 	if (big_cmp(value, scale) < 0)
 		return 0;
-	{
-		int pos = big_bits(scale) - 32;
-		uint64_t vt, st;
-
-		if (pos < 0)
-			pos = 0;
-		vt = big_bits_at(value, pos);
-		st = big_bits_at(scale, pos);
-		q = (unsigned int)(vt / (st + 1));
-		if (q > 9)
-			q = 9;
-	}
+	if (pos < 0)
+		pos = 0;
+	vt = big_bits_at(value, pos);
+	st = big_bits_at(scale, pos);
+	q = (unsigned int)(vt / (st + 1));
+	if (q > 9)
+		q = 9;
 	if (q) {
 		t = *scale;
 		big_mul_small(&t, q);
@@ -197,150 +194,205 @@ struct hcb_d4_float hcb_d4_split(double x, int mant_bits, int min_exp)
 	return f;
 }
 
+/* One digit generation: value and the margins over scale, all integers;
+ * mhigh is mlow or, for unequal margins, its own double of it. */
+struct d4 {
+	struct big value, scale, mlow, mhigh_own, vhigh;
+	struct big *mhigh;
+	int digit_exp;              /* of the next digit, plus one */
+	unsigned int digit;         /* the last digit generated */
+	bool low, high;             /* it is within the low / high margin */
+};
+
+static void d4_init(struct d4 *s, const struct hcb_d4_float *f)
+{
+	int e = f->exp2;
+
+	big_set(&s->value, f->mant);
+	big_set(&s->mlow, 1);
+	s->mhigh = &s->mlow;
+	s->low = s->high = false;
+	s->digit = 0;
+	if (!f->unequal_margins) {
+		if (e > 0) {
+			big_shl(&s->value, (unsigned int)e + 1);
+			big_set(&s->scale, 2);
+			big_shl(&s->mlow, (unsigned int)e);
+		} else {
+			big_shl(&s->value, 1);
+			big_set(&s->scale, 1);
+			big_shl(&s->scale, (unsigned int)(-e + 1));
+		}
+		return;
+	}
+	if (e > 0) {
+		big_shl(&s->value, (unsigned int)e + 2);
+		big_set(&s->scale, 4);
+		big_shl(&s->mlow, (unsigned int)e);
+	} else {
+		big_shl(&s->value, 2);
+		big_set(&s->scale, 1);
+		big_shl(&s->scale, (unsigned int)(-e + 2));
+	}
+	s->mhigh_own = s->mlow;
+	big_shl(&s->mhigh_own, 1);
+	s->mhigh = &s->mhigh_own;
+}
+
+/* The value and the margins times ten: the next digit's turn. */
+static inline void d4_times_ten(struct d4 *s)
+{
+	big_mul_small(&s->value, 10);
+	big_mul_small(&s->mlow, 10);
+	if (s->mhigh != &s->mlow) {
+		*s->mhigh = s->mlow;
+		big_shl(s->mhigh, 1);
+	}
+}
+
+/* Scale so that value / scale is in [0.1, 1): the first digit's exponent. */
+static void d4_scale(struct d4 *s, const struct hcb_d4_float *f, enum hcb_d4_cutoff cutoff,
+		     int cutoff_max)
+{
+	static const double log10_2 = 0.30102999566398119521373889472449;
+	int hb = 63 - __builtin_clzll(f->mant);
+
+	/* the first digit's exponent, estimated low by at most one */
+	s->digit_exp = (int)ceil((double)(hb + f->exp2) * log10_2 - 0.69);
+	/* no digits are wanted below a fraction cutoff: start no lower */
+	if (cutoff == HCB_D4_FRACTION && cutoff_max >= 0 && s->digit_exp <= -cutoff_max)
+		s->digit_exp = -cutoff_max + 1;
+	if (s->digit_exp > 0) {
+		big_mul_pow10(&s->scale, (unsigned int)s->digit_exp);
+	} else if (s->digit_exp < 0) {
+		big_mul_pow10(&s->value, (unsigned int)-s->digit_exp);
+		big_mul_pow10(&s->mlow, (unsigned int)-s->digit_exp);
+		if (s->mhigh != &s->mlow)
+			big_mul_pow10(s->mhigh, (unsigned int)-s->digit_exp);
+	}
+	if (big_cmp(&s->value, &s->scale) >= 0)
+		s->digit_exp++;
+	else
+		d4_times_ten(s);
+}
+
+/* The shortest digits that read back as the value: all but the last into
+ * out->d, returning their count; the last in s->digit. */
+static int d4_unique(struct d4 *s, bool even, int max_exp, int min_exp, struct hcb_decimal *out)
+{
+	int n = 0, digit_exp = s->digit_exp;   /* locals: the loop is hot */
+	unsigned int digit;
+	bool low, high;
+
+	for (;;) {
+		digit_exp--;
+		digit = big_divmod_digit(&s->value, &s->scale);
+		big_add(&s->vhigh, &s->value, s->mhigh);
+		/* an even mantissa wins ties when read back (IEEE
+		 * round-half-even), so its interval includes its ends */
+		if (even) {
+			low = big_cmp(&s->value, &s->mlow) <= 0;
+			high = big_cmp(&s->vhigh, &s->scale) >= 0;
+		} else {
+			low = big_cmp(&s->value, &s->mlow) < 0;
+			high = big_cmp(&s->vhigh, &s->scale) > 0;
+		}
+		if (((low || high) && digit_exp <= min_exp) || digit_exp == max_exp)
+			break;
+		out->d[n++] = (char)('0' + digit);
+		d4_times_ten(s);
+	}
+	s->digit_exp = digit_exp;
+	s->digit = digit;
+	s->low = low;
+	s->high = high;
+	return n;
+}
+
+/* The exact digits down to max_exp, as d4_unique returns them. */
+static int d4_exact(struct d4 *s, int max_exp, struct hcb_decimal *out)
+{
+	int n = 0, digit_exp = s->digit_exp;
+	unsigned int digit;
+
+	for (;;) {
+		digit_exp--;
+		digit = big_divmod_digit(&s->value, &s->scale);
+		if (s->value.len == 0 || digit_exp == max_exp)
+			break;
+		out->d[n++] = (char)('0' + digit);
+		big_mul_small(&s->value, 10);
+	}
+	s->digit_exp = digit_exp;
+	s->digit = digit;
+	return n;
+}
+
+/* The last digit after the n in out: toward the side the margins allow,
+ * else to nearest, a tie to the even digit.  Returns the digit count. */
+static int d4_round_last(struct d4 *s, int n, struct hcb_decimal *out)
+{
+	bool round_down = s->low;
+
+	if (s->low == s->high) {
+		int c;
+
+		big_shl(&s->value, 1);
+		c = big_cmp(&s->value, &s->scale);
+		round_down = c < 0;
+		if (c == 0)
+			round_down = (s->digit & 1) == 0;
+	}
+	if (round_down) {
+		out->d[n++] = (char)('0' + s->digit);
+		return n;
+	}
+	if (s->digit != 9) {
+		out->d[n++] = (char)('0' + s->digit + 1);
+		return n;
+	}
+	for (;;) {
+		if (n == 0) {
+			out->d[n++] = '1';
+			out->e++;
+			return n;
+		}
+		if (out->d[n - 1] != '9') {
+			out->d[n - 1]++;
+			return n;
+		}
+		n--;
+	}
+}
+
 int hcb_dragon4(const struct hcb_d4_float *f, enum hcb_d4_mode mode, enum hcb_d4_cutoff cutoff,
 		int cutoff_max, int cutoff_min, struct hcb_decimal *out)
 {
-	static const double log10_2 = 0.30102999566398119521373889472449;
-	struct big value, scale, mlow, mhigh_own, vhigh;
-	struct big *mhigh = &mlow;
-	int e = f->exp2, hb = 63 - __builtin_clzll(f->mant);
-	int digit_exp, max_exp, min_exp, n = 0;
-	unsigned int digit = 0;
-	bool low = false, high = false, round_down, even = (f->mant & 1) == 0;
+	struct d4 s;
+	int max_exp, min_exp, n;
 
-	/* value and margins over scale, all integers */
-	big_set(&value, f->mant);
-	big_set(&mlow, 1);
-	if (f->unequal_margins) {
-		if (e > 0) {
-			big_shl(&value, (unsigned int)e + 2);
-			big_set(&scale, 4);
-			big_shl(&mlow, (unsigned int)e);
-		} else {
-			big_shl(&value, 2);
-			big_set(&scale, 1);
-			big_shl(&scale, (unsigned int)(-e + 2));
-		}
-		mhigh_own = mlow;
-		big_shl(&mhigh_own, 1);
-		mhigh = &mhigh_own;
-	} else {
-		if (e > 0) {
-			big_shl(&value, (unsigned int)e + 1);
-			big_set(&scale, 2);
-			big_shl(&mlow, (unsigned int)e);
-		} else {
-			big_shl(&value, 1);
-			big_set(&scale, 1);
-			big_shl(&scale, (unsigned int)(-e + 1));
-		}
-	}
-
-	/* the first digit's exponent, estimated low by at most one */
-	digit_exp = (int)ceil((double)(hb + e) * log10_2 - 0.69);
-	/* no digits are wanted below a fraction cutoff: start no lower */
-	if (cutoff == HCB_D4_FRACTION && cutoff_max >= 0 && digit_exp <= -cutoff_max)
-		digit_exp = -cutoff_max + 1;
-	if (digit_exp > 0) {
-		big_mul_pow10(&scale, (unsigned int)digit_exp);
-	} else if (digit_exp < 0) {
-		big_mul_pow10(&value, (unsigned int)-digit_exp);
-		big_mul_pow10(&mlow, (unsigned int)-digit_exp);
-		if (mhigh != &mlow)
-			big_mul_pow10(mhigh, (unsigned int)-digit_exp);
-	}
-	if (big_cmp(&value, &scale) >= 0) {
-		digit_exp++;
-	} else {
-		big_mul_small(&value, 10);
-		big_mul_small(&mlow, 10);
-		if (mhigh != &mlow) {
-			*mhigh = mlow;
-			big_shl(mhigh, 1);
-		}
-	}
-
-	max_exp = digit_exp - HCB_D4_MAX_DIGITS;
+	d4_init(&s, f);
+	d4_scale(&s, f, cutoff, cutoff_max);
+	max_exp = s.digit_exp - HCB_D4_MAX_DIGITS;
 	if (cutoff_max >= 0) {
-		int want = cutoff == HCB_D4_TOTAL ? digit_exp - cutoff_max : -cutoff_max;
+		int want = cutoff == HCB_D4_TOTAL ? s.digit_exp - cutoff_max : -cutoff_max;
 
 		if (want > max_exp)
 			max_exp = want;
 	}
-	min_exp = digit_exp;
+	min_exp = s.digit_exp;
 	if (cutoff_min >= 0) {
-		int want = cutoff == HCB_D4_TOTAL ? digit_exp - cutoff_min : -cutoff_min;
+		int want = cutoff == HCB_D4_TOTAL ? s.digit_exp - cutoff_min : -cutoff_min;
 
 		if (want < min_exp)
 			min_exp = want;
 	}
-	out->e = digit_exp - 1;
-
-	if (mode == HCB_D4_UNIQUE) {
-		for (;;) {
-			digit_exp--;
-			digit = big_divmod_digit(&value, &scale);
-			big_add(&vhigh, &value, mhigh);
-			/* an even mantissa wins ties when read back (IEEE
-			 * round-half-even), so its interval includes its ends */
-			if (even) {
-				low = big_cmp(&value, &mlow) <= 0;
-				high = big_cmp(&vhigh, &scale) >= 0;
-			} else {
-				low = big_cmp(&value, &mlow) < 0;
-				high = big_cmp(&vhigh, &scale) > 0;
-			}
-			if (((low || high) && digit_exp <= min_exp) || digit_exp == max_exp)
-				break;
-			out->d[n++] = (char)('0' + digit);
-			big_mul_small(&value, 10);
-			big_mul_small(&mlow, 10);
-			if (mhigh != &mlow) {
-				*mhigh = mlow;
-				big_shl(mhigh, 1);
-			}
-		}
-	} else {
-		for (;;) {
-			digit_exp--;
-			digit = big_divmod_digit(&value, &scale);
-			if (value.len == 0 || digit_exp == max_exp)
-				break;
-			out->d[n++] = (char)('0' + digit);
-			big_mul_small(&value, 10);
-		}
-	}
-
-	/* the last digit: toward the side the margins allow, else to nearest,
-	 * a tie to the even digit */
-	round_down = low;
-	if (low == high) {
-		int c;
-
-		big_shl(&value, 1);
-		c = big_cmp(&value, &scale);
-		round_down = c < 0;
-		if (c == 0)
-			round_down = (digit & 1) == 0;
-	}
-	if (round_down) {
-		out->d[n++] = (char)('0' + digit);
-	} else if (digit == 9) {
-		for (;;) {
-			if (n == 0) {
-				out->d[n++] = '1';
-				out->e++;
-				break;
-			}
-			if (out->d[n - 1] != '9') {
-				out->d[n - 1]++;
-				break;
-			}
-			n--;
-		}
-	} else {
-		out->d[n++] = (char)('0' + digit + 1);
-	}
+	out->e = s.digit_exp - 1;
+	if (mode == HCB_D4_UNIQUE)
+		n = d4_unique(&s, (f->mant & 1) == 0, max_exp, min_exp, out);
+	else
+		n = d4_exact(&s, max_exp, out);
+	n = d4_round_last(&s, n, out);
 	out->n = n;
 	return n;
 }

@@ -15,6 +15,7 @@
 
 #include "consumer.h"
 #include "dtype.h"
+#include "grow.h"
 #include "jsonl.h"
 #include "jsonparse.h"
 #include "recfile_impl.h"
@@ -24,12 +25,6 @@
  * text; past it a file is more likely damaged than real). */
 #define MAX_LINE (4ull << 30)
 
-struct known {
-	uint32_t id;
-	void *blob;
-	size_t len;
-};
-
 struct jsonl_reader {
 	char *line;
 	size_t cap;
@@ -38,8 +33,6 @@ struct jsonl_reader {
 	struct jdoc doc;
 	unsigned char *payload;
 	size_t payload_cap;
-	struct known *known;   /* registration blobs by consumer, to check consistency */
-	unsigned int nknown, known_cap;
 	char where[32];
 };
 
@@ -112,6 +105,35 @@ static int copy_str(struct hcb_reader *r, uint32_t obj, const char *key, char *d
 	return 0;
 }
 
+/* An integer element from its text: exactly, in range; a float here is an error. */
+static int int_element(struct hcb_reader *r, const char *buf, unsigned int dtype, unsigned char *p,
+		       uint64_t index)
+{
+	size_t size = hcb_dtype_size(dtype);
+	char *end;
+
+	errno = 0;
+	if (hcb_dtype_is_signed(dtype)) {
+		long long x = strtoll(buf, &end, 10);
+		long long lim = size == 8 ? INT64_MAX : (1ll << (size * 8 - 1)) - 1;
+
+		if (errno || *end || x > lim || x < -lim - 1)
+			goto range;
+		memcpy(p, &x, size);   /* little endian: the low bytes */
+	} else {
+		unsigned long long x = strtoull(buf, &end, 10);
+		unsigned long long lim = size == 8 ? UINT64_MAX : (1ull << (size * 8)) - 1;
+
+		if (errno || *end || x > lim || buf[0] == '-')
+			goto range;
+		memcpy(p, &x, size);
+	}
+	return 0;
+range:
+	return BAD(r, "data[%llu] = %s is out of range for %s", (unsigned long long)index, buf,
+		   hcb_dtype_name(dtype));
+}
+
 /* One number of an array's data, in its dtype, stored at p. */
 static int element(struct hcb_reader *r, uint32_t i, unsigned int dtype, unsigned char *p,
 		   uint64_t index)
@@ -156,29 +178,8 @@ static int element(struct hcb_reader *r, uint32_t i, unsigned int dtype, unsigne
 				   hcb_dtype_name(dtype));
 		memcpy(buf, n->num, n->numlen);
 		buf[n->numlen] = '\0';
-		if (!hcb_dtype_is_float(dtype)) {
-			/* integers exactly, in range: a float here is an error */
-			errno = 0;
-			if (hcb_dtype_is_signed(dtype)) {
-				long long x = strtoll(buf, &end, 10);
-				long long lim = size == 8 ? INT64_MAX : (1ll << (size * 8 - 1)) - 1;
-
-				if (errno || *end || x > lim || x < -lim - 1)
-					goto range;
-				memcpy(p, &x, size);   /* little endian: the low bytes */
-			} else {
-				unsigned long long x = strtoull(buf, &end, 10);
-				unsigned long long lim = size == 8 ? UINT64_MAX : (1ull << (size * 8)) - 1;
-
-				if (errno || *end || x > lim || buf[0] == '-')
-					goto range;
-				memcpy(p, &x, size);
-			}
-			return 0;
-range:
-			return BAD(r, "data[%llu] = %s is out of range for %s", (unsigned long long)index, buf,
-				   hcb_dtype_name(dtype));
-		}
+		if (!hcb_dtype_is_float(dtype))
+			return int_element(r, buf, dtype, p, index);
 		v = strtod(buf, &end);
 	}
 	switch (dtype) {
@@ -200,10 +201,15 @@ range:
 	return 0;
 }
 
+/*
+ * The consumer a tap record describes, validated as a registration from a
+ * live target would be; the first record of an id defines it, and every
+ * later one must describe the same consumer.
+ */
 static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spec *spec,
 			     uint32_t id, const struct hcb_consumer **out)
 {
-	struct jsonl_reader *s = r->state;
+	const struct hcb_consumer *old;
 	struct hcb_consumer *c;
 	size_t len;
 	void *blob;
@@ -214,36 +220,21 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 		return err;
 	if (err)
 		return BAD(r, "consumer %u: invalid name, kwargs, tree or leaf shapes", id);
-	for (unsigned int i = 0; i < s->nknown; i++) {
-		if (s->known[i].id != id)
-			continue;
-		if (s->known[i].len != len || memcmp(s->known[i].blob, blob, len)) {
-			free(blob);
+	err = hcb_consumer_from_reg(blob, len, &c);
+	free(blob);
+	if (err)
+		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
+	old = hcb_registry_get(r->consumers, id);
+	if (old) {
+		int same = hcb_consumer_equal(old, c);
+
+		hcb_consumer_free(c);
+		if (!same)
 			return BAD(r, "consumer %u changes its name, kwargs, tree or shapes here; "
 				   "a consumer is the same throughout a recording", id);
-		}
-		free(blob);
-		*out = hcb_registry_get(r->consumers, id);
+		*out = old;
 		return 0;
 	}
-	err = hcb_consumer_from_reg(blob, len, &c);
-	if (err) {
-		free(blob);
-		return err == -ENOMEM ? err : BAD(r, "consumer %u is invalid", id);
-	}
-	if (s->nknown == s->known_cap) {
-		unsigned int cap = s->known_cap ? s->known_cap * 2 : 16;
-		struct known *k = realloc(s->known, cap * sizeof(*k));
-
-		if (!k) {
-			free(blob);
-			hcb_consumer_free(c);
-			return -ENOMEM;
-		}
-		s->known = k;
-		s->known_cap = cap;
-	}
-	s->known[s->nknown++] = (struct known){ id, blob, len };
 	err = hcb_registry_add(r->consumers, c);
 	if (err)
 		return err;
@@ -251,193 +242,208 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 	return 0;
 }
 
-static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
+/* A tap record's fields other than its arrays' contents. */
+struct tap_fields {
+	uint64_t device, id, ts, seq;
+	const char *name, *tree;
+	uint32_t kw;                /* the kwargs object, UINT32_MAX: none */
+	uint32_t arrays;            /* the list of arrays */
+	unsigned int nleaves;
+};
+
+static int read_tap_fields(struct hcb_reader *r, struct tap_fields *t)
 {
 	struct jsonl_reader *s = r->state;
 	struct jdoc *d = &s->doc;
-	uint32_t arrays, kw, a;
-	uint64_t device, id, ts = 0, seq = UINT64_MAX;
-	const char *name, *tree;
-	const char **kwargs = NULL;
-	unsigned int nleaves, *dtypes = NULL, *ndims = NULL;
-	uint64_t (*dims)[HCB_MAX_DIMS] = NULL;
-	const uint64_t **dimp = NULL;
-	const struct hcb_consumer *c = NULL;
-	uint64_t off = 0;
-	int err;
+	uint32_t seq;
 
-	if (get_u64(r, 0, "device", UINT32_MAX, &device, 0) ||
-	    get_u64(r, 0, "consumer", UINT32_MAX, &id, 0) ||
-	    get_u64(r, 0, "ts_ns", UINT64_MAX, &ts, 1) ||
-	    get_str(r, 0, "name", &name, 0) || get_str(r, 0, "tree", &tree, 0))
+	t->ts = 0;
+	t->seq = UINT64_MAX;
+	if (get_u64(r, 0, "device", UINT32_MAX, &t->device, 0) ||
+	    get_u64(r, 0, "consumer", UINT32_MAX, &t->id, 0) ||
+	    get_u64(r, 0, "ts_ns", UINT64_MAX, &t->ts, 1) ||
+	    get_str(r, 0, "name", &t->name, 0) || get_str(r, 0, "tree", &t->tree, 0))
 		return r->err;
-	if (id == 0)
+	if (t->id == 0)
 		return BAD(r, "consumer id 0 is reserved");
-	a = jget(d, 0, "seq");
-	if (a == UINT32_MAX)
+	seq = jget(d, 0, "seq");
+	if (seq == UINT32_MAX)
 		return BAD(r, "'seq' is missing");
-	if (d->nodes[a].kind != J_NULL && get_u64(r, 0, "seq", UINT64_MAX - 1, &seq, 0))
+	if (d->nodes[seq].kind != J_NULL && get_u64(r, 0, "seq", UINT64_MAX - 1, &t->seq, 0))
 		return r->err;
-	kw = jget(d, 0, "kwargs");
-	if (kw != UINT32_MAX && d->nodes[kw].kind != J_OBJ)
+	t->kw = jget(d, 0, "kwargs");
+	if (t->kw != UINT32_MAX && d->nodes[t->kw].kind != J_OBJ)
 		return BAD(r, "'kwargs' is not an object");
-	arrays = jget(d, 0, "arrays");
-	if (arrays == UINT32_MAX || d->nodes[arrays].kind != J_ARR)
+	t->arrays = jget(d, 0, "arrays");
+	if (t->arrays == UINT32_MAX || d->nodes[t->arrays].kind != J_ARR)
 		return BAD(r, "'arrays' is missing or not a list");
-	nleaves = d->nodes[arrays].count;
-	if (nleaves > HCB_MAX_LEAVES)
-		return BAD(r, "%u arrays: at most %u", nleaves, HCB_MAX_LEAVES);
+	t->nleaves = d->nodes[t->arrays].count;
+	if (t->nleaves > HCB_MAX_LEAVES)
+		return BAD(r, "%u arrays: at most %u", t->nleaves, HCB_MAX_LEAVES);
+	return 0;
+}
 
-	err = -ENOMEM;
-	kwargs = calloc(2 * (kw != UINT32_MAX ? d->nodes[kw].count : 0) + 1, sizeof(*kwargs));
-	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(nleaves + 1, sizeof(*ndims));
-	dims = calloc(nleaves + 1, sizeof(*dims));
-	dimp = calloc(nleaves + 1, sizeof(*dimp));
-	if (!kwargs || !dtypes || !ndims || !dims || !dimp)
-		goto out;
-	if (kw != UINT32_MAX) {
-		uint32_t k = jfirst(kw);
+/* The kwargs object kw as key, value, ..., NULL into kwargs (room made). */
+static int read_kwargs(struct hcb_reader *r, uint32_t kw, const char **kwargs)
+{
+	struct jsonl_reader *s = r->state;
+	struct jdoc *d = &s->doc;
+	uint32_t k = jfirst(kw);
 
-		for (uint32_t i = 0; i < d->nodes[kw].count; i++, k = d->nodes[k].end) {
-			if (d->nodes[k].kind != J_STR) {
-				err = BAD(r, "kwargs '%s' is not a string", jkey(d, k));
-				goto out;
-			}
-			kwargs[2 * i] = jkey(d, k);
-			kwargs[2 * i + 1] = jstr(d, k);
-		}
+	for (uint32_t i = 0; i < d->nodes[kw].count; i++, k = d->nodes[k].end) {
+		if (d->nodes[k].kind != J_STR)
+			return BAD(r, "kwargs '%s' is not a string", jkey(d, k));
+		kwargs[2 * i] = jkey(d, k);
+		kwargs[2 * i + 1] = jstr(d, k);
 	}
-	a = jfirst(arrays);
-	for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
-		uint32_t shape = jget(d, a, "shape"), dim;
-		const char *dt;
+	return 0;
+}
 
-		if (d->nodes[a].kind != J_OBJ) {
-			err = BAD(r, "arrays[%u] is not an object", i);
-			goto out;
-		}
-		if (get_str(r, a, "dtype", &dt, 0)) {
-			err = r->err;
-			goto out;
-		}
-		dtypes[i] = hcb_dtype_from_name(dt);
-		if (dtypes[i] == HCB_DT_INVALID) {
-			err = BAD(r, "arrays[%u]: unknown dtype '%s'", i, dt);
-			goto out;
-		}
-		if (shape == UINT32_MAX || d->nodes[shape].kind != J_ARR || d->nodes[shape].count > HCB_MAX_DIMS) {
-			err = BAD(r, "arrays[%u]: 'shape' is missing or not a list of at most %u sizes", i, HCB_MAX_DIMS);
-			goto out;
-		}
-		ndims[i] = d->nodes[shape].count;
-		dim = jfirst(shape);
-		for (unsigned int k = 0; k < ndims[i]; k++, dim = d->nodes[dim].end) {
-			char buf[32], *end;
+/* The dtype and shape of arrays[i] (node a). */
+static int read_leaf_spec(struct hcb_reader *r, uint32_t a, unsigned int i,
+			  struct hcb_leaf_spec *leaf)
+{
+	struct jsonl_reader *s = r->state;
+	struct jdoc *d = &s->doc;
+	uint32_t shape = jget(d, a, "shape"), dim;
+	const char *dt;
 
-			if (d->nodes[dim].kind != J_NUM || d->nodes[dim].numlen >= sizeof(buf) ||
-			    d->nodes[dim].num[0] == '-') {
-				err = BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
-				goto out;
-			}
-			memcpy(buf, d->nodes[dim].num, d->nodes[dim].numlen);
-			buf[d->nodes[dim].numlen] = '\0';
-			errno = 0;
-			dims[i][k] = strtoull(buf, &end, 10);
-			if (errno || *end) {
-				err = BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
-				goto out;
-			}
-		}
-		dimp[i] = dims[i];
+	if (d->nodes[a].kind != J_OBJ)
+		return BAD(r, "arrays[%u] is not an object", i);
+	if (get_str(r, a, "dtype", &dt, 0))
+		return r->err;
+	leaf->dtype = hcb_dtype_from_name(dt);
+	if (leaf->dtype == HCB_DT_INVALID)
+		return BAD(r, "arrays[%u]: unknown dtype '%s'", i, dt);
+	if (shape == UINT32_MAX || d->nodes[shape].kind != J_ARR || d->nodes[shape].count > HCB_MAX_DIMS)
+		return BAD(r, "arrays[%u]: 'shape' is missing or not a list of at most %u sizes", i, HCB_MAX_DIMS);
+	leaf->ndim = d->nodes[shape].count;
+	dim = jfirst(shape);
+	for (unsigned int k = 0; k < leaf->ndim; k++, dim = d->nodes[dim].end) {
+		char buf[32], *end;
+
+		if (d->nodes[dim].kind != J_NUM || d->nodes[dim].numlen >= sizeof(buf) ||
+		    d->nodes[dim].num[0] == '-')
+			return BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
+		memcpy(buf, d->nodes[dim].num, d->nodes[dim].numlen);
+		buf[d->nodes[dim].numlen] = '\0';
+		errno = 0;
+		leaf->dims[k] = strtoull(buf, &end, 10);
+		if (errno || *end)
+			return BAD(r, "arrays[%u]: shape[%u] is not a size", i, k);
 	}
-	/* say precisely what is wrong before the generic validation does */
-	{
-		unsigned int tree_leaves;
-		uint64_t elems;
+	return 0;
+}
 
-		if (hcb_tree_validate(tree, strlen(tree), &tree_leaves)) {
-			err = BAD(r, "'tree' \"%s\" is not a pytree structure such as \"( * * )\"", tree);
-			goto out;
-		}
-		if (tree_leaves != nleaves) {
-			err = BAD(r, "'tree' \"%s\" has %u leaves but 'arrays' has %u", tree, tree_leaves, nleaves);
-			goto out;
-		}
-		a = jfirst(arrays);
-		for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
-			uint32_t data = jget(d, a, "data");
+/* arrays[i]'s 'data' (node a's) is a list of elems values. */
+static int check_data(struct hcb_reader *r, uint32_t a, unsigned int i, uint64_t elems)
+{
+	struct jsonl_reader *s = r->state;
+	struct jdoc *d = &s->doc;
+	uint32_t data = jget(d, a, "data");
 
-			if (hcb_shape_elems(ndims[i], dims[i], &elems) ||
-			    elems > (UINT64_C(1) << 62) / hcb_dtype_size(dtypes[i])) {
-				err = hcb_reader_fail(r, -E2BIG, where(r), "arrays[%u]: its shape holds more elements than a tap can", i);
-				goto out;
-			}
-			/* before anything is allocated for the shape: a short line
-			 * claiming a huge shape must not cost gigabytes */
-			if (data == UINT32_MAX || d->nodes[data].kind != J_ARR) {
-				err = BAD(r, "arrays[%u]: 'data' is missing or not a list", i);
-				goto out;
-			}
-			if (d->nodes[data].count != elems) {
-				err = BAD(r, "arrays[%u]: 'data' has %u values; its shape needs %llu", i,
-					  d->nodes[data].count, (unsigned long long)elems);
-				goto out;
-			}
-		}
+	if (data == UINT32_MAX || d->nodes[data].kind != J_ARR)
+		return BAD(r, "arrays[%u]: 'data' is missing or not a list", i);
+	if (d->nodes[data].count != elems)
+		return BAD(r, "arrays[%u]: 'data' has %u values; its shape needs %llu", i,
+			   d->nodes[data].count, (unsigned long long)elems);
+	return 0;
+}
+
+/*
+ * Say precisely what is wrong with the tree or a shape before the generic
+ * validation of the consumer does, and before anything is allocated for
+ * the shapes: a short line claiming a huge shape must not cost gigabytes.
+ */
+static int check_shapes(struct hcb_reader *r, const struct tap_fields *t,
+			const struct hcb_leaf_spec *leaves)
+{
+	struct jsonl_reader *s = r->state;
+	unsigned int tree_leaves;
+	uint32_t a = jfirst(t->arrays);
+	uint64_t elems;
+
+	if (hcb_tree_validate(t->tree, strlen(t->tree), &tree_leaves))
+		return BAD(r, "'tree' \"%s\" is not a pytree structure such as \"( * * )\"", t->tree);
+	if (tree_leaves != t->nleaves)
+		return BAD(r, "'tree' \"%s\" has %u leaves but 'arrays' has %u", t->tree, tree_leaves,
+			   t->nleaves);
+	for (unsigned int i = 0; i < t->nleaves; i++, a = s->doc.nodes[a].end) {
+		if (hcb_shape_elems(leaves[i].ndim, leaves[i].dims, &elems) ||
+		    elems > (UINT64_C(1) << 62) / hcb_dtype_size(leaves[i].dtype))
+			return hcb_reader_fail(r, -E2BIG, where(r), "arrays[%u]: its shape holds more elements than a tap can", i);
+		if (check_data(r, a, i, elems))
+			return r->err;
 	}
-	{
-		struct hcb_consumer_spec spec = { name, kwargs, tree, nleaves, dtypes, ndims, dimp };
+	return 0;
+}
 
-		err = remember_consumer(r, &spec, (uint32_t)id, &c);
-		if (err)
-			goto out;
-	}
-	if (c->total_bytes > s->payload_cap) {
-		unsigned char *p = realloc(s->payload, c->total_bytes);
+/* The arrays' data, as c's leaves, into the reader's payload buffer. */
+static int read_payload(struct hcb_reader *r, uint32_t arrays, const struct hcb_consumer *c)
+{
+	struct jsonl_reader *s = r->state;
+	struct jdoc *d = &s->doc;
+	uint32_t a = jfirst(arrays);
+	uint64_t off = 0;
 
-		if (!p) {
-			err = -ENOMEM;
-			goto out;
-		}
-		s->payload = p;
-		s->payload_cap = c->total_bytes;
-	}
-	a = jfirst(arrays);
-	for (unsigned int i = 0; i < nleaves; i++, a = d->nodes[a].end) {
+	if (hcb_grow(&s->payload, &s->payload_cap, c->total_bytes, 1))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < c->nleaves; i++, a = d->nodes[a].end) {
 		const struct hcb_leaf_shape *l = &c->leaves[i];
-		uint32_t data = jget(d, a, "data"), e;
 		size_t size = hcb_dtype_size(l->dtype);
+		uint32_t e;
 
-		if (data == UINT32_MAX || d->nodes[data].kind != J_ARR) {
-			err = BAD(r, "arrays[%u]: 'data' is missing or not a list", i);
-			goto out;
-		}
-		if (d->nodes[data].count != l->nelems) {
-			err = BAD(r, "arrays[%u]: 'data' has %u values; its shape needs %llu", i,
-				  d->nodes[data].count, (unsigned long long)l->nelems);
-			goto out;
-		}
-		e = jfirst(data);
+		if (check_data(r, a, i, l->nelems))
+			return r->err;
+		e = jfirst(jget(d, a, "data"));
 		for (uint64_t k = 0; k < l->nelems; k++, e = d->nodes[e].end)
-			if (element(r, e, l->dtype, s->payload + off + k * size, k)) {
-				err = r->err;
-				goto out;
-			}
+			if (element(r, e, l->dtype, s->payload + off + k * size, k))
+				return r->err;
 		off += l->nbytes;
 	}
+	return 0;
+}
+
+static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct jsonl_reader *s = r->state;
+	struct hcb_consumer_spec spec;
+	struct hcb_leaf_spec *leaves;
+	const struct hcb_consumer *c = NULL;
+	struct tap_fields t;
+	const char **kwargs;
+	uint32_t a;
+	int err;
+
+	if (read_tap_fields(r, &t))
+		return r->err;
+	kwargs = calloc(2 * (t.kw != UINT32_MAX ? s->doc.nodes[t.kw].count : 0) + 1, sizeof(*kwargs));
+	leaves = calloc(t.nleaves + 1, sizeof(*leaves));
+	err = -ENOMEM;
+	if (!kwargs || !leaves)
+		goto out;
+	err = t.kw != UINT32_MAX ? read_kwargs(r, t.kw, kwargs) : 0;
+	a = jfirst(t.arrays);
+	for (unsigned int i = 0; !err && i < t.nleaves; i++, a = s->doc.nodes[a].end)
+		err = read_leaf_spec(r, a, i, &leaves[i]);
+	if (!err)
+		err = check_shapes(r, &t, leaves);
+	spec = (struct hcb_consumer_spec){ t.name, kwargs, t.tree, t.nleaves, leaves };
+	if (!err)
+		err = remember_consumer(r, &spec, (uint32_t)t.id, &c);
+	if (!err)
+		err = read_payload(r, t.arrays, c);
+	if (err)
+		goto out;
 	rec->kind = HCB_REC_TAP;
 	rec->tap = (struct hcb_packet){
-		.device = (uint32_t)device, .seq = seq, .ts_ns = ts,
+		.device = (uint32_t)t.device, .seq = t.seq, .ts_ns = t.ts,
 		.consumer = c, .payload = s->payload,
 	};
 	err = 1;
 out:
 	free(kwargs);
-	free(dtypes);
-	free(ndims);
-	free(dims);
-	free(dimp);
+	free(leaves);
 	return err;
 }
 
@@ -549,9 +555,6 @@ static void jsonl_free(struct hcb_reader *r)
 
 	if (!s)
 		return;
-	for (unsigned int i = 0; i < s->nknown; i++)
-		free(s->known[i].blob);
-	free(s->known);
 	free(s->line);
 	free(s->payload);
 	jdoc_free(&s->doc);

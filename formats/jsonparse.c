@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "jsonparse.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
@@ -61,16 +62,14 @@ static int new_node(struct parser *p, enum jkind kind, uint32_t *idx)
 	struct jdoc *d = p->d;
 
 	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 256;
-		struct jnode *nodes;
+		/* node indices are uint32_t; cap grows by doubling, from 256 */
+		size_t cap = d->cap;
 
-		if (cap > (1u << 31))
+		if ((size_t)d->n + 1 > (1u << 31))
 			return p->err = -E2BIG;
-		nodes = realloc(d->nodes, cap * sizeof(*nodes));
-		if (!nodes)
+		if (hcb_grow(&d->nodes, &cap, d->cap ? (size_t)d->n + 1 : 256, sizeof(*d->nodes)))
 			return p->err = -ENOMEM;
-		d->nodes = nodes;
-		d->cap = cap;
+		d->cap = (uint32_t)cap;
 	}
 	*idx = d->n++;
 	d->nodes[*idx] = (struct jnode){ .kind = kind, .key = SIZE_MAX };
@@ -248,8 +247,68 @@ static int literal(struct parser *p, const char *word)
 	return 0;
 }
 
+/* A member's name and its ':' (the object's '{' or ',' read); *key: the name. */
+static int member_name(struct parser *p, size_t *key)
+{
+	size_t klen;
+
+	ws(p);
+	if (p->s >= p->end || *p->s != '"')
+		return fail(p, "expected a member name");
+	p->s++;
+	if (string(p, key, &klen))
+		return p->err;
+	ws(p);
+	if (p->s >= p->end || *p->s != ':')
+		return fail(p, "expected ':'");
+	p->s++;
+	return 0;
+}
+
+static int value(struct parser *p, int depth, size_t key);
+
+/* The object or array at p->s: its node, then its members' after it. */
+static int container(struct parser *p, int depth, size_t key)
+{
+	char open = *p->s, close = open == '{' ? '}' : ']';
+	uint32_t idx, count = 0;
+
+	if (new_node(p, open == '{' ? J_OBJ : J_ARR, &idx))
+		return p->err;
+	p->d->nodes[idx].key = key;
+	p->s++;
+	ws(p);
+	if (p->s < p->end && *p->s == close) {
+		p->s++;
+	} else {
+		for (;;) {
+			size_t k = SIZE_MAX;
+
+			if (open == '{' && member_name(p, &k))
+				return p->err;
+			if (value(p, depth + 1, k))
+				return p->err;
+			count++;
+			ws(p);
+			if (p->s < p->end && *p->s == ',') {
+				p->s++;
+				continue;
+			}
+			if (p->s < p->end && *p->s == close) {
+				p->s++;
+				break;
+			}
+			return fail(p, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+		}
+	}
+	p->d->nodes[idx].count = count;
+	p->d->nodes[idx].end = p->d->n;
+	return 0;
+}
+
 static int value(struct parser *p, int depth, size_t key)
 {
+	size_t off, len;
 	uint32_t idx;
 	char c;
 
@@ -260,65 +319,17 @@ static int value(struct parser *p, int depth, size_t key)
 		return fail(p, "nested too deep");
 	c = *p->s;
 	switch (c) {
-	case '{': case '[': {
-		char close = c == '{' ? '}' : ']';
-		uint32_t count = 0;
-
-		if (new_node(p, c == '{' ? J_OBJ : J_ARR, &idx))
-			return p->err;
-		p->d->nodes[idx].key = key;
-		p->s++;
-		ws(p);
-		if (p->s < p->end && *p->s == close) {
-			p->s++;
-		} else {
-			for (;;) {
-				size_t k = SIZE_MAX, klen;
-
-				if (c == '{') {
-					ws(p);
-					if (p->s >= p->end || *p->s != '"')
-						return fail(p, "expected a member name");
-					p->s++;
-					if (string(p, &k, &klen))
-						return p->err;
-					ws(p);
-					if (p->s >= p->end || *p->s != ':')
-						return fail(p, "expected ':'");
-					p->s++;
-				}
-				if (value(p, depth + 1, k))
-					return p->err;
-				count++;
-				ws(p);
-				if (p->s < p->end && *p->s == ',') {
-					p->s++;
-					continue;
-				}
-				if (p->s < p->end && *p->s == close) {
-					p->s++;
-					break;
-				}
-				return fail(p, c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
-			}
-		}
-		p->d->nodes[idx].count = count;
-		p->d->nodes[idx].end = p->d->n;
-		return 0;
-	}
+	case '{': case '[':
+		return container(p, depth, key);
 	case '"':
 		if (new_node(p, J_STR, &idx))
 			return p->err;
 		p->d->nodes[idx].key = key;
 		p->s++;
-		{
-			size_t off, len;
-
-			if (string(p, &off, &len))
-				return p->err;
-			p->d->nodes[idx].str = off;
-			p->d->nodes[idx].slen = len;
-		}
+		if (string(p, &off, &len))
+			return p->err;
+		p->d->nodes[idx].str = off;
+		p->d->nodes[idx].slen = len;
 		break;
 	case 't': case 'f': case 'n':
 		if (new_node(p, c == 't' ? J_TRUE : c == 'f' ? J_FALSE : J_NULL, &idx))

@@ -27,7 +27,9 @@
 #include <zlib.h>
 
 #include "dtype.h"
+#include "grow.h"
 #include "idprint.h"
+#include "le.h"
 #include "recfile_impl.h"
 
 #define ZIP_LOCAL_SIG 0x04034b50u
@@ -73,24 +75,6 @@ struct npz_writer {
 	unsigned int ncounters, nslots;
 	uint16_t last_time, last_date;
 };
-
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
 
 /* numpy's descr for a dtype's bytes on disk; raw bits for what numpy lacks. */
 static const char *npy_descr(unsigned int dtype)
@@ -212,27 +196,9 @@ static uint64_t next_index(struct npz_writer *st, const char *name, uint32_t dev
 static int add_entry(struct npz_writer *st, const char *name, size_t name_len,
 		     const struct npz_entry *e)
 {
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 256;
-		struct npz_entry *grown = realloc(st->entries, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		st->entries = grown;
-		st->cap = cap;
-	}
-	if (st->names_len + name_len > st->names_cap) {
-		size_t cap = st->names_cap ? st->names_cap * 2 : 8192;
-		char *grown;
-
-		while (cap < st->names_len + name_len)
-			cap *= 2;
-		grown = realloc(st->names, cap);
-		if (!grown)
-			return -ENOMEM;
-		st->names = grown;
-		st->names_cap = cap;
-	}
+	if (hcb_grow(&st->entries, &st->cap, st->n + 1, sizeof(*st->entries)) ||
+	    hcb_grow(&st->names, &st->names_cap, st->names_len + name_len, 1))
+		return -ENOMEM;
 	st->entries[st->n] = *e;
 	st->entries[st->n].name = st->names_len;
 	st->entries[st->n].name_len = (uint16_t)name_len;
@@ -248,24 +214,24 @@ static size_t local_header(unsigned char *p, const char *name, size_t name_len,
 {
 	int z64 = e->size >= U32_MAX_FIELD;
 
-	put32(p, ZIP_LOCAL_SIG);
-	put16(p + 4, z64 ? 45 : 20);
-	put16(p + 6, 0);                    /* flags */
-	put16(p + 8, 0);                    /* stored */
-	put16(p + 10, e->dos_time);
-	put16(p + 12, e->dos_date);
-	put32(p + 14, e->crc);
-	put32(p + 18, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
-	put32(p + 22, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
-	put16(p + 26, (uint16_t)name_len);
-	put16(p + 28, z64 ? 20 : 0);
+	hcb_put_le32(p, ZIP_LOCAL_SIG);
+	hcb_put_le16(p + 4, z64 ? 45 : 20);
+	hcb_put_le16(p + 6, 0);                    /* flags */
+	hcb_put_le16(p + 8, 0);                    /* stored */
+	hcb_put_le16(p + 10, e->dos_time);
+	hcb_put_le16(p + 12, e->dos_date);
+	hcb_put_le32(p + 14, e->crc);
+	hcb_put_le32(p + 18, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le32(p + 22, z64 ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le16(p + 26, (uint16_t)name_len);
+	hcb_put_le16(p + 28, z64 ? 20 : 0);
 	memcpy(p + ZIP_LOCAL_LEN, name, name_len);
 	p += ZIP_LOCAL_LEN + name_len;
 	if (z64) {
-		put16(p, 0x0001);
-		put16(p + 2, 16);
-		put64(p + 4, e->size);
-		put64(p + 12, e->size);
+		hcb_put_le16(p, 0x0001);
+		hcb_put_le16(p + 2, 16);
+		hcb_put_le64(p + 4, e->size);
+		hcb_put_le64(p + 12, e->size);
 	}
 	return ZIP_LOCAL_LEN + name_len + (z64 ? 20 : 0);
 }
@@ -328,7 +294,7 @@ static size_t npy_header(unsigned char *p, size_t size, const struct hcb_leaf_sh
 	if (total > size)
 		return 0;
 	memcpy(p, "\x93NUMPY\x01\x00", 8);
-	put16(p + 8, (uint16_t)(total - 10));
+	hcb_put_le16(p + 8, (uint16_t)(total - 10));
 	memcpy(p + 10, dict, n);
 	memset(p + 10 + n, ' ', total - 10 - n - 1);
 	p[total - 1] = '\n';
@@ -431,48 +397,99 @@ static int flush_dir(struct hcb_writer *w, struct hcb_buf *b)
 	return err;
 }
 
+/* The central directory header of e at p, its ZIP64 extra field after it
+ * (at p + ZIP_CENTRAL_LEN); returns the extra field's length. */
+static uint16_t central_header(unsigned char *p, const struct npz_entry *e)
+{
+	int big = e->size >= U32_MAX_FIELD, far = e->offset >= U32_MAX_FIELD;
+	uint16_t extra = (uint16_t)(big || far ? 4 + 16 * big + 8 * far : 0);
+	unsigned char *x = p + ZIP_CENTRAL_LEN;
+
+	hcb_put_le32(p, ZIP_CENTRAL_SIG);
+	hcb_put_le16(p + 4, ZIP_MADE_BY);
+	hcb_put_le16(p + 6, extra ? 45 : 20);
+	hcb_put_le16(p + 8, 0);
+	hcb_put_le16(p + 10, 0);
+	hcb_put_le16(p + 12, e->dos_time);
+	hcb_put_le16(p + 14, e->dos_date);
+	hcb_put_le32(p + 16, e->crc);
+	hcb_put_le32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
+	hcb_put_le16(p + 28, e->name_len);
+	hcb_put_le16(p + 30, extra);
+	hcb_put_le16(p + 32, 0);                       /* comment */
+	hcb_put_le16(p + 34, 0);                       /* disk */
+	hcb_put_le16(p + 36, 0);                       /* internal attributes */
+	hcb_put_le32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
+	hcb_put_le32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
+	if (extra) {
+		hcb_put_le16(x, 0x0001);
+		hcb_put_le16(x + 2, (uint16_t)(extra - 4));
+		x += 4;
+		if (big) {
+			hcb_put_le64(x, e->size);
+			hcb_put_le64(x + 8, e->size);
+			x += 16;
+		}
+		if (far)
+			hcb_put_le64(x, e->offset);
+	}
+	return extra;
+}
+
+/* The end of the archive, after the directory of size bytes at start: the
+ * ZIP64 end record and locator when z64, then the end record. */
+static int write_end(struct hcb_writer *w, const struct npz_writer *st, uint64_t start,
+		     uint64_t size, int z64)
+{
+	uint64_t end64 = w->bytes;
+	unsigned char e[ZIP_END_LEN];
+	uint16_t count = z64 ? U16_MAX_FIELD : (uint16_t)st->n;
+	int err;
+
+	if (z64) {
+		unsigned char z[ZIP64_END_LEN + ZIP64_LOCATOR_LEN];
+
+		hcb_put_le32(z, ZIP64_END_SIG);
+		hcb_put_le64(z + 4, ZIP64_END_LEN - 12);
+		hcb_put_le16(z + 12, ZIP_MADE_BY);
+		hcb_put_le16(z + 14, 45);
+		hcb_put_le32(z + 16, 0);
+		hcb_put_le32(z + 20, 0);
+		hcb_put_le64(z + 24, st->n);
+		hcb_put_le64(z + 32, st->n);
+		hcb_put_le64(z + 40, size);
+		hcb_put_le64(z + 48, start);
+		hcb_put_le32(z + 56, ZIP64_LOCATOR_SIG);
+		hcb_put_le32(z + 60, 0);
+		hcb_put_le64(z + 64, end64);
+		hcb_put_le32(z + 72, 1);
+		err = hcb_write_all(w, z, sizeof(z));
+		if (err)
+			return err;
+	}
+	hcb_put_le32(e, ZIP_END_SIG);
+	hcb_put_le16(e + 4, 0);
+	hcb_put_le16(e + 6, 0);
+	hcb_put_le16(e + 8, count);
+	hcb_put_le16(e + 10, count);
+	hcb_put_le32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
+	hcb_put_le32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
+	hcb_put_le16(e + 20, 0);
+	return hcb_write_all(w, e, sizeof(e));
+}
+
 static int write_directory(struct hcb_writer *w, struct npz_writer *st)
 {
 	struct hcb_buf b = HCB_BUF_INIT;
-	uint64_t start = w->bytes, size, end64;
+	uint64_t start = w->bytes, size;
 	unsigned char p[ZIP_CENTRAL_LEN + 28];
 	int err = 0, z64;
 
 	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct npz_entry *e = &st->entries[i];
-		int big = e->size >= U32_MAX_FIELD, far = e->offset >= U32_MAX_FIELD;
-		uint16_t extra = (uint16_t)(big || far ? 4 + 16 * big + 8 * far : 0);
-		unsigned char *x = p + ZIP_CENTRAL_LEN;
+		uint16_t extra = central_header(p, e);
 
-		put32(p, ZIP_CENTRAL_SIG);
-		put16(p + 4, ZIP_MADE_BY);
-		put16(p + 6, extra ? 45 : 20);
-		put16(p + 8, 0);
-		put16(p + 10, 0);
-		put16(p + 12, e->dos_time);
-		put16(p + 14, e->dos_date);
-		put32(p + 16, e->crc);
-		put32(p + 20, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		put32(p + 24, big ? U32_MAX_FIELD : (uint32_t)e->size);
-		put16(p + 28, e->name_len);
-		put16(p + 30, extra);
-		put16(p + 32, 0);                       /* comment */
-		put16(p + 34, 0);                       /* disk */
-		put16(p + 36, 0);                       /* internal attributes */
-		put32(p + 38, (uint32_t)ZIP_FILE_MODE << 16);
-		put32(p + 42, far ? U32_MAX_FIELD : (uint32_t)e->offset);
-		if (extra) {
-			put16(x, 0x0001);
-			put16(x + 2, (uint16_t)(extra - 4));
-			x += 4;
-			if (big) {
-				put64(x, e->size);
-				put64(x + 8, e->size);
-				x += 16;
-			}
-			if (far)
-				put64(x, e->offset);
-		}
 		err = hcb_buf_add(&b, p, ZIP_CENTRAL_LEN);
 		if (!err)
 			err = hcb_buf_add(&b, st->names + e->name, e->name_len);
@@ -483,42 +500,10 @@ static int write_directory(struct hcb_writer *w, struct npz_writer *st)
 	}
 	if (!err)
 		err = flush_dir(w, &b);
-	end64 = w->bytes;
-	size = end64 - start;
+	size = w->bytes - start;
 	z64 = st->n >= U16_MAX_FIELD || size >= U32_MAX_FIELD || start >= U32_MAX_FIELD;
-	if (!err && z64) {
-		unsigned char z[ZIP64_END_LEN + ZIP64_LOCATOR_LEN];
-
-		put32(z, ZIP64_END_SIG);
-		put64(z + 4, ZIP64_END_LEN - 12);
-		put16(z + 12, ZIP_MADE_BY);
-		put16(z + 14, 45);
-		put32(z + 16, 0);
-		put32(z + 20, 0);
-		put64(z + 24, st->n);
-		put64(z + 32, st->n);
-		put64(z + 40, size);
-		put64(z + 48, start);
-		put32(z + 56, ZIP64_LOCATOR_SIG);
-		put32(z + 60, 0);
-		put64(z + 64, end64);
-		put32(z + 72, 1);
-		err = hcb_write_all(w, z, sizeof(z));
-	}
-	if (!err) {
-		unsigned char e[ZIP_END_LEN];
-		uint16_t count = z64 ? U16_MAX_FIELD : (uint16_t)st->n;
-
-		put32(e, ZIP_END_SIG);
-		put16(e + 4, 0);
-		put16(e + 6, 0);
-		put16(e + 8, count);
-		put16(e + 10, count);
-		put32(e + 12, z64 ? U32_MAX_FIELD : (uint32_t)size);
-		put32(e + 16, z64 ? U32_MAX_FIELD : (uint32_t)start);
-		put16(e + 20, 0);
-		err = hcb_write_all(w, e, sizeof(e));
-	}
+	if (!err)
+		err = write_end(w, st, start, size, z64);
 	hcb_buf_free(&b);
 	return err;
 }

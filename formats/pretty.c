@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pretty.h"
 
 enum doc_type { DOC_TEXT, DOC_BRK, DOC_CONCAT, DOC_NEST, DOC_GROUP };
@@ -208,15 +209,8 @@ struct stack {
 
 static int push(struct stack *s, long indent, bool flat, const struct hcb_doc *d)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct item *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (hcb_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->n++] = (struct item){ indent, flat, d };
 	return 0;
 }

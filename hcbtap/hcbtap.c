@@ -120,97 +120,93 @@ EXPORT int hcbtap_declare_device(unsigned int device)
 	return 0;
 }
 
-EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const char *tree,
-			   const struct hcbtap_leaf *leaves, unsigned int nleaves,
-			   uint32_t *consumer_id)
+/* The registration blob of a site (id 0: not chosen yet), malloc'ed. */
+static int build_blob(const char *name, const char *const *kwargs, const char *tree,
+		      const struct hcbtap_leaf *leaves, unsigned int nleaves,
+		      void **blob, size_t *len)
 {
 	struct hcb_consumer_spec spec = {
 		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = nleaves,
 	};
-	unsigned int *dtypes, *ndims;
-	struct consumer *c = NULL;
-	struct hcb_wire_reg *reg;
-	const uint64_t **dims;
-	uint32_t id;
-	void *blob;
-	size_t len;
+	struct hcb_leaf_spec *ls;
 	int err;
 
-	if (!consumer_id || (nleaves && !leaves) || nleaves > HCB_MAX_LEAVES)
-		return -EINVAL;
 	/* on the heap: a program's threads may have small stacks */
-	dtypes = calloc(nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(nleaves + 1, sizeof(*ndims));
-	dims = calloc(nleaves + 1, sizeof(*dims));
-	if (!dtypes || !ndims || !dims) {
-		err = -ENOMEM;
-	} else {
-		for (unsigned int i = 0; i < nleaves; i++) {
-			dtypes[i] = leaves[i].dtype;
-			ndims[i] = leaves[i].ndim;
-			dims[i] = leaves[i].dims;
-		}
-		spec.dtypes = dtypes;
-		spec.ndims = ndims;
-		spec.dims = dims;
-		err = hcb_reg_build(&spec, 0, &blob, &len);
+	ls = calloc(nleaves + 1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nleaves; i++) {
+		ls[i].dtype = leaves[i].dtype;
+		ls[i].ndim = leaves[i].ndim;
+		memcpy(ls[i].dims, leaves[i].dims, sizeof(ls[i].dims));
 	}
-	free(dtypes);
-	free(ndims);
-	free(dims);
-	if (err)
-		return err;
-	reg = blob;
-	id = hcb_reg_hash(blob, len);
+	spec.leaves = ls;
+	err = hcb_reg_build(&spec, 0, blob, len);
+	free(ls);
+	return err;
+}
 
-	pthread_mutex_lock(&reg_lock);
-	/* The same site again gets its id back; a different site whose hash
-	 * collides probes on to the next free id. */
+/*
+ * The id for the site of blob, from its hash: the same site registered
+ * again gets its id back (1); a different site whose hash collides probes
+ * on to the next free id (0).  Under reg_lock.
+ */
+static int site_id(const void *blob, size_t len, uint32_t *out)
+{
+	size_t head = sizeof(struct hcb_wire_reg);
+	uint32_t id = hcb_reg_hash(blob, len);
+
 	for (;; id = id + 1 ? id + 1 : 1) {
 		struct consumer *old = lookup(id);
 
+		*out = id;
 		if (!old)
-			break;
+			return 0;
 		if (old->blob_len == len && hcb_reg_hash(old->blob, len) == hcb_reg_hash(blob, len) &&
-		    memcmp((char *)old->blob + sizeof(*reg), (char *)blob + sizeof(*reg),
-			   len - sizeof(*reg)) == 0) {
-			*consumer_id = id;
-			err = 0;
-			goto unlock;
-		}
+		    memcmp((char *)old->blob + head, (const char *)blob + head, len - head) == 0)
+			return 1;
 	}
-	err = -ENOSPC;
-	if (hcbtap_registry.nconsumers >= MAX_CONSUMERS)
-		goto unlock;
-	err = -ENOMEM;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		goto unlock;
-	c->leaf_bytes = calloc(nleaves ? nleaves : 1, sizeof(*c->leaf_bytes));
-	if (!c->leaf_bytes)
-		goto unlock;
-	reg->consumer_id = id;
-	{
-		struct hcb_consumer *parsed;
+}
 
-		/* derive the byte counts exactly as the tracer will */
-		err = hcb_consumer_from_reg(blob, len, &parsed);
-		if (err)
-			goto unlock;
-		for (unsigned int i = 0; i < nleaves; i++)
-			c->leaf_bytes[i] = parsed->leaves[i].nbytes;
-		c->total_bytes = parsed->total_bytes;
-		hcb_consumer_free(parsed);
+/* A new consumer for blob, whose id is set: its byte counts derived
+ * exactly as the tracer will derive them.  NULL with *err set. */
+static struct consumer *new_consumer(void *blob, size_t len, uint32_t id, unsigned int nleaves,
+				     int *err)
+{
+	struct hcb_consumer *parsed = NULL;
+	struct consumer *c = calloc(1, sizeof(*c));
+
+	*err = -ENOMEM;
+	if (!c)
+		return NULL;
+	c->leaf_bytes = calloc(nleaves ? nleaves : 1, sizeof(*c->leaf_bytes));
+	if (c->leaf_bytes)
+		*err = hcb_consumer_from_reg(blob, len, &parsed);
+	if (*err) {
+		free(c->leaf_bytes);
+		free(c);
+		return NULL;
 	}
+	for (unsigned int i = 0; i < nleaves; i++)
+		c->leaf_bytes[i] = parsed->leaves[i].nbytes;
+	c->total_bytes = parsed->total_bytes;
+	hcb_consumer_free(parsed);
 	c->id = id;
 	c->nleaves = nleaves;
 	c->blob = blob;
 	c->blob_len = len;
 	c->node.reg_addr = (uintptr_t)blob;
 	c->node.reg_len = len;
+	return c;
+}
+
+/* Make c visible to emitters (the table) and to tracers (the registry's
+ * list).  Under reg_lock. */
+static void publish(struct consumer *c)
+{
 	c->node.next = hcbtap_registry.head;
 	for (unsigned int i = 0;; i++) {
-		_Atomic(struct consumer *) *slot = &table[(id + i) % TABLE_SLOTS];
+		_Atomic(struct consumer *) *slot = &table[(c->id + i) % TABLE_SLOTS];
 
 		if (!atomic_load_explicit(slot, memory_order_relaxed)) {
 			atomic_store_explicit(slot, c, memory_order_release);
@@ -220,15 +216,39 @@ EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const ch
 	__atomic_store_n(&hcbtap_registry.head, (uint64_t)(uintptr_t)&c->node, __ATOMIC_RELEASE);
 	__atomic_store_n(&hcbtap_registry.nconsumers, hcbtap_registry.nconsumers + 1,
 			 __ATOMIC_RELEASE);
-	*consumer_id = id;
-	c = NULL;
-	blob = NULL;
-	err = 0;
-unlock:
+}
+
+EXPORT int hcbtap_register(const char *name, const char *const *kwargs, const char *tree,
+			   const struct hcbtap_leaf *leaves, unsigned int nleaves,
+			   uint32_t *consumer_id)
+{
+	struct consumer *c;
+	uint32_t id;
+	void *blob;
+	size_t len;
+	int err;
+
+	if (!consumer_id || (nleaves && !leaves) || nleaves > HCB_MAX_LEAVES)
+		return -EINVAL;
+	err = build_blob(name, kwargs, tree, leaves, nleaves, &blob, &len);
+	if (err)
+		return err;
+	pthread_mutex_lock(&reg_lock);
+	if (site_id(blob, len, &id)) {
+		*consumer_id = id;
+		err = 0;
+	} else if (hcbtap_registry.nconsumers >= MAX_CONSUMERS) {
+		err = -ENOSPC;
+	} else {
+		((struct hcb_wire_reg *)blob)->consumer_id = id;
+		c = new_consumer(blob, len, id, nleaves, &err);
+		if (c) {
+			publish(c);
+			*consumer_id = id;
+			blob = NULL;   /* the consumer's now */
+		}
+	}
 	pthread_mutex_unlock(&reg_lock);
-	if (c)
-		free(c->leaf_bytes);
-	free(c);
 	free(blob);
 	return err;
 }

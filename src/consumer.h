@@ -38,15 +38,20 @@ struct hcb_consumer {
 	uint64_t total_bytes;       /* sum of leaves[].nbytes */
 };
 
+/* One leaf as a caller describes it: struct hcbtap_leaf's fields. */
+struct hcb_leaf_spec {
+	unsigned int dtype;          /* enum hcb_dtype */
+	unsigned int ndim;
+	uint64_t dims[HCB_MAX_DIMS]; /* the first ndim count */
+};
+
 /* What a caller gives to describe a site (libhcbtap's register arguments). */
 struct hcb_consumer_spec {
 	const char *name;
 	const char *const *kwargs;   /* key, value, ..., NULL; or NULL */
 	const char *tree;            /* NULL: "*" for one leaf, else a tuple */
 	unsigned int nleaves;
-	const unsigned int *dtypes;  /* nleaves */
-	const unsigned int *ndims;   /* nleaves */
-	const uint64_t *const *dims; /* nleaves arrays of ndims[i] */
+	const struct hcb_leaf_spec *leaves;   /* nleaves */
 };
 
 /*
@@ -73,6 +78,21 @@ uint32_t hcb_reg_hash(const void *blob, size_t len);
  */
 int hcb_consumer_from_reg(const void *blob, size_t len, struct hcb_consumer **out);
 void hcb_consumer_free(struct hcb_consumer *c);
+
+/*
+ * A deep copy of c, to free with hcb_consumer_free: for holding a consumer
+ * longer than its reader or decoder does.  It needs no registration blob, so
+ * it copies any consumer; a NULL name or tree is copied as "".  0 or -ENOMEM.
+ */
+int hcb_consumer_dup(const struct hcb_consumer *c, struct hcb_consumer **out);
+
+/*
+ * 1 if a and b are the same consumer: id, name, kwargs (keys and values, in
+ * order), tree and leaf shapes (dtype, rank, dims) all equal, a NULL name or
+ * tree counting as ""; else 0.  Exactly when their registration blobs would
+ * be equal, without building them.
+ */
+int hcb_consumer_equal(const struct hcb_consumer *a, const struct hcb_consumer *b);
 
 /* The value of kwarg key, or NULL. */
 const char *hcb_consumer_kwarg(const struct hcb_consumer *c, const char *key);

@@ -1,335 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* diff.c - aligning two recordings' taps and comparing them like numpy (diff.h). */
+/*
+ * diff.c - the diff engine (diff.h): pairs the taps of two recordings by
+ * device, consumer and occurrence as they stream in, and hands each pair's
+ * leaves to the isclose rule (isclose.c).
+ */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
-#include "dtype.h"
+#include "grow.h"
+#include "isclose.h"
 #include "registry.h"
-
-/* numpy runs each operation as its own ufunc: never fuse a*b+c */
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
-/* ---- the isclose rule ---- */
-
-/* Tolerances for one dtype: rtol and atol rounded to the compute type. */
-struct tol {
-	unsigned int ct;        /* compute type: float16 ... float64 */
-	unsigned int rct;       /* assert_allclose's: the dtype's own */
-	int cplx;
-	int equal_nan;
-	int nonneg;             /* rtol, atol >= 0: equal values always match */
-	double rtol, atol;
-};
-
-/* The dtype numpy computes isclose in (result_type(ref, 1.0)), as a real type. */
-static unsigned int compute_type(unsigned int dtype)
-{
-	if (hcb_dtype_is_float(dtype))
-		return dtype;
-	if (dtype == HCB_DT_COMPLEX64)
-		return HCB_DT_FLOAT32;
-	return HCB_DT_FLOAT64;   /* complex128, integers, bool */
-}
-
-/* v rounded to the compute type ct, as storing a ufunc's result would. */
-static inline __attribute__((always_inline)) double rnd(unsigned int ct, double v)
-{
-	uint32_t bits;
-
-	switch (ct) {
-	case HCB_DT_FLOAT64:
-		return v;
-	case HCB_DT_FLOAT32:
-		return (float)v;
-	default:
-		bits = hcb_double_to_narrow_bits(ct, v);
-		return hcb_elem_to_double(ct, &bits);
-	}
-}
-
-/*
- * ndim 0: numpy's value-based casting treats a 0-d array like a scalar, so
- * result_type(ref, 1.0) is float64 (complex128) whatever the dtype, and
- * isclose computes in double; assert_allclose's differences do not.
- */
-static void tol_init(struct tol *t, unsigned int dtype, unsigned int ndim,
-		     const struct hcb_diff_opts *o)
-{
-	t->rct = compute_type(dtype);
-	t->ct = ndim == 0 ? HCB_DT_FLOAT64 : t->rct;
-	t->cplx = hcb_dtype_is_complex(dtype);
-	t->equal_nan = o->equal_nan;
-	t->rtol = rnd(t->ct, o->rtol);
-	t->atol = rnd(t->ct, o->atol);
-	/* then |x - y| = 0 <= atol + rtol*|y| always (rtol = inf: inf*0 is NaN) */
-	t->nonneg = t->rtol >= 0 && t->atol >= 0 && isfinite(t->rtol);
-}
-
-/* An element as numpy sees it after promotion: (re, im) in double. */
-static inline __attribute__((always_inline)) void load(unsigned int dtype, const unsigned char *p, double *re, double *im)
-{
-	switch (dtype) {
-	case HCB_DT_FLOAT64: {
-		double v;
-
-		memcpy(&v, p, sizeof(v));
-		*re = v, *im = 0;
-		return;
-	}
-	case HCB_DT_FLOAT32: {
-		float v;
-
-		memcpy(&v, p, sizeof(v));
-		*re = v, *im = 0;
-		return;
-	}
-	case HCB_DT_COMPLEX64:
-		*re = hcb_elem_to_double(HCB_DT_FLOAT32, p);
-		*im = hcb_elem_to_double(HCB_DT_FLOAT32, p + 4);
-		return;
-	case HCB_DT_COMPLEX128:
-		*re = hcb_elem_to_double(HCB_DT_FLOAT64, p);
-		*im = hcb_elem_to_double(HCB_DT_FLOAT64, p + 8);
-		return;
-	default:
-		*re = hcb_elem_to_double(dtype, p);
-		*im = 0;
-	}
-}
-
-static inline int both_nan(const struct tol *t, double xr, double xi, double yr, double yi)
-{
-	return (isnan(xr) || (t->cplx && isnan(xi))) && (isnan(yr) || (t->cplx && isnan(yi)));
-}
-
-/*
- * |re + i im| as numpy 1.26 computes complex absolute values (its SIMD loop,
- * loops_unary_complex.dispatch.c.src, taken on every x86-64 CPU for
- * contiguous arrays): an infinite part makes it inf, else a NaN part NaN,
- * else larger * sqrt(fma(ratio, ratio, 1)) with ratio = smaller / larger, in
- * the part's type (the FMA as on CPUs with AVX2/FMA3 or AVX-512).
- */
-static inline double np_cabs(unsigned int ct, double re, double im)
-{
-	double larger, smaller;
-
-	re = fabs(re);
-	im = fabs(im);
-	if (isinf(re) || isinf(im))
-		return INFINITY;
-	if (isnan(re) || isnan(im))
-		return NAN;
-	larger = re > im ? re : im;
-	smaller = re > im ? im : re;
-	if (larger == 0)
-		return 0;
-	if (ct == HCB_DT_FLOAT32) {
-		float ratio = (float)smaller / (float)larger;
-
-		return sqrtf(fmaf(ratio, ratio, 1.0f)) * (float)larger;
-	}
-	{
-		double ratio = smaller / larger;
-
-		return sqrt(fma(ratio, ratio, 1.0)) * larger;
-	}
-}
-
-/*
- * numpy.isclose(x=new, y=ref) for one element (numpy/core/numeric.py,
- * v1.26.4): within_tol(x, y) = |x - y| <= atol + rtol * |y| where both are
- * finite, else x == y, and NaN == NaN with equal_nan.
- *
- * Complex, faithfully: when an array holds a non-finite element, numpy
- * multiplies both by ones_like() first, and (inf + 0j) * (1 + 0j) is
- * inf + nanj.  So a complex infinity never equals another, and with
- * equal_nan it matches any non-finite complex value.
- */
-static inline __attribute__((always_inline)) int close_elem(const struct tol *t, double xr, double xi, double yr, double yi)
-{
-	unsigned int ct = t->ct;
-	double d, ay;
-
-	if (t->cplx) {
-		double r;
-
-		r = xr * 1 - xi * 0, xi = xr * 0 + xi * 1, xr = r;
-		r = yr * 1 - yi * 0, yi = yr * 0 + yi * 1, yr = r;
-	}
-	if (xr == yr && xi == yi && t->nonneg)
-		return 1;
-	if (isfinite(xr) && isfinite(yr) && (!t->cplx || (isfinite(xi) && isfinite(yi)))) {
-		if (t->cplx) {
-			d = np_cabs(ct, rnd(ct, xr - yr), rnd(ct, xi - yi));
-			ay = np_cabs(ct, yr, yi);
-		} else {
-			d = fabs(rnd(ct, xr - yr));
-			ay = fabs(yr);
-		}
-		return d <= rnd(ct, t->atol + rnd(ct, t->rtol * ay));
-	}
-	if (xr == yr && xi == yi)
-		return 1;
-	return t->equal_nan && both_nan(t, xr, xi, yr, yi);
-}
-
-int hcb_isclose(unsigned int dtype, const void *ref, const void *new,
-		const struct hcb_diff_opts *o)
-{
-	struct tol t;
-	double xr, xi, yr, yi;
-
-	tol_init(&t, dtype, 1, o);
-	load(dtype, new, &xr, &xi);
-	load(dtype, ref, &yr, &yi);
-	return close_elem(&t, xr, xi, yr, yi);
-}
-
-/* Elements of n elements not close: the fast first pass over a leaf. */
-static uint64_t count_mismatches(const struct tol *t, unsigned int dtype, size_t size,
-				 const unsigned char *ref, const unsigned char *new, uint64_t n)
-{
-	uint64_t bad = 0;
-	double xr, xi, yr, yi;
-
-	if (!n)
-		return 0;
-	/* integers and bools hold no NaN: equal bytes are equal values */
-	if (!hcb_dtype_is_float(dtype) && !hcb_dtype_is_complex(dtype) && t->nonneg &&
-	    memcmp(ref, new, n * size) == 0)
-		return 0;
-	switch (dtype) {
-	case HCB_DT_FLOAT64:
-		for (uint64_t i = 0; i < n; i++) {
-			load(HCB_DT_FLOAT64, new + i * 8, &xr, &xi);
-			load(HCB_DT_FLOAT64, ref + i * 8, &yr, &yi);
-			bad += !close_elem(t, xr, 0, yr, 0);
-		}
-		break;
-	case HCB_DT_FLOAT32:
-		for (uint64_t i = 0; i < n; i++) {
-			load(HCB_DT_FLOAT32, new + i * 4, &xr, &xi);
-			load(HCB_DT_FLOAT32, ref + i * 4, &yr, &yi);
-			bad += !close_elem(t, xr, 0, yr, 0);
-		}
-		break;
-	default:
-		for (uint64_t i = 0; i < n; i++) {
-			load(dtype, new + i * size, &xr, &xi);
-			load(dtype, ref + i * size, &yr, &yi);
-			bad += !close_elem(t, xr, xi, yr, yi);
-		}
-	}
-	return bad;
-}
-
-/* |a - b| of two integers (or bools) of dtype, exactly. */
-static uint64_t int_absdiff(unsigned int dtype, const unsigned char *a, const unsigned char *b)
-{
-	if (hcb_dtype_is_signed(dtype)) {
-		int64_t x = hcb_elem_to_i64(dtype, a), y = hcb_elem_to_i64(dtype, b);
-
-		return x >= y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
-	} else {
-		uint64_t x = hcb_elem_to_u64(dtype, a), y = hcb_elem_to_u64(dtype, b);
-
-		return x >= y ? x - y : y - x;
-	}
-}
-
-static double int_abs(unsigned int dtype, const unsigned char *a)
-{
-	if (hcb_dtype_is_signed(dtype)) {
-		int64_t x = hcb_elem_to_i64(dtype, a);
-
-		return (double)(x < 0 ? 0 - (uint64_t)x : (uint64_t)x);
-	}
-	return (double)hcb_elem_to_u64(dtype, a);
-}
-
-/* np.max: a NaN anywhere wins. */
-static inline double nanmax(double m, double v)
-{
-	return isnan(m) || isnan(v) ? NAN : (v > m ? v : m);
-}
-
-/*
- * The second pass, over a leaf known to differ: mismatches with examples,
- * and assert_allclose's max absolute and relative differences.
- */
-static void leaf_details(const struct tol *t, const struct hcb_leaf_shape *l, unsigned int max_examples,
-			 const unsigned char *ref, const unsigned char *new, struct hcb_diff_leaf *out,
-			 struct hcb_diff_example *ex)
-{
-	unsigned int dtype = l->dtype, ct = t->rct;
-	size_t size = hcb_dtype_size(dtype);
-	int isint = !hcb_dtype_is_float(dtype) && !hcb_dtype_is_complex(dtype);
-	double max_abs = -INFINITY, max_rel = -INFINITY;
-	int any_nonzero = 0, any = 0;
-
-	out->mismatched = 0;
-	out->nexamples = 0;
-	out->examples = ex;
-	out->diff_dtype = isint ? HCB_DT_INT64 : ct;
-	for (uint64_t i = 0; i < l->nelems; i++) {
-		const unsigned char *pr = ref + i * size, *pn = new + i * size;
-		double xr, xi, yr, yi, err, ay;
-
-		load(dtype, pn, &xr, &xi);
-		load(dtype, pr, &yr, &yi);
-		if (!close_elem(t, xr, xi, yr, yi)) {
-			if (out->nexamples < max_examples) {
-				struct hcb_diff_example *e = &ex[out->nexamples++];
-				uint64_t rest = i;
-
-				e->flat = i;
-				for (unsigned int dim = l->ndim; dim-- > 0;) {
-					e->index[dim] = l->dims[dim] ? rest % l->dims[dim] : 0;
-					rest = l->dims[dim] ? rest / l->dims[dim] : 0;
-				}
-				memset(e->ref, 0, sizeof(e->ref));
-				memset(e->new, 0, sizeof(e->new));
-				memcpy(e->ref, pr, size);
-				memcpy(e->new, pn, size);
-			}
-			out->mismatched++;
-		}
-		/* assert_array_compare leaves out NaN/NaN (equal_nan) and equal
-		 * infinities ("xy == +inf": for complex, (inf, 0) only) */
-		if (t->equal_nan && both_nan(t, xr, xi, yr, yi))
-			continue;
-		if (xr == yr && xi == yi && isinf(xr) && xi == 0)
-			continue;
-		any = 1;
-		if (isint) {
-			err = (double)int_absdiff(dtype, pn, pr);
-			ay = int_abs(dtype, pr);
-		} else if (t->cplx) {
-			err = np_cabs(ct, rnd(ct, xr - yr), rnd(ct, xi - yi));
-			ay = np_cabs(ct, yr, yi);
-		} else {
-			err = fabs(rnd(ct, xr - yr));
-			ay = fabs(yr);
-		}
-		max_abs = nanmax(max_abs, err);
-		if (yr != 0 || yi != 0 || isnan(ay)) {
-			any_nonzero = 1;
-			max_rel = nanmax(max_rel, isint ? err / ay : rnd(ct, err / ay));
-		}
-	}
-	out->max_abs = any ? max_abs : 0;
-	out->max_rel = any_nonzero ? max_rel : INFINITY;
-}
-
-/* ---- alignment ---- */
 
 struct pending {                 /* a tap waiting for its partner */
 	struct pending *next;
@@ -358,9 +41,10 @@ struct stream {                  /* one key without its index */
 struct side {
 	struct hcb_registry *copies;     /* consumers of queued taps, by id */
 	struct hcb_consumer **odd;       /* copies of an id whose content changed */
-	size_t nodd;
+	size_t nodd, capodd;
 	uint32_t *devices;
-	unsigned int ndevices, capdevices;
+	unsigned int ndevices;
+	size_t capdevices;
 	char platform[16];
 	int ended;
 };
@@ -376,7 +60,7 @@ struct hcb_diff {
 	/* per-tap report scratch, grown to the most leaves seen */
 	struct hcb_diff_leaf *leaves;
 	struct hcb_diff_example *examples;
-	unsigned int capleaves;
+	size_t capleaves, capexamples;
 };
 
 void hcb_diff_opts_default(struct hcb_diff_opts *o)
@@ -520,76 +204,23 @@ static struct stream *stream_get(struct hcb_diff *d, uint32_t device, const stru
 	return s;
 }
 
-static int same_layout(const struct hcb_consumer *a, const struct hcb_consumer *b)
-{
-	if (a->id != b->id || a->nleaves != b->nleaves || a->total_bytes != b->total_bytes ||
-	    strcmp(a->name ? a->name : "", b->name ? b->name : "") ||
-	    strcmp(a->tree ? a->tree : "", b->tree ? b->tree : ""))
-		return 0;
-	for (unsigned int i = 0; i < a->nleaves; i++) {
-		const struct hcb_leaf_shape *x = &a->leaves[i], *y = &b->leaves[i];
-
-		if (x->dtype != y->dtype || x->ndim != y->ndim ||
-		    memcmp(x->dims, y->dims, x->ndim * sizeof(x->dims[0])))
-			return 0;
-	}
-	return 1;
-}
-
-/* A deep copy, freed by hcb_consumer_free (no registration blob: a tap
- * without a name could not make one). */
-static int copy_consumer(const struct hcb_consumer *c, struct hcb_consumer **out)
-{
-	struct hcb_consumer *n = calloc(1, sizeof(*n));
-	int err = -ENOMEM;
-
-	if (!n)
-		return -ENOMEM;
-	n->id = c->id;
-	n->total_bytes = c->total_bytes;
-	n->name = strdup(c->name ? c->name : "");
-	n->tree = strdup(c->tree ? c->tree : "");
-	n->leaves = calloc(c->nleaves ? c->nleaves : 1, sizeof(*n->leaves));
-	n->kwargs = calloc(c->nkwargs ? c->nkwargs : 1, sizeof(*n->kwargs));
-	if (!n->name || !n->tree || !n->leaves || !n->kwargs)
-		goto fail;
-	n->nleaves = c->nleaves;
-	if (c->nleaves)
-		memcpy(n->leaves, c->leaves, c->nleaves * sizeof(*n->leaves));
-	for (; n->nkwargs < c->nkwargs; n->nkwargs++) {
-		struct hcb_kwarg *k = &n->kwargs[n->nkwargs];
-
-		k->key = strdup(c->kwargs[n->nkwargs].key);
-		k->value = strdup(c->kwargs[n->nkwargs].value);
-		if (!k->key || !k->value) {
-			n->nkwargs++;
-			goto fail;
-		}
-	}
-	*out = n;
-	return 0;
-fail:
-	hcb_consumer_free(n);
-	return err;
-}
-
 /* The engine's own copy of c, which outlives the producer's record. */
 static int intern(struct side *sd, const struct hcb_consumer *c, const struct hcb_consumer **out)
 {
 	const struct hcb_consumer *known = hcb_registry_get(sd->copies, c->id);
-	struct hcb_consumer *copy, **odd;
+	struct hcb_consumer *copy;
 	int err;
 
-	if (known && same_layout(known, c)) {
+	if (known && hcb_consumer_equal(known, c)) {
 		*out = known;
 		return 0;
 	}
 	for (size_t i = sd->nodd; i-- > 0;)
-		if (same_layout(sd->odd[i], c)) {
+		if (hcb_consumer_equal(sd->odd[i], c)) {
 			*out = sd->odd[i];
 			return 0;
 		}
-	err = copy_consumer(c, &copy);
+	err = hcb_consumer_dup(c, &copy);
 	if (err)
 		return err;
 	if (!known) {
@@ -600,12 +231,10 @@ static int intern(struct side *sd, const struct hcb_consumer *c, const struct hc
 		return 0;
 	}
 	/* the same id with other content: a damaged file, but keep going */
-	odd = realloc(sd->odd, (sd->nodd + 1) * sizeof(*odd));
-	if (!odd) {
+	if (hcb_grow(&sd->odd, &sd->capodd, sd->nodd + 1, sizeof(*sd->odd))) {
 		hcb_consumer_free(copy);
 		return -ENOMEM;
 	}
-	sd->odd = odd;
 	sd->odd[sd->nodd++] = copy;
 	*out = copy;
 	return 0;
@@ -627,15 +256,8 @@ static int note_device(struct side *sd, uint32_t dev)
 		else
 			hi = mid;
 	}
-	if (sd->ndevices == sd->capdevices) {
-		unsigned int cap = sd->capdevices ? sd->capdevices * 2 : 8;
-		uint32_t *p = realloc(sd->devices, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		sd->devices = p;
-		sd->capdevices = cap;
-	}
+	if (hcb_grow(&sd->devices, &sd->capdevices, (size_t)sd->ndevices + 1, sizeof(*sd->devices)))
+		return -ENOMEM;
 	memmove(sd->devices + lo + 1, sd->devices + lo, (sd->ndevices - lo) * sizeof(uint32_t));
 	sd->devices[lo] = dev;
 	sd->ndevices++;
@@ -662,41 +284,26 @@ static int compare(struct hcb_diff *d, const struct stream *s, uint64_t index,
 	d->counts.compared++;
 	t.leaves_differ = c[0]->nleaves != c[1]->nleaves;
 	t.tree_differs = strcmp(c[0]->tree ? c[0]->tree : "", c[1]->tree ? c[1]->tree : "") != 0;
-	if (!t.leaves_differ && c[0]->nleaves > d->capleaves) {
-		unsigned int cap = c[0]->nleaves;
-		struct hcb_diff_leaf *l = realloc(d->leaves, cap * sizeof(*l));
-		struct hcb_diff_example *e;
-
-		if (!l)
-			return -ENOMEM;
-		d->leaves = l;
-		e = realloc(d->examples, (size_t)cap * (d->opts.max_examples ? d->opts.max_examples : 1) *
-					 sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		d->examples = e;
-		d->capleaves = cap;
-	}
+	/* the report's scratch: a leaf and max_examples examples per leaf */
+	if (!t.leaves_differ &&
+	    (hcb_grow(&d->leaves, &d->capleaves, c[0]->nleaves, sizeof(*d->leaves)) ||
+	     hcb_grow(&d->examples, &d->capexamples,
+		      (size_t)c[0]->nleaves * (d->opts.max_examples ? d->opts.max_examples : 1),
+		      sizeof(*d->examples))))
+		return -ENOMEM;
 	t.leaves = d->leaves;
 	for (unsigned int i = 0; !t.leaves_differ && i < c[0]->nleaves; i++) {
 		const struct hcb_leaf_shape *a = &c[0]->leaves[i], *b = &c[1]->leaves[i];
 		struct hcb_diff_leaf *l = &d->leaves[t.nleaves];
-		struct tol tol;
 
 		*l = (struct hcb_diff_leaf){ .leaf = i, .shape = { a, b } };
-		if (a->dtype != b->dtype) {
+		if (a->dtype != b->dtype)
 			l->verdict = HCB_LEAF_DTYPE;
-		} else if (!same_shape(a, b)) {
+		else if (!same_shape(a, b))
 			l->verdict = HCB_LEAF_SHAPE;
-		} else {
-			tol_init(&tol, a->dtype, a->ndim, &d->opts);
-			if (count_mismatches(&tol, a->dtype, hcb_dtype_size(a->dtype), off[0], off[1],
-					     a->nelems)) {
-				l->verdict = HCB_LEAF_VALUES;
-				leaf_details(&tol, a, d->opts.max_examples, off[0], off[1], l,
-					     d->examples + (size_t)t.nleaves * d->opts.max_examples);
-			}
-		}
+		else if (hcb_isclose_leaf(a, off[0], off[1], &d->opts, l,
+					  d->examples + (size_t)t.nleaves * d->opts.max_examples))
+			l->verdict = HCB_LEAF_VALUES;
 		if (l->verdict != HCB_LEAF_EQUAL)
 			t.nleaves++;
 		off[0] += a->nbytes;
@@ -718,6 +325,66 @@ static void lone_add(struct lone *l, uint64_t index, uint64_t seq)
 	}
 	l->count++;
 	l->last_seq = seq;
+}
+
+/* The tap's partner is the first waiting in s: compare them, drop it. */
+static int pair_with_head(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
+			  uint64_t index, const struct hcb_packet *tap)
+{
+	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
+	struct pending *p = s->head;
+	const struct hcb_consumer *c[2];
+	const unsigned char *pl[2];
+	uint64_t seq[2];
+	int err;
+
+	c[side] = tap->consumer, c[other] = p->c;
+	pl[side] = tap->payload, pl[other] = p->payload;
+	seq[side] = tap->seq, seq[other] = p->seq;
+	err = compare(d, s, index, c, pl, seq);
+	s->head = p->next;
+	if (!s->head)
+		s->tail = NULL;
+	s->queued--;
+	d->counts.pending--;
+	d->counts.pending_bytes -= p->c->total_bytes;
+	free(p);
+	return err;
+}
+
+/* The tap waits in s for its partner, with copies of its consumer and payload. */
+static int enqueue(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
+		   const struct hcb_packet *tap)
+{
+	const struct hcb_consumer *copy;
+	struct pending *p;
+	int err;
+
+	err = intern(&d->side[side], tap->consumer, &copy);
+	if (err)
+		return err;
+	p = malloc(sizeof(*p) + copy->total_bytes);
+	if (!p)
+		return -ENOMEM;
+	p->next = NULL;
+	p->seq = tap->seq;
+	p->c = copy;
+	if (copy->total_bytes)
+		memcpy(p->payload, tap->payload, copy->total_bytes);
+	if (s->tail)
+		s->tail->next = p;
+	else
+		s->head = p;
+	s->tail = p;
+	s->qside = side;
+	s->queued++;
+	d->counts.pending++;
+	d->counts.pending_bytes += copy->total_bytes;
+	if (d->counts.pending > d->counts.pending_max)
+		d->counts.pending_max = d->counts.pending;
+	if (d->counts.pending_bytes > d->counts.pending_bytes_max)
+		d->counts.pending_bytes_max = d->counts.pending_bytes;
+	return 0;
 }
 
 int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_record *rec)
@@ -749,60 +416,13 @@ int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_
 	if (!s->count[side])
 		s->side_id[side] = tap->consumer->id;
 	index = s->count[side]++;
-	if (s->head && s->qside == other) {
-		/* its partner is waiting */
-		struct pending *p = s->head;
-		const struct hcb_consumer *c[2];
-		const unsigned char *pl[2];
-		uint64_t seq[2];
-
-		c[side] = tap->consumer, c[other] = p->c;
-		pl[side] = tap->payload, pl[other] = p->payload;
-		seq[side] = tap->seq, seq[other] = p->seq;
-		err = compare(d, s, index, c, pl, seq);
-		s->head = p->next;
-		if (!s->head)
-			s->tail = NULL;
-		s->queued--;
-		d->counts.pending--;
-		d->counts.pending_bytes -= p->c->total_bytes;
-		free(p);
-		return err;
-	}
+	if (s->head && s->qside == other)
+		return pair_with_head(d, s, side, index, tap);
 	if (d->side[other].ended) {
 		lone_add(&s->lone[side], index, tap->seq);
 		return 0;
 	}
-	{
-		const struct hcb_consumer *copy;
-		struct pending *p;
-
-		err = intern(sd, tap->consumer, &copy);
-		if (err)
-			return err;
-		p = malloc(sizeof(*p) + copy->total_bytes);
-		if (!p)
-			return -ENOMEM;
-		p->next = NULL;
-		p->seq = tap->seq;
-		p->c = copy;
-		if (copy->total_bytes)
-			memcpy(p->payload, tap->payload, copy->total_bytes);
-		if (s->tail)
-			s->tail->next = p;
-		else
-			s->head = p;
-		s->tail = p;
-		s->qside = side;
-		s->queued++;
-		d->counts.pending++;
-		d->counts.pending_bytes += copy->total_bytes;
-		if (d->counts.pending > d->counts.pending_max)
-			d->counts.pending_max = d->counts.pending;
-		if (d->counts.pending_bytes > d->counts.pending_bytes_max)
-			d->counts.pending_bytes_max = d->counts.pending_bytes;
-	}
-	return 0;
+	return enqueue(d, s, side, tap);
 }
 
 int hcb_diff_end(struct hcb_diff *d, enum hcb_diff_side side)

@@ -9,6 +9,7 @@
 #include "bpf/hcbtap_events.h"
 #include "buf.h"
 #include "dtype.h"
+#include "grow.h"
 #include "outfeed.h"
 #include "shapeproto.h"
 
@@ -34,7 +35,8 @@ struct xdev {
 	/* the packet being put together */
 	bool in_packet, packet_bad;
 	uint32_t consumer;
-	unsigned int nleaves, cap;
+	unsigned int nleaves;
+	size_t cap;
 	struct hcb_xshape *shapes;
 	struct hcb_buf payload;
 	uint64_t ts_ns, last_ns;
@@ -128,8 +130,7 @@ static bool same_shapes(const struct synth *s, const struct xdev *d)
 /* The made-up consumer for the packet in d, registered on first sight. */
 static const struct hcb_consumer *consumer_for(struct hcb_outfeed *x, const struct xdev *d)
 {
-	unsigned int *dtypes = NULL, *ndims = NULL;
-	const uint64_t **dims = NULL;
+	struct hcb_leaf_spec *leaves = NULL;
 	struct hcb_consumer *c = NULL;
 	char name[32], idtext[16];
 	const char *kwargs[] = { "consumer", idtext, NULL };
@@ -148,23 +149,19 @@ static const struct hcb_consumer *consumer_for(struct hcb_outfeed *x, const stru
 			return s->c;
 	snprintf(name, sizeof(name), "consumer-%u", d->consumer);
 	snprintf(idtext, sizeof(idtext), "%u", d->consumer);
-	dtypes = calloc(d->nleaves + 1, sizeof(*dtypes));
-	ndims = calloc(d->nleaves + 1, sizeof(*ndims));
-	dims = calloc(d->nleaves + 1, sizeof(*dims));
+	leaves = calloc(d->nleaves + 1, sizeof(*leaves));
 	s = calloc(1, sizeof(*s));
-	if (!dtypes || !ndims || !dims || !s)
+	if (!leaves || !s)
 		goto out;
 	s->shapes = calloc(d->nleaves + 1, sizeof(*s->shapes));
 	if (!s->shapes)
 		goto out;
 	for (unsigned int i = 0; i < d->nleaves; i++) {
-		dtypes[i] = d->shapes[i].dtype;
-		ndims[i] = d->shapes[i].ndim;
-		dims[i] = d->shapes[i].dims;
+		leaves[i].dtype = d->shapes[i].dtype;
+		leaves[i].ndim = d->shapes[i].ndim;
+		memcpy(leaves[i].dims, d->shapes[i].dims, sizeof(leaves[i].dims));
 	}
-	spec.dtypes = dtypes;
-	spec.ndims = ndims;
-	spec.dims = dims;
+	spec.leaves = leaves;
 	/* the packets' id, unless another shape took it: then one of its own */
 	id = d->consumer;
 	err = hcb_reg_build(&spec, id, &blob, &len);
@@ -195,9 +192,7 @@ out:
 		free(s->shapes);
 	free(s);
 	free(blob);
-	free(dtypes);
-	free(ndims);
-	free(dims);
+	free(leaves);
 	return c;
 }
 
@@ -287,15 +282,8 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 		d->packet_bad = true;
 		return 0;
 	}
-	if (d->nleaves == d->cap) {
-		unsigned int ncap = d->cap ? 2 * d->cap : 8;
-		struct hcb_xshape *n = realloc(d->shapes, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->shapes = n;
-		d->cap = ncap;
-	}
+	if (hcb_grow(&d->shapes, &d->cap, d->nleaves + 1, sizeof(*d->shapes)))
+		return -ENOMEM;
 	d->shapes[d->nleaves++] = d->leaf_shape;
 	return hcb_buf_add(&d->payload, d->leaf.data, d->leaf.len);
 }

@@ -2,13 +2,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "registry.h"
 
 /* Consumers are few (tap sites of a program); a sorted id index would be
  * premature.  An open-addressed table keeps lookups O(1) on the hot path. */
 struct hcb_registry {
 	struct hcb_consumer **order;   /* registration order */
-	unsigned int n, cap;
+	unsigned int n;
+	size_t cap;
 	struct hcb_consumer **slots;   /* hash by id */
 	unsigned int nslots;
 };
@@ -56,16 +58,9 @@ int hcb_registry_add(struct hcb_registry *r, struct hcb_consumer *c)
 		hcb_consumer_free(c);
 		return -EEXIST;
 	}
-	if (r->n == r->cap) {
-		unsigned int cap = r->cap ? r->cap * 2 : 16;
-		struct hcb_consumer **order = realloc(r->order, cap * sizeof(*order));
-
-		if (!order) {
-			hcb_consumer_free(c);
-			return -ENOMEM;
-		}
-		r->order = order;
-		r->cap = cap;
+	if (hcb_grow(&r->order, &r->cap, (size_t)r->n + 1, sizeof(*r->order))) {
+		hcb_consumer_free(c);
+		return -ENOMEM;
 	}
 	if ((r->n + 1) * 2 > r->nslots) {
 		unsigned int nslots = r->nslots ? r->nslots * 2 : 32;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "grow.h"
 #include "session.h"
 
 struct hcb_sess {
@@ -221,18 +222,11 @@ int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n)
 			close(fd);
 			continue;
 		}
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 4;
-			struct hcb_sess_peer *nv = realloc(v, ncap * sizeof(*v));
-
-			if (!nv) {
-				munmap(m, sizeof(struct hcb_sess_shared));
-				close(fd);
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = ncap;
+		if (hcb_grow(&v, &cap, len + 1, sizeof(*v))) {
+			munmap(m, sizeof(struct hcb_sess_shared));
+			close(fd);
+			err = -ENOMEM;
+			break;
 		}
 		v[len++] = (struct hcb_sess_peer){ .fd = fd, .session_pid = sp, .st = m };
 	}

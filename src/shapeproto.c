@@ -121,103 +121,134 @@ static int fail(char *msg, size_t size, int err, const char *fmt, ...)
 	return err;
 }
 
+/* The fields of a ShapeProto as read, and where to word a failure. */
+struct proto {
+	uint64_t type, dims[HCB_MAX_DIMS], m2m[HCB_MAX_DIMS];
+	unsigned int ndims, nm2m;
+	bool tuple_shapes, layout;
+	char *msg;
+	size_t msg_size;
+};
+
+/* Field 5, a Layout (wire type wt): only its minor_to_major matters. */
+static int read_layout(struct reader *r, unsigned int wt, struct proto *p)
+{
+	struct reader sub;
+	uint64_t l;
+	int err;
+
+	if (wt != 2 || varint(r, &l) || l > (uint64_t)(r->end - r->p))
+		return fail(p->msg, p->msg_size, -EBADMSG, "bad layout");
+	p->layout = true;
+	sub = (struct reader){ r->p, r->p + l };
+	r->p += l;
+	while (sub.p < sub.end) {
+		uint64_t t;
+
+		if (varint(&sub, &t) || (t >> 3) == 0)
+			return fail(p->msg, p->msg_size, -EBADMSG, "bad layout field");
+		if ((t >> 3) != 1) {
+			if (skip(&sub, (unsigned int)(t & 7)))
+				return fail(p->msg, p->msg_size, -EBADMSG, "bad layout field");
+			continue;
+		}
+		err = repeated(&sub, (unsigned int)(t & 7), p->m2m, HCB_MAX_DIMS, &p->nm2m);
+		if (err == -ENOTSUP)
+			return fail(p->msg, p->msg_size, err, "layout of more than %u dimensions",
+				    HCB_MAX_DIMS);
+		if (err)
+			return fail(p->msg, p->msg_size, err, "bad minor_to_major");
+	}
+	return 0;
+}
+
+/* One field of the ShapeProto (its tag read already) into p. */
+static int read_field(struct reader *r, unsigned int field, unsigned int wt, struct proto *p)
+{
+	int err;
+
+	switch (field) {
+	case 2:
+		if (wt != 0 || varint(r, &p->type))
+			return fail(p->msg, p->msg_size, -EBADMSG, "bad element_type");
+		return 0;
+	case 3:
+		err = repeated(r, wt, p->dims, HCB_MAX_DIMS, &p->ndims);
+		if (err == -ENOTSUP)
+			return fail(p->msg, p->msg_size, err, "more than %u dimensions", HCB_MAX_DIMS);
+		if (err)
+			return fail(p->msg, p->msg_size, err, "bad dimensions");
+		return 0;
+	case 4:
+		p->tuple_shapes = true;
+		if (wt != 2 || skip(r, wt))
+			return fail(p->msg, p->msg_size, -EBADMSG, "bad tuple_shapes");
+		return 0;
+	case 5:
+		return read_layout(r, wt, p);
+	default:
+		if (skip(r, wt))
+			return fail(p->msg, p->msg_size, -EBADMSG, "bad field %u", field);
+		return 0;
+	}
+}
+
+/* The array shape the fields describe, if hcbtrace can hold it. */
+static int to_xshape(const struct proto *p, struct hcb_xshape *out)
+{
+	uint64_t elems = 1;
+
+	if (p->type == TUPLE || p->tuple_shapes)
+		return fail(p->msg, p->msg_size, -ENOTSUP, "a tuple shape where an array was expected");
+	out->dtype = dtype_of(p->type);
+	if (out->dtype == HCB_DT_INVALID)
+		return fail(p->msg, p->msg_size, -ENOTSUP, "element type %llu has no numpy name",
+			    (unsigned long long)p->type);
+	/* row-major is minor_to_major = [n-1, ..., 0]; no layout means that too */
+	if (p->layout && p->nm2m) {
+		if (p->nm2m != p->ndims)
+			return fail(p->msg, p->msg_size, -EBADMSG, "layout of %u dimensions for %u",
+				    p->nm2m, p->ndims);
+		for (unsigned int i = 0; i < p->nm2m; i++)
+			if (p->m2m[i] != p->ndims - 1 - i)
+				return fail(p->msg, p->msg_size, -ENOTSUP, "a layout other than row-major");
+	}
+	out->ndim = p->ndims;
+	for (unsigned int i = 0; i < p->ndims; i++) {
+		/* an int64 in the proto: negative means dynamic or broken */
+		if (p->dims[i] >> 62)
+			return fail(p->msg, p->msg_size, -EBADMSG, "dimension %u is %lld", i,
+				    (long long)p->dims[i]);
+		out->dims[i] = p->dims[i];
+		if (p->dims[i] && elems > (UINT64_C(1) << 62) / p->dims[i])
+			return fail(p->msg, p->msg_size, -E2BIG, "too many elements");
+		elems *= p->dims[i];
+	}
+	if (elems > (UINT64_C(1) << 62) / hcb_dtype_size(out->dtype))
+		return fail(p->msg, p->msg_size, -E2BIG, "too many bytes");
+	out->nbytes = elems * hcb_dtype_size(out->dtype);
+	return 0;
+}
+
 int hcb_shapeproto_decode(const void *buf, size_t len, struct hcb_xshape *out, char *msg,
 			  size_t msg_size)
 {
 	struct reader r = { buf, (const unsigned char *)buf + len };
-	uint64_t type = 0, dims[HCB_MAX_DIMS], m2m[HCB_MAX_DIMS];
-	unsigned int ndims = 0, nm2m = 0;
-	bool tuple_shapes = false, layout = false;
-	uint64_t elems = 1;
+	struct proto p = { .msg = msg, .msg_size = msg_size };
 	int err;
 
 	if (!buf && len)
 		return fail(msg, msg_size, -EBADMSG, "no shape");
 	while (r.p < r.end) {
 		uint64_t tag;
-		unsigned int field, wt;
 
 		if (varint(&r, &tag))
 			return fail(msg, msg_size, -EBADMSG, "truncated field tag");
-		field = (unsigned int)(tag >> 3);
-		wt = (unsigned int)(tag & 7);
-		if (field == 0 || tag >> 32)
+		if ((tag >> 3) == 0 || tag >> 32)
 			return fail(msg, msg_size, -EBADMSG, "field number %llu", (unsigned long long)(tag >> 3));
-		switch (field) {
-		case 2:
-			if (wt != 0 || varint(&r, &type))
-				return fail(msg, msg_size, -EBADMSG, "bad element_type");
-			break;
-		case 3:
-			err = repeated(&r, wt, dims, HCB_MAX_DIMS, &ndims);
-			if (err == -ENOTSUP)
-				return fail(msg, msg_size, err, "more than %u dimensions", HCB_MAX_DIMS);
-			if (err)
-				return fail(msg, msg_size, err, "bad dimensions");
-			break;
-		case 4:
-			tuple_shapes = true;
-			if (wt != 2 || skip(&r, wt))
-				return fail(msg, msg_size, -EBADMSG, "bad tuple_shapes");
-			break;
-		case 5: {
-			uint64_t l;
-			struct reader sub;
-
-			if (wt != 2 || varint(&r, &l) || l > (uint64_t)(r.end - r.p))
-				return fail(msg, msg_size, -EBADMSG, "bad layout");
-			layout = true;
-			sub = (struct reader){ r.p, r.p + l };
-			r.p += l;
-			while (sub.p < sub.end) {
-				uint64_t t;
-
-				if (varint(&sub, &t) || (t >> 3) == 0)
-					return fail(msg, msg_size, -EBADMSG, "bad layout field");
-				if ((t >> 3) == 1) {
-					err = repeated(&sub, (unsigned int)(t & 7), m2m, HCB_MAX_DIMS, &nm2m);
-					if (err == -ENOTSUP)
-						return fail(msg, msg_size, err, "layout of more than %u dimensions",
-							    HCB_MAX_DIMS);
-					if (err)
-						return fail(msg, msg_size, err, "bad minor_to_major");
-				} else if (skip(&sub, (unsigned int)(t & 7))) {
-					return fail(msg, msg_size, -EBADMSG, "bad layout field");
-				}
-			}
-			break;
-		}
-		default:
-			if (skip(&r, wt))
-				return fail(msg, msg_size, -EBADMSG, "bad field %u", field);
-		}
+		err = read_field(&r, (unsigned int)(tag >> 3), (unsigned int)(tag & 7), &p);
+		if (err)
+			return err;
 	}
-	if (type == TUPLE || tuple_shapes)
-		return fail(msg, msg_size, -ENOTSUP, "a tuple shape where an array was expected");
-	out->dtype = dtype_of(type);
-	if (out->dtype == HCB_DT_INVALID)
-		return fail(msg, msg_size, -ENOTSUP, "element type %llu has no numpy name",
-			    (unsigned long long)type);
-	/* row-major is minor_to_major = [n-1, ..., 0]; no layout means that too */
-	if (layout && nm2m) {
-		if (nm2m != ndims)
-			return fail(msg, msg_size, -EBADMSG, "layout of %u dimensions for %u", nm2m, ndims);
-		for (unsigned int i = 0; i < nm2m; i++)
-			if (m2m[i] != ndims - 1 - i)
-				return fail(msg, msg_size, -ENOTSUP, "a layout other than row-major");
-	}
-	out->ndim = ndims;
-	for (unsigned int i = 0; i < ndims; i++) {
-		/* an int64 in the proto: negative means dynamic or broken */
-		if (dims[i] >> 62)
-			return fail(msg, msg_size, -EBADMSG, "dimension %u is %lld", i, (long long)dims[i]);
-		out->dims[i] = dims[i];
-		if (dims[i] && elems > (UINT64_C(1) << 62) / dims[i])
-			return fail(msg, msg_size, -E2BIG, "too many elements");
-		elems *= dims[i];
-	}
-	if (elems > (UINT64_C(1) << 62) / hcb_dtype_size(out->dtype))
-		return fail(msg, msg_size, -E2BIG, "too many bytes");
-	out->nbytes = elems * hcb_dtype_size(out->dtype);
-	return 0;
+	return to_xshape(&p, out);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "consumer.h"
+#include "grow.h"
 #include "target.h"
 
 int hcb_target_exists(pid_t pid)
@@ -312,15 +313,10 @@ int hcb_target_list_matching(int (*has)(pid_t pid, void *ctx), void *ctx, pid_t 
 			continue;
 		if (!has((pid_t)pid, ctx))
 			continue;
-		if (count == cap) {
-			pid_t *grown = realloc(out, (cap = cap ? cap * 2 : 16) * sizeof(*out));
-
-			if (!grown) {
-				free(out);
-				closedir(d);
-				return -ENOMEM;
-			}
-			out = grown;
+		if (hcb_grow(&out, &cap, count + 1, sizeof(*out))) {
+			free(out);
+			closedir(d);
+			return -ENOMEM;
 		}
 		out[count++] = (pid_t)pid;
 	}

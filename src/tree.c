@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "tree.h"
 
 struct parser {
@@ -46,9 +47,10 @@ static void free_children(struct hcb_tree *t)
 
 static int parse_value(struct parser *p, struct hcb_tree *out, int depth);
 
-static int add_child(struct parser *p, struct hcb_tree *t, char *key, int depth)
+/* Parse a value into a new last child of t; *cap: t->children's capacity. */
+static int add_child(struct parser *p, struct hcb_tree *t, size_t *cap, char *key, int depth)
 {
-	struct hcb_tree child = { 0 }, *grown;
+	struct hcb_tree child = { 0 };
 	int err;
 
 	err = parse_value(p, &child, depth + 1);
@@ -59,14 +61,12 @@ static int add_child(struct parser *p, struct hcb_tree *t, char *key, int depth)
 	}
 	if (!p->build)
 		return 0;
-	grown = realloc(t->children, (t->nchildren + 1) * sizeof(*grown));
-	if (!grown) {
+	if (hcb_grow(&t->children, cap, (size_t)t->nchildren + 1, sizeof(*t->children))) {
 		free_children(&child);
 		free(key);
 		return -ENOMEM;
 	}
 	child.key = key;
-	t->children = grown;
 	t->children[t->nchildren++] = child;
 	return 0;
 }
@@ -74,7 +74,7 @@ static int add_child(struct parser *p, struct hcb_tree *t, char *key, int depth)
 static int parse_value(struct parser *p, struct hcb_tree *out, int depth)
 {
 	char open, close;
-	size_t n;
+	size_t n, cap = 0;   /* out->children's */
 	int err;
 
 	if (depth > HCB_TREE_MAX_DEPTH)
@@ -127,9 +127,9 @@ static int parse_value(struct parser *p, struct hcb_tree *out, int depth)
 				free(key);
 				return -EINVAL;
 			}
-			err = add_child(p, out, key, depth);
+			err = add_child(p, out, &cap, key, depth);
 		} else {
-			err = add_child(p, out, NULL, depth);
+			err = add_child(p, out, &cap, NULL, depth);
 		}
 		if (err)
 			return err;

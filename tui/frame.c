@@ -5,31 +5,19 @@
 
 #include "detail.h"
 #include "frame.h"
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	q = realloc(*p, need * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
-}
+#include "grow.h"
 
 static int build_streams(struct tui_frame *f, const struct tui_model *m,
 			 const struct tui_snapshot *snap, const struct tui_filter *flt)
 {
-	size_t cap = f->scap;
+	/* parallel arrays of one capacity: each grows from it alike */
+	size_t kcap = f->scap, lcap = f->scap, icap = f->scap;
 
-	if (grow((void **)&f->skeys, &cap, snap->nstreams, sizeof(*f->skeys)) ||
-	    grow((void **)&f->slast, &cap, snap->nstreams, sizeof(*f->slast)) ||
-	    grow((void **)&f->sidx, &cap, snap->nstreams, sizeof(*f->sidx)))
+	if (hcb_grow(&f->skeys, &kcap, snap->nstreams, sizeof(*f->skeys)) ||
+	    hcb_grow(&f->slast, &lcap, snap->nstreams, sizeof(*f->slast)) ||
+	    hcb_grow(&f->sidx, &icap, snap->nstreams, sizeof(*f->sidx)))
 		return -ENOMEM;
-	if (snap->nstreams > f->scap)
-		f->scap = snap->nstreams;
+	f->scap = kcap;
 	f->ns = 0;
 	for (unsigned int i = 0; i < snap->nstreams; i++) {
 		const struct tui_stream *s = &snap->streams[i];
@@ -47,13 +35,12 @@ static int build_taps(struct tui_frame *f, const struct tui_model *m,
 		      const struct tui_snapshot *snap, const struct tui_filter *flt)
 {
 	uint64_t from = m->first, to = snap->limit < m->received ? snap->limit : m->received;
-	size_t need = to > from ? (size_t)(to - from) : 0, cap = f->tcap;
+	size_t need = to > from ? (size_t)(to - from) : 0, kcap = f->tcap, ccap = f->tcap;
 
-	if (grow((void **)&f->tkeys, &cap, need, sizeof(*f->tkeys)) ||
-	    grow((void **)&f->tcons, &cap, need, sizeof(*f->tcons)))
+	if (hcb_grow(&f->tkeys, &kcap, need, sizeof(*f->tkeys)) ||
+	    hcb_grow(&f->tcons, &ccap, need, sizeof(*f->tcons)))
 		return -ENOMEM;
-	if (need > f->tcap)
-		f->tcap = need;
+	f->tcap = kcap;
 	f->nt = 0;
 	for (uint64_t i = from; i < to; i++) {
 		const struct tui_tap *t = tui_model_tap(m, i);

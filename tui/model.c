@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "model.h"
 #include "stats.h"
 
@@ -42,9 +43,6 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 {
 	struct hcb_buf label = HCB_BUF_INIT, kw = HCB_BUF_INIT;
 	struct tui_consumer *tc;
-	void *blob = NULL;
-	size_t len = 0;
-	int err;
 
 	/* the latest first: taps of one consumer come in runs */
 	for (unsigned int i = m->ncons; i-- > 0;) {
@@ -53,23 +51,12 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 			return 0;
 		}
 	}
-	if (m->ncons == m->cons_cap) {
-		unsigned int cap = m->cons_cap ? 2 * m->cons_cap : 16;
-		void *p = realloc(m->cons, cap * sizeof(*m->cons));
-
-		if (!p)
-			return -ENOMEM;
-		m->cons = p;
-		m->cons_cap = cap;
-	}
+	if (hcb_grow(&m->cons, &m->cons_cap, (size_t)m->ncons + 1, sizeof(*m->cons)))
+		return -ENOMEM;
 	tc = &m->cons[m->ncons];
 	memset(tc, 0, sizeof(*tc));
-	err = hcb_consumer_to_reg(c, &blob, &len);
-	if (!err)
-		err = hcb_consumer_from_reg(blob, len, &tc->c);
-	free(blob);
-	if (err)
-		return err == -ENOMEM ? -ENOMEM : -EINVAL;
+	if (hcb_consumer_dup(c, &tc->c))
+		return -ENOMEM;
 	for (unsigned int k = 0; k < c->nkwargs; k++)
 		hcb_buf_printf(&kw, "%s%s: %s", k ? " " : "", c->kwargs[k].key, c->kwargs[k].value);
 	hcb_buf_printf(&label, "%s %s", c->name, hcb_buf_str(&kw));
@@ -97,15 +84,8 @@ static int stream_index(struct tui_model *m, uint32_t device, unsigned int cons,
 			return 0;
 		}
 	}
-	if (m->nstreams == m->streams_cap) {
-		unsigned int cap = m->streams_cap ? 2 * m->streams_cap : 16;
-		void *p = realloc(m->streams, cap * sizeof(*m->streams));
-
-		if (!p)
-			return -ENOMEM;
-		m->streams = p;
-		m->streams_cap = cap;
-	}
+	if (hcb_grow(&m->streams, &m->streams_cap, (size_t)m->nstreams + 1, sizeof(*m->streams)))
+		return -ENOMEM;
 	s = &m->streams[m->nstreams];
 	memset(s, 0, sizeof(*s));
 	s->device = device;
@@ -308,14 +288,8 @@ static int by_key(const void *a, const void *b)
 
 int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m)
 {
-	if (m->nstreams > s->cap) {
-		void *p = realloc(s->streams, m->nstreams * sizeof(*s->streams));
-
-		if (!p)
-			return -ENOMEM;
-		s->streams = p;
-		s->cap = m->nstreams;
-	}
+	if (hcb_grow(&s->streams, &s->cap, m->nstreams, sizeof(*s->streams)))
+		return -ENOMEM;
 	s->nstreams = m->nstreams;
 	if (m->nstreams) {
 		memcpy(s->streams, m->streams, m->nstreams * sizeof(*s->streams));

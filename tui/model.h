@@ -74,9 +74,11 @@ struct tui_model {
 	int ended;              /* an end record was seen */
 	/* consumers and streams, in first-seen order */
 	struct tui_consumer *cons;
-	unsigned int ncons, cons_cap;
+	unsigned int ncons;
+	size_t cons_cap;
 	struct tui_stream *streams;
-	unsigned int nstreams, streams_cap;
+	unsigned int nstreams;
+	size_t streams_cap;
 	/* the ring: taps [first, received) are held */
 	struct tui_tap *ring;
 	size_t ring_cap;
@@ -133,7 +135,8 @@ int tui_search_match(const struct tui_consumer *c, const char *needle);
 
 struct tui_snapshot {
 	struct tui_stream *streams;   /* sorted by key */
-	unsigned int nstreams, cap;
+	unsigned int nstreams;
+	size_t cap;
 	uint64_t limit;               /* taps with index < limit are shown */
 	uint64_t received;            /* taken or lost */
 	uint64_t evicted, lost, dropped;

@@ -218,6 +218,20 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 	hcb_buf_free(&val);
 }
 
+/* The sparkline pane's title: the consumer, and what of it is drawn. */
+static void spark_title(const struct tui_screen *s, const struct tui_frame *f,
+			const struct tui_model *m)
+{
+	const struct hcb_consumer *c = m->cons[f->spark_cons].c;
+	int scalar = c->nleaves && c->leaves[0].nelems == 1;
+	char buf[512], what[32];
+
+	snprintf(what, sizeof(what), "%s of [0]", tui_stat_name((enum tui_stat)f->spark_stat));
+	snprintf(buf, sizeof(buf), " Sparkline: %s, %s per device (s: statistic; range right)",
+		 c->name, scalar ? "value" : what);
+	title(s, &f->lay.spark, 0, buf);
+}
+
 static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		       const struct tui_model *m, const struct tui_snapshot *snap)
 {
@@ -233,16 +247,7 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		title(s, r, 0, " Sparkline");
 		return;
 	}
-	{
-		const struct hcb_consumer *c = m->cons[f->spark_cons].c;
-		int scalar = c->nleaves && c->leaves[0].nelems == 1;
-		char what[32];
-
-		snprintf(what, sizeof(what), "%s of [0]", tui_stat_name((enum tui_stat)f->spark_stat));
-		snprintf(buf, sizeof(buf), " Sparkline: %s, %s per device (s: statistic; range right)",
-			 c->name, scalar ? "value" : what);
-	}
-	title(s, r, 0, buf);
+	spark_title(s, f, m);
 	if (width > TUI_HIST)
 		width = TUI_HIST;
 	for (int row = 1; row < r->h; row++) {

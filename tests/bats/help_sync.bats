@@ -7,7 +7,8 @@
 # `hcbtrace COMMAND --help` list is in each file, and each file has no
 # command or option that the binary lacks.  The rules that say where an
 # entry counts are written next to the parsers in tests/tools/help_sync.sh
-# and at the top of each checked file.
+# and at the top of each checked file.  And no two options of a command
+# share a getopt id (tests/tools/help_sync.sh, hs_option_ids).
 #
 #   HCBTRACE=build/cli/hcbtrace bats tests/bats/help_sync.bats
 #
@@ -72,6 +73,12 @@ complete_bash()
         grep -Fxq "option	$cmd	--help" <<<"$BIN" ||
             fail "hcbtrace $cmd --help does not list --help among its options"
     done
+}
+
+@test "option ids: unique within each command, long-only ones one list in cli.h" {
+    run hs_option_ids
+    assert_success
+    assert_output ''
 }
 
 @test "man page: every command and option of hcbtrace, and no other" {

@@ -23,6 +23,7 @@
 
 #include "consumer.h"
 #include "dtype.h"
+#include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"
 
@@ -149,21 +150,6 @@ static void check_file(const uint8_t *data, size_t size)
 	free(hashes);
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* The input as frames after a valid header, every CRC made right. */
 static void check_fixed(const uint8_t *data, size_t size)
 {
@@ -174,12 +160,12 @@ static void check_fixed(const uint8_t *data, size_t size)
 	memcpy(p, "HCBCAP\x1a\n\x01\0\0\0\0\0\0\0", 16);
 	memcpy(p + 16, data, size);
 	while (off + 16 <= n) {
-		uint64_t len = get64(p + off + 4);
+		uint64_t len = hcb_get_le64(p + off + 4);
 
-		put32(p + off + 12, (uint32_t)crc32(0, p + off, 12));
+		hcb_put_le32(p + off + 12, (uint32_t)crc32(0, p + off, 12));
 		if (len > n - off - 16 || n - off - 16 - len < 4)
 			break;
-		put32(p + off + 16 + len, (uint32_t)crc32(0, p + off, (uInt)(16 + len)));
+		hcb_put_le32(p + off + 16 + len, (uint32_t)crc32(0, p + off, (uInt)(16 + len)));
 		off += 20 + (size_t)len;
 	}
 	check_file(p, n);

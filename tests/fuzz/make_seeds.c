@@ -38,17 +38,16 @@ static size_t rec(unsigned char *out, const void *hdr, size_t hn, const void *da
 
 int main(int argc, char **argv)
 {
-	static const uint64_t d4[] = { 4 }, d23[] = { 2, 3 };
 	static const struct {
 		const char *name, *tree;
-		unsigned int n, dtypes[3], ndims[3];
-		const uint64_t *dims[3];
+		unsigned int n;
+		struct hcb_leaf_spec leaves[3];
 	} specs[] = {
-		{ "loss", "*", 1, { HCB_DT_FLOAT32 }, { 0 }, { NULL } },
-		{ "power3", "( * * )", 2, { HCB_DT_FLOAT32, HCB_DT_FLOAT32 }, { 0, 0 }, { NULL, NULL } },
-		{ "params", "{ b=* w=* }", 2, { HCB_DT_FLOAT32, HCB_DT_FLOAT32 }, { 0, 1 }, { NULL, d4 } },
-		{ "status", "[ * * * ]", 3, { HCB_DT_INT32, HCB_DT_BOOL, HCB_DT_FLOAT64 }, { 0, 0, 0 }, { NULL, NULL, NULL } },
-		{ "mat", "*", 1, { HCB_DT_COMPLEX64 }, { 2 }, { d23 } },
+		{ "loss", "*", 1, { { HCB_DT_FLOAT32 } } },
+		{ "power3", "( * * )", 2, { { HCB_DT_FLOAT32 }, { HCB_DT_FLOAT32 } } },
+		{ "params", "{ b=* w=* }", 2, { { HCB_DT_FLOAT32 }, { HCB_DT_FLOAT32, 1, { 4 } } } },
+		{ "status", "[ * * * ]", 3, { { HCB_DT_INT32 }, { HCB_DT_BOOL }, { HCB_DT_FLOAT64 } } },
+		{ "mat", "*", 1, { { HCB_DT_COMPLEX64, 2, { 2, 3 } } } },
 	};
 	const char *kwargs[] = { "what", "x", NULL };
 	unsigned char stream[8192], payload[256];
@@ -62,7 +61,7 @@ int main(int argc, char **argv)
 		payload[i] = (unsigned char)(i * 37);
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		struct hcb_consumer_spec s = { specs[i].name, kwargs, specs[i].tree, specs[i].n,
-					       specs[i].dtypes, specs[i].ndims, specs[i].dims };
+					       specs[i].leaves };
 		struct hcb_consumer *c;
 		size_t len, n = 0;
 		void *blob;

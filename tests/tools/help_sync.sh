@@ -6,7 +6,9 @@
 #
 # Sourced by tests/bats/help_sync.bats; also runs on its own:
 #   HCBTRACE=build/cli/hcbtrace tests/tools/help_sync.sh [man|bash|zsh|fish]...
-# prints one line per disagreement and exits 1 if there is any.
+# prints one line per disagreement and exits 1 if there is any.  On its own
+# it also checks that no two options of a command share a getopt id
+# (hs_option_ids, near the end).
 #
 # Everything is reduced to an *inventory*: sorted lines, tab-separated,
 #   command  NAME            NAME is a command
@@ -441,6 +443,94 @@ hs_check()
     hs_compare "${file#"$HS_ROOT"/}" "$bin" "$actual"
 }
 
+# hs_option_ids: the getopt ids of the options (cli/).  Within a command no
+# two options share an id, and every id without a short letter is one of
+# enum cli_long_opt in cli/cli.h, whose values are distinct and past every
+# short letter: so no two long-only options of the whole CLI collide.  The
+# option tables of cli/*.c are taken from the preprocessor (FILTER_OPTS,
+# PRINT_FLAGS, TRACE_OPTS... expanded) and compiled with cli.h into a
+# program that prints every id; $CC (default cc).  Prints one line per
+# problem, status 1 if any, 2 if the tables cannot be compiled.
+hs_option_ids()
+{
+    local cc=${CC:-cc} tmp f n=0 ids problems outside
+    local inc=(-D_GNU_SOURCE -I"$HS_ROOT/cli" -I"$HS_ROOT/src" -I"$HS_ROOT/formats" -I"$HS_ROOT/tui")
+    # an OPT_ name given a value outside cli.h escapes the one list
+    outside=$(grep -nE '\<OPT_[A-Z0-9_]+[[:space:]]*=[[:space:]]*[0-9]' "$HS_ROOT"/cli/*.[ch] "$HS_ROOT"/tui/*.[ch] |
+        grep -v "^$HS_ROOT/cli/cli.h:" |
+        sed "s|^$HS_ROOT/||; s|^\([^:]*:[0-9]*\):.*|\1: an option id outside enum cli_long_opt (cli/cli.h)|")
+    [[ -n $outside ]] && printf '%s\n' "$outside"
+    tmp=$(mktemp -d) || return 2
+    # every table, renamed tN_NAME, after a "TABLE FILE NAME SYMBOL" comment
+    for f in "$HS_ROOT"/cli/*.c; do
+        "$cc" -E -P "${inc[@]}" "$f" | awk -v t="t$n" -v file="cli/${f##*/}" '
+            match($0, /struct cli_opt [A-Za-z0-9_]+\[\] = *\{/) {
+                name = substr($0, RSTART + 15, RLENGTH - 15)
+                sub(/\[.*$/, "", name)
+                sub(/struct cli_opt [A-Za-z0-9_]+\[\]/, "struct cli_opt " t "_" name "[]")
+                print "/* TABLE " file " " name " " t "_" name " */"
+                on = 1
+            }
+            on { print }
+            on && /^};/ { on = 0 }
+        '
+        n=$((n + 1))
+    done >"$tmp/tables.c"
+    # a program that prints "opt FILE TABLE ID --NAME" and "enum NAME VALUE"
+    {
+        printf '#include <stdio.h>\n#include "cli.h"\n'
+        cat "$tmp/tables.c"
+        printf 'int main(void)\n{\n\tconst struct cli_opt *o;\n\n'
+        sed -n 's|^/\* TABLE \([^ ]*\) \([^ ]*\) \([^ ]*\) \*/$|\1 \2 \3|p' "$tmp/tables.c" |
+            while read -r file name sym; do
+                printf '\tfor (o = %s; o->name; o++)\n' "$sym"
+                printf '\t\tprintf("opt\\t%s\\t%s\\t%%d\\t--%%s\\n", o->id, o->name);\n' "$file" "$name"
+            done
+        awk '/^enum cli_long_opt[ \t]*\{/ { on = 1; next }
+             on && /^\};/ { on = 0 }
+             on && match($0, /^[ \t]*OPT_[A-Z0-9_]+/) {
+                 s = substr($0, RSTART, RLENGTH); sub(/^[ \t]*/, "", s); print s
+             }' "$HS_ROOT/cli/cli.h" |
+            while read -r e; do
+                printf '\tprintf("enum\\t%s\\t%%d\\n", (int)%s);\n' "$e" "$e"
+            done
+        printf '\treturn 0;\n}\n'
+    } >"$tmp/ids.c"
+    if ! "$cc" -std=gnu11 "${inc[@]}" -o "$tmp/ids" "$tmp/ids.c" 2>"$tmp/cc.log" || ! ids=$("$tmp/ids"); then
+        echo "help_sync: cannot compile the option tables of cli/ with cli.h ($tmp/ids.c):" >&2
+        cat "$tmp/cc.log" >&2
+        return 2
+    fi
+    rm -rf "$tmp"
+    problems=$(awk -F '\t' '
+        $1 == "enum" && $2 != "OPT_LONG_FIRST" && $2 != "OPT_LONG_END" {
+            if ($3 < 256)
+                printf "cli/cli.h: %s is %d, the value of a short letter\n", $2, $3
+            if ($3 in val)
+                printf "cli/cli.h: %s and %s are both %d\n", val[$3], $2, $3
+            val[$3] = $2
+        }
+        $1 == "opt" {
+            key = $2 " " $3 " " $4
+            if (key in seen)
+                printf "%s: options %s and %s of %s share the id %d\n", $2, seen[key], $5, $3, $4
+            seen[key] = $5
+            if ($4 >= 256)
+                long[++nlong] = $2 "\t" $3 "\t" $4 "\t" $5
+        }
+        END {
+            for (i = 1; i <= nlong; i++) {
+                split(long[i], a, "\t")
+                if (!(a[3] in val))
+                    printf "%s: option %s of %s has the id %d, not one of enum cli_long_opt (cli/cli.h)\n",
+                        a[1], a[4], a[2], a[3]
+            }
+        }
+    ' <<<"$ids" | LC_ALL=C sort)
+    [[ -n $problems ]] && printf '%s\n' "$problems"
+    [[ -z $problems && -z $outside ]]
+}
+
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     set -u
     bin=$(hs_binary_inventory) || exit 2
@@ -450,5 +540,6 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     for kind in "${kinds[@]}"; do
         hs_check "$kind" "$bin" || status=1
     done
+    hs_option_ids || status=1
     exit "$status"
 fi

@@ -2,7 +2,9 @@
 /*
  * test_consumer.c - registration blobs (src/consumer.h): hcb_reg_build from a
  * spec, hcb_consumer_from_reg on untrusted bytes (round trip, every kind of
- * malformed blob), hcb_reg_hash, and a deterministic mutation fuzz loop.
+ * malformed blob), hcb_reg_hash, hcb_consumer_dup and hcb_consumer_equal
+ * (which must agree with comparing blobs), and a deterministic mutation
+ * fuzz loop.
  *
  *	gcc ... -Isrc src/consumer.c src/dtype.c src/tree.c \
  *		tests/unit/test_consumer.c -lcmocka
@@ -25,19 +27,16 @@
 /* ---- a reference spec: { b=( * * ) w=* } with three leaves ---- */
 
 static const char *const ref_kwargs[] = { "what", "loss", "step", "7", "empty", "", NULL };
-static const unsigned int ref_dtypes[] = { HCB_DT_FLOAT32, HCB_DT_INT64, HCB_DT_COMPLEX128 };
-static const unsigned int ref_ndims[] = { 2, 0, 1 };
-static const uint64_t ref_d0[] = { 2, 3 }, ref_d2[] = { 5 };
-static const uint64_t *const ref_dims[] = { ref_d0, NULL, ref_d2 };
+static const struct hcb_leaf_spec ref_leaves[] = {
+	{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT64, 0, { 0 } }, { HCB_DT_COMPLEX128, 1, { 5 } },
+};
 
 static const struct hcb_consumer_spec ref_spec = {
 	.name = "loss",
 	.kwargs = ref_kwargs,
 	.tree = "{ b=( * * ) w=* }",
 	.nleaves = 3,
-	.dtypes = ref_dtypes,
-	.ndims = ref_ndims,
-	.dims = ref_dims,
+	.leaves = ref_leaves,
 };
 
 static void build_ok(const struct hcb_consumer_spec *spec, uint32_t id, unsigned char **blob,
@@ -136,12 +135,133 @@ static void test_round_trip(void **state)
 	hcb_consumer_free(NULL);
 }
 
+/* ---- copy and equality ---- */
+
+static struct hcb_consumer *ref_consumer(uint32_t id)
+{
+	struct hcb_consumer *c = NULL;
+	unsigned char *blob;
+	size_t len;
+
+	build_ok(&ref_spec, id, &blob, &len);
+	assert_int_equal(parse_exact(blob, len, &c), 0);
+	free(blob);
+	return c;
+}
+
+/* Both registration blobs, compared: what equality must agree with. */
+static int same_blob(const struct hcb_consumer *a, const struct hcb_consumer *b)
+{
+	void *x = NULL, *y = NULL;
+	size_t nx = 0, ny = 0;
+	int same;
+
+	assert_int_equal(hcb_consumer_to_reg(a, &x, &nx), 0);
+	assert_int_equal(hcb_consumer_to_reg(b, &y, &ny), 0);
+	same = nx == ny && memcmp(x, y, nx) == 0;
+	free(x);
+	free(y);
+	return same;
+}
+
+static void test_dup(void **state)
+{
+	struct hcb_consumer *c = ref_consumer(77), *d = NULL, *e = NULL;
+	struct hcb_consumer bare = { .id = 5 };
+
+	(void)state;
+	assert_int_equal(hcb_consumer_dup(c, &d), 0);
+	/* deep: nothing shared */
+	assert_ptr_not_equal(d->name, c->name);
+	assert_ptr_not_equal(d->tree, c->tree);
+	assert_ptr_not_equal(d->kwargs, c->kwargs);
+	assert_ptr_not_equal(d->kwargs[0].key, c->kwargs[0].key);
+	assert_ptr_not_equal(d->leaves, c->leaves);
+	assert_true(hcb_consumer_equal(c, d));
+	assert_true(same_blob(c, d));
+	assert_int_equal(d->total_bytes, c->total_bytes);
+	for (unsigned int i = 0; i < c->nleaves; i++) {
+		assert_int_equal(d->leaves[i].nelems, c->leaves[i].nelems);
+		assert_int_equal(d->leaves[i].nbytes, c->leaves[i].nbytes);
+	}
+	/* it outlives the original */
+	hcb_consumer_free(c);
+	assert_string_equal(d->name, "loss");
+	assert_string_equal(hcb_consumer_kwarg(d, "step"), "7");
+	assert_string_equal(d->tree, "{ b=( * * ) w=* }");
+	hcb_consumer_free(d);
+
+	/* no name, tree, kwargs or leaves: copied as "", "" and none */
+	assert_int_equal(hcb_consumer_dup(&bare, &e), 0);
+	assert_int_equal(e->id, 5);
+	assert_string_equal(e->name, "");
+	assert_string_equal(e->tree, "");
+	assert_int_equal(e->nkwargs, 0);
+	assert_int_equal(e->nleaves, 0);
+	assert_true(hcb_consumer_equal(&bare, e));
+	hcb_consumer_free(e);
+}
+
+static void test_equal(void **state)
+{
+	struct hcb_consumer *a = ref_consumer(77), *b = ref_consumer(77), *other;
+	struct hcb_consumer_spec variants[6];
+	static const char *const kw_order[] = { "step", "7", "what", "loss", "empty", "", NULL };
+	static const char *const kw_fewer[] = { "what", "loss", "step", "7", NULL };
+	static const char *const kw_value[] = { "what", "loss", "step", "8", "empty", "", NULL };
+	static const struct hcb_leaf_spec dt_other[] = {
+		{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT64, 0, { 0 } }, { HCB_DT_COMPLEX64, 1, { 5 } },
+	};
+	static const struct hcb_leaf_spec dims_other[] = {
+		{ HCB_DT_FLOAT32, 2, { 3, 2 } }, { HCB_DT_INT64, 0, { 0 } }, { HCB_DT_COMPLEX128, 1, { 5 } },
+	};
+	char *name;
+	unsigned char *blob;
+	size_t len;
+
+	(void)state;
+	assert_true(hcb_consumer_equal(a, b));
+	assert_true(hcb_consumer_equal(b, a));
+	assert_true(hcb_consumer_equal(a, a));
+	/* dims past a leaf's rank are not part of it */
+	b->leaves[1].dims[3] = 99;
+	assert_true(hcb_consumer_equal(a, b));
+	b->id = 78;
+	assert_false(hcb_consumer_equal(a, b));
+	b->id = 77;
+	name = b->name;
+	b->name = (char *)"lost";
+	assert_false(hcb_consumer_equal(a, b));
+	b->name = name;
+	assert_true(hcb_consumer_equal(a, b));
+	hcb_consumer_free(b);
+
+	/* every other part of the registration, one at a time */
+	for (int i = 0; i < 6; i++)
+		variants[i] = ref_spec;
+	variants[0].kwargs = kw_order;
+	variants[1].kwargs = kw_fewer;
+	variants[2].kwargs = kw_value;
+	variants[3].leaves = dt_other;
+	variants[4].leaves = dims_other;
+	variants[5].tree = "{ b=[ * * ] w=* }";
+	for (int i = 0; i < 6; i++) {
+		build_ok(&variants[i], 77, &blob, &len);
+		assert_int_equal(parse_exact(blob, len, &other), 0);
+		free(blob);
+		assert_false(hcb_consumer_equal(a, other));
+		assert_false(same_blob(a, other));
+		hcb_consumer_free(other);
+	}
+	hcb_consumer_free(a);
+}
+
 static void test_default_tree(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_BOOL, HCB_DT_UINT8, HCB_DT_FLOAT16 };
-	static const unsigned int nd[] = { 0, 0, 0 };
-	static const uint64_t *const dims[] = { NULL, NULL, NULL };
-	struct hcb_consumer_spec spec = { .name = "t", .dtypes = dt, .ndims = nd, .dims = dims };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_BOOL, 0, { 0 } }, { HCB_DT_UINT8, 0, { 0 } }, { HCB_DT_FLOAT16, 0, { 0 } },
+	};
+	struct hcb_consumer_spec spec = { .name = "t", .leaves = leaves };
 	struct hcb_consumer *c = NULL;
 	unsigned char *blob;
 	size_t len;
@@ -177,10 +297,9 @@ static void test_default_tree(void **state)
 /* Every dtype, the full rank, zero-sized dims. */
 static void test_all_dtypes(void **state)
 {
-	unsigned int dt[HCB_DT__COUNT - 1], nd[HCB_DT__COUNT - 1];
 	static const uint64_t d8[8] = { 1, 2, 1, 3, 1, 1, 2, 1 }, dz[2] = { 4, 0 };
-	const uint64_t *dims[HCB_DT__COUNT - 1];
-	struct hcb_consumer_spec spec = { .name = "all", .dtypes = dt, .ndims = nd, .dims = dims,
+	struct hcb_leaf_spec leaves[HCB_DT__COUNT - 1];
+	struct hcb_consumer_spec spec = { .name = "all", .leaves = leaves,
 					  .nleaves = HCB_DT__COUNT - 1 };
 	struct hcb_consumer *c = NULL;
 	unsigned char *blob;
@@ -189,9 +308,8 @@ static void test_all_dtypes(void **state)
 
 	(void)state;
 	for (unsigned int i = 0; i < HCB_DT__COUNT - 1; i++) {
-		dt[i] = i + 1;
-		nd[i] = i == 3 ? 2 : 8;
-		dims[i] = i == 3 ? dz : d8;
+		leaves[i] = (struct hcb_leaf_spec){ .dtype = i + 1, .ndim = i == 3 ? 2 : 8 };
+		memcpy(leaves[i].dims, i == 3 ? dz : d8, (i == 3 ? 2 : 8) * sizeof(uint64_t));
 	}
 	build_ok(&spec, 77, &blob, &len);
 	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
@@ -221,14 +339,14 @@ static void test_build_rejects(void **state)
 	static const char *const kw_nullval[] = { "k", NULL, NULL };
 	static const char *const kw_emptykey[] = { "", "v", NULL };
 	static const char *const kw_ctrlkey[] = { "a\nb", "v", NULL };
-	static const uint64_t big[] = { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 1 };
-	static const uint64_t big8[] = { UINT64_C(1) << 60 };
-	const uint64_t *bigdims[] = { big };
-	const uint64_t *big8dims[] = { big8 };
-	static const unsigned int one_f32[] = { HCB_DT_FLOAT32 }, one_f64[] = { HCB_DT_FLOAT64 };
-	static const unsigned int rank0[] = { 0 }, rank3[] = { 3 }, rank1[] = { 1 }, rank9[] = { 9 };
-	static const uint64_t d9[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-	const uint64_t *d9dims[] = { d9 }, *nodims[] = { NULL };
+	static const struct hcb_leaf_spec dt0[] = { { HCB_DT_INVALID, 0, { 0 } } };
+	static const struct hcb_leaf_spec dtpast[] = { { HCB_DT__COUNT, 0, { 0 } } };
+	static const struct hcb_leaf_spec rank9[] = { { HCB_DT_FLOAT32, 9, { 1, 1, 1, 1, 1, 1, 1, 1 } } };
+	static const struct hcb_leaf_spec big[] = {
+		{ HCB_DT_FLOAT32, 3, { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 1 } },
+	};
+	static const struct hcb_leaf_spec big8[] = { { HCB_DT_FLOAT64, 1, { UINT64_C(1) << 60 } } };
+	static const struct hcb_leaf_spec rank8[] = { { HCB_DT_FLOAT32, 8, { 1, 1, 1, 1, 1, 1, 1, 1 } } };
 	char name256[257], name255[256];
 	struct hcb_consumer_spec s;
 	void *blob = (void *)&s;
@@ -278,42 +396,30 @@ static void test_build_rejects(void **state)
 	/* one-leaf specs */
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = (const unsigned int[]){ HCB_DT_INVALID };
-	s.ndims = rank0;
-	s.dims = nodims;
+	s.leaves = dt0;
 	REJECT("dtype 0");
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = (const unsigned int[]){ HCB_DT__COUNT };
-	s.ndims = rank0;
-	s.dims = nodims;
+	s.leaves = dtpast;
 	REJECT("dtype past the last");
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = one_f32;
-	s.ndims = rank9;
-	s.dims = d9dims;
+	s.leaves = rank9;
 	REJECT("rank 9");
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = one_f32;
-	s.ndims = rank3;
-	s.dims = bigdims;
+	s.leaves = big;
 	REJECT("2^63 elements");
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = one_f64;
-	s.ndims = rank1;
-	s.dims = big8dims;
+	s.leaves = big8;
 	REJECT("2^60 float64 elements: 2^63 bytes");
 
 	/* the largest rank and a 255-byte name are fine */
 	s.name = name255;
 	s.tree = "*";
 	s.nleaves = 1;
-	s.dtypes = one_f32;
-	s.ndims = (const unsigned int[]){ 8 };
-	s.dims = (const uint64_t *const[]){ d9 };
+	s.leaves = rank8;
 	assert_int_equal(hcb_reg_build(&s, 1, &blob, &len), 0);
 	free(blob);
 #undef REJECT
@@ -616,8 +722,8 @@ static int name_chars_ok(const char *s)
 static void check_consistent(const struct hcb_consumer *c, const unsigned char *blob, size_t len)
 {
 	struct hcb_wire_reg r = header(blob);
-	unsigned int *dt, *nd, nl = 999999;
-	const uint64_t **dims;
+	unsigned int nl = 999999;
+	struct hcb_leaf_spec *leaves;
 	const char **kw;
 	uint64_t sum = 0;
 	struct hcb_consumer_spec spec;
@@ -659,23 +765,20 @@ static void check_consistent(const struct hcb_consumer *c, const unsigned char *
 	assert_int_equal(c->total_bytes, sum);
 
 	/* rebuild */
-	dt = calloc(c->nleaves + 1, sizeof(*dt));
-	nd = calloc(c->nleaves + 1, sizeof(*nd));
-	dims = calloc(c->nleaves + 1, sizeof(*dims));
+	leaves = calloc(c->nleaves + 1, sizeof(*leaves));
 	kw = calloc(2 * c->nkwargs + 1, sizeof(*kw));
-	assert_true(dt && nd && dims && kw);
+	assert_true(leaves && kw);
 	for (unsigned int i = 0; i < c->nleaves; i++) {
-		dt[i] = c->leaves[i].dtype;
-		nd[i] = c->leaves[i].ndim;
-		dims[i] = c->leaves[i].dims;
+		leaves[i].dtype = c->leaves[i].dtype;
+		leaves[i].ndim = c->leaves[i].ndim;
+		memcpy(leaves[i].dims, c->leaves[i].dims, sizeof(leaves[i].dims));
 	}
 	for (unsigned int i = 0; i < c->nkwargs; i++) {
 		kw[2 * i] = c->kwargs[i].key;
 		kw[2 * i + 1] = c->kwargs[i].value;
 	}
 	spec = (struct hcb_consumer_spec){ .name = c->name, .kwargs = kw, .tree = c->tree,
-					   .nleaves = c->nleaves, .dtypes = dt, .ndims = nd,
-					   .dims = dims };
+					   .nleaves = c->nleaves, .leaves = leaves };
 	assert_int_equal(hcb_reg_build(&spec, c->id, &blob2, &len2), 0);
 	assert_int_equal(len2, r.total_len);
 	assert_int_equal(hcb_consumer_from_reg(blob2, len2, &c2), 0);
@@ -690,22 +793,17 @@ static void check_consistent(const struct hcb_consumer *c, const unsigned char *
 			    r.tree_len + r.kwargs_len + r.name_len);
 	hcb_consumer_free(c2);
 	free(blob2);
-	free(dt);
-	free(nd);
-	free(dims);
+	free(leaves);
 	free(kw);
 }
 
 static void test_fuzz(void **state)
 {
 	static const char *const kw2[] = { "a", "b", NULL };
-	static const unsigned int dt1[] = { HCB_DT_UINT16 }, nd1[] = { 1 };
-	static const uint64_t d1[] = { 3 };
-	static const uint64_t *const dims1[] = { d1 };
+	static const struct hcb_leaf_spec leaves1[] = { { HCB_DT_UINT16, 1, { 3 } } };
 	const struct hcb_consumer_spec specs[] = {
 		ref_spec,
-		{ .name = "x", .kwargs = kw2, .tree = "[ * ]", .nleaves = 1, .dtypes = dt1,
-		  .ndims = nd1, .dims = dims1 },
+		{ .name = "x", .kwargs = kw2, .tree = "[ * ]", .nleaves = 1, .leaves = leaves1 },
 		{ .name = "empty", .tree = "{ }" },
 	};
 	unsigned char *bases[3], buf[1024];
@@ -780,6 +878,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_equal),
 		cmocka_unit_test(test_default_tree),
 		cmocka_unit_test(test_all_dtypes),
 		cmocka_unit_test(test_build_rejects),

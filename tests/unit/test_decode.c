@@ -279,36 +279,28 @@ static void feed_data(struct ctx *c, uint32_t cid, uint32_t device, uint64_t seq
 /* ---- consumers ---- */
 
 /* "loss": ( f32[2,3] i16[] ) = 26 bytes */
-static const unsigned int loss_dt[] = { HCB_DT_FLOAT32, HCB_DT_INT16 };
-static const unsigned int loss_nd[] = { 2, 0 };
-static const uint64_t loss_d0[] = { 2, 3 };
-static const uint64_t *const loss_dims[] = { loss_d0, NULL };
+static const struct hcb_leaf_spec loss_leaves[] = {
+	{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT16, 0, { 0 } },
+};
 static const char *const loss_kw[] = { "what", "loss", NULL };
 static const struct hcb_consumer_spec loss_spec = {
-	.name = "loss", .kwargs = loss_kw, .tree = "( * * )", .nleaves = 2,
-	.dtypes = loss_dt, .ndims = loss_nd, .dims = loss_dims,
+	.name = "loss", .kwargs = loss_kw, .tree = "( * * )", .nleaves = 2, .leaves = loss_leaves,
 };
 #define LOSS_BYTES 26
 
 /* "big": u8[300] */
-static const unsigned int big_dt[] = { HCB_DT_UINT8 };
-static const unsigned int big_nd[] = { 1 };
-static const uint64_t big_d0[] = { 300 };
-static const uint64_t *const big_dims[] = { big_d0 };
+static const struct hcb_leaf_spec big_leaves[] = { { HCB_DT_UINT8, 1, { 300 } } };
 static const struct hcb_consumer_spec big_spec = {
-	.name = "big", .nleaves = 1, .dtypes = big_dt, .ndims = big_nd, .dims = big_dims,
+	.name = "big", .nleaves = 1, .leaves = big_leaves,
 };
 
 /* "none": no leaves, "( )" */
 static const struct hcb_consumer_spec none_spec = { .name = "none", .nleaves = 0 };
 
 /* "empty": f32[0] */
-static const unsigned int empty_dt[] = { HCB_DT_FLOAT32 };
-static const unsigned int empty_nd[] = { 1 };
-static const uint64_t empty_d0[] = { 0 };
-static const uint64_t *const empty_dims[] = { empty_d0 };
+static const struct hcb_leaf_spec empty_leaves[] = { { HCB_DT_FLOAT32, 1, { 0 } } };
 static const struct hcb_consumer_spec empty_spec = {
-	.name = "empty", .nleaves = 1, .dtypes = empty_dt, .ndims = empty_nd, .dims = empty_dims,
+	.name = "empty", .nleaves = 1, .leaves = empty_leaves,
 };
 
 struct blob {
@@ -1134,11 +1126,8 @@ static void test_problem_names(void **state)
  */
 static void test_huge_payload(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_FLOAT32 }, nd[] = { 1 };
-	static const uint64_t d0[] = { UINT64_C(1) << 59 };
-	static const uint64_t *const dims[] = { d0 };
-	const struct hcb_consumer_spec huge = { .name = "huge", .nleaves = 1, .dtypes = dt,
-						.ndims = nd, .dims = dims };
+	static const struct hcb_leaf_spec leaves[] = { { HCB_DT_FLOAT32, 1, { UINT64_C(1) << 59 } } };
+	const struct hcb_consumer_spec huge = { .name = "huge", .nleaves = 1, .leaves = leaves };
 	struct ctx *c = ctx_new(&ops_plain);
 	struct blob h = make_blob(&huge, 66), b = make_blob(&loss_spec, 5);
 	unsigned char p[LOSS_BYTES];

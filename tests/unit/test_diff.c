@@ -8,7 +8,7 @@
  * Expected values were checked against numpy 1.26.4; the exhaustive check
  * against numpy is tests/tools/check_diff_isclose.py (tests/bats/diff.bats).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff.c src/dtype.c src/consumer.c src/registry.c \
+ *	gcc -D_GNU_SOURCE -Isrc src/diff.c src/isclose.c src/dtype.c src/consumer.c src/registry.c \
  *		src/tree.c src/buf.c tests/unit/test_diff.c -lcmocka -lm
  */
 #include <errno.h>
@@ -34,15 +34,11 @@
 static struct hcb_consumer *made[MAXC];
 static unsigned int nmade;
 
-/* A consumer of leaves given as (dtype, ndim, dims...) triples; tree "*" or
- * a tuple. */
+/* A consumer of the given leaves; tree "*" or a tuple. */
 static const struct hcb_consumer *consumer(uint32_t id, const char *name, unsigned int nleaves,
-					   const unsigned int *dtypes, const unsigned int *ndims,
-					   const uint64_t *const *dims)
+					   const struct hcb_leaf_spec *leaves)
 {
-	struct hcb_consumer_spec spec = {
-		.name = name, .nleaves = nleaves, .dtypes = dtypes, .ndims = ndims, .dims = dims,
-	};
+	struct hcb_consumer_spec spec = { .name = name, .nleaves = nleaves, .leaves = leaves };
 	struct hcb_consumer *c;
 	void *blob;
 	size_t len;
@@ -58,7 +54,11 @@ static const struct hcb_consumer *consumer(uint32_t id, const char *name, unsign
 static const struct hcb_consumer *leaf1(uint32_t id, const char *name, unsigned int dtype,
 					unsigned int ndim, const uint64_t *dims)
 {
-	return consumer(id, name, 1, &dtype, &ndim, &dims);
+	struct hcb_leaf_spec leaf = { .dtype = dtype, .ndim = ndim };
+
+	if (ndim)
+		memcpy(leaf.dims, dims, ndim * sizeof(*dims));
+	return consumer(id, name, 1, &leaf);
 }
 
 static const uint64_t D2x3[] = { 2, 3 }, D1[] = { 1 }, D2[] = { 2 }, D3x2[] = { 3, 2 }, D4[] = { 4 };
@@ -454,9 +454,8 @@ static void test_shape_mismatch(void **state)
 
 static void test_leaf_count_and_second_leaf(void **state)
 {
-	unsigned int dt2[2] = { HCB_DT_INT32, HCB_DT_FLOAT32 }, nd2[2] = { 1, 1 };
-	const uint64_t *dims2[2] = { D2, D2 };
-	const struct hcb_consumer *two = consumer(7, "t", 2, dt2, nd2, dims2);
+	const struct hcb_leaf_spec leaves2[2] = { { HCB_DT_INT32, 1, { 2 } }, { HCB_DT_FLOAT32, 1, { 2 } } };
+	const struct hcb_consumer *two = consumer(7, "t", 2, leaves2);
 	const struct hcb_consumer *one = leaf1(8, "t", HCB_DT_INT32, 1, D2);
 	struct { int32_t i[2]; float f[2]; } __attribute__((packed)) a = { { 1, 2 }, { 1, 2 } },
 		b = { { 1, 2 }, { 1, 3 } };

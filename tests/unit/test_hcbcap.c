@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hcbcap.c - the .hcbcap binary capture (formats/hcbcap.c, HCBCAP.md)
+ * test_hcbcap.c - the .hcbcap binary capture (formats/hcbcap.c and hcbcap_read.c, HCBCAP.md)
  * through the public reader and writer of formats/recfile.h, on real files
  * in a temporary directory:
  *
@@ -25,7 +25,7 @@
  *
  *	gcc -std=gnu11 -D_GNU_SOURCE -DHCB_VERSION='"t"' -Isrc -Iformats \
  *		src/{buf,consumer,decode,dtype,registry,tree}.c \
- *		formats/{recfile,hcbcap,npz,jsonl,jsonl_read,jsonl_writer,jsonparse}.c \
+ *		formats/{recfile,hcbcap,hcbcap_read,npz,jsonl,jsonl_read,jsonl_writer,jsonparse}.c \
  *		tests/unit/test_hcbcap.c -lcmocka -ljansson -lz -lm
  */
 #include <errno.h>
@@ -51,6 +51,7 @@
 #include "consumer.h"
 #include "dtype.h"
 #include "jsonl.h"
+#include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"
 
@@ -79,13 +80,11 @@ static uint32_t rnd(void)
 /* ---- consumers ---- */
 
 static struct hcb_consumer *make_consumer(const char *name, const char *tree, unsigned int n,
-					  const unsigned int *dtypes, const unsigned int *ndims,
-					  const uint64_t *const *dims, const char *const *kwargs,
-					  uint32_t id)
+					  const struct hcb_leaf_spec *leaves,
+					  const char *const *kwargs, uint32_t id)
 {
 	struct hcb_consumer_spec spec = {
-		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = n,
-		.dtypes = dtypes, .ndims = ndims, .dims = dims,
+		.name = name, .kwargs = kwargs, .tree = tree, .nleaves = n, .leaves = leaves,
 	};
 	struct hcb_consumer *c = NULL;
 	void *blob;
@@ -100,11 +99,9 @@ static struct hcb_consumer *make_consumer(const char *name, const char *tree, un
 static struct hcb_consumer *vector_consumer(const char *name, unsigned int dtype, uint64_t n,
 					    uint32_t id)
 {
-	const uint64_t dims[] = { n };
-	const uint64_t *const d[] = { dims };
-	const unsigned int nd = 1;
+	const struct hcb_leaf_spec leaf = { dtype, 1, { n } };
 
-	return make_consumer(name, NULL, 1, &dtype, &nd, d, NULL, id);
+	return make_consumer(name, NULL, 1, &leaf, NULL, id);
 }
 
 /* Same definition: the same registration blob. */
@@ -373,28 +370,6 @@ static void spit(const char *path, const void *p, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /*
  * Walk the frames of a whole file as HCBCAP.md describes them, checking
  * both CRCs; fills the frame start offsets (ends with the file size) and
@@ -407,18 +382,18 @@ static size_t walk(const unsigned char *p, size_t len, size_t *starts, size_t ma
 
 	assert_true(len >= 16);
 	assert_memory_equal(p, "HCBCAP\x1a\n", 8);
-	assert_int_equal(le32(p + 8), 1);
-	assert_int_equal(le32(p + 12), 0);
+	assert_int_equal(hcb_get_le32(p + 8), 1);
+	assert_int_equal(hcb_get_le32(p + 12), 0);
 	if (counts)
 		memset(counts, 0, 8 * sizeof(counts[0]));
 	while (off < len) {
-		uint32_t type = le32(p + off);
-		uint64_t body = le64(p + off + 4);
+		uint32_t type = hcb_get_le32(p + off);
+		uint64_t body = hcb_get_le64(p + off + 4);
 
 		assert_true(off + 20 <= len);
-		assert_int_equal(le32(p + off + 12), crc32(0, p + off, 12));
+		assert_int_equal(hcb_get_le32(p + off + 12), crc32(0, p + off, 12));
 		assert_true(body <= len - off - 20);
-		assert_int_equal(le32(p + off + 16 + body), crc32(0, p + off, (uInt)(16 + body)));
+		assert_int_equal(hcb_get_le32(p + off + 16 + body), crc32(0, p + off, (uInt)(16 + body)));
 		assert_true(type >= 1 && type <= 6);
 		if (counts)
 			counts[type]++;
@@ -538,22 +513,20 @@ static void test_every_dtype(void **state)
 static void test_shapes_and_trees(void **state)
 {
 	static const char *const kw[] = { "what", "params", "q\"uote", "tab\there", "empty", "", NULL };
-	static const unsigned int dt[] = { HCB_DT_FLOAT32, HCB_DT_INT64, HCB_DT_COMPLEX64,
-					   HCB_DT_BFLOAT16, HCB_DT_BOOL, HCB_DT_FLOAT8_E5M2 };
-	static const unsigned int nd[] = { 2, 0, 1, 2, 8, 3 };
-	static const uint64_t d0[] = { 2, 3 }, d2[] = { 0 }, d3[] = { 3, 0 },
-		d4[] = { 1, 2, 1, 2, 1, 2, 1, 2 }, d5[] = { 2, 2, 2 };
-	static const uint64_t *const dims[] = { d0, NULL, d2, d3, d4, d5 };
-	static const unsigned int sdt[] = { HCB_DT_FLOAT64 }, snd[] = { 0 };
-	static const uint64_t *const sdims[] = { NULL };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT64, 0, { 0 } },
+		{ HCB_DT_COMPLEX64, 1, { 0 } }, { HCB_DT_BFLOAT16, 2, { 3, 0 } },
+		{ HCB_DT_BOOL, 8, { 1, 2, 1, 2, 1, 2, 1, 2 } }, { HCB_DT_FLOAT8_E5M2, 3, { 2, 2, 2 } },
+	};
+	static const struct hcb_leaf_spec scalar_leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
 	struct hcb_consumer *tree, *scalar, *empty, *leafless;
 	struct reclist l = { 0 };
 
 	(void)state;
-	tree = make_consumer("params", "{ b=( * * ) w=[ * { x=* y=* } ] z=* }", 6, dt, nd, dims, kw, 7);
-	scalar = make_consumer("scalar", NULL, 1, sdt, snd, sdims, NULL, 0xffffffffu);
+	tree = make_consumer("params", "{ b=( * * ) w=[ * { x=* y=* } ] z=* }", 6, leaves, kw, 7);
+	scalar = make_consumer("scalar", NULL, 1, scalar_leaf, NULL, 0xffffffffu);
 	empty = vector_consumer("empty", HCB_DT_FLOAT32, 0, 9);
-	leafless = make_consumer("nothing", "( )", 0, NULL, NULL, NULL, NULL, 10);
+	leafless = make_consumer("nothing", "( )", 0, NULL, NULL, 10);
 	assert_int_equal(empty->total_bytes, 0);
 	add_session(&l, "cuda");
 	for (unsigned int i = 0; i < 5; i++) {
@@ -696,10 +669,10 @@ static void test_one_write_per_record(void **state)
 
 		assert_true(n > 0);
 		while (off < (size_t)n) {
-			uint64_t body = le64(msg + off + 4);
+			uint64_t body = hcb_get_le64(msg + off + 4);
 
 			assert_true(off + 20 + body <= (size_t)n);
-			assert_int_equal(le32(msg + off + 16 + body),
+			assert_int_equal(hcb_get_le32(msg + off + 16 + body),
 					 crc32(0, msg + off, (uInt)(16 + body)));
 			off += 20 + body;
 			frames++;
@@ -716,13 +689,13 @@ static void test_one_write_per_record(void **state)
 
 static void small_recording(struct reclist *l, struct hcb_consumer **cs)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8, HCB_DT_FLOAT16 }, nd[] = { 1, 0 };
-	static const uint64_t d0[] = { 3 };
-	static const uint64_t *const dims[] = { d0, NULL };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_INT8, 1, { 3 } }, { HCB_DT_FLOAT16, 0, { 0 } },
+	};
 	static const char *const kw[] = { "what", "w", NULL };
 
 	cs[0] = vector_consumer("loss", HCB_DT_FLOAT32, 2, 11);
-	cs[1] = make_consumer("pair", "( * * )", 2, dt, nd, dims, kw, 12);
+	cs[1] = make_consumer("pair", "( * * )", 2, leaves, kw, 12);
 	cs[2] = vector_consumer("empty", HCB_DT_INT32, 0, 13);
 	add_session(l, "cpu");
 	add_random_tap(l, cs[0], 0, 0);
@@ -763,7 +736,7 @@ static void test_truncation(void **state)
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = le32(p + starts[i]) != 2;   /* consumer frames are no records */
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2;   /* consumer frames are no records */
 	for (size_t cut = 0; cut < len; cut++) {
 		int boundary = cut == 16;
 		int n;
@@ -809,7 +782,7 @@ static void test_flipped_bytes(void **state)
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = le32(p + starts[i]) != 2;
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2;
 	for (size_t at = 0; at < len; at++) {
 		for (size_t m = 0; m < sizeof(masks); m++) {
 			size_t frame = 0;
@@ -844,11 +817,11 @@ static void test_flipped_bytes(void **state)
 static size_t claim(unsigned char *out, uint32_t type, uint64_t len)
 {
 	memcpy(out, "HCBCAP\x1a\n", 8);
-	put32(out + 8, 1);
-	put32(out + 12, 0);
-	put32(out + 16, type);
-	put64(out + 20, len);
-	put32(out + 28, (uint32_t)crc32(0, out + 16, 12));
+	hcb_put_le32(out + 8, 1);
+	hcb_put_le32(out + 12, 0);
+	hcb_put_le32(out + 16, type);
+	hcb_put_le64(out + 20, len);
+	hcb_put_le32(out + 28, (uint32_t)crc32(0, out + 16, 12));
 	memset(out + 32, 0, 64);
 	return 32 + 64;
 }
@@ -943,19 +916,19 @@ static void test_versions(void **state)
 	write_list(path, &l);
 	p = slurp(path, &len);
 
-	put32(p + 8, 2);
+	hcb_put_le32(p + 8, 2);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), -EPROTO);
 	assert_non_null(strstr(msg, "version 2"));
 	assert_int_equal(count, 0);
-	put32(p + 8, 0);
+	hcb_put_le32(p + 8, 0);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, NULL, 0), -EPROTO);
-	put32(p + 8, 1);
-	put32(p + 12, 4);
+	hcb_put_le32(p + 8, 1);
+	hcb_put_le32(p + 12, 4);
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, NULL, 0), -EPROTO);
-	put32(p + 12, 0);
+	hcb_put_le32(p + 12, 0);
 	p[1] = 'X';
 	spit(path, p, len);
 	assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), -EBADMSG);
@@ -1061,11 +1034,11 @@ static void test_skippable_frames(void **state)
 	write_list(path, &l);
 	p = slurp(path, &len);
 	walk(p, len, starts, 7, NULL);
-	put32(extra, 0x80000007u);
-	put64(extra + 4, 5);
-	put32(extra + 12, (uint32_t)crc32(0, extra, 12));
+	hcb_put_le32(extra, 0x80000007u);
+	hcb_put_le64(extra + 4, 5);
+	hcb_put_le32(extra + 12, (uint32_t)crc32(0, extra, 12));
 	memcpy(extra + 16, "later", 5);
-	put32(extra + 21, (uint32_t)crc32(0, extra, 21));
+	hcb_put_le32(extra + 21, (uint32_t)crc32(0, extra, 21));
 	/* header, session, the new frame, consumer and tap, the new frame */
 	q = malloc(len + 2 * sizeof(extra));
 	assert_non_null(q);

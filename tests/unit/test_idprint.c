@@ -16,7 +16,8 @@
  * goldens say "cpu:0", the name hcbtrace prints (DESIGN 6.1).
  *
  *	gcc ... -Isrc -Iformats src/buf.c src/consumer.c src/dtype.c src/tree.c \
- *		formats/idprint.c formats/arrayprint.c formats/pretty.c \
+ *		formats/idprint.c formats/arrayprint.c formats/floatformat.c \
+ *		formats/dragon4.c formats/pretty.c \
  *		tests/unit/test_idprint.c -lcmocka -lm
  */
 #include <errno.h>
@@ -45,23 +46,17 @@ struct tap {
 	const char *const *kwargs;
 	const char *tree;
 	unsigned int nleaves;
-	unsigned int dtypes[MAXL];
-	unsigned int ndims[MAXL];
-	uint64_t dims[MAXL][HCB_MAX_DIMS];
+	struct hcb_leaf_spec leaves[MAXL];
 };
 
 static struct hcb_consumer *consumer(const struct tap *t)
 {
-	const uint64_t *dims[MAXL];
 	struct hcb_consumer_spec s = { .name = "tap", .kwargs = t->kwargs, .tree = t->tree,
-				       .nleaves = t->nleaves, .dtypes = t->dtypes,
-				       .ndims = t->ndims, .dims = dims };
+				       .nleaves = t->nleaves, .leaves = t->leaves };
 	struct hcb_consumer *c = NULL;
 	void *blob = NULL;
 	size_t len = 0;
 
-	for (unsigned int i = 0; i < t->nleaves; i++)
-		dims[i] = t->dims[i];
 	assert_int_equal(hcb_reg_build(&s, 42, &blob, &len), 0);
 	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
 	free(blob);
@@ -116,7 +111,7 @@ static void test_scalar(void **state)
 {
 	static const char *const kw[] = { "what", "x", NULL };
 	const struct tap t = { .kwargs = kw, .tree = "*", .nleaves = 1,
-			       .dtypes = { HCB_DT_FLOAT32 } };
+			       .leaves = { { HCB_DT_FLOAT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -128,7 +123,7 @@ static void test_scalar(void **state)
 static void test_tuple(void **state)
 {
 	const struct tap t = { .tree = "( * * )", .nleaves = 2,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_FLOAT32 } };
+			       .leaves = { { HCB_DT_FLOAT32 }, { HCB_DT_FLOAT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -143,7 +138,7 @@ static void test_list_sorted_kwargs(void **state)
 {
 	static const char *const kw[] = { "b", "2", "a", "1", NULL };
 	const struct tap t = { .kwargs = kw, .tree = "[ * * * ]", .nleaves = 3,
-			       .dtypes = { HCB_DT_INT32, HCB_DT_INT32, HCB_DT_INT32 } };
+			       .leaves = { { HCB_DT_INT32 }, { HCB_DT_INT32 }, { HCB_DT_INT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -158,8 +153,7 @@ static void test_list_sorted_kwargs(void **state)
 static void test_dict_sorted(void **state)
 {
 	const struct tap t = { .tree = "{ w=* b=* }", .nleaves = 2,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_FLOAT32 },
-			       .ndims = { 1, 0 }, .dims = { { 2 } } };
+			       .leaves = { { HCB_DT_FLOAT32, 1, { 2 } }, { HCB_DT_FLOAT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -174,9 +168,8 @@ static void test_dict_sorted(void **state)
 static void test_nested(void **state)
 {
 	const struct tap t = { .tree = "{ b=( * [ * * ] ) a={ z=* y=* } }", .nleaves = 5,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_INT32, HCB_DT_BOOL,
-					   HCB_DT_FLOAT32, HCB_DT_BOOL },
-			       .ndims = { 0, 0, 1, 0, 0 }, .dims = { [2] = { 3 } } };
+			       .leaves = { { HCB_DT_FLOAT32 }, { HCB_DT_INT32 }, { HCB_DT_BOOL, 1, { 3 } },
+					   { HCB_DT_FLOAT32 }, { HCB_DT_BOOL } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -200,9 +193,7 @@ static void test_breaks_at_80(void **state)
 
 	(void)state;
 	for (int i = 0; i < 6; i++) {
-		t.dtypes[i] = HCB_DT_FLOAT32;
-		t.ndims[i] = 1;
-		t.dims[i][0] = 3;
+		t.leaves[i] = (struct hcb_leaf_spec){ HCB_DT_FLOAT32, 1, { 3 } };
 		for (int k = 0; k < 3; k++)
 			f32(&p, (float)(3 * i + k) / 7.0f);
 	}
@@ -221,8 +212,7 @@ static void test_breaks_at_80(void **state)
 static void test_matrix_leaf(void **state)
 {
 	const struct tap t = { .tree = "( * * )", .nleaves = 2,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_INT32 },
-			       .ndims = { 2, 0 }, .dims = { { 2, 2 } } };
+			       .leaves = { { HCB_DT_FLOAT32, 2, { 2, 2 } }, { HCB_DT_INT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -239,8 +229,8 @@ static void test_matrix_leaf(void **state)
 static void test_float_padding(void **state)
 {
 	const struct tap t = { .tree = "( * * * )", .nleaves = 3,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_FLOAT32, HCB_DT_FLOAT64 },
-			       .ndims = { 1, 1, 1 }, .dims = { { 3 }, { 2 }, { 2 } } };
+			       .leaves = { { HCB_DT_FLOAT32, 1, { 3 } }, { HCB_DT_FLOAT32, 1, { 2 } },
+					   { HCB_DT_FLOAT64, 1, { 2 } } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -258,8 +248,7 @@ static void test_float_padding(void **state)
 static void test_bools_ints(void **state)
 {
 	const struct tap t = { .tree = "( * * * )", .nleaves = 3,
-			       .dtypes = { HCB_DT_BOOL, HCB_DT_BOOL, HCB_DT_INT32 },
-			       .ndims = { 0, 0, 2 }, .dims = { [2] = { 2, 2 } } };
+			       .leaves = { { HCB_DT_BOOL }, { HCB_DT_BOOL }, { HCB_DT_INT32, 2, { 2, 2 } } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -280,8 +269,8 @@ static void test_params_tree(void **state)
 {
 	static const char *const kw[] = { "zz", "last", "device", "gpu:7", "aa", "first", NULL };
 	const struct tap t = { .kwargs = kw, .tree = "{ params={ w1=* b1=* } step=* }", .nleaves = 3,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_FLOAT32, HCB_DT_INT32 },
-			       .ndims = { 2, 1, 0 }, .dims = { { 4, 5 }, { 5 } } };
+			       .leaves = { { HCB_DT_FLOAT32, 2, { 4, 5 } }, { HCB_DT_FLOAT32, 1, { 5 } },
+					   { HCB_DT_INT32 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -303,8 +292,8 @@ static void test_params_tree(void **state)
 /* idp((np.arange(2000, dtype=f32),)): over the threshold of 1024, summarized */
 static void test_summarized(void **state)
 {
-	const struct tap t = { .tree = "( * )", .nleaves = 1, .dtypes = { HCB_DT_FLOAT32 },
-			       .ndims = { 1 }, .dims = { { 2000 } } };
+	const struct tap t = { .tree = "( * )", .nleaves = 1,
+			       .leaves = { { HCB_DT_FLOAT32, 1, { 2000 } } } };
 	static struct payload p;
 
 	(void)state;
@@ -328,7 +317,7 @@ static void test_empty_tuple(void **state)
 static void test_wide_ints(void **state)
 {
 	const struct tap t = { .tree = "( * * * )", .nleaves = 3,
-			       .dtypes = { HCB_DT_FLOAT64, HCB_DT_INT64, HCB_DT_UINT8 } };
+			       .leaves = { { HCB_DT_FLOAT64 }, { HCB_DT_INT64 }, { HCB_DT_UINT8 } } };
 	struct payload p = { .len = 0 };
 
 	(void)state;
@@ -364,7 +353,7 @@ static void test_kwargs_line(void **state)
 {
 	static const char *const kw[] = { "z", "1", "B", "2", "a10", "3", "a9", "4", "dev", "5",
 					  "devicf", "6", NULL };
-	const struct tap t = { .kwargs = kw, .tree = "*", .nleaves = 1, .dtypes = { HCB_DT_INT8 } };
+	const struct tap t = { .kwargs = kw, .tree = "*", .nleaves = 1, .leaves = { { HCB_DT_INT8 } } };
 	struct hcb_consumer *c = consumer(&t);
 	struct hcb_buf out = HCB_BUF_INIT;
 	const unsigned char v = 0xff;   /* int8 -1 */
@@ -387,8 +376,7 @@ static void test_kwargs_line(void **state)
 static void test_repeatable(void **state)
 {
 	const struct tap t = { .tree = "{ w=* b=* }", .nleaves = 2,
-			       .dtypes = { HCB_DT_FLOAT32, HCB_DT_FLOAT32 },
-			       .ndims = { 1, 0 }, .dims = { { 2 } } };
+			       .leaves = { { HCB_DT_FLOAT32, 1, { 2 } }, { HCB_DT_FLOAT32 } } };
 	struct hcb_consumer *c = consumer(&t);
 	struct payload p = { .len = 0 };
 	struct hcb_buf a = HCB_BUF_INIT, b = HCB_BUF_INIT;

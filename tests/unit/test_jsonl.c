@@ -612,15 +612,14 @@ static void check_shape(json_t *arr, const json_int_t *dims, size_t n)
 static void test_tap_record(void **state)
 {
 	static const char *const kw[] = { "what", "loss", "q\"uote", "tab\there", NULL };
-	static const unsigned int dt[] = { HCB_DT_FLOAT32, HCB_DT_INT64, HCB_DT_COMPLEX64,
-					   HCB_DT_BOOL, HCB_DT_UINT32, HCB_DT_FLOAT16 };
-	static const unsigned int nd[] = { 2, 0, 1, 1, 1, 3 };
-	static const uint64_t d0[] = { 2, 3 }, d2[] = { 2 }, d3[] = { 3 }, d4[] = { 2 },
-			      d5[] = { 1, 0, 2 };
-	static const uint64_t *const dims[] = { d0, NULL, d2, d3, d4, d5 };
+	static const struct hcb_leaf_spec leaves[] = {
+		{ HCB_DT_FLOAT32, 2, { 2, 3 } }, { HCB_DT_INT64, 0, { 0 } },
+		{ HCB_DT_COMPLEX64, 1, { 2 } }, { HCB_DT_BOOL, 1, { 3 } },
+		{ HCB_DT_UINT32, 1, { 2 } }, { HCB_DT_FLOAT16, 3, { 1, 0, 2 } },
+	};
 	const struct hcb_consumer_spec spec = {
 		.name = "loss", .kwargs = kw, .tree = "{ a=* b=( * * ) c=[ * * ] d=* }",
-		.nleaves = 6, .dtypes = dt, .ndims = nd, .dims = dims,
+		.nleaves = 6, .leaves = leaves,
 	};
 	struct hcb_consumer *c = consumer(&spec, 305419897);
 	unsigned char payload[128], *p = payload;
@@ -738,10 +737,8 @@ static void test_tap_record(void **state)
 /* A bare array ("*"), no kwargs; and a tap of no leaves. */
 static void test_tap_record_small(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_FLOAT64 }, nd[] = { 0 };
-	static const uint64_t *const dims[] = { NULL };
-	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .dtypes = dt,
-					       .ndims = nd, .dims = dims };
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
+	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
 	const struct hcb_consumer_spec none = { .name = "nothing", .nleaves = 0 };
 	struct hcb_consumer *c = consumer(&one, 1), *n = consumer(&none, 2);
 	double v = 0.1;

@@ -35,6 +35,7 @@
 
 #include "consumer.h"
 #include "dtype.h"
+#include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"
 
@@ -79,21 +80,6 @@ struct zip {
 	char err[512];
 };
 
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static int zfail(struct zip *z, const char *fmt, ...)
 {
 	va_list ap;
@@ -119,7 +105,7 @@ static int zip64_extra(struct zip *z, const unsigned char *x, size_t len, int nf
 		       uint64_t *out)
 {
 	while (len >= 4) {
-		uint16_t id = le16(x), sz = le16(x + 2);
+		uint16_t id = hcb_get_le16(x), sz = hcb_get_le16(x + 2);
 
 		if ((size_t)sz + 4 > len)
 			return zfail(z, "extra field overruns its header");
@@ -127,7 +113,7 @@ static int zip64_extra(struct zip *z, const unsigned char *x, size_t len, int nf
 			if (sz != 8 * nfields)
 				return zfail(z, "ZIP64 extra of %u bytes, expected %d", sz, 8 * nfields);
 			for (int i = 0; i < nfields; i++)
-				out[i] = le64(x + 4 + 8 * i);
+				out[i] = hcb_get_le64(x + 4 + 8 * i);
 			return 1;
 		}
 		x += 4 + sz;
@@ -146,14 +132,14 @@ static int read_local(struct zip *z)
 
 	if (zread(z, h, sizeof(h)))
 		return -1;
-	if (le16(h + 2) != 0 || le16(h + 4) != 0)
+	if (hcb_get_le16(h + 2) != 0 || hcb_get_le16(h + 4) != 0)
 		return zfail(z, "member at %llu: flags %u method %u (want stored, no flags)",
-			     (unsigned long long)m.offset, le16(h + 2), le16(h + 4));
-	m.crc = le32(h + 10);
-	csize = le32(h + 14);
-	usize = le32(h + 18);
-	nlen = le16(h + 22);
-	xlen = le16(h + 24);
+			     (unsigned long long)m.offset, hcb_get_le16(h + 2), hcb_get_le16(h + 4));
+	m.crc = hcb_get_le32(h + 10);
+	csize = hcb_get_le32(h + 14);
+	usize = hcb_get_le32(h + 18);
+	nlen = hcb_get_le16(h + 22);
+	xlen = hcb_get_le16(h + 24);
 	if (nlen == 0 || nlen >= sizeof(m.name) || xlen > sizeof(x))
 		return zfail(z, "name of %u bytes, extra of %u", nlen, xlen);
 	if (zread(z, m.name, nlen) || zread(z, x, xlen))
@@ -162,8 +148,8 @@ static int read_local(struct zip *z)
 	if (csize == 0xffffffffu || usize == 0xffffffffu) {
 		if (csize != usize || zip64_extra(z, x, xlen, 2, v) != 1 || v[0] != v[1])
 			return zfail(z, "%s: bad ZIP64 local header", m.name);
-		if (le16(h) != 45)
-			return zfail(z, "%s: ZIP64 member needs version 45, says %u", m.name, le16(h));
+		if (hcb_get_le16(h) != 45)
+			return zfail(z, "%s: ZIP64 member needs version 45, says %u", m.name, hcb_get_le16(h));
 		m.size = v[0];
 		m.local_zip64 = 1;
 		if (m.size < 0xffffffffu)
@@ -214,12 +200,12 @@ static int read_central(struct zip *z, size_t i)
 		return zfail(z, "more directory entries than members");
 	if (zread(z, h, sizeof(h)))
 		return -1;
-	csize = le32(h + 16);
-	usize = le32(h + 20);
-	nlen = le16(h + 24);
-	xlen = le16(h + 26);
-	clen = le16(h + 28);
-	off32 = le32(h + 38);
+	csize = hcb_get_le32(h + 16);
+	usize = hcb_get_le32(h + 20);
+	nlen = hcb_get_le16(h + 24);
+	xlen = hcb_get_le16(h + 26);
+	clen = hcb_get_le16(h + 28);
+	off32 = hcb_get_le32(h + 38);
 	if (nlen >= sizeof(name) || xlen > sizeof(x) || clen)
 		return zfail(z, "entry %zu: name %u extra %u comment %u", i, nlen, xlen, clen);
 	if (zread(z, name, nlen) || zread(z, x, xlen))
@@ -227,8 +213,8 @@ static int read_central(struct zip *z, size_t i)
 	name[nlen] = '\0';
 	if (strcmp(name, m->name))
 		return zfail(z, "entry %zu is %s, member %zu is %s", i, name, i, m->name);
-	if (le16(h) >> 8 != 3 || le16(h + 2) > 45 || le16(h + 4) || le16(h + 6) ||
-	    le32(h + 12) != m->crc || le16(h + 30) || le32(h + 34) != 0100600u << 16)
+	if (hcb_get_le16(h) >> 8 != 3 || hcb_get_le16(h + 2) > 45 || hcb_get_le16(h + 4) || hcb_get_le16(h + 6) ||
+	    hcb_get_le32(h + 12) != m->crc || hcb_get_le16(h + 30) || hcb_get_le32(h + 34) != 0100600u << 16)
 		return zfail(z, "%s: directory entry disagrees with its member", name);
 	need = (usize == 0xffffffffu) + (csize == 0xffffffffu) + (off32 == 0xffffffffu);
 	if (need && zip64_extra(z, x, xlen, need, v) != 1)
@@ -261,13 +247,13 @@ static int zip_read(struct zip *z, FILE *f)
 	for (;;) {
 		if (zread(z, sig, 4))
 			return -1;
-		if (le32(sig) != 0x04034b50u)
+		if (hcb_get_le32(sig) != 0x04034b50u)
 			break;
 		if (read_local(z))
 			return -1;
 	}
 	cd_start = z->off - 4;
-	while (le32(sig) == 0x02014b50u) {
+	while (hcb_get_le32(sig) == 0x02014b50u) {
 		if (read_central(z, i++) || zread(z, sig, 4))
 			return -1;
 	}
@@ -277,34 +263,34 @@ static int zip_read(struct zip *z, FILE *f)
 	entries = z->n;
 	cd_size = cd_end - cd_start;
 	cd_off = cd_start;
-	if (le32(sig) == 0x06064b50u) {
+	if (hcb_get_le32(sig) == 0x06064b50u) {
 		z->zip64_end = 1;
 		if (zread(z, z64, sizeof(z64)))
 			return -1;
-		if (le64(z64) != 44 || le16(z64 + 10) != 45 || le32(z64 + 12) || le32(z64 + 16) ||
-		    le64(z64 + 20) != entries || le64(z64 + 28) != entries ||
-		    le64(z64 + 36) != cd_size || le64(z64 + 44) != cd_off)
+		if (hcb_get_le64(z64) != 44 || hcb_get_le16(z64 + 10) != 45 || hcb_get_le32(z64 + 12) || hcb_get_le32(z64 + 16) ||
+		    hcb_get_le64(z64 + 20) != entries || hcb_get_le64(z64 + 28) != entries ||
+		    hcb_get_le64(z64 + 36) != cd_size || hcb_get_le64(z64 + 44) != cd_off)
 			return zfail(z, "bad ZIP64 end record");
-		if (zread(z, sig, 4) || le32(sig) != 0x07064b50u || zread(z, loc, 16) ||
-		    le32(loc) != 0 || le64(loc + 4) != cd_end || le32(loc + 12) != 1)
+		if (zread(z, sig, 4) || hcb_get_le32(sig) != 0x07064b50u || zread(z, loc, 16) ||
+		    hcb_get_le32(loc) != 0 || hcb_get_le64(loc + 4) != cd_end || hcb_get_le32(loc + 12) != 1)
 			return zfail(z, "bad ZIP64 end locator");
 		if (zread(z, sig, 4))
 			return -1;
 	}
-	if (le32(sig) != 0x06054b50u)
+	if (hcb_get_le32(sig) != 0x06054b50u)
 		return zfail(z, "no end record at %llu", (unsigned long long)(z->off - 4));
 	if (zread(z, e, sizeof(e)))
 		return -1;
-	if (le16(e) || le16(e + 2) || le16(e + 4) != le16(e + 6) || le16(e + 16))
+	if (hcb_get_le16(e) || hcb_get_le16(e + 2) || hcb_get_le16(e + 4) != hcb_get_le16(e + 6) || hcb_get_le16(e + 16))
 		return zfail(z, "bad end record");
 	if (z->zip64_end) {
 		if (entries < 0xffff && cd_size < 0xffffffffu && cd_off < 0xffffffffu)
 			return zfail(z, "ZIP64 end record where none is needed");
-		if (le16(e + 4) != 0xffff || le32(e + 8) != 0xffffffffu || le32(e + 12) != 0xffffffffu)
+		if (hcb_get_le16(e + 4) != 0xffff || hcb_get_le32(e + 8) != 0xffffffffu || hcb_get_le32(e + 12) != 0xffffffffu)
 			return zfail(z, "end record of a ZIP64 archive not all ones");
-	} else if (le16(e + 4) != entries || le32(e + 8) != cd_size || le32(e + 12) != cd_off) {
+	} else if (hcb_get_le16(e + 4) != entries || hcb_get_le32(e + 8) != cd_size || hcb_get_le32(e + 12) != cd_off) {
 		return zfail(z, "end record: %u entries %u bytes at %u; the directory has %llu "
-			     "entries, %llu bytes at %llu", le16(e + 4), le32(e + 8), le32(e + 12),
+			     "entries, %llu bytes at %llu", hcb_get_le16(e + 4), hcb_get_le32(e + 8), hcb_get_le32(e + 12),
 			     (unsigned long long)entries, (unsigned long long)cd_size,
 			     (unsigned long long)cd_off);
 	}
@@ -424,7 +410,7 @@ static void check_archive(const struct zip *z, const struct expects *x)
 		assert_non_null(m->data);
 		assert_true(m->size >= 10);
 		assert_memory_equal(m->data, "\x93NUMPY\x01\x00", 8);
-		hlen = le16(m->data + 8);
+		hlen = hcb_get_le16(m->data + 8);
 		assert_int_equal((10 + hlen) % 64, 0);
 		assert_true(10 + hlen <= m->size);
 		assert_int_equal(m->data[10 + hlen - 1], '\n');
@@ -453,13 +439,9 @@ static void check_archive(const struct zip *z, const struct expects *x)
 /* ---- writing taps ---- */
 
 static struct hcb_consumer *make_consumer(const char *name, const char *tree, unsigned int n,
-					  const unsigned int *dtypes, const unsigned int *ndims,
-					  const uint64_t *const *dims, uint32_t id)
+					  const struct hcb_leaf_spec *leaves, uint32_t id)
 {
-	struct hcb_consumer_spec spec = {
-		.name = name, .tree = tree, .nleaves = n, .dtypes = dtypes, .ndims = ndims,
-		.dims = dims,
-	};
+	struct hcb_consumer_spec spec = { .name = name, .tree = tree, .nleaves = n, .leaves = leaves };
 	struct hcb_consumer *c = NULL;
 	void *blob;
 	size_t len;
@@ -536,14 +518,11 @@ static int teardown(void **state)
 
 static void test_names_and_arrays(void **state)
 {
-	static const unsigned int pdt[] = { HCB_DT_BFLOAT16, HCB_DT_INT64, HCB_DT_COMPLEX128,
-					    HCB_DT_FLOAT8_E4M3FN, HCB_DT_BOOL };
-	static const unsigned int pnd[] = { 0, 1, 1, 2, 1 };
-	static const uint64_t d3[] = { 3 }, d2[] = { 2 }, d22[] = { 2, 2 }, d0[] = { 0 };
-	static const uint64_t *const pdims[] = { NULL, d3, d2, d22, d0 };
-	static const unsigned int ldt[] = { HCB_DT_FLOAT32 }, lnd[] = { 2 };
-	static const uint64_t d23[] = { 2, 3 };
-	static const uint64_t *const ldims[] = { d23 };
+	static const struct hcb_leaf_spec pleaves[] = {
+		{ HCB_DT_BFLOAT16, 0, { 0 } }, { HCB_DT_INT64, 1, { 3 } }, { HCB_DT_COMPLEX128, 1, { 2 } },
+		{ HCB_DT_FLOAT8_E4M3FN, 2, { 2, 2 } }, { HCB_DT_BOOL, 1, { 0 } },
+	};
+	static const struct hcb_leaf_spec lleaf[] = { { HCB_DT_FLOAT32, 2, { 2, 3 } } };
 	const char *path = tmp_path("rec.npz");
 	struct hcb_consumer *loss, *params, *weird, *dots, *none, *all[HCB_DT__COUNT] = { 0 };
 	struct hcb_record rec = { .kind = HCB_REC_DROP };
@@ -553,11 +532,11 @@ static void test_names_and_arrays(void **state)
 	struct stat st;
 
 	(void)state;
-	loss = make_consumer("loss", NULL, 1, ldt, lnd, ldims, 1);
-	params = make_consumer("params", "{ b=* w=( * * ) z=[ * * ] }", 5, pdt, pnd, pdims, 2);
-	weird = make_consumer("we!rd/name \xc3\xa9", NULL, 1, ldt, lnd, ldims, 3);
-	dots = make_consumer("..", NULL, 1, ldt, lnd, ldims, 4);
-	none = make_consumer("nothing", "( )", 0, NULL, NULL, NULL, 5);
+	loss = make_consumer("loss", NULL, 1, lleaf, 1);
+	params = make_consumer("params", "{ b=* w=( * * ) z=[ * * ] }", 5, pleaves, 2);
+	weird = make_consumer("we!rd/name \xc3\xa9", NULL, 1, lleaf, 3);
+	dots = make_consumer("..", NULL, 1, lleaf, 4);
+	none = make_consumer("nothing", "( )", 0, NULL, 5);
 	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_NPZ), 0);
 
 	/* before any session: "cpu" */
@@ -576,13 +555,11 @@ static void test_names_and_arrays(void **state)
 	write_session(w, "my gpu");
 	tap_expect(w, &x, loss, 0, 6, "loss/my_gpu0/000002");
 	for (unsigned int dt = HCB_DT_BOOL; dt < HCB_DT__COUNT; dt++) {
-		const uint64_t dims[] = { 1 + dt % 3, 2 };
-		const uint64_t *const dd[] = { dims };
-		const unsigned int nd = 2;
+		const struct hcb_leaf_spec leaf = { dt, 2, { 1 + dt % 3, 2 } };
 		char name[64], base[100];
 
 		snprintf(name, sizeof(name), "dt_%s", hcb_dtype_name(dt));
-		all[dt] = make_consumer(name, NULL, 1, &dt, &nd, dd, 100 + dt);
+		all[dt] = make_consumer(name, NULL, 1, &leaf, 100 + dt);
 		snprintf(base, sizeof(base), "%s/my_gpu1/000000", name);
 		tap_expect(w, &x, all[dt], 1, dt, base);
 	}
@@ -632,10 +609,9 @@ static void test_empty(void **state)
 /* More than 65535 members: ZIP64 end records. */
 static void test_many_members(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8 }, nd[] = { 0 };
-	static const uint64_t *const dims[] = { NULL };
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_INT8, 0, { 0 } } };
 	const char *path = tmp_path("many.npz");
-	struct hcb_consumer *c = make_consumer("s", NULL, 1, dt, nd, dims, 1);
+	struct hcb_consumer *c = make_consumer("s", NULL, 1, leaf, 1);
 	struct hcb_writer *w;
 	struct zip z;
 	char want[64];
@@ -682,11 +658,10 @@ static void *read_pipe(void *arg)
  */
 static void test_zip64_large(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_UINT8 }, nd[] = { 1 };
 	const uint64_t big = (1ull << 32) + 16, small = 8;
-	const uint64_t *const bdims[] = { &big }, *const sdims[] = { &small };
-	struct hcb_consumer *b = make_consumer("big", NULL, 1, dt, nd, bdims, 1);
-	struct hcb_consumer *s = make_consumer("small", NULL, 1, dt, nd, sdims, 2);
+	const struct hcb_leaf_spec bleaf = { HCB_DT_UINT8, 1, { big } }, sleaf = { HCB_DT_UINT8, 1, { small } };
+	struct hcb_consumer *b = make_consumer("big", NULL, 1, &bleaf, 1);
+	struct hcb_consumer *s = make_consumer("small", NULL, 1, &sleaf, 2);
 	struct pipe_reader pr = { 0 };
 	const unsigned char eight[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	const struct member *m;
@@ -730,9 +705,8 @@ static void test_zip64_large(void **state)
 
 static void test_write_error(void **state)
 {
-	static const unsigned int dt[] = { HCB_DT_INT8 }, nd[] = { 0 };
-	static const uint64_t *const dims[] = { NULL };
-	struct hcb_consumer *c = make_consumer("s", NULL, 1, dt, nd, dims, 1);
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_INT8, 0, { 0 } } };
+	struct hcb_consumer *c = make_consumer("s", NULL, 1, leaf, 1);
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	unsigned char v = 1;
 	struct hcb_writer *w;

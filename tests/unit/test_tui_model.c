@@ -30,11 +30,9 @@ static struct hcb_consumer *consumer(const char *name, uint32_t id, const char *
 				     unsigned int dtype, uint64_t n)
 {
 	const char *kwargs[] = { "what", what, NULL };
-	unsigned int dtypes[1] = { dtype }, ndims[1] = { n ? 1 : 0 };
-	uint64_t d0[1] = { n };
-	const uint64_t *dims[1] = { d0 };
+	const struct hcb_leaf_spec leaf = { dtype, n ? 1 : 0, { n } };
 	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
-				       .dtypes = dtypes, .ndims = ndims, .dims = dims };
+				       .leaves = &leaf };
 	struct hcb_consumer *c = NULL;
 	void *blob = NULL;
 	size_t len = 0;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_report.h - what hcbtrace diff (cmd_diff.c) shares with its reports:
+ * the text report (diff_text.c) and the JSON report (diff_json.c), each fed
+ * by the engine's callbacks.  Each returns 0 or -errno (-EIO: stdout).
+ */
+#ifndef HCB_CLI_DIFF_REPORT_H
+#define HCB_CLI_DIFF_REPORT_H
+
+#include "diff.h"
+
+enum out_format { OUT_TEXT, OUT_JSON, OUT_QUIET };
+
+/* One run of the command: its files, the engine, the report's state. */
+struct diff_run {
+	enum out_format fmt;
+	const char *path[2];
+	struct hcb_diff *d;
+	const char *platform[2];    /* for device names */
+	int list;                   /* JSON: the open list (diff_json.c) */
+	unsigned long long nitems;  /* JSON: items written in it */
+};
+
+/* Mismatched elements of a leaf that differs in values, in percent. */
+static inline double diff_leaf_percent(const struct hcb_diff_leaf *l)
+{
+	return l->shape[0]->nelems ? 100.0 * (double)l->mismatched / (double)l->shape[0]->nelems : 0;
+}
+
+int diff_text_tap(const struct diff_run *run, const struct hcb_diff_tap *t);
+int diff_text_unmatched(const struct diff_run *run, const struct hcb_diff_unmatched *u);
+/* After the engine finished: the device sets, platforms and counts. */
+int diff_text_summary(const struct diff_run *run);
+
+/* Before anything is fed: the object's head, the "differences" list open. */
+int diff_json_begin(struct diff_run *run, const struct hcb_diff_opts *o);
+int diff_json_tap(struct diff_run *run, const struct hcb_diff_tap *t);
+int diff_json_unmatched(struct diff_run *run, const struct hcb_diff_unmatched *u);
+/* Close the lists and the object; error: why reading stopped, or NULL. */
+int diff_json_end(struct diff_run *run, const char *error);
+
+#endif

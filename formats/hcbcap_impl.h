@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcbcap_impl.h - the .hcbcap layout (formats/HCBCAP.md) that its writer
+ * (hcbcap.c) and its reader (hcbcap_read.c) share.  Private to formats/.
+ */
+#ifndef HCB_HCBCAP_IMPL_H
+#define HCB_HCBCAP_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#define CAP_MAGIC "HCBCAP\x1a\n"        /* 8 bytes, no NUL */
+#define CAP_MAGIC_LEN 8
+#define CAP_VERSION 1u
+#define CAP_HEADER 16                   /* magic, u32 version, u32 flags */
+#define FRAME_HEAD 16                   /* u32 type, u64 length, u32 header CRC */
+#define FRAME_TAIL 4                    /* u32 CRC of head and body */
+#define TAP_HEAD 32                     /* device, consumer, seq, ts_ns, pid, tid */
+#define SESSION_HEAD 24
+#define DROP_HEAD 16
+#define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
+#define CAP_MAX_BODY (CAP_MAX_PAYLOAD + TAP_HEAD)
+#define CAP_SKIPPABLE 0x80000000u       /* type bit: readers may skip what they do not know */
+
+enum cap_type {
+	CAP_SESSION = 1,
+	CAP_CONSUMER = 2,
+	CAP_TAP = 3,
+	CAP_DROP = 4,
+	CAP_BARRIER = 5,
+	CAP_END = 6,
+};
+
+/* The CRC-32 of the frames (zlib's). */
+static inline uint32_t cap_crc(const unsigned char *p, size_t n)
+{
+	return (uint32_t)crc32_z(crc32_z(0, Z_NULL, 0), p, n);
+}
+
+#endif

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcbcap_read.c - the .hcbcap reader (the format: hcbcap.c, HCBCAP.md).
+ *
+ * The reader trusts nothing: a length is checked against its limit before
+ * anything is read or allocated for it, and the buffer grows only as bytes
+ * actually arrive, so a damaged length costs at most twice the file's size.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer.h"
+#include "grow.h"
+#include "hcbcap_impl.h"
+#include "le.h"
+#include "recfile_impl.h"
+
+static const char *type_name(uint32_t t)
+{
+	static const char *const names[] = {
+		[CAP_SESSION] = "session", [CAP_CONSUMER] = "consumer", [CAP_TAP] = "tap",
+		[CAP_DROP] = "drop", [CAP_BARRIER] = "barrier", [CAP_END] = "end",
+	};
+
+	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
+}
+
+struct cap_reader {
+	unsigned char *buf;     /* the current frame, head to CRC; taps point in here */
+	size_t cap;
+	uint64_t off;           /* file offset of the current frame */
+	int started;            /* the file header was read */
+};
+
+
+#define FAIL(r, st, err, ...) fail_at(r, (st)->off, err, __VA_ARGS__)
+
+static int __attribute__((format(printf, 4, 5)))
+fail_at(struct hcb_reader *r, uint64_t off, int err, const char *fmt, ...)
+{
+	char where[40], msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof(where), "offset %llu", (unsigned long long)off);
+	return hcb_reader_fail(r, err, where, "%s", msg);
+}
+
+static int read_error(struct hcb_reader *r, struct cap_reader *st)
+{
+	int e = errno ? errno : EIO;
+
+	return FAIL(r, st, -EIO, "read error: %s", strerror(e));
+}
+
+static int read_file_header(struct hcb_reader *r, struct cap_reader *st)
+{
+	unsigned char h[CAP_HEADER];
+	size_t got = fread(h, 1, sizeof(h), r->f);
+	uint32_t version, flags;
+
+	if (got < sizeof(h) && ferror(r->f))
+		return read_error(r, st);
+	if (got == 0)
+		return hcb_reader_empty(r, "offset 0");
+	if (memcmp(h, CAP_MAGIC, got < CAP_MAGIC_LEN ? got : CAP_MAGIC_LEN))
+		return FAIL(r, st, -EBADMSG, "not an .hcbcap recording (its first bytes are not "
+			    "\"HCBCAP\\x1a\\n\")");
+	if (got < sizeof(h))
+		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside its header "
+			    "(%zu of %d bytes); nothing was recorded", got, CAP_HEADER);
+	version = hcb_get_le32(h + 8);
+	flags = hcb_get_le32(h + 12);
+	if (version != CAP_VERSION)
+		return FAIL(r, st, -EPROTO, ".hcbcap version %u; this hcbtrace reads version %u "
+			    "(a newer hcbtrace may read it)", version, CAP_VERSION);
+	if (flags)
+		return FAIL(r, st, -EPROTO, "unknown header flags 0x%x (written by a newer hcbtrace?)",
+			    flags);
+	st->off = CAP_HEADER;
+	st->started = 1;
+	return 0;
+}
+
+/*
+ * Read the rest of the frame whose head is in st->buf: len body bytes and
+ * the CRC.  The buffer grows at most to twice what has arrived, so a
+ * damaged length that passed its limit still cannot make us allocate for
+ * bytes that are not there.
+ */
+static int read_body(struct hcb_reader *r, struct cap_reader *st, uint32_t type, uint64_t len)
+{
+	size_t need = FRAME_HEAD + (size_t)len + FRAME_TAIL, have = FRAME_HEAD;
+
+	while (have < need) {
+		size_t target = have * 2 > st->cap ? have * 2 : st->cap;
+		size_t got;
+		int err;
+
+		if (target < 65536)
+			target = 65536;
+		if (target > need)
+			target = need;
+		err = hcb_grow(&st->buf, &st->cap, target, 1);
+		if (err)
+			return FAIL(r, st, err, "no memory for a %s frame of %llu bytes",
+				    type_name(type), (unsigned long long)len);
+		got = fread(st->buf + have, 1, target - have, r->f);
+		have += got;
+		if (have < target) {
+			if (ferror(r->f))
+				return read_error(r, st);
+			return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a "
+				    "%s frame (%zu of %zu bytes); the records before it are complete",
+				    type_name(type), have, need);
+		}
+	}
+	if (cap_crc(st->buf, FRAME_HEAD + len) != hcb_get_le32(st->buf + FRAME_HEAD + len))
+		return FAIL(r, st, -EBADMSG, "damaged %s frame of %llu bytes: checksum mismatch",
+			    type_name(type), (unsigned long long)len);
+	return 0;
+}
+
+/* Does a string field of a session or drop frame hold text (no NUL)? */
+static int text_ok(const unsigned char *p, size_t n)
+{
+	return memchr(p, '\0', n) == NULL;
+}
+
+static int parse_session(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+			 uint64_t len, struct hcb_record *rec)
+{
+	struct hcb_session_info *s = &rec->session;
+	uint32_t n, m;
+
+	n = hcb_get_le32(b + 16);
+	m = hcb_get_le32(b + 20);
+	if (n >= sizeof(s->provider) || m >= sizeof(s->platform) || len != SESSION_HEAD + n + m ||
+	    !text_ok(b + SESSION_HEAD, n + m))
+		return FAIL(r, st, -EBADMSG, "invalid session frame (provider %u bytes, platform "
+			    "%u bytes, frame %llu bytes)", n, m, (unsigned long long)len);
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = HCB_REC_SESSION;
+	s->version = (int)hcb_get_le32(b);
+	s->pid = (int32_t)hcb_get_le32(b + 4);
+	s->start_ns = hcb_get_le64(b + 8);
+	memcpy(s->provider, b + SESSION_HEAD, n);
+	memcpy(s->platform, b + SESSION_HEAD + n, m);
+	return 1;
+}
+
+static int parse_consumer(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+			  uint64_t len)
+{
+	struct hcb_consumer *c;
+	const struct hcb_consumer *old;
+	int err = hcb_consumer_from_reg(b, (size_t)len, &c), same;
+
+	if (err == -ENOMEM)
+		return FAIL(r, st, err, "no memory for a consumer definition");
+	if (err == -E2BIG)
+		return FAIL(r, st, err, "a consumer definition with more leaves or bytes than "
+			    "this hcbtrace holds");
+	if (err)
+		return FAIL(r, st, -EBADMSG, "invalid consumer definition");
+	old = hcb_registry_get(r->consumers, c->id);
+	if (!old) {
+		err = hcb_registry_add(r->consumers, c);
+		return err ? FAIL(r, st, err, "no memory for consumer %u", c->id) : 0;
+	}
+	/* a repeated definition is harmless; a different one is not */
+	same = hcb_consumer_equal(old, c);
+	hcb_consumer_free(c);
+	if (!same)
+		return FAIL(r, st, -EBADMSG, "consumer %u (%s) defined again with a different shape",
+			    old->id, old->name);
+	return 0;
+}
+
+static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+		     uint64_t len, struct hcb_record *rec)
+{
+	uint32_t device = hcb_get_le32(b), id = hcb_get_le32(b + 4);
+	const struct hcb_consumer *c = hcb_registry_get(r->consumers, id);
+
+	if (!c)
+		return FAIL(r, st, -EBADMSG, "tap of consumer %u, which no earlier frame defines", id);
+	if (len - TAP_HEAD != c->total_bytes)
+		return FAIL(r, st, -EBADMSG, "tap of consumer %u (%s) holds %llu payload bytes; "
+			    "its shape needs %llu", id, c->name,
+			    (unsigned long long)(len - TAP_HEAD), (unsigned long long)c->total_bytes);
+	if (device >= HCB_MAX_DEVICES)
+		return FAIL(r, st, -EBADMSG, "tap of consumer %u on device %u (at most %u devices)",
+			    id, device, HCB_MAX_DEVICES);
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = HCB_REC_TAP;
+	rec->tap.device = device;
+	rec->tap.consumer = c;
+	rec->tap.seq = hcb_get_le64(b + 8);
+	rec->tap.ts_ns = hcb_get_le64(b + 16);
+	rec->tap.pid = hcb_get_le32(b + 24);
+	rec->tap.tid = hcb_get_le32(b + 28);
+	rec->tap.payload = b + TAP_HEAD;
+	return 1;
+}
+
+/* The body size a frame of this type may have: [min, max]. */
+static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
+{
+	switch (type) {
+	case CAP_SESSION: *min = SESSION_HEAD; *max = SESSION_HEAD + 31 + 15; break;
+	case CAP_CONSUMER: *min = 0; *max = HCB_MAX_REG_BYTES; break;
+	case CAP_TAP: *min = TAP_HEAD; *max = CAP_MAX_BODY; break;
+	case CAP_DROP: *min = DROP_HEAD; *max = DROP_HEAD + 127; break;
+	case CAP_BARRIER: *min = *max = 16; break;
+	case CAP_END: *min = *max = 24; break;
+	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
+	}
+}
+
+/*
+ * The next frame's head into st->buf, checked: 1 and its type and body
+ * length, 0 at the end of the file, or the failure.
+ */
+static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t *type,
+			   uint64_t *len)
+{
+	size_t got = fread(st->buf, 1, FRAME_HEAD, r->f);
+	uint64_t min, max;
+
+	if (got == 0 && !ferror(r->f))
+		return 0;
+	if (got < FRAME_HEAD) {
+		if (ferror(r->f))
+			return read_error(r, st);
+		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a "
+			    "frame header (%zu of %d bytes); the records before it are "
+			    "complete", got, FRAME_HEAD);
+	}
+	*type = hcb_get_le32(st->buf);
+	*len = hcb_get_le64(st->buf + 4);
+	if (cap_crc(st->buf, 12) != hcb_get_le32(st->buf + 12))
+		return FAIL(r, st, -EBADMSG, "damaged frame header: checksum mismatch");
+	if (*type == 0 || (*type > CAP_END && !(*type & CAP_SKIPPABLE)))
+		return FAIL(r, st, -EBADMSG, "unknown frame type %u", *type);
+	body_limits(*type, &min, &max);
+	if (*len > max && (*type == CAP_TAP || *type == CAP_CONSUMER || *type & CAP_SKIPPABLE))
+		return FAIL(r, st, -E2BIG, "a %s frame of %llu bytes, more than the %llu this "
+			    "hcbtrace reads", type_name(*type), (unsigned long long)*len,
+			    (unsigned long long)max);
+	if (*len < min || *len > max)
+		return FAIL(r, st, -EBADMSG, "a %s frame of %llu bytes (expected %llu to %llu)",
+			    type_name(*type), (unsigned long long)*len,
+			    (unsigned long long)min, (unsigned long long)max);
+	return 1;
+}
+
+static int parse_drop(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+		      uint64_t len, struct hcb_record *rec)
+{
+	uint32_t m = hcb_get_le32(b + 12);
+
+	if (len != DROP_HEAD + (uint64_t)m || !text_ok(b + DROP_HEAD, m))
+		return FAIL(r, st, -EBADMSG, "invalid drop frame");
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = HCB_REC_DROP;
+	rec->drop.device = hcb_get_le32(b);
+	rec->drop.count = hcb_get_le64(b + 4);
+	memcpy(rec->drop.reason, b + DROP_HEAD, m);
+	return 1;
+}
+
+/* The body b of a frame: 1 and a record, 0 for a frame that is none (a
+ * consumer definition, a skippable frame), or the failure. */
+static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t type,
+		       const unsigned char *b, uint64_t len, struct hcb_record *rec)
+{
+	switch (type) {
+	case CAP_SESSION:
+		return parse_session(r, st, b, len, rec);
+	case CAP_CONSUMER:
+		return parse_consumer(r, st, b, len);
+	case CAP_TAP:
+		return parse_tap(r, st, b, len, rec);
+	case CAP_DROP:
+		return parse_drop(r, st, b, len, rec);
+	case CAP_BARRIER:
+		memset(rec, 0, sizeof(*rec));
+		rec->kind = HCB_REC_BARRIER;
+		rec->barrier.ts_ns = hcb_get_le64(b);
+		rec->barrier.taps = hcb_get_le64(b + 8);
+		return 1;
+	case CAP_END:
+		memset(rec, 0, sizeof(*rec));
+		rec->kind = HCB_REC_END;
+		rec->end.taps = hcb_get_le64(b);
+		rec->end.drops = hcb_get_le64(b + 8);
+		rec->end.end_ns = hcb_get_le64(b + 16);
+		return 1;
+	default:    /* a skippable frame of a later version */
+		return 0;
+	}
+}
+
+static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct cap_reader *st = r->state;
+
+	if (!st->started) {
+		int err = read_file_header(r, st);
+
+		if (err)
+			return err;
+	}
+	for (;;) {
+		uint64_t len = 0;
+		uint32_t type = 0;
+		int n;
+
+		n = read_frame_head(r, st, &type, &len);
+		if (n <= 0)
+			return n;
+		n = read_body(r, st, type, len);
+		if (n)
+			return n;
+		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
+		if (n < 0)
+			return n;
+		st->off += FRAME_HEAD + len + FRAME_TAIL;
+		if (n)
+			return 1;
+	}
+}
+
+static void cap_free(struct hcb_reader *r)
+{
+	struct cap_reader *st = r->state;
+
+	if (st)
+		free(st->buf);
+	free(st);
+	r->state = NULL;
+}
+
+int hcb_hcbcap_reader_init(struct hcb_reader *r)
+{
+	struct cap_reader *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	r->state = st;
+	r->next = cap_next;
+	r->free = cap_free;
+	/* frame heads are read here; bodies grow it as they arrive */
+	if (hcb_grow(&st->buf, &st->cap, 4096, 1)) {
+		cap_free(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
