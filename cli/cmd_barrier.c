@@ -2,7 +2,8 @@
 /*
  * hcbtrace barrier PID: wait until every tap PID had issued when the
  * barrier started has been written, and flushed, by every hcbtrace session
- * attached to PID, each of which writes a barrier record there (DESIGN 7).
+ * attached to PID, each of which writes a barrier record there
+ * (docs/ARCHITECTURE.md, "Delivery, accounting and barriers").
  * host_callback's barrier_wait, from outside.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtrace diff REF NEW: the numeric regression check (DESIGN 8).  Reads both
+ * hcbtrace diff REF NEW: the numeric regression check (the diff command in man/hcbtrace.1).  Reads both
  * recordings in step through the file providers and feeds src/diff.c, which
  * aligns and compares; this file parses the options, runs the engine and
  * decides the exit status: 0 same, 1 differ, 2 trouble.  The reports that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbcap.c - the .hcbcap binary capture (DESIGN 6.3; the layout is
+ * hcbcap.c - the .hcbcap binary capture (the layout is
  * formats/HCBCAP.md, its constants hcbcap_impl.h): a 16-byte file header,
  * then frames {type, length, header CRC, body, CRC}.  Consumers are stored
  * once as their registration blobs; a tap frame is its packet header and

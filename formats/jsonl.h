@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jsonl.h - JSONL records (DESIGN 6.2), one object per line, "type" first.
+ * jsonl.h - JSONL records (formats/JSONL.md), one object per line, "type" first.
  * Written by hand rather than through jansson's tree: a tap can hold
  * millions of elements, and every float must be the shortest text that
  * reads back to the same value in its own dtype.

@@ -2,9 +2,9 @@
 /*
  * recfile.h - reading and writing recordings, whatever their format.
  *
- * The format comes from the file name: ".jsonl" (DESIGN 6.2, formats/JSONL.md),
- * ".hcbcap" (DESIGN 6.3, formats/HCBCAP.md), ".npz" (write only: one .npy
- * array per tap leaf).  Readers are the file providers of DESIGN 4.4: they
+ * The format comes from the file name: ".jsonl" (formats/JSONL.md),
+ * ".hcbcap" (formats/HCBCAP.md), ".npz" (write only: one .npy
+ * array per tap leaf).  Readers are the file providers (docs/ARCHITECTURE.md): they
  * yield struct hcb_record one at a time, streaming, in the file's order.
  *
  * Errors: functions return -errno; a reader that meets damage keeps a

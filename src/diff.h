@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff.h - the numeric diff of two recordings (DESIGN 8), as an engine that
+ * diff.h - the numeric diff of two recordings (the diff command in man/hcbtrace.1), as an engine that
  * is fed records and reports through callbacks: no terminal, no file format.
  *
  * Alignment.  A tap's key is (device, consumer name - or consumer id when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * outfeed.h - packets of XLA's legacy outfeed (DESIGN 4.2), put back
+ * outfeed.h - packets of XLA's legacy outfeed (the legacy provider, prov_outfeed.h), put back
  * together from the leaves the BPF side sees one by one
  * (HCB_EV_XLEAF + HCB_EV_XDATA records, bpf/hcbtap_events.h).
  *

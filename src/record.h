@@ -3,7 +3,7 @@
  * record.h - what a session produces and a recording holds, one record at a
  * time: the session's start, taps, drops, barriers and its end.  Live
  * providers and file readers produce these; text, JSONL, .hcbcap and .npz
- * writers consume them (DESIGN 4.4, 6).
+ * writers consume them (docs/ARCHITECTURE.md).
  */
 #ifndef HCB_RECORD_H
 #define HCB_RECORD_H

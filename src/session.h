@@ -2,7 +2,8 @@
 /*
  * session.h - live sessions make themselves known, so that `hcbtrace
  * barrier` can find every session attached to a process, ask each for a
- * barrier, and see how far each got even when one is stuck (DESIGN 7).
+ * barrier, and see how far each got even when one is stuck (docs/ARCHITECTURE.md,
+ * "Delivery, accounting and barriers").
  *
  * A session of target T owns two files in the run directory
  * ($HCBTRACE_RUNDIR, else /run/hcbtrace):

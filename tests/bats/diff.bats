@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# diff.bats - `hcbtrace diff REF NEW` end to end (DESIGN 8): the golden cases
+# diff.bats - `hcbtrace diff REF NEW` end to end (the diff command in man/hcbtrace.1): the golden cases
 # of tests/data/diff/cases (one folder each: ref.jsonl, new.jsonl, args, and
 # the expected stdout, stderr and exit status), agreement with numpy.isclose
 # on generated recordings, real recordings, trouble (exit 2), and memory that
@@ -216,7 +216,7 @@ assert t["leaves"][0]["max_abs"] == 255 and t["leaves"][0]["examples"][0] == {"i
     run --separate-stderr "$HCBTRACE" diff --nope a b
     assert_failure 2
     [[ $stderr == *"unknown option '--nope'"* ]]
-    # options may follow the files, as in the usage line of DESIGN 8
+    # options may follow the files, as in the usage line of the man page
     run --separate-stderr "$HCBTRACE" diff "$CASES/one_element_off/ref.jsonl" "$CASES/one_element_off/new.jsonl" --rtol 1e-3
     assert_success
     run --separate-stderr "$HCBTRACE" diff --help

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the legacy XLA outfeed path (DESIGN 4.2).  The input is
+ * libFuzzer target: the legacy XLA outfeed path (src/prov_outfeed.h).  The input is
  * a serialized xla.ShapeProto (first byte: its length) followed by a stream
  * of outfeed leaf records, each a 1-byte kind, a 1-byte device, a 2-byte
  * length and that many bytes: the shape decoder must accept or refuse

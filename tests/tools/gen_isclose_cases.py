@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Generate recordings whose `hcbtrace diff` results numpy decides.
 
-Each set is a folder with ref.jsonl and new.jsonl (JSONL recordings, DESIGN
-6.2, written as formats/jsonl.c writes them: floats in the shortest text that
+Each set is a folder with ref.jsonl and new.jsonl (JSONL recordings,
+formats/JSONL.md, written as formats/jsonl.c writes them: floats in the shortest text that
 reads back in their own dtype, "nan"/"inf"/"-inf" strings, complex as [re, im]),
 `args` (the diff options: random rtol/atol, sometimes --equal-nan) and
 expected.json: for every tap, numpy.isclose(NEW, REF, rtol, atol, equal_nan)'s

@@ -13,7 +13,7 @@
  *	    inside jax.jit, then barrier_wait()
  *
  * with f32 = np.float32.  jax 0.4.25 calls the device "TFRT_CPU_0"; the
- * goldens say "cpu:0", the name hcbtrace prints (DESIGN 6.1).
+ * goldens say "cpu:0", the name hcbtrace prints (README.md).
  *
  *	gcc ... -Isrc -Iformats src/buf.c src/consumer.c src/dtype.c src/tree.c \
  *		formats/idprint.c formats/arrayprint.c formats/floatformat.c \

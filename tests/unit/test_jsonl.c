@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jsonl.c - JSONL records (formats/jsonl.h, DESIGN 6.2): string
+ * test_jsonl.c - JSONL records (formats/jsonl.h, formats/JSONL.md): string
  * escaping, every dtype's element text, and whole records read back with
  * jansson field by field.
  *
@@ -500,8 +500,8 @@ static void test_narrow_floats_read_back(void **state)
 }
 
 /*
- * Shortest in their own dtype (DESIGN 6.2; the brief: "shortest round-trip
- * text in their own dtype").  Goldens: the fewest '%.*g' digits p with
+ * Shortest in their own dtype (formats/JSONL.md: "the shortest
+ * text that reads back to the same value" in their own dtype).  Goldens: the fewest '%.*g' digits p with
  * dtype(float('%.*g' % (p, v))) == v, for v = dtype(x):
  *   np.float16(0.1) -> '0.1', np.float16(1/3) -> '0.3333', np.float16(3.14159) -> '3.14',
  *   ml_dtypes.bfloat16(0.1) -> '0.1', bfloat16(1/3) -> '0.334',
