@@ -26,6 +26,20 @@ int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
  * ("unknown" if unreadable).  -ENOENT: none mapped; -ESRCH: no process.
  */
 int hcb_target_find_xla(pid_t pid, char *path, size_t size, char *version, size_t vsize);
+/*
+ * jaxlib >= 0.6 (the jaxffi provider): the path of jaxlib's
+ * libjax_common.so the process has mapped, and the jaxlib version from the
+ * version.py beside it, as hcb_target_find_xla.
+ */
+int hcb_target_find_jax_common(pid_t pid, char *path, size_t size, char *version, size_t vsize);
+/*
+ * The file offsets (where a uprobe goes) of the functions names[0..n) in
+ * the ELF file at path, from its .symtab and .dynsym: offs[i] = 0 for one
+ * not found.  0 if the file has a .symtab (local symbols are there only),
+ * -ENODATA if it has none (stripped), -EBADMSG if it is no ELF file.
+ */
+int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
+			 uint64_t *offs);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The process's command line, spaces for NULs, cut to size. */
