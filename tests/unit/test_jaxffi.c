@@ -23,6 +23,7 @@
 #include "dtype.h"
 #include "idprint.h"
 #include "jaxffi.h"
+#include "target.h"
 
 struct seen {
 	int packets;
@@ -552,6 +553,21 @@ static void test_version_table(void **state)
 	assert_int_equal(hcb_jaxffi_find(0x3fffffff, &t), -ESRCH);
 }
 
+/* Functions by name in an ELF file's symbol tables, local ones included. */
+static void test_elf_funcs(void **state)
+{
+	const char *names[] = { "on_packet", "main", "no_such_function_here" };
+	uint64_t offs[3];
+
+	(void)state;
+	assert_int_equal(hcb_target_elf_funcs("/proc/self/exe", names, 3, offs), 0);
+	assert_true(offs[0] != 0);   /* a static function: .symtab only */
+	assert_true(offs[1] != 0 && offs[1] != offs[0]);
+	assert_true(offs[2] == 0);
+	assert_int_equal(hcb_target_elf_funcs("/dev/null", names, 3, offs), -EBADMSG);
+	assert_int_equal(hcb_target_elf_funcs("/no/such/file", names, 3, offs), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_dtype_and_bad_records),
 		cmocka_unit_test(test_call_site),
 		cmocka_unit_test(test_version_table),
+		cmocka_unit_test(test_elf_funcs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
