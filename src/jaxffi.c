@@ -15,7 +15,8 @@
 #define THUNK_EXECUTE "_ZN3xla3cpu15CustomCallThunk7ExecuteERKNS0_5Thunk13ExecuteParamsE"
 
 /*
- * Checked per version (see the report in the commit that added this):
+ * How each entry was checked, per version (disassembly of that jaxlib's
+ * libjax_common.so, and bpftrace on a running program):
  *   - Execute returns tsl::AsyncValueRef by value, so `this` is its second
  *     argument (the disassembly moves %rsi, not %rdi, into the thunk's
  *     register; its VLOG reads target_name_ at %rsi + target_off);

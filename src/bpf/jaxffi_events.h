@@ -57,7 +57,8 @@ struct hcb_ev_jcall {
 	HCB_WIRE_U32 nargs;         /* HCB_EV_JARG records that follow */
 	HCB_WIRE_U32 handler;       /* enum hcb_jaxffi_handler */
 	HCB_WIRE_U32 thunk_device;  /* the device ordinal in the thunk's execute
-				     * parameters: the self-check of device */
+				     * parameters, the self-check of device; ~0
+				     * if there was no thunk or it was unreadable */
 	HCB_WIRE_U32 flags;         /* HCB_JAXFFI_F_* */
 	/* the names' lengths in the target; a name longer than its field is cut */
 	HCB_WIRE_U32 op_len;
