@@ -130,7 +130,7 @@ static int list_one(pid_t pid)
 	printf("  library: %s\n", ti.path);
 	if (err)
 		printf("  %s %s: not supported (supported %s versions: %s)\n", w->library, ti.version,
-		       w->library, ti.provider->supported ? ti.provider->supported : "none");
+		       w->library, ti.provider->supported ? ti.provider->supported() : "none");
 	else
 		printf("  %s %s: %s\n", w->library, ti.version, w->kind);
 	list_sessions(pid);
@@ -169,7 +169,7 @@ static int run_list(const struct cli_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (!n)
-		cli_err("no process has libhcbtap (or a jaxlib with host_callback's outfeed) loaded");
+		cli_err("no process has libhcbtap, or a jaxlib whose taps hcbtrace reads, loaded");
 	free(pids);
 	return EXIT_OK;
 }

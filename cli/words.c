@@ -11,6 +11,11 @@ static const struct cli_provider_words words[] = {
 	  "(kwargs live in Python)",
 	  "which counts nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
 	  "host_callback.barrier_wait() waits for its own receiver" },
+	{ "jax-callback", "jaxlib", "callbacks", "callbacks",
+	  "JAX's callbacks (jax.debug.print, debug.callback, io_callback, pure_callback, "
+	  "buffer_callback); each call site prints as callback: OP module: MODULE",
+	  "which count nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
+	  "jax.effects_barrier() waits for its own callbacks" },
 };
 
 const struct cli_provider_words *cli_provider_words(const char *name)
@@ -44,13 +49,27 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 			"missing): hcbtrace needs CONFIG_UPROBE_EVENTS");
 		return EXIT_SYSTEM;
 	case -ENOENT:
-		cli_err("process %d (%s) has no libhcbtap loaded: nothing to attach to; "
-			"programs emit taps by linking libhcbtap (see hcbtap.h)", (int)pid, comm);
+		cli_err("process %d (%s) has no libhcbtap loaded, nor a jaxlib whose taps hcbtrace "
+			"reads: nothing to attach to; programs emit taps by linking libhcbtap (see "
+			"hcbtap.h), or with JAX's callbacks (jax.debug.print and its kin)", (int)pid,
+			comm);
+		return EXIT_TARGET;
+	case -ENODATA:
+		cli_err("process %d (%s) runs %s %s, whose library %s is stripped (no symbol "
+			"table): the functions hcbtrace probes are found there only; install %s "
+			"from PyPI, which keeps it", (int)pid, comm, w->library, ti ? ti->version : "?",
+			ti ? ti->path : "?", w->library);
+		return EXIT_TARGET;
+	case -ENOEXEC:
+		cli_err("process %d (%s) runs %s %s, whose library %s lacks the functions hcbtrace "
+			"probes: an unusual build; supported %s versions: %s", (int)pid, comm,
+			w->library, ti ? ti->version : "?", ti ? ti->path : "?", w->library,
+			p && p->supported ? p->supported() : "none");
 		return EXIT_TARGET;
 	case -EPROTONOSUPPORT:
 		cli_err("process %d (%s) runs %s %s, whose %s hcbtrace cannot read; supported %s "
 			"versions: %s", (int)pid, comm, w->library, ti ? ti->version : "?", w->reads, w->library,
-			p && p->supported ? p->supported : "none");
+			p && p->supported ? p->supported() : "none");
 		return EXIT_TARGET;
 	case -EBADMSG:
 		cli_err("process %d (%s): its %s (%s) is of another version than this hcbtrace; "

@@ -21,9 +21,10 @@ static int after(uint64_t a, uint64_t b)
 	return (int64_t)(a - b) > 0;
 }
 
-void hcb_acct_init(struct hcb_acct *a, const uint64_t *base)
+void hcb_acct_init(struct hcb_acct *a, const uint64_t *base, int unordered)
 {
 	memset(a, 0, sizeof(*a));
+	a->unordered = unordered;
 	for (uint32_t d = 0; base && d < HCB_MAX_DEVICES; d++)
 		a->dev[d].base = a->dev[d].through = base[d];
 }
@@ -69,7 +70,7 @@ unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 	uint64_t expect = hcb_acct_next(a, d);
 	unsigned int k = 0;
 
-	if (after(seq, expect))
+	if (after(seq, expect) && !a->unordered)
 		k = lose(v, d, seq - expect, src, out);
 	if (!v->started || after(seq + 1, v->through))
 		v->through = seq + 1;
@@ -82,8 +83,16 @@ unsigned int hcb_acct_upto(struct hcb_acct *a, uint32_t d, uint64_t upto,
 			   const struct hcb_loss_source *src, struct hcb_loss out[HCB_LOSS_CAUSES])
 {
 	struct hcb_acct_dev *v = &a->dev[d];
-	uint64_t expect = hcb_acct_next(a, d);
+	uint64_t expect = hcb_acct_next(a, d), missing;
 
+	if (a->unordered) {
+		/* what passed the probe since the base, less what is accounted for */
+		missing = upto - v->base - v->delivered - v->dropped;
+		if (after(upto, expect))
+			v->through = upto;
+		v->started |= upto != v->base;
+		return (int64_t)missing > 0 ? lose(v, d, missing, src, out) : 0;
+	}
 	if (!after(upto, expect))
 		return 0;
 	v->through = upto;

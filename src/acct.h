@@ -20,6 +20,10 @@
  *     counters tell (ring full, target memory unreadable, malformed), the
  *     rest "not delivered" (e.g. issued while the detach was under way);
  *   - seqs compare modulo 2^64, so a counter that wraps keeps counting.
+ * Where a device's packets may arrive out of seq order (its calls run on
+ * several threads at once), a jump in seq says nothing: such accounting is
+ * unordered, and counts instead: at a barrier and at the end, what went
+ * through the probe and was neither delivered nor recorded lost is lost.
  */
 #ifndef HCB_ACCT_H
 #define HCB_ACCT_H
@@ -62,6 +66,7 @@ struct hcb_acct_dev {
 
 struct hcb_acct {
 	struct hcb_acct_dev dev[HCB_MAX_DEVICES];
+	int unordered;          /* losses counted, not placed (see above) */
 };
 
 /* Where the counters of losses come from: asked only when a loss is
@@ -72,8 +77,9 @@ struct hcb_loss_source {
 };
 
 /* Start accounting; base: what each device had issued at the attach
- * (HCB_MAX_DEVICES of them), or NULL for a probe that counts from 0. */
-void hcb_acct_init(struct hcb_acct *a, const uint64_t *base);
+ * (HCB_MAX_DEVICES of them), or NULL for a probe that counts from 0;
+ * unordered: the device's packets may arrive out of seq order. */
+void hcb_acct_init(struct hcb_acct *a, const uint64_t *base, int unordered);
 /* The seq device d's next packet should have. */
 uint64_t hcb_acct_next(const struct hcb_acct *a, uint32_t d);
 /*

@@ -114,11 +114,11 @@ static void account_from_now(struct hcb_capture *c)
 
 	if ((c->prov->flags & HCB_PROV_ISSUED) && c->ti.counters &&
 	    c->prov->issued(&c->ti, issued) == 0) {
-		hcb_acct_init(&c->acct, issued);
+		hcb_acct_init(&c->acct, issued, 0);
 		return;
 	}
 	c->ti.counters = 0;   /* a barrier then goes by what passed the probe */
-	hcb_acct_init(&c->acct, NULL);
+	hcb_acct_init(&c->acct, NULL, !!(c->prov->flags & HCB_PROV_UNORDERED));
 }
 
 int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
@@ -129,6 +129,12 @@ int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
 		return err;
 	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0)
 		return -ENOSYS;
+	if (c->ti.provider->prepare)
+		err = c->ti.provider->prepare(c->probes, &c->ti);
+	if (!err)
+		err = hcb_probes_load(c->probes, c->ti.provider->programs);
+	if (err)
+		return err < 0 ? err : -EINVAL;
 	err = c->ti.provider->open(&c->state, c->probes, &c->ti, &decoder_ops, c);
 	if (err)
 		return err;

@@ -156,11 +156,7 @@ static const struct hcb_consumer *consumer_for(struct hcb_outfeed *x, const stru
 	s->shapes = calloc(d->nleaves + 1, sizeof(*s->shapes));
 	if (!s->shapes)
 		goto out;
-	for (unsigned int i = 0; i < d->nleaves; i++) {
-		leaves[i].dtype = d->shapes[i].dtype;
-		leaves[i].ndim = d->shapes[i].ndim;
-		memcpy(leaves[i].dims, d->shapes[i].dims, sizeof(leaves[i].dims));
-	}
+	hcb_xshape_specs(d->shapes, d->nleaves, leaves);
 	spec.leaves = leaves;
 	/* the packets' id, unless another shape took it: then one of its own */
 	id = d->consumer;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -60,21 +61,30 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* Every probe program runs sleepable, so that bpf_copy_from_user() can
- * fault in pages the target has not touched lately; the exec watch is a
- * tracepoint and cannot.  Without the kernel's BTF the exec watch cannot
- * load, and must not take the rest down with it. */
-static int prepare(struct hcb_probes *p)
+/*
+ * Load the programs named (NULL-terminated), and the exec watch: a session
+ * verifies only its provider's programs.  USDT programs run sleepable, so
+ * that bpf_copy_from_user() can fault in pages the target has not touched
+ * lately (libbpf 1.1 has no "usdt.s" section; uprobes say "uprobe.s").
+ * Without the kernel's BTF the exec watch cannot load, and must not take
+ * the rest down with it.
+ */
+static int choose_programs(struct hcb_probes *p, const char *const *names)
 {
 	struct bpf_program *prog;
 	int err;
 
 	bpf_object__for_each_program(prog, p->skel->obj) {
-		if (prog == p->skel->progs.hcb_exec)
-			continue;
-		err = bpf_program__set_flags(prog, BPF_F_SLEEPABLE);
-		if (err)
-			return err;
+		int wanted = prog == p->skel->progs.hcb_exec;
+
+		for (size_t i = 0; names && names[i] && !wanted; i++)
+			wanted = !strcmp(bpf_program__name(prog), names[i]);
+		bpf_program__set_autoload(prog, wanted);
+		if (wanted && !strcmp(bpf_program__section_name(prog), "usdt")) {
+			err = bpf_program__set_flags(prog, BPF_F_SLEEPABLE);
+			if (err)
+				return err;
+		}
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		p->exec_watch_err = -ENOENT;
@@ -105,6 +115,22 @@ static int map_positions(struct hcb_probes *p)
 	return 0;
 }
 
+/* The ring buffer made now, not at load: privilege and memory are known
+ * before a program is started; the object takes it over at load. */
+static int make_ring(struct hcb_probes *p, uint64_t ring_bytes)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0, (uint32_t)ring_bytes, NULL);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__set_max_entries(p->skel->maps.rb, (uint32_t)ring_bytes);
+	if (!err)
+		err = bpf_map__reuse_fd(p->skel->maps.rb, fd);
+	close(fd);
+	return err;
+}
+
 int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
@@ -118,13 +144,20 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 	p->ctx = ctx;
 	/* older kernels charge BPF memory to RLIMIT_MEMLOCK; harmless on new ones */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
-
 	p->skel = hcb_capture_bpf__open();
-	err = p->skel ? 0 : -errno;
-	if (!err)
-		err = bpf_map__set_max_entries(p->skel->maps.rb, (uint32_t)ring_bytes);
-	if (!err)
-		err = prepare(p);
+	err = p->skel ? make_ring(p, ring_bytes) : -errno;
+	if (err) {
+		hcb_probes_close(p);
+		return err < 0 ? err : -EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs)
+{
+	int err = choose_programs(p, programs);
+
 	if (!err)
 		err = hcb_capture_bpf__load(p->skel);
 	if (!err) {
@@ -133,12 +166,7 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 	}
 	if (!err)
 		err = map_positions(p);
-	if (err) {
-		hcb_probes_close(p);
-		return err < 0 ? err : -EINVAL;
-	}
-	*out = p;
-	return 0;
+	return err < 0 ? err : (err ? -EINVAL : 0);
 }
 
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p)

@@ -6,7 +6,8 @@
  * watch for the target exec'ing a new program.  A provider attaches its own
  * programs (hcb_probes_skel) and hands the links over (hcb_probes_own).
  *
- * Lifecycle: hcb_probes_new() (load), a provider attaches,
+ * Lifecycle: hcb_probes_new() (the ring buffer), hcb_probes_load() (the
+ * provider's programs), the provider attaches,
  * hcb_probes_watch_exec(), hcb_probes_poll() until done, hcb_probes_detach()
  * (every link goes: the target's probes are released), hcb_probes_drain()
  * (what was already copied), hcb_probes_close().
@@ -29,15 +30,18 @@ struct bpf_link;
 typedef int (*hcb_probes_record_fn)(void *ctx, const void *data, size_t len);
 
 /*
- * Open and load the BPF object with a ring buffer of ring_bytes (a power
- * of two, page multiple).  Fails before anything is attached, so a caller
- * can check privileges before it starts a program.
+ * Open the BPF object and make its ring buffer of ring_bytes (a power of
+ * two, page multiple), before anything is loaded or attached, so that a
+ * caller knows about privilege and memory before it starts a program.
  * -EPERM/-EACCES: not enough privilege; -ENOSYS/-EOPNOTSUPP: no BPF in this
  * kernel; -ENOMEM/-E2BIG: no room for the ring buffer.
  */
 int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx);
-/* The loaded skeleton, for a provider to attach its programs and set its
- * programs' variables. */
+/* Load the programs named (NULL-terminated: a provider's) and the exec
+ * watch; the others are never verified.  Once, before attaching. */
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs);
+/* The skeleton: for a provider to set its programs' read-only variables
+ * before hcb_probes_load, and to attach them and set the others after. */
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p);
 /* Keep link (a provider's attached program) until hcb_probes_detach. */
 int hcb_probes_own(struct hcb_probes *p, struct bpf_link *link);

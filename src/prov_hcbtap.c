@@ -107,9 +107,12 @@ static void close_hcbtap(void *state)
 	hcb_decoder_free(state);
 }
 
+static const char *const programs[] = { "hcbtap_packet", NULL };
+
 const struct hcb_provider hcb_prov_hcbtap = {
 	.name = "hcbtap",
 	.flags = HCB_PROV_ISSUED | HCB_PROV_SEQ,
+	.programs = programs,
 	.is_library = is_libhcbtap,
 	.find = find,
 	.open = open_hcbtap,

@@ -25,6 +25,11 @@ static const struct { const char *version; unsigned int device_offset; } version
  * quiet this long: host_callback sends a packet's leaves back to back. */
 #define QUIET_NS 20000000ull
 
+static const char *supported(void)
+{
+	return SUPPORTED;
+}
+
 static unsigned int device_offset(const char *version)
 {
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
@@ -112,10 +117,13 @@ static void close_outfeed(void *state)
 	hcb_outfeed_free(state);
 }
 
+static const char *const programs[] = { "xla_outfeed_leaf", NULL };
+
 const struct hcb_provider hcb_prov_outfeed = {
 	.name = "xla-outfeed",
 	.flags = HCB_PROV_ON_MAP,
-	.supported = SUPPORTED,
+	.supported = supported,
+	.programs = programs,
 	.is_library = is_xla_extension,
 	.find = find,
 	.open = open_outfeed,

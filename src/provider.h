@@ -34,6 +34,8 @@ struct hcb_target_info {
 	char version[64];            /* its version, where it has one ("" if not) */
 	char platform[16];           /* names devices: "cpu" -> cpu:0, "TFRT_CPU_%u" */
 	uint64_t counters;           /* where the target's issued counters are, 0: unknown */
+	uint64_t probe_off[4];       /* file offsets in path where the provider's
+				      * probes go, as find() found them (0: none) */
 	const struct hcb_provider *provider;
 };
 
@@ -48,12 +50,19 @@ enum hcb_provider_flags {
 	/* No start-up handshake: `record -- CMD` attaches as soon as CMD maps
 	 * the library. */
 	HCB_PROV_ON_MAP = 1 << 2,
+	/* A device's packets may arrive out of seq order (its calls run on
+	 * several threads): losses are counted, not placed (acct.h). */
+	HCB_PROV_UNORDERED = 1 << 3,
 };
 
 struct hcb_provider {
 	const char *name;            /* in session records and messages */
 	unsigned int flags;
-	const char *supported;       /* the library versions it reads, or NULL */
+	/* Optional: the library versions it reads, for messages ("0.4.31"). */
+	const char *(*supported)(void);
+	/* Its BPF programs (src/bpf/), by name, NULL-terminated: a session
+	 * loads only these. */
+	const char *const *programs;
 	/* 1 if path (from /proc/PID/maps) is this provider's library. */
 	int (*is_library)(const char *path);
 	/*
@@ -63,8 +72,12 @@ struct hcb_provider {
 	 * process; -EACCES: its memory map is not readable.
 	 */
 	int (*find)(pid_t pid, struct hcb_target_info *ti);
+	/* Optional: before its programs are loaded, set their read-only
+	 * variables for ti's process (hcb_probes_skel). */
+	int (*prepare)(struct hcb_probes *probes, const struct hcb_target_info *ti);
 	/*
-	 * Attach to ti's process: its programs into probes (hcb_probes_own),
+	 * Attach to ti's process (its programs are loaded): into probes
+	 * (hcb_probes_own),
 	 * its decoder delivering packets to ops/ctx.  May refine ti (the
 	 * platform, where the counters are).  *state is the provider's own.
 	 */

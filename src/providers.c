@@ -6,6 +6,7 @@
 
 #include "provider.h"
 #include "prov_hcbtap.h"
+#include "prov_jaxffi.h"
 #include "prov_outfeed.h"
 #include "target.h"
 
@@ -14,6 +15,7 @@
 const struct hcb_provider *const hcb_providers[] = {
 	&hcb_prov_hcbtap,
 	&hcb_prov_outfeed,
+	&hcb_prov_jaxffi,
 	NULL,
 };
 

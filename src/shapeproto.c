@@ -252,3 +252,12 @@ int hcb_shapeproto_decode(const void *buf, size_t len, struct hcb_xshape *out, c
 	}
 	return to_xshape(&p, out);
 }
+
+void hcb_xshape_specs(const struct hcb_xshape *shapes, unsigned int n, struct hcb_leaf_spec *out)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		out[i].dtype = shapes[i].dtype;
+		out[i].ndim = shapes[i].ndim;
+		memcpy(out[i].dims, shapes[i].dims, sizeof(out[i].dims));
+	}
+}

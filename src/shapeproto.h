@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "consumer.h"
+
 #include "hcb_wire.h"
 
 /* One array shape, as hcbtrace can print it. */
@@ -38,5 +40,8 @@ struct hcb_xshape {
  */
 int hcb_shapeproto_decode(const void *buf, size_t len, struct hcb_xshape *out, char *msg,
 			  size_t msg_size);
+
+/* The leaf specs (consumer.h) of n shapes, for a made-up consumer. */
+void hcb_xshape_specs(const struct hcb_xshape *shapes, unsigned int n, struct hcb_leaf_spec *out);
 
 #endif

@@ -215,6 +215,75 @@ out:
 	return err;
 }
 
+/* The file offset of symbol sym (what a uprobe is placed at), 0 if its
+ * section cannot be found. */
+static uint64_t sym_file_offset(Elf *elf, const GElf_Sym *sym)
+{
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sym->st_value < sh.sh_addr)
+		return 0;
+	return sym->st_value - sh.sh_addr + sh.sh_offset;
+}
+
+/* One pass over a symbol table for every name still missing. */
+static void scan_funcs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *const *names,
+		       unsigned int n, uint64_t *offs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+
+	if (!data || !sh->sh_entsize)
+		return;
+	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, sym.st_name);
+		for (unsigned int k = 0; s && k < n; k++)
+			if (!offs[k] && strcmp(s, names[k]) == 0)
+				offs[k] = sym_file_offset(elf, &sym);
+	}
+}
+
+int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
+			 uint64_t *offs)
+{
+	Elf_Scn *scn = NULL;
+	int fd, err = -ENODATA;
+	Elf *elf;
+
+	memset(offs, 0, n * sizeof(*offs));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* mmap'ed: jaxlib's libraries are hundreds of megabytes */
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = -EBADMSG;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			err = 0;
+		scan_funcs(elf, scn, &sh, names, n, offs);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
 int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr)
 {
 	uint64_t off;

@@ -34,6 +34,14 @@ int hcb_target_version_py(const char *lib_path, char *version, size_t vsize);
 /* Where symbol name (.dynsym or .symtab) is, relative to the library's
  * load base.  -ENOENT: no such symbol; -EBADMSG: not an ELF file. */
 int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *off);
+/*
+ * The file offsets (where a uprobe goes) of the functions names[0..n) in
+ * the ELF file at path, from its .symtab and .dynsym: offs[i] = 0 for one
+ * not found.  0 if the file has a .symtab (local symbols are there only),
+ * -ENODATA if it has none (stripped), -EBADMSG if it is no ELF file.
+ */
+int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
+			 uint64_t *offs);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The process's command line, spaces for NULs, cut to size. */

@@ -2,7 +2,7 @@
 /*
  * outfeed.bpf.c - the legacy XLA outfeed provider's program: the leaves of
  * host_callback's outfeed as jaxlib 0.4.31's CPU runtime hands them over.
- * Loaded as a sleepable program (flag set from user space).
+ * Sleepable, so that bpf_copy_from_user() can fault pages in.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,7 +21,7 @@
  */
 __u32 xla_device_offset = 8;
 
-SEC("uprobe")
+SEC("uprobe.s")
 int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *shape_ptr,
 	       int shape_len)
 {

@@ -21,7 +21,7 @@ teardown() { _common_teardown; }
     PIDS+=($!)
     run --separate-stderr "$HCBTRACE" attach $!
     assert_failure 3
-    [[ "$stderr" == "hcbtrace: process $! (sleep 60) has no libhcbtap loaded: nothing to attach to; programs emit taps by linking libhcbtap (see hcbtap.h)" ]]
+    [[ "$stderr" == "hcbtrace: process $! (sleep 60) has no libhcbtap loaded, nor a jaxlib whose taps hcbtrace reads: nothing to attach to; programs emit taps by linking libhcbtap (see hcbtap.h), or with JAX's callbacks (jax.debug.print and its kin)" ]]
 }
 
 @test "errors: usage errors (exit 2)" {

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * jaxffi.bpf.c - JAX's own host callbacks in XLA's CPU runtime (jaxlib >=
+ * 0.6): jax.debug.print, jax.debug.callback, io_callback, pure_callback and
+ * buffer_callback all end in an XLA FFI custom call whose handler, a local
+ * symbol of jaxlib's libjax_common.so, gets the C API's call frame
+ * (jaxffi_abi.h).  Two probes per target:
+ *
+ *   jaxffi_thunk   on xla::cpu::CustomCallThunk::Execute, which runs every
+ *                  custom call of an executable: notes per thread which
+ *                  thunk is about to call its handler.  The thunk knows the
+ *                  call site (HLO op and module names), the frame does not.
+ *   jaxffi_call    on the handlers (kXlaFfiPythonCpuCallback, and
+ *                  kXlaBufferPythonCpuCallback: the attach cookie says
+ *                  which), on the same thread right after: sends the call
+ *                  and its operands (jaxffi_events.h).
+ *
+ * The thunk's fields, the execute parameters and the execution context's
+ * device ordinal are XLA internals: their offsets are set by user space
+ * from its table of checked jaxlib versions (src/jaxffi.c).  The device
+ * ordinal is read twice, from the execution context and from the thunk's
+ * execute parameters, so the reader can tell a layout that went wrong.
+ *
+ * Linked with the other providers' programs and common.bpf.c into one
+ * object (bpftool gen object): the ring buffer, the per-device counters and
+ * the ring space promised to copies in flight are common.bpf.c's.  A call
+ * takes its seq from the device's handled count, so the reader knows how
+ * many went through the probe; calls of one device run on several threads
+ * at once, so their records may come out of seq order.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "copy.bpf.h"
+#include "jaxffi_abi.h"
+#include "jaxffi_events.h"
+
+/* Set by user space from the version table before load. */
+const volatile __u32 jaxffi_thunk_arg = 1;       /* Execute's this: after the sret slot */
+const volatile __u32 jaxffi_op_off = 16;         /* Thunk::info_.op_name (std::string) */
+const volatile __u32 jaxffi_module_off = 48;     /* Thunk::info_.module_name */
+const volatile __u32 jaxffi_target_off = 88;     /* CustomCallThunk::target_name_ */
+const volatile __u32 jaxffi_params_ccp_off = 48; /* ExecuteParams::custom_call_params */
+const volatile __u32 jaxffi_ccp_device_off = 8;  /* CustomCallExecuteParams::device_ordinal */
+const volatile __u32 jaxffi_ctx_device_off = 8;  /* XLA_FFI_ExecutionContext::device_ordinal */
+
+struct jaxffi_thunk_seen {
+	__u64 thunk;
+	__u32 device;       /* from the execute parameters, ~0 if unreadable */
+	__u32 pad;
+};
+
+/* the thunk each thread is running: written before, read by the handler */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);              /* pid_tgid */
+	__type(value, struct jaxffi_thunk_seen);
+} jaxffi_thunks SEC(".maps");
+
+/* Not sleepable: it runs on every custom call (LAPACK's too) and touches
+ * only memory the caller just used. */
+SEC("uprobe")
+int jaxffi_thunk(struct pt_regs *ctx)
+{
+	struct jaxffi_thunk_seen v = { .device = ~0u };
+	__u64 key = bpf_get_current_pid_tgid();
+	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
+	__u64 params, ccp = 0;
+
+	/* loaded apart: the verifier takes no context access at a computed offset */
+	barrier_var(a1);
+	barrier_var(a2);
+	barrier_var(a3);
+	v.thunk = jaxffi_thunk_arg ? a2 : a1;
+	params = jaxffi_thunk_arg ? a3 : a2;
+	if (!bpf_probe_read_user(&ccp, sizeof(ccp), (void *)(params + jaxffi_params_ccp_off)) && ccp)
+		bpf_probe_read_user(&v.device, sizeof(v.device), (void *)(ccp + jaxffi_ccp_device_off));
+	bpf_map_update_elem(&jaxffi_thunks, &key, &v, BPF_ANY);
+	return 0;
+}
+
+/* Bytes per element of the XLA types that have whole bytes; 0 for the rest
+ * (sub-byte integers and floats, token), whose bytes are not sent. */
+static __always_inline __u64 xla_dtype_size(__u32 t)
+{
+	switch (t) {
+	case JAXFFI_XLA_PRED: case JAXFFI_XLA_S8: case JAXFFI_XLA_U8:
+	case JAXFFI_XLA_F8E5M2: case JAXFFI_XLA_F8E4M3FN: case JAXFFI_XLA_F8E4M3B11FNUZ:
+	case JAXFFI_XLA_F8E5M2FNUZ: case JAXFFI_XLA_F8E4M3FNUZ: case JAXFFI_XLA_F8E4M3:
+	case JAXFFI_XLA_F8E3M4: case JAXFFI_XLA_F8E8M0FNU:
+		return 1;
+	case JAXFFI_XLA_S16: case JAXFFI_XLA_U16: case JAXFFI_XLA_F16: case JAXFFI_XLA_BF16:
+		return 2;
+	case JAXFFI_XLA_S32: case JAXFFI_XLA_U32: case JAXFFI_XLA_F32:
+		return 4;
+	case JAXFFI_XLA_S64: case JAXFFI_XLA_U64: case JAXFFI_XLA_F64: case JAXFFI_XLA_C64:
+		return 8;
+	case JAXFFI_XLA_C128:
+		return 16;
+	}
+	return 0;
+}
+
+/* More elements than the ring can ever hold: the call is dropped.  Small
+ * enough that a product of two never overflows. */
+#define MAX_ELEMS (1ull << 31)
+
+struct walk {
+	__u64 types, args;   /* the frame's operand arrays */
+	__u32 nargs;         /* operands in the frame */
+	__u32 count;         /* operands to send: tokens left out */
+	__u64 total;         /* their bytes */
+	__u32 bad;           /* an operand could not be read */
+	__u32 too_big;       /* an operand larger than the ring */
+	struct copy_ctx c;   /* the sending pass; c.leaf is the next operand */
+};
+
+struct jf_operand {
+	struct jaxffi_xla_buffer b;
+	__u64 nbytes;        /* 0 for a rank or dtype the reader cannot show */
+};
+
+/*
+ * Operand i of the frame: its buffer, size and dims (into
+ * dims[HCB_MAX_DIMS]).  Returns 1 for a token (no data), 0 for an operand
+ * to send, 2 for one of more than MAX_ELEMS elements, -1 if the target's
+ * memory could not be read or the operand is not a buffer.  Not inlined, here and below: the verifier then meets the
+ * caller in one state whatever path was taken inside.
+ */
+static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o, __u64 *dims)
+{
+	__u64 bp = 0, elems = 1;
+	__u32 type = 0, n;
+
+	o->nbytes = 0;
+	if (bpf_copy_from_user(&type, sizeof(type), (void *)(w->types + (__u64)i * 4)) ||
+	    type != JAXFFI_XLA_ARG_BUFFER ||
+	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
+	    bpf_copy_from_user(&o->b, sizeof(o->b), (void *)bp))
+		return -1;
+	if (o->b.dtype == JAXFFI_XLA_TOKEN)
+		return 1;
+	if (o->b.rank > HCB_MAX_DIMS)
+		return 0;
+	n = (__u32)o->b.rank * 8;
+	barrier_var(n);
+	if (n > HCB_MAX_DIMS * 8)
+		n = HCB_MAX_DIMS * 8;
+	if (n && bpf_copy_from_user(dims, n, (void *)o->b.dims))
+		return -1;
+	/* (negative dims are huge here) no clamping to a constant: the
+	 * verifier would follow the copy of such a size step by step */
+	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
+		__u64 d = k < n / 8 ? dims[k] : 1;
+
+		if (d > MAX_ELEMS)
+			return 2;
+		elems *= d;
+		if (elems > MAX_ELEMS)
+			return 2;
+	}
+	o->nbytes = elems * xla_dtype_size(o->b.dtype);
+	return 0;
+}
+
+/* First pass: how much is to be sent. */
+static long measure_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	__u64 dims[HCB_MAX_DIMS];
+	struct jf_operand o;
+	int r;
+
+	if (i >= w->nargs)
+		return 1;
+	r = read_operand(w, i, &o, dims);
+	if (r < 0 || r == 2) {
+		w->bad |= r < 0;
+		w->too_big |= r == 2;
+		return 1;
+	}
+	if (r == 0) {
+		w->count++;
+		w->total += o.nbytes;
+	}
+	return 0;
+}
+
+/* Operand c->leaf: its JARG record, and where its bytes are. */
+static __always_inline int start_operand(struct walk *w)
+{
+	struct copy_ctx *c = &w->c;
+	struct hcb_ev_jarg *e;
+	__u32 i = c->leaf++;
+	struct jf_operand o;
+	int r;
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e)
+		return 1;
+	__builtin_memset(e->dims, 0, sizeof(e->dims));
+	r = read_operand(w, i, &o, e->dims);
+	if (r) {
+		bpf_ringbuf_discard(e, 0);
+		return r == 1 ? 0 : 2;   /* a token: nothing to send */
+	}
+	e->type = HCB_EV_JARG;
+	e->device = c->device;
+	e->seq = c->seq;
+	e->arg = i;
+	e->dtype = o.b.dtype;
+	e->rank = o.b.rank > 0xffff ? 0xffff : (__u32)o.b.rank;
+	e->pad = 0;
+	e->nbytes = o.nbytes;
+	bpf_ringbuf_submit(e, o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag());
+	c->consumer_id = i;
+	c->src = o.b.data;
+	c->left = o.nbytes;
+	return 0;
+}
+
+/* Second pass, one step at a time: start an operand or send a chunk of it. */
+static long send_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	struct copy_ctx *c = &w->c;
+	int err;
+
+	if (c->left == 0) {
+		if (c->leaf >= c->nleaves)
+			return 1;
+		err = start_operand(w);
+	} else {
+		err = emit_chunk(c);
+	}
+	if (err) {
+		c->failed = err;
+		return 1;
+	}
+	return 0;
+}
+
+/* A std::string of the thunk at off into dst (cap bytes, NUL-terminated,
+ * cut if longer); its whole length. */
+static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)
+{
+	struct jaxffi_std_string s;
+	__u32 n;
+
+	if (bpf_copy_from_user(&s, sizeof(s), (void *)(thunk + off)))
+		return 0;
+	n = s.len < cap - 1 ? (__u32)s.len : cap - 1;
+	barrier_var(n);
+	if (n > cap - 1)
+		n = cap - 1;
+	if (n && bpf_copy_from_user(dst, n, (void *)s.ptr))
+		return 0;
+	return s.len > 0xffffffffull ? 0xffffffffu : (__u32)s.len;
+}
+
+/* The call's "index" attribute (a u64 scalar): the callback's place in its
+ * executable's list.  Attributes are few; look at the first four. */
+static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
+{
+	for (__u32 i = 0; i < 4; i++) {
+		struct jaxffi_xla_bytespan name;
+		struct jaxffi_xla_scalar sc;
+		__u64 np = 0, vp = 0;
+		__u32 type = 0;
+		char key[5];
+
+		if (i >= a->size)
+			break;
+		if (bpf_copy_from_user(&np, sizeof(np), (void *)(a->names + i * 8)) ||
+		    bpf_copy_from_user(&name, sizeof(name), (void *)np) || name.len != 5 ||
+		    bpf_copy_from_user(key, sizeof(key), (void *)name.ptr) ||
+		    key[0] != 'i' || key[1] != 'n' || key[2] != 'd' || key[3] != 'e' || key[4] != 'x')
+			continue;
+		if (bpf_copy_from_user(&type, sizeof(type), (void *)(a->types + i * 4)) ||
+		    type != JAXFFI_XLA_ATTR_SCALAR ||
+		    bpf_copy_from_user(&vp, sizeof(vp), (void *)(a->attrs + i * 8)) ||
+		    bpf_copy_from_user(&sc, sizeof(sc), (void *)vp) ||
+		    (sc.dtype != JAXFFI_XLA_U64 && sc.dtype != JAXFFI_XLA_S64) ||
+		    bpf_copy_from_user(index, sizeof(*index), (void *)sc.value))
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline void count(struct hcb_dev_stats *s, int what)
+{
+	if (what == 0)
+		__sync_fetch_and_add(&s->packets, 1);
+	else if (what == 1)
+		__sync_fetch_and_add(&s->drops, 1);
+	else
+		__sync_fetch_and_add(&s->read_errors, 1);
+}
+
+/*
+ * The call record: the call site from the thread's thunk, if the thread
+ * ran one.  The entry goes with it: a later call without a thunk of its own
+ * must not take this one's names.
+ */
+static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
+				      const struct jaxffi_xla_attrs *attrs, __u32 handler)
+{
+	__u64 key = bpf_get_current_pid_tgid();
+	struct jaxffi_thunk_seen *t, seen = {};
+
+	e->type = HCB_EV_JCALL;
+	e->device = w->c.device;
+	e->seq = w->c.seq;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = key >> 32;
+	e->tid = (__u32)key;
+	e->index = ~0ull;
+	e->total_bytes = w->total;
+	e->nargs = w->count;
+	e->handler = handler;
+	e->thunk_device = ~0u;
+	e->flags = find_index(attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0;
+	e->op_len = e->module_len = e->target_len = e->pad = 0;
+	__builtin_memset(e->op, 0, sizeof(e->op));
+	__builtin_memset(e->module, 0, sizeof(e->module));
+	__builtin_memset(e->target, 0, sizeof(e->target));
+	t = bpf_map_lookup_elem(&jaxffi_thunks, &key);
+	if (!t)
+		return;
+	seen = *t;
+	bpf_map_delete_elem(&jaxffi_thunks, &key);
+	e->flags |= HCB_JAXFFI_F_THUNK;
+	e->thunk_device = seen.device;
+	e->op_len = read_name(seen.thunk, jaxffi_op_off, e->op, sizeof(e->op));
+	e->module_len = read_name(seen.thunk, jaxffi_module_off, e->module, sizeof(e->module));
+	e->target_len = read_name(seen.thunk, jaxffi_target_off, e->target, sizeof(e->target));
+}
+
+/* What a call may take in the ring: its bytes with their padding (less
+ * than as much again, see emit_chunk), per operand a JARG and a few chunk
+ * headers, and the call record. */
+static __always_inline __u64 ring_need(const struct walk *w)
+{
+	return 2 * w->total + ((__u64)w->count + 2) * 1024 + sizeof(struct hcb_ev_jcall);
+}
+
+/* Sleepable: the operands may sit in pages the target has not touched
+ * lately, and bpf_copy_from_user() may have to fault them in. */
+SEC("uprobe.s")
+int jaxffi_call(struct pt_regs *ctx)
+{
+	void *frame = (void *)PT_REGS_PARM1(ctx);
+	struct jaxffi_xla_attrs attrs;
+	struct hcb_dev_stats *s;
+	struct hcb_ev_jcall *e;
+	struct walk w = {};
+	__u64 hdr[5], need;
+	__s32 device = -1;
+	__u32 dev;
+
+	/* struct_size, extension_start, api, ctx, stage: metadata queries at
+	 * registration have no context, other stages no operands */
+	if (bpf_copy_from_user(hdr, sizeof(hdr), frame) ||
+	    hdr[0] < sizeof(struct jaxffi_xla_frame) || !hdr[3] ||
+	    (__u32)hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
+		return 0;
+	dev = 0;
+	s = dev_stats(dev);
+	if (bpf_copy_from_user(&device, sizeof(device), (void *)(hdr[3] + jaxffi_ctx_device_off)) ||
+	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
+	    /* args.types and args.args, side by side there and in w */
+	    bpf_copy_from_user(&w.types, 16, frame + __builtin_offsetof(struct jaxffi_xla_frame,
+									  args.types)) ||
+	    bpf_copy_from_user(&need, sizeof(need), frame + __builtin_offsetof(struct jaxffi_xla_frame,
+									   args.size)) ||
+	    need > HCB_MAX_LEAVES ||
+	    bpf_copy_from_user(&attrs, sizeof(attrs), frame + __builtin_offsetof(struct jaxffi_xla_frame,
+									     attrs))) {
+		if (s) {   /* no device to count it on: the first one's */
+			__sync_fetch_and_add(&s->handled, 1);
+			count(s, 2);
+		}
+		return 0;
+	}
+	dev = (__u32)device;
+	w.nargs = (__u32)need;
+	s = dev_stats(dev);
+	if (!s)
+		return 0;
+	/* calls are numbered per device as the probe counts them, so the
+	 * reader knows how many went missing */
+	w.c.seq = __sync_fetch_and_add(&s->handled, 1);
+	w.c.device = dev;
+
+	bpf_loop(HCB_MAX_LEAVES, measure_step, &w, 0);
+	if (w.bad || w.too_big) {
+		count(s, w.bad ? 2 : 1);
+		return 0;
+	}
+
+	/* all or nothing, as hcbtap.bpf.c: a call that does not fit in the
+	 * free space now is dropped whole, not half sent */
+	need = ring_need(&w);
+	if (!ring_take(need)) {
+		count(s, 1);
+		return 0;
+	}
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		ring_release(need);
+		count(s, 1);
+		return 0;
+	}
+	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
+	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag());
+	count(s, 0);
+
+	w.c.type = HCB_EV_JDATA;
+	w.c.total = w.total;
+	w.c.nleaves = w.nargs;
+	bpf_loop(MAX_STEPS, send_step, &w, 0);
+	ring_release(need);
+	if (w.c.failed)
+		count(s, w.c.failed);
+	return 0;
+}

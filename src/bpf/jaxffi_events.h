@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_events.h - the records the jaxffi provider's BPF side
+ * (jaxffi.bpf.c) puts in the shared ring buffer for src/jaxffi.c: calls of
+ * JAX's Python callbacks in XLA's CPU runtime (jax.debug.print,
+ * jax.debug.callback, io_callback, pure_callback, buffer_callback), seen at
+ * the FFI handler's entry.  Per call, in this order, all from the calling
+ * thread:
+ *   HCB_EV_JCALL        the call: device, seq, call site, operand count
+ *   per operand (tokens left out):
+ *     HCB_EV_JARG       its dtype and shape
+ *     HCB_EV_JDATA      its bytes in chunks (struct hcb_ev_chunk), offsets
+ *                       into the call's payload (all operands back to back)
+ * Calls of a device may overlap (XLA runs independent callbacks on several
+ * threads), so a call's records are found by (device, seq), not by order.
+ * A call that does not fit in the ring is not sent at all and counted as a
+ * drop of its device in devstats; one cut short (unreadable memory) stops
+ * there, and the decoder counts it as incomplete.
+ */
+#ifndef HCB_JAXFFI_EVENTS_H
+#define HCB_JAXFFI_EVENTS_H
+
+#include "hcb_wire.h"
+
+/* after enum hcb_ev_type in hcbtap_events.h: one ring, one numbering */
+enum hcb_jaxffi_ev_type {
+	HCB_EV_JCALL = 7,
+	HCB_EV_JARG = 8,
+	HCB_EV_JDATA = 9,
+};
+
+/* which handler the probe sits on (its attach cookie) */
+enum hcb_jaxffi_handler {
+	HCB_JAXFFI_PYTHON = 1,      /* kXlaFfiPythonCpuCallback: all but buffer_callback */
+	HCB_JAXFFI_BUFFER = 2,      /* kXlaBufferPythonCpuCallback */
+};
+
+/* hcb_ev_jcall.flags */
+#define HCB_JAXFFI_F_THUNK 1u       /* a CustomCallThunk ran on this thread before the
+				     * call: the names and thunk_device come from it */
+#define HCB_JAXFFI_F_INDEX 2u       /* the call's "index" attribute was found */
+
+#define HCB_JAXFFI_OP_MAX 64u
+#define HCB_JAXFFI_MODULE_MAX 128u
+#define HCB_JAXFFI_TARGET_MAX 48u
+
+struct hcb_ev_jcall {
+	HCB_WIRE_U32 type;          /* HCB_EV_JCALL */
+	HCB_WIRE_U32 device;        /* the execution context's device ordinal */
+	HCB_WIRE_U64 seq;           /* per device, counted by the BPF side */
+	HCB_WIRE_U64 ts_ns;         /* CLOCK_MONOTONIC */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U32 tid;
+	HCB_WIRE_U64 index;         /* the "index" attribute: the callback's place in
+				     * its executable's list (not unique across them) */
+	HCB_WIRE_U64 total_bytes;   /* of the operands that follow */
+	HCB_WIRE_U32 nargs;         /* HCB_EV_JARG records that follow */
+	HCB_WIRE_U32 handler;       /* enum hcb_jaxffi_handler */
+	HCB_WIRE_U32 thunk_device;  /* the device ordinal in the thunk's execute
+				     * parameters, the self-check of device; ~0
+				     * if there was no thunk or it was unreadable */
+	HCB_WIRE_U32 flags;         /* HCB_JAXFFI_F_* */
+	/* the names' lengths in the target; a name longer than its field is cut */
+	HCB_WIRE_U32 op_len;
+	HCB_WIRE_U32 module_len;
+	HCB_WIRE_U32 target_len;
+	HCB_WIRE_U32 pad;
+	char op[HCB_JAXFFI_OP_MAX];             /* HLO op: "debug_print.1" */
+	char module[HCB_JAXFFI_MODULE_MAX];     /* HLO module: "jit_step" */
+	char target[HCB_JAXFFI_TARGET_MAX];     /* custom call target: "xla_ffi_python_cpu_callback" */
+};
+
+struct hcb_ev_jarg {
+	HCB_WIRE_U32 type;          /* HCB_EV_JARG */
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U64 seq;           /* of its call */
+	HCB_WIRE_U32 arg;           /* its place among the call's operands, tokens counted */
+	HCB_WIRE_U32 dtype;         /* XLA_FFI_DataType, as the frame says */
+	HCB_WIRE_U32 rank;          /* as the frame says: more than HCB_MAX_DIMS and no
+				     * dims or bytes are copied */
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 nbytes;        /* bytes that follow in HCB_EV_JDATA chunks */
+	HCB_WIRE_U64 dims[HCB_MAX_DIMS];
+};
+
+/*
+ * HCB_EV_JDATA is a struct hcb_ev_chunk (hcbtap_events.h) whose consumer_id
+ * is the operand's arg, offset and total are in the call's payload, device
+ * and seq those of the call.
+ */
+
+#endif

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi.h - the jaxffi provider's user side: unmodified modern JAX
+ * programs on CPU (jaxlib >= 0.6), whose jax.debug.print,
+ * jax.debug.callback, io_callback, pure_callback and buffer_callback calls
+ * bpf/jaxffi.bpf.c sees at XLA's FFI handlers.
+ *
+ *   - the jaxlib versions whose XLA internals were checked, and the
+ *     offsets the BPF side needs for each (hcb_jaxffi_layout_for);
+ *   - the target: libjax_common.so in the process, its jaxlib version, its
+ *     symbols (hcb_jaxffi_find);
+ *   - the decoder: ring records (bpf/jaxffi_events.h) back into packets.
+ *     Each call site gets a consumer made up from what the calls say: named
+ *     after the HLO op ("debug_print.1"), with the kwargs callback: OP and
+ *     module: MODULE, one leaf per operand (a tuple if several, as id_print
+ *     printed them).  Malformed or incomplete records are counted per device
+ *     and reported through ops->warn, never trusted.
+ */
+#ifndef HCB_JAXFFI_H
+#define HCB_JAXFFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "decode.h"
+
+/*
+ * Where XLA keeps what the probes read, in one jaxlib version.  All of it
+ * is XLA's internal C++ layout, not the FFI C API: each entry was checked
+ * against that jaxlib's code and a running program (see jaxffi.c).
+ */
+struct hcb_jaxffi_layout {
+	const char *jaxlib;            /* "0.10.2", as jaxlib/version.py says */
+	const char *thunk_execute;     /* xla::cpu::CustomCallThunk::Execute, mangled */
+	const char *handler;           /* the Python callbacks' FFI handler */
+	const char *buffer_handler;    /* buffer_callback's */
+	uint32_t thunk_arg;            /* Execute's argument that is `this` (1: after
+					* the returned AsyncValueRef's slot) */
+	uint32_t op_off;               /* Thunk::info_.op_name, a std::string */
+	uint32_t module_off;           /* Thunk::info_.module_name */
+	uint32_t target_off;           /* CustomCallThunk::target_name_ */
+	uint32_t params_ccp_off;       /* Thunk::ExecuteParams::custom_call_params */
+	uint32_t ccp_device_off;       /* its device_ordinal (int32), after the run id */
+	uint32_t ctx_device_off;       /* XLA_FFI_ExecutionContext::device_ordinal (int32) */
+};
+
+/* The layout of a jaxlib version, or NULL for one never checked. */
+const struct hcb_jaxffi_layout *hcb_jaxffi_layout_for(const char *jaxlib_version);
+/* "0.6.2, 0.10.2, 0.12.0.1": for messages naming what is supported. */
+const char *hcb_jaxffi_supported(void);
+
+/* The custom call targets whose handlers the provider probes. */
+int hcb_jaxffi_is_callback_target(const char *target);
+
+struct hcb_jaxffi_target {
+	char lib[4096];                /* libjax_common.so, as this process can open it */
+	char version[64];              /* jaxlib's, "unknown" if unreadable */
+	const struct hcb_jaxffi_layout *layout;
+	/* file offsets of the probed functions (uprobes); buffer 0: none */
+	uint64_t thunk_off, handler_off, buffer_off;
+};
+
+/* 1 for jaxlib's libjax_common.so (a path from /proc/PID/maps). */
+int hcb_jaxffi_is_library(const char *path);
+/*
+ * Find jaxlib in process pid and what to probe there.  0, or:
+ *   -ESRCH    no such process          -ENOENT   no libjax_common.so mapped
+ *   -ENOTSUP  a jaxlib version not in the table (t->version says which)
+ *   -ENODATA  the library has no symbol table (stripped): the functions
+ *             probed are local symbols, found in .symtab only
+ *   -ENOEXEC  the symbol table lacks the functions (an unusual build)
+ *   -EACCES, -EBADMSG and others from reading /proc and the library.
+ */
+int hcb_jaxffi_find(pid_t pid, struct hcb_jaxffi_target *t);
+
+/* XLA_FFI_DataType -> enum hcb_dtype; HCB_DT_INVALID for types hcbtrace
+ * cannot show (sub-byte, the float8 kinds numpy has no name for, token). */
+unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype);
+
+struct hcb_jaxffi;
+
+int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx);
+void hcb_jaxffi_free(struct hcb_jaxffi *x);
+/* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG or HCB_EV_JDATA.
+ * 0 (malformed records included: they are counted), the packet callback's
+ * negative value, or -ENOMEM. */
+int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len);
+/* Calls whose records are still coming. */
+unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x);
+/* End of input: calls still incomplete are counted as HCB_INCOMPLETE. */
+void hcb_jaxffi_finish(struct hcb_jaxffi *x);
+/* Per-device figures (first_seq/last_seq: the lowest and highest seq
+ * delivered: calls of a device may end out of order); NULL for a device
+ * never seen. */
+const struct hcb_stream_stats *hcb_jaxffi_stats(const struct hcb_jaxffi *x, uint32_t device);
+struct hcb_registry *hcb_jaxffi_registry(struct hcb_jaxffi *x);
+
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "bpf/jaxffi_events.h"
+#include "capture.skel.h"
+#include "jaxffi.h"
+#include "probes.h"
+#include "prov_jaxffi.h"
+
+enum { THUNK, HANDLER, BUFFER_HANDLER };   /* ti->probe_off[] */
+
+static int find(pid_t pid, struct hcb_target_info *ti)
+{
+	struct hcb_jaxffi_target t;
+	int err = hcb_jaxffi_find(pid, &t);
+
+	snprintf(ti->path, sizeof(ti->path), "%s", t.lib);
+	snprintf(ti->version, sizeof(ti->version), "%s", t.version);
+	/* str(device) is TFRT_CPU_0 in these versions, but jax.debug.print and
+	 * the callbacks' device arguments say cpu:0: so does hcbtrace */
+	snprintf(ti->platform, sizeof(ti->platform), "cpu");
+	if (err == -ENOTSUP)
+		return -EPROTONOSUPPORT;
+	if (err)
+		return err;
+	ti->probe_off[THUNK] = t.thunk_off;
+	ti->probe_off[HANDLER] = t.handler_off;
+	ti->probe_off[BUFFER_HANDLER] = t.buffer_off;
+	return 0;
+}
+
+/* The XLA internals the programs read, for this jaxlib: read-only
+ * variables, so they are set before the programs load. */
+static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout_for(ti->version);
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+
+	if (!l)
+		return -EPROTONOSUPPORT;
+	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
+	skel->rodata->jaxffi_op_off = l->op_off;
+	skel->rodata->jaxffi_module_off = l->module_off;
+	skel->rodata->jaxffi_target_off = l->target_off;
+	skel->rodata->jaxffi_params_ccp_off = l->params_ccp_off;
+	skel->rodata->jaxffi_ccp_device_off = l->ccp_device_off;
+	skel->rodata->jaxffi_ctx_device_off = l->ctx_device_off;
+	return 0;
+}
+
+/* One uprobe at a file offset (by name, libbpf would read the 300 MB
+ * library's symbols once more per probe). */
+static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
+		     const struct hcb_target_info *ti, uint64_t off, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, ti->pid, ti->path, off, &opts);
+
+	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+}
+
+static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		       const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	struct hcb_jaxffi *x;
+	int err = hcb_jaxffi_new(&x, ops, ctx);
+
+	if (err)
+		return err;
+	/* the thunk first: a handler call then always finds its call site */
+	err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
+				HCB_JAXFFI_PYTHON);
+	if (!err && ti->probe_off[BUFFER_HANDLER])
+		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[BUFFER_HANDLER],
+				HCB_JAXFFI_BUFFER);
+	if (err) {
+		hcb_jaxffi_free(x);
+		return err;
+	}
+	*state = x;
+	return 0;
+}
+
+static int feed(void *state, const void *rec, size_t len)
+{
+	return hcb_jaxffi_feed(state, rec, len);
+}
+
+static unsigned int pending(const void *state)
+{
+	return hcb_jaxffi_pending(state);
+}
+
+static int finish(void *state)
+{
+	hcb_jaxffi_finish(state);
+	return 0;
+}
+
+static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
+{
+	return hcb_jaxffi_stats(state, device);
+}
+
+static struct hcb_registry *registry(void *state)
+{
+	return hcb_jaxffi_registry(state);
+}
+
+static void close_jaxffi(void *state)
+{
+	hcb_jaxffi_free(state);
+}
+
+static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", NULL };
+
+const struct hcb_provider hcb_prov_jaxffi = {
+	.name = "jax-callback",
+	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
+	.supported = hcb_jaxffi_supported,
+	.programs = programs,
+	.is_library = hcb_jaxffi_is_library,
+	.find = find,
+	.prepare = prepare,
+	.open = open_jaxffi,
+	.feed = feed,
+	.pending = pending,
+	.finish = finish,
+	.stats = stats,
+	.registry = registry,
+	.close = close_jaxffi,
+};

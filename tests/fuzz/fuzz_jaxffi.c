@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: the jaxffi provider's decoder (src/jaxffi_decode.c).
+ * The input is a stream of operations, each a 4-byte header {kind, device,
+ * a, b} and, for some, bytes after it.  The low two bits of kind pick a
+ * record: a call, an operand, a chunk of operand bytes, or raw bytes taken
+ * as a record.  By default the fields agree with what came before on that
+ * device (sequence, offsets, sizes), as the BPF side writes them, so the
+ * fuzzer reaches whole calls; the high bits of kind make one field wrong.
+ * The decoder must only ever deliver packets whose payload matches the
+ * consumer it made up for them.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf/hcbtap_events.h"
+#include "bpf/jaxffi_abi.h"
+#include "bpf/jaxffi_events.h"
+#include "dtype.h"
+#include "idprint.h"
+#include "jaxffi.h"
+
+static int on_packet(void *ctx, const struct hcb_packet *p)
+{
+	static const struct hcb_print_opts o = HCB_PRINT_OPTS_IDPRINT;
+	struct hcb_buf b = HCB_BUF_INIT;
+	uint64_t sum = 0;
+
+	(void)ctx;
+	assert(p->consumer && p->payload);
+	for (unsigned int i = 0; i < p->consumer->nleaves; i++)
+		sum += p->consumer->leaves[i].nbytes;
+	assert(sum == p->consumer->total_bytes);
+	if (p->consumer->total_bytes <= 4096)
+		assert(hcb_idprint(&b, p->consumer, "cpu", p->device, p->payload, &o) == 0);
+	hcb_buf_free(&b);
+	return 0;
+}
+
+static const struct hcb_decoder_ops ops = { .packet = on_packet };
+
+/* What the BPF side would write next on a device. */
+struct dev {
+	uint64_t seq, total, got;
+	uint32_t arg;
+};
+
+static const uint32_t dtypes[] = {
+	JAXFFI_XLA_PRED, JAXFFI_XLA_S8, JAXFFI_XLA_S16, JAXFFI_XLA_S32, JAXFFI_XLA_S64,
+	JAXFFI_XLA_U8, JAXFFI_XLA_U16, JAXFFI_XLA_U32, JAXFFI_XLA_U64, JAXFFI_XLA_F16,
+	JAXFFI_XLA_BF16, JAXFFI_XLA_F32, JAXFFI_XLA_F64, JAXFFI_XLA_C64, JAXFFI_XLA_C128,
+	JAXFFI_XLA_F8E4M3FN, JAXFFI_XLA_F8E5M2, JAXFFI_XLA_TOKEN, JAXFFI_XLA_S4, 200,
+};
+
+static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
+		 unsigned int a, unsigned int b)
+{
+	static const char *const ops_[] = { "debug_print.1", "pure_callback.2", "", "io\001x" };
+	struct hcb_ev_jcall e = {
+		.type = HCB_EV_JCALL, .device = kind & 0x80 ? 300 : dev, .seq = d->seq++,
+		.tid = b % 3, .pid = 1, .nargs = a % 4, .total_bytes = (uint64_t)(b >> 2) * 2,
+		.thunk_device = kind & 0x40 ? dev + 1 : dev,
+		.flags = (kind & 0x20 ? 0 : HCB_JAXFFI_F_THUNK) | HCB_JAXFFI_F_INDEX,
+		.index = a,
+	};
+
+	if (kind & 0x10)
+		d->seq++;   /* a call dropped by the BPF side */
+	snprintf(e.op, sizeof(e.op), "%s", ops_[b % 4]);
+	snprintf(e.module, sizeof(e.module), "jit_f%u", a % 3);
+	snprintf(e.target, sizeof(e.target), "%s", kind & 0x08 ? "other_target" :
+		 "xla_ffi_python_cpu_callback");
+	d->total = e.total_bytes;
+	d->got = 0;
+	d->arg = 0;
+	hcb_jaxffi_feed(x, &e, sizeof(e));
+}
+
+/* An operand; its dims from the bytes after the header (rank of them). */
+static size_t arg(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
+		  unsigned int a, unsigned int b, const uint8_t *p, size_t n)
+{
+	struct hcb_ev_jarg e = {
+		.type = HCB_EV_JARG, .device = dev, .seq = d->seq - 1,
+		.arg = kind & 0x40 ? 0 : ++d->arg, .dtype = dtypes[a % 20],
+		.rank = kind & 0x20 ? 9 : b % 4,
+	};
+	uint64_t elems = 1;
+	size_t used = 0;
+
+	for (unsigned int k = 0; k < e.rank && k < HCB_MAX_DIMS; k++, used++) {
+		e.dims[k] = used < n ? p[used] % 5 : 1;
+		elems *= e.dims[k];
+	}
+	e.nbytes = kind & 0x80 ? b : elems * hcb_dtype_size(hcb_jaxffi_dtype(e.dtype));
+	hcb_jaxffi_feed(x, &e, sizeof(e));
+	return used < n ? used : n;
+}
+
+/* A chunk of len bytes (from p) of the operand under way. */
+static void data(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
+		 const uint8_t *p, size_t len)
+{
+	unsigned char buf[sizeof(struct hcb_ev_chunk) + 256];
+	struct hcb_ev_chunk c = {
+		.type = HCB_EV_JDATA, .consumer_id = kind & 0x80 ? 7 : d->arg, .device = dev,
+		.len = (uint32_t)len, .seq = d->seq - 1,
+		.offset = kind & 0x40 ? 1 : d->got, .total = kind & 0x20 ? 1 : d->total,
+	};
+
+	memcpy(buf, &c, sizeof(c));
+	memcpy(buf + sizeof(c), p, len);
+	d->got += len;
+	hcb_jaxffi_feed(x, buf, sizeof(c) + (kind & 0x10 ? len / 2 : len));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	struct dev devs[4] = { 0 };
+	struct hcb_jaxffi *x;
+
+	if (hcb_jaxffi_new(&x, &ops, NULL))
+		return 0;
+	while (size >= 4) {
+		unsigned int kind = in[0], dev = in[1] % 4, a = in[2], b = in[3];
+		size_t n;
+
+		in += 4;
+		size -= 4;
+		switch (kind & 3) {
+		case 0:
+			call(x, &devs[dev], kind, dev, a, b);
+			break;
+		case 1:
+			n = arg(x, &devs[dev], kind, dev, a, b, in, size);
+			in += n;
+			size -= n;
+			break;
+		case 2:
+			n = a < size ? a : size;
+			data(x, &devs[dev], kind, dev, in, n);
+			in += n;
+			size -= n;
+			break;
+		default:
+			n = a < size ? a : size;
+			hcb_jaxffi_feed(x, in, n);
+			in += n;
+			size -= n;
+		}
+	}
+	assert(hcb_jaxffi_pending(x) <= 256);
+	hcb_jaxffi_finish(x);
+	assert(hcb_jaxffi_pending(x) == 0);
+	hcb_jaxffi_free(x);
+	return 0;
+}
