@@ -92,9 +92,11 @@ make_venv_jax()
     pip_install_hcbtap "$VENV_JAX"
 }
 
-# The newest jax and jaxlib pip finds, on Python 3.12 (pyenv's, or
-# python3.12 on PATH); refreshed when PyPI has a newer one only when the venv
-# is made, so a run does not change jax under the tests' feet.
+# The newest jax and jaxlib on PyPI when this was written, on Python 3.12
+# (pyenv's, or python3.12 on PATH).  Pinned: the jax-callback provider reads
+# XLA internals it checked per jaxlib version (src/jaxffi.c), so a newer
+# jaxlib is added there, checked, and then named here.
+PY_JAX12_PACKAGES=(jax==0.12.0.1 jaxlib==0.12.0.1)
 make_venv_jax12()
 {
     local py=$PY312
@@ -102,10 +104,11 @@ make_venv_jax12()
         echo "!!! no Python 3.12 (pyenv's $PY312 or python3.12 on PATH): no newest-jax venv !!!" >&2
         return 1
     }
-    if [ ! -x "$VENV_JAX12/bin/python" ] || ! "$VENV_JAX12/bin/python" -c 'import jax, jaxlib' 2>/dev/null; then
-        echo ">> python venv $VENV_JAX12: the newest jax, jaxlib ($py)"
+    if [ ! -x "$VENV_JAX12/bin/python" ] ||
+       ! "$VENV_JAX12/bin/python" -c 'import jaxlib; assert jaxlib.__version__ == "0.12.0.1"' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX12: ${PY_JAX12_PACKAGES[*]} ($py)"
         "$py" -m venv "$VENV_JAX12"
-        "$VENV_JAX12/bin/pip" install -q --disable-pip-version-check jax jaxlib
+        "$VENV_JAX12/bin/pip" install -q --disable-pip-version-check "${PY_JAX12_PACKAGES[@]}"
     fi
     pip_install_hcbtap "$VENV_JAX12"
 }

@@ -53,7 +53,7 @@ barrier_requested()
         n=$(awk -v d=$d '$1 == d { print $2 }' "$T/issued")
         [ "$n" -gt 0 ]
         [ "$(grep -c "\"type\":\"tap\",\"device\":$d,\"seq\":$((n - 1))," "$T/snap.jsonl")" = 1 ]
-        ! grep -q "\"type\":\"tap\",\"device\":$d,\"seq\":$n," "$T/snap.jsonl"
+        refute grep -q "\"type\":\"tap\",\"device\":$d,\"seq\":$n," "$T/snap.jsonl"
     done
     tail -1 "$T/snap.jsonl" | grep -q '^{"type":"barrier","ts_ns":[0-9]*,"taps":[1-9][0-9]*}$'
     kill -CONT "$EX_PID"

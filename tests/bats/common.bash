@@ -164,3 +164,12 @@ lines_at_least()
 {
     [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]
 }
+
+# refute CMD...: fail unless CMD fails (a bare `! CMD` never fails a bats test)
+refute()
+{
+    if "$@"; then
+        echo "expected to fail, but succeeded: $*" >&2
+        return 1
+    fi
+}

@@ -53,7 +53,7 @@ assert len(taps) == 1, taps
 assert [a["data"] for a in taps[0]["arrays"]] == [3.0, 9.0], taps
 assert taps[0]["kwargs"] == {"what": "x,x^2"}
 PY
-    ! grep -q '"type":"drop"' "$T/rec.jsonl"
+    refute grep -q '"type":"drop"' "$T/rec.jsonl"
 }
 
 @test "gpu: three independent taps in one jitted function arrive in program order, every run" {

@@ -186,7 +186,7 @@ device: cpu:$d what: b
     grep -q 'stablehlo.custom_call @hcbtap_tap(%arg0, %arg1, %0).*(!stablehlo.token, tensor<f32>, tensor<f32>) -> (!stablehlo.token, tensor<f32>, tensor<f32>)' "$T/ordered"
     HCBTAP_ORDERED=0 taps lower_cpu order
     grep -q 'stablehlo.custom_call @hcbtap_tap(%arg0, %0)' "$T/out"
-    ! grep -q 'token' "$T/out"
+    refute grep -q 'token' "$T/out"
     [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 900 ]
 }
 

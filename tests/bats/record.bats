@@ -73,7 +73,7 @@ teardown() { _common_teardown; }
     run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl "$T/rec.jsonl"
     assert_success
     assert_equal "$stderr" ""
-    ! tail -1 "$T/rec.jsonl" | grep -q '"type":"end"'
+    [[ "$(tail -1 "$T/rec.jsonl")" != *'"type":"end"'* ]]
     run python3 "$ROOT/tests/tools/compare_truth.py" "$T/rec.jsonl" "$T/truth.jsonl" --devices 2
     assert_success
 }

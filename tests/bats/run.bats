@@ -13,7 +13,7 @@ teardown() { _common_teardown; }
     assert_success
     printf '%s\n' "$output" >"$T/cap.jsonl"
     # every tap the example emitted was emitted attached (it has a seq) ...
-    ! grep -q '"seq":null' "$T/truth.jsonl"
+    refute grep -q '"seq":null' "$T/truth.jsonl"
     [ "$(grep -c '"type":"tap"' "$T/truth.jsonl")" -eq 100 ]
     # ... starts at seq 0 on each device, and was captured identical
     for d in 0 1 2 3; do grep -q "\"type\":\"tap\",\"device\":$d,\"seq\":0," "$T/cap.jsonl"; done

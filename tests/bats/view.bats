@@ -272,16 +272,16 @@ quit_view()
     screen >"$T/s"
     # every stream and tap row is device 2
     [ "$(grep -cE '^ cpu:[0-9]  ' "$T/s")" -ge 3 ]
-    ! grep -E '^ cpu:[0-9]  ' "$T/s" | grep -qv '^ cpu:2 '
+    [ -z "$(grep -E '^ cpu:[0-9]  ' "$T/s" | grep -v '^ cpu:2 ')" ]
     [ "$(grep -cE '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s")" -ge 5 ]
-    ! grep -E '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s" | grep -qv ' cpu:2 '
+    [ -z "$(grep -E '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s" | grep -v ' cpu:2 ')" ]
     head -1 "$T/s" | grep -q 'filter 2'
     # by consumer name
     tm send-keys -t view f C-u s t a t u s Enter
     wait_screen '\[4 streams, filtered\]'
     retry 10 only_consumer_rows status
     screen >"$T/s"
-    ! grep -E '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s" | grep -qv ' status '
+    [ -z "$(grep -E '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s" | grep -v ' status ')" ]
     # cleared
     tm send-keys -t view f C-u Enter
     wait_screen '\[20 streams\]'
@@ -308,7 +308,7 @@ quit_view()
     tm resize-window -t view -x 80 -y 24
     wait_screen 'q quit ? help'
     screen >"$T/s"
-    ! grep -q 'too small' "$T/s"
+    refute grep -q 'too small' "$T/s"
     [ "$(grep -cE '^ [0-9]+ +[0-9:.]+ cpu:' "$T/s")" -eq "$rows24" ]
     tail -1 "$T/s" | grep -q 'q quit ? help'
     quit_view

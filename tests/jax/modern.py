@@ -5,11 +5,13 @@ callbacks: jax.debug.print, jax.debug.callback, jax.experimental.io_callback
 (ordered and not), jax.pure_callback and jax.experimental.buffer_callback,
 under jit, vmap, scan, while_loop, cond, grad and pmap.
 
-    python modern.py GO_FILE TRUTH_FILE [--reps N]
+    python modern.py GO_FILE TRUTH_FILE [--reps N] [--all] [--until STOP_FILE]
 
-Compiles and runs everything once (recording nothing), says "ready", waits
-for GO_FILE to exist, runs everything REPS times (default 1), writes the
-ground truth to TRUTH_FILE and says "done".
+Compiles and runs everything once (recording nothing, or with --all that
+first run too: for a tracer there from the start), says "ready", waits for
+GO_FILE to exist, runs everything REPS times (default 1), writes the
+ground truth to TRUTH_FILE and says "done".  With --until it goes on running
+everything (recording nothing) until STOP_FILE exists, before it says so.
 
 The ground truth is JSON lines, one per callback call, written from inside
 the callbacks with what XLA handed them:
@@ -261,6 +263,7 @@ def main():
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 1
     jits = {n[2:]: (jax.pmap(f, axis_name="i") if n.startswith("f_pmap") else jax.jit(f))
             for n, f in globals().items() if n.startswith("f_")}
+    recording = "--all" in sys.argv
     run_all(jits, 0)
     print("ready", flush=True)
     while not os.path.exists(go):
@@ -269,6 +272,9 @@ def main():
     for rep in range(reps):
         run_all(jits, rep + 1)
     recording = False
+    until = sys.argv[sys.argv.index("--until") + 1] if "--until" in sys.argv else None
+    while until and not os.path.exists(until):
+        run_all(jits, 0)
     with open(truth + ".tmp", "w") as f:
         for t in TRUTH:
             f.write(json.dumps(t) + "\n")

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# modern.bats - unmodified modern JAX programs (jax.debug.print,
+# jax.debug.callback, io_callback, pure_callback, buffer_callback), real jax
+# and jaxlib from PyPI: hcbtrace attaches through the jax-callback provider
+# (src/prov_jaxffi.h) and every value it writes is checked against what the
+# program's own callbacks were handed (tests/jax/modern.py writes that
+# truth; tests/tools/check_jaxffi_truth.py compares).  Run once per jax
+# version: HCB_VENV_MODERN names the venv (scripts/test: jax 0.10.2 on
+# Python 3.11, and the newest jax on Python 3.12).
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run
+    need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" \
+        'import jax, ml_dtypes' "jax and ml_dtypes"
+    PROG=$ROOT/tests/jax/modern.py
+    CHECK=("$PY" "$ROOT/tests/tools/check_jaxffi_truth.py")
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# start_modern ARGS...: the program, compiled and waiting for $T/go; MOD_PID
+start_modern()
+{
+    "$PY" "$PROG" "$T/go" "$T/truth.jsonl" "$@" >"$T/prog.out" 2>"$T/prog.err" &
+    MOD_PID=$!
+    PIDS+=("$MOD_PID")
+    wait_for "$T/prog.out" '^ready$' 180
+}
+
+# finish_modern: let it run, wait for it; it must end well
+finish_modern()
+{
+    touch "$T/go"
+    wait "$MOD_PID"
+    grep -q '^done [1-9][0-9]*$' "$T/prog.out"
+}
+
+@test "modern jax: attached by pid, every callback kind under jit, vmap, scan, while, cond, grad, pmap: each value the program passed, on its device" {
+    start_modern
+    "$HCBTRACE" record -p "$MOD_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$MOD_PID"
+    finish_modern
+    wait "$rec"
+    grep -q 'target exited' "$T/rec.err"
+    grep -q ', 0 lost$' "$T/rec.err"
+    run "${CHECK[@]}" "$T/truth.jsonl" "$T/rec.jsonl"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial ", 0 drop records, 0 mismatches"
+    # the session says how its taps were taken
+    head -1 "$T/rec.jsonl" | grep -q '"provider":"jax-callback","platform":"cpu"'
+    # the dtypes and the 1 Mi-element operand are among them, on four devices
+    for dt in bfloat16 float16 int8 bool float32; do
+        grep -q "\"dtype\":\"$dt\"" "$T/rec.jsonl"
+    done
+    grep -q '"shape":\[1048576\]' "$T/rec.jsonl"
+    for d in 0 1 2 3; do grep -q "\"type\":\"tap\",\"device\":$d," "$T/rec.jsonl"; done
+    # and the program's callbacks got what they get untraced
+    "$PY" "$PROG" "$T/go" "$T/untraced.jsonl" >/dev/null 2>&1
+    diff <(sort "$T/truth.jsonl") <(sort "$T/untraced.jsonl") >/dev/null
+}
+
+@test "modern jax: printed as id_print printed: the call site, the device and the module; operands as a tuple" {
+    start_modern
+    "$HCBTRACE" attach "$MOD_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$MOD_PID"
+    finish_modern
+    wait "$att"
+    grep -Eq '^callback: debug_print\.[0-9]+ device: cpu:0 module: jit_f_kinds$' "$T/att.txt"
+    grep -Eq '^callback: pure_callback\.[0-9]+ device: cpu:0 module: jit_f_kinds$' "$T/att.txt"
+    grep -Eq '^callback: [a-z_]+\.[0-9]+ device: cpu:3 module: ' "$T/att.txt"
+    # a debug.print of an array and a scalar: a tuple, as id_print laid it out
+    grep -Eq '^\( \[[0-9. ]+\] [0-9.]+ \)$' "$T/att.txt"
+    # the program's own output is undisturbed: what its debug.print said
+    grep -q '^done ' "$T/prog.out"
+    refute grep -qi 'error\|traceback' "$T/prog.err"
+}
+
+@test "modern jax: record -- CMD attaches as soon as CMD maps jaxlib: every callback from the first" {
+    touch "$T/go"
+    run --separate-stderr "$HCBTRACE" record -o "$T/rec.jsonl" -- "$PY" "$PROG" "$T/go" "$T/truth.jsonl" --all
+    assert_success
+    [[ "$stderr" == *"target exited"* ]]
+    grep -q '^done [1-9]' <<<"$output"
+    # the compile-time run before "ready" too: hcbtrace was there before XLA compiled
+    run "${CHECK[@]}" "$T/truth.jsonl" "$T/rec.jsonl"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial ", 0 mismatches"
+}
+
+@test "modern jax: attach, -c detach and SIGKILL leave the program running to its end; the next attach works" {
+    start_modern --until "$T/stop"
+    touch "$T/go"
+    # attach, take 5 taps, detach
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 5 "$MOD_PID"
+    assert_success
+    [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
+    # killed: its probes go with it
+    "$HCBTRACE" record -p "$MOD_PID" -o "$T/killed.jsonl" 2>/dev/null &
+    rec=$!
+    wait_for "$T/killed.jsonl" '"type":"tap"' 60
+    kill -9 "$rec"
+    wait "$rec" || true
+    runs_on "$MOD_PID"
+    # and the next session works as the first did
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 5 "$MOD_PID"
+    assert_success
+    [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
+    touch "$T/stop"
+    wait "$MOD_PID"
+    grep -q '^done [1-9]' "$T/prog.out"
+    refute grep -qi 'error\|traceback' "$T/prog.err"
+}
+
+@test "modern jax: replay, convert and diff work on its recordings; diff pairs taps across two runs" {
+    for run in 1 2; do
+        touch "$T/go"
+        "$HCBTRACE" record -q -o "$T/run$run.jsonl" -- "$PY" "$PROG" "$T/go" "$T/truth$run.jsonl" >/dev/null
+    done
+    run "$HCBTRACE" diff "$T/run1.jsonl" "$T/run2.jsonl"
+    echo "# $output" >&3
+    assert_success
+    [[ "$output" == *" 0 differ; 0 missing, 0 extra" ]]
+    run "$HCBTRACE" convert "$T/run1.jsonl" -o "$T/run1.hcbcap"
+    assert_success
+    run "$HCBTRACE" diff "$T/run1.jsonl" "$T/run1.hcbcap"
+    assert_success
+    "$HCBTRACE" replay --no-wait "$T/run1.jsonl" >"$T/replay.txt"
+    grep -Eq '^callback: io_callback\.[0-9]+ device: cpu:0 module: jit_f_kinds$' "$T/replay.txt"
+}
+
+@test "modern jax: list shows it, barrier says in one line why it cannot apply" {
+    start_modern
+    run "$HCBTRACE" list
+    assert_success
+    section=$(sed -n "/^$MOD_PID /,/^[0-9]/p" <<<"$output")
+    grep -q '^  library: .*/jaxlib/libjax_common\.so$' <<<"$section"
+    grep -Eq "^  jaxlib [0-9.]+: JAX's callbacks" <<<"$section"
+    run --separate-stderr "$HCBTRACE" barrier "$MOD_PID"
+    assert_failure 3
+    [ "$(wc -l <<<"$stderr")" = 1 ]
+    [[ "$stderr" == *"'s callbacks, which count nothing hcbtrace can read: barrier needs libhcbtap"*"jax.effects_barrier()"* ]]
+    finish_modern
+}
+
+# fake_jaxlib VERSION LIB: a process that maps LIB as jaxlib/libjax_common.so
+# of VERSION; sets FAKE_PID
+fake_jaxlib()
+{
+    mkdir -p "$T/fake/jaxlib"
+    cp "$2" "$T/fake/jaxlib/libjax_common.so"
+    echo "_version = \"$1\"" >"$T/fake/jaxlib/version.py"
+    python3 -c 'import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); print("up", flush=True); time.sleep(60)' \
+        "$T/fake/jaxlib/libjax_common.so" >"$T/fake.out" &
+    FAKE_PID=$!
+    PIDS+=("$FAKE_PID")
+    wait_for "$T/fake.out" up
+}
+
+@test "modern jax: an unsupported jaxlib, a stripped one, one without the handlers: one line each" {
+    zlib=$(ldconfig -p | awk '/libz\.so\.1 / { print $NF; exit }')
+    fake_jaxlib 0.5.99 "$zlib"
+    run --separate-stderr "$HCBTRACE" attach "$FAKE_PID"
+    assert_failure 3
+    [ "${#lines[@]}" = 0 ] && [ "$(wc -l <<<"$stderr")" = 1 ]
+    [[ "$stderr" == "hcbtrace: process $FAKE_PID ("*") runs jaxlib 0.5.99, whose callbacks hcbtrace cannot read; supported jaxlib versions: "*"0.10.2"*"0.12.0.1"* ]]
+    kill "$FAKE_PID"
+    # a supported version, stripped of its symbol table
+    strip --strip-all -o "$T/stripped.so" "$zlib"
+    fake_jaxlib 0.12.0.1 "$T/stripped.so"
+    run --separate-stderr "$HCBTRACE" attach "$FAKE_PID"
+    assert_failure 3
+    [ "$(wc -l <<<"$stderr")" = 1 ]
+    [[ "$stderr" == *"runs jaxlib 0.12.0.1, whose library "*"/jaxlib/libjax_common.so is stripped (no symbol table)"* ]]
+    kill "$FAKE_PID"
+    # a symbol table, without the functions hcbtrace probes
+    printf 'int not_jax(void) { return 1; }\n' >"$T/lib.c"
+    cc -shared -fPIC -o "$T/plain.so" "$T/lib.c"
+    fake_jaxlib 0.12.0.1 "$T/plain.so"
+    run --separate-stderr "$HCBTRACE" attach "$FAKE_PID"
+    assert_failure 3
+    [ "$(wc -l <<<"$stderr")" = 1 ]
+    [[ "$stderr" == *"lacks the functions hcbtrace probes: an unusual build"* ]]
+}
