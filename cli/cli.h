@@ -40,6 +40,7 @@ enum cli_long_opt {
 	OPT_RTOL,                       /* diff */
 	OPT_ATOL,
 	OPT_EQUAL_NAN,
+	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_LONG_END
 };
 

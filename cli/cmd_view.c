@@ -230,7 +230,7 @@ static int view_file(struct view_args *a, const char *path)
 	}
 	if (n == -ENODATA)
 		cli_warn("%s", hcb_reader_error(r));
-	filter_warn_unmatched(&a->o.filter, hcb_reader_consumers(r));
+	filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
 	hcb_reader_close(r);
 	tui_model_rates_from_ts(&sink.model);
 	base = strrchr(path, '/');

@@ -31,23 +31,32 @@ int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const cha
 	}
 }
 
+/* 1 if want names a consumer of one of the registries; names lists them. */
+static int matches_any(const char *want, const struct hcb_registry *const *regs, unsigned int nregs,
+		       struct hcb_buf *names)
+{
+	int matched = 0;
+
+	for (unsigned int r = 0; r < nregs; r++) {
+		for (unsigned int k = 0; regs[r] && k < hcb_registry_count(regs[r]); k++) {
+			const struct hcb_consumer *c = hcb_registry_at(regs[r], k);
+
+			matched |= hcb_filter_names(want, c);
+			hcb_buf_printf(names, "%s%s (%u)", names->len ? ", " : "", c->name, c->id);
+		}
+	}
+	return matched;
+}
+
 /* A --consumer that matched nothing is most likely a typo: say so, with
  * what there was to match. */
-void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *reg)
+void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *const *regs,
+			   unsigned int nregs)
 {
-	unsigned int n = hcb_registry_count(reg);
-
 	for (unsigned int i = 0; i < f->nconsumers; i++) {
 		struct hcb_buf names = HCB_BUF_INIT;
-		int matched = 0;
 
-		for (unsigned int k = 0; k < n && !matched; k++) {
-			const struct hcb_consumer *c = hcb_registry_at(reg, k);
-
-			matched = hcb_filter_names(f->consumers[i], c);
-			hcb_buf_printf(&names, "%s%s (%u)", k ? ", " : "", c->name, c->id);
-		}
-		if (!matched && n)
+		if (!matches_any(f->consumers[i], regs, nregs, &names) && names.len)
 			cli_warn("--consumer '%s' matched none of the consumers seen: %s",
 				 f->consumers[i], hcb_buf_str(&names));
 		hcb_buf_free(&names);

@@ -17,7 +17,9 @@
 
 /* Handle OPT_DEVICE/OPT_CONSUMER into f: 0, 1 if c is neither, or EXIT_USAGE. */
 int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const char *arg);
-/* Warn about each --consumer that matched none of the consumers in reg. */
-void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *reg);
+/* Warn about each --consumer that matched none of the consumers in the
+ * nregs registries regs (NULL entries are none). */
+void filter_warn_unmatched(const struct hcb_filter *f, const struct hcb_registry *const *regs,
+			   unsigned int nregs);
 
 #endif

@@ -25,12 +25,41 @@ struct child {
 	pid_t pid;
 	int status;
 	int reaped;
+	struct trace *t;
+	int ready_fd;    /* libhcbtap says it is loaded (the handshake) */
+	int go_fd;       /* closed: it may go on; -1 once it has */
+	int late;        /* a handshake now is a libhcbtap loaded after the attach */
 };
+
+enum loaded { LOADED_NOT, LOADED_HANDSHAKE, LOADED_ON_MAP };
+
+/* Let CMD's libhcbtap go on (it waits for this after saying it is loaded). */
+static void let_go(struct child *ch)
+{
+	if (ch->go_fd >= 0)
+		close(ch->go_fd);
+	ch->go_fd = -1;
+}
+
+/* A handshake after the session started on a library seen mapped: CMD
+ * loaded libhcbtap too, which the session takes up before it goes on. */
+static void late_handshake(struct child *ch)
+{
+	struct pollfd pfd = { .fd = ch->ready_fd, .events = POLLIN };
+	char c;
+
+	if (!ch->late || ch->go_fd < 0 || poll(&pfd, 1, 0) <= 0)
+		return;
+	if (read(ch->ready_fd, &c, 1) == 1)
+		trace_attach_more(ch->t);
+	let_go(ch);
+}
 
 static int child_alive(void *ctx)
 {
 	struct child *ch = ctx;
 
+	late_handshake(ch);
 	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
 		ch->reaped = 1;
 	return !ch->reaped;
@@ -71,67 +100,82 @@ static void exec_child(char **argv, int ready_w, int go_r, int errfd)
  * Wait for CMD's libhcbtap to say it is loaded, or for CMD to map a library
  * a provider attaches to on sight (jaxlib, for an unmodified JAX program: no
  * handshake, but its first tap comes only after XLA has compiled something,
- * long after jaxlib is loaded, so looking every millisecond or two is in time).
- * 1: loaded, 0: CMD exited (or was interrupted) without loading either.
+ * long after jaxlib is loaded, so looking every millisecond or two is in
+ * time; if it loads libhcbtap later, the session takes that up then).
  */
-static int wait_loaded(struct child *ch, int ready_r)
+static enum loaded wait_loaded(struct child *ch)
 {
-	struct pollfd pfd = { .fd = ready_r, .events = POLLIN };
+	struct pollfd pfd = { .fd = ch->ready_fd, .events = POLLIN };
 	char c;
 
 	while (!trace_exiting) {
 		int n = poll(&pfd, 1, 2);
 
-		if (n > 0 && read(ready_r, &c, 1) == 1)
-			return 1;
+		if (n > 0 && read(ch->ready_fd, &c, 1) == 1)
+			return LOADED_HANDSHAKE;
 		/* a library of a version no provider reads does not count: its
 		 * program may still load libhcbtap (the hcbtap package), whose
 		 * handshake comes */
-		if (trace_ready_on_map(ch->pid))
-			return 1;
+		if (trace_ready_on_map(ch->t, ch->pid))
+			return LOADED_ON_MAP;
 		if (!child_alive(ch))
-			return 0;
+			return LOADED_NOT;
 	}
-	return 0;
+	return LOADED_NOT;
 }
 
-int trace_launch(struct trace *t, char **argv)
+/* Start argv with the handshake's pipes; 0, or an exit code. */
+static int start_child(struct child *ch, char **argv)
 {
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct child ch = { 0 };
-	int code, exec_errno = 0;
+	int exec_errno = 0, code = 0;
 
 	if (pipe(ready) || pipe(go) || pipe2(errp, O_CLOEXEC)) {
 		cli_err("cannot create pipes: %s", strerror(errno));
 		code = EXIT_FAIL;
-		goto out;
-	}
-	ch.pid = fork();
-	if (ch.pid < 0) {
+	} else if ((ch->pid = fork()) < 0) {
 		cli_err("cannot fork: %s", strerror(errno));
 		code = EXIT_FAIL;
-		goto out;
-	}
-	if (ch.pid == 0) {
+	} else if (ch->pid == 0) {
 		close(ready[0]);
 		close(go[1]);
 		close(errp[0]);
 		exec_child(argv, ready[1], go[0], errp[1]);
+	} else {
+		close(errp[1]);
+		errp[1] = -1;
+		if (read(errp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
+			cli_err("cannot run '%s': %s", argv[0], strerror(exec_errno));
+			child_exit_code(ch);
+			code = 127;
+		}
 	}
-	close(ready[1]);
-	close(go[0]);
-	close(errp[1]);
-	ready[1] = go[0] = errp[1] = -1;
-	fcntl(ready[0], F_SETFD, FD_CLOEXEC);
-	fcntl(go[1], F_SETFD, FD_CLOEXEC);
+	/* ours: the ends the child does not hold */
+	ch->ready_fd = ready[0];
+	ch->go_fd = go[1];
+	fcntl(ch->ready_fd, F_SETFD, FD_CLOEXEC);
+	fcntl(ch->go_fd, F_SETFD, FD_CLOEXEC);
+	for (int i = 0; i < 2; i++) {
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (ready[1] >= 0)
+		close(ready[1]);
+	if (go[0] >= 0)
+		close(go[0]);
+	return code;
+}
 
-	if (read(errp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
-		cli_err("cannot run '%s': %s", argv[0], strerror(exec_errno));
-		child_exit_code(&ch);
-		code = 127;
+int trace_launch(struct trace *t, char **argv)
+{
+	struct child ch = { .t = t, .ready_fd = -1, .go_fd = -1 };
+	enum loaded how;
+	int code = start_child(&ch, argv);
+
+	if (code)
 		goto out;
-	}
-	if (!wait_loaded(&ch, ready[0])) {
+	how = wait_loaded(&ch);
+	if (how == LOADED_NOT) {
 		if (!trace_exiting)
 			cli_warn("'%s' exited without loading libhcbtap: there were no taps to trace",
 				 argv[0]);
@@ -139,15 +183,18 @@ int trace_launch(struct trace *t, char **argv)
 		goto out;
 	}
 	code = trace_attach(t, ch.pid);
-	/* let CMD go on, attached or not */
-	close(go[1]);
-	go[1] = -1;
+	/* let CMD go on, attached or not; a library seen mapped has no
+	 * handshake: a libhcbtap loaded later has, and is taken up then */
+	if (how == LOADED_HANDSHAKE || code != EXIT_OK)
+		let_go(&ch);
+	ch.late = 1;
 	if (code != EXIT_OK) {
 		kill(ch.pid, SIGTERM);
 		child_exit_code(&ch);
 		goto out;
 	}
 	code = trace_run(t, child_alive, &ch);
+	let_go(&ch);
 	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
 	 * CMD is not left running unwatched.  A CMD that exec'd another
 	 * program ended the tracing, not the other way round: it runs on. */
@@ -158,14 +205,8 @@ int trace_launch(struct trace *t, char **argv)
 	else
 		child_exit_code(&ch);
 out:
-	for (int i = 0; i < 2; i++) {
-		if (ready[i] >= 0)
-			close(ready[i]);
-		if (go[i] >= 0)
-			close(go[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
+	let_go(&ch);
+	if (ch.ready_fd >= 0)
+		close(ch.ready_fd);
 	return code;
 }
-

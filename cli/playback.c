@@ -74,7 +74,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		code = EXIT_FAIL;
 	}
 	if (!o->quiet)
-		filter_warn_unmatched(&o->filter, hcb_reader_consumers(r));
+		filter_warn_unmatched(&o->filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
 	hcb_reader_close(r);
 	return code;
 }

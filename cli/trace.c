@@ -132,6 +132,17 @@ static int parse_buffer(const struct cli_cmd *cmd, struct trace_opts *o, const c
 	return 0;
 }
 
+static int parse_provider(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
+{
+	int i = hcb_provider_index(arg);
+
+	if (i < 0)
+		return cli_usage_err(cmd, "unknown provider '%s': expected hcbtap, xla-outfeed or "
+				     "jax-callback", arg);
+	o->providers |= 1u << i;
+	return 0;
+}
+
 int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
 {
 	unsigned long long v;
@@ -164,6 +175,8 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	case 'q':
 		o->quiet = 1;
 		return 0;
+	case OPT_PROVIDER:
+		return parse_provider(cmd, o, arg);
 	default:
 		return 1;
 	}
@@ -208,7 +221,8 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 		   const char *name)
 {
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_taps = o->count,
-				       .filter = &o->filter, .output = name };
+				       .filter = &o->filter, .output = name,
+				       .providers = o->providers };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -285,11 +299,21 @@ const char *trace_comm(const struct trace *t)
 	return hcb_capture_target(t->cap)->comm;
 }
 
-int trace_ready_on_map(pid_t pid)
+int trace_ready_on_map(const struct trace *t, pid_t pid)
 {
+	unsigned int only = hcb_provider_mask(HCB_PROV_ON_MAP);
 	struct hcb_target_info ti;
 
-	return hcb_provider_find(pid, HCB_PROV_ON_MAP, &ti) == 0;
+	if (t->o->providers)
+		only &= t->o->providers;
+	return only && hcb_provider_find(pid, only, &ti) == 0;
+}
+
+int trace_attach_more(struct trace *t)
+{
+	int n = hcb_capture_attach_more(t->cap);
+
+	return n < 0 ? cli_target_err(n, t->pid, hcb_capture_target(t->cap)) : EXIT_OK;
 }
 
 static int proc_alive(void *ctx)
@@ -324,6 +348,17 @@ static void summary(struct trace *t, const char *why)
 		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
 		(unsigned long long)hcb_capture_written(t->cap), (unsigned long long)lost);
 	hcb_buf_free(&line);
+}
+
+/* --consumer filters that matched none of the consumers of any provider */
+static void warn_unmatched(struct trace *t)
+{
+	const struct hcb_registry *regs[HCB_CAPTURE_SLOTS];
+	unsigned int n = 0;
+
+	while (n < HCB_CAPTURE_SLOTS && (regs[n] = hcb_capture_consumers(t->cap, n)))
+		n++;
+	filter_warn_unmatched(&t->o->filter, regs, n);
 }
 
 /* Poll until something ends the session; why it ended, in words. */
@@ -386,7 +421,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		code = EXIT_OK;
 	}
 	if (!t->o->quiet) {
-		filter_warn_unmatched(&t->o->filter, hcb_capture_consumers(t->cap));
+		warn_unmatched(t);
 		summary(t, why);
 	}
 	return code;

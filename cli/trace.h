@@ -21,8 +21,13 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
 /* The options the live commands share, in --help order (-f and -o are the
  * commands' own: attach/run print, record writes a file). */
+#define PROVIDER_OPT \
+	{ OPT_PROVIDER, "provider", "NAME", "trace through this provider only: hcbtap, " \
+	  "xla-outfeed or jax-callback (repeatable; default: every one the program has)" }
+
 #define TRACE_OPTS \
 	FILTER_OPTS, \
+	PROVIDER_OPT, \
 	{ 'c', "count", "N", "stop after N taps" }, \
 	{ 'd', "duration", "SECS", "stop after SECS seconds" }, \
 	{ 'b', "buffer-size", "MIB", "ring buffer size in MiB (default 64)" }, \
@@ -39,6 +44,7 @@ struct trace_opts {
 	uint64_t ring_bytes;
 	int quiet;
 	struct hcb_filter filter;
+	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
 	struct hcb_print_opts print;   /* text output */
 };
 
@@ -71,7 +77,10 @@ void trace_free(struct trace *t);
 int trace_exec_seen(const struct trace *t);
 /* 1 if pid is ready to be attached without a start-up handshake (it maps
  * the library of a provider that attaches on sight). */
-int trace_ready_on_map(pid_t pid);
+int trace_ready_on_map(const struct trace *t, pid_t pid);
+/* Attach the providers the attached process has taken up since (it loaded
+ * libhcbtap after it mapped jaxlib).  Returns an exit code. */
+int trace_attach_more(struct trace *t);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;

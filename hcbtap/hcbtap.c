@@ -46,6 +46,10 @@ _Static_assert((int)HCBTAP_BOOL == (int)HCB_DT_BOOL &&
 	       "hcbtap.h dtypes must match the wire");
 _Static_assert(HCBTAP_MAX_DIMS == HCB_MAX_DIMS, "rank limit must match the wire");
 _Static_assert(HCBTAP_LOST_MAGIC != HCB_OUTFEED_MAGIC, "a lost packet must not pass for a tap");
+_Static_assert(HCBTAP_LOST_MAGIC == HCB_LOST_MAGIC && (int)HCBTAP_LOST_NO_STAGING == (int)HCB_LOST_NO_STAGING &&
+	       (int)HCBTAP_LOST_DEVICE_ERROR == (int)HCB_LOST_DEVICE_ERROR &&
+	       (int)HCBTAP_LOST_NO_RUNTIME == (int)HCB_LOST_NO_RUNTIME,
+	       "lost packets as the tracer reads them (hcb_wire.h)");
 
 struct consumer {
 	uint32_t id;

@@ -9,6 +9,9 @@ const char *hcb_loss_reason(enum hcb_loss_cause cause)
 		[HCB_LOSS_RING] = "ring buffer full",
 		[HCB_LOSS_UNREADABLE] = "target memory unreadable",
 		[HCB_LOSS_MALFORMED] = "malformed or incomplete packet",
+		[HCB_LOSS_STAGING] = "device staging full",
+		[HCB_LOSS_DEVICE_COPY] = "device copy failed",
+		[HCB_LOSS_NO_RUNTIME] = "no device runtime",
 		[HCB_LOSS_UNDELIVERED] = "not delivered",
 	};
 

@@ -36,6 +36,9 @@ enum hcb_loss_cause {
 	HCB_LOSS_RING,          /* the ring buffer was full */
 	HCB_LOSS_UNREADABLE,    /* the target's memory could not be read */
 	HCB_LOSS_MALFORMED,     /* a malformed or incomplete packet */
+	HCB_LOSS_STAGING,       /* the emitter's device staging memory was full */
+	HCB_LOSS_DEVICE_COPY,   /* the emitter's copy off the device failed */
+	HCB_LOSS_NO_RUNTIME,    /* the emitter had no device runtime */
 	HCB_LOSS_UNDELIVERED,   /* no counter says why */
 	HCB_LOSS_CAUSES
 };

@@ -26,18 +26,19 @@ void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w)
 		c->rx.ops->warn(c->rx.ctx, w);
 }
 
-/* ---- what the provider's decoder delivers ---- */
+/* ---- what a provider's decoder delivers ---- */
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {
-	struct hcb_capture *c = ctx;
+	struct hcb_slot *s = ctx;
+	struct hcb_capture *c = s->c;
 	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
 	int err;
 
 	/* after -c the session stops looking */
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
-	err = hcb_capture_account(c, p->device, p->seq);
+	err = hcb_capture_account(s, p->device, p->seq);
 	if (err)
 		return err;
 	if (c->o.filter && !hcb_filter_match(c->o.filter, p))
@@ -47,7 +48,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	if (err)
 		return err;
 	c->written++;
-	hcb_capture_count_written(c, p->device);
+	hcb_capture_count_written(s, p->device);
 	if (c->o.max_taps && c->written >= c->o.max_taps)
 		c->stop = HCB_STOP_COUNT;
 	return 0;
@@ -56,18 +57,19 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 /* A registration whose chunks were lost is read from the target itself. */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	struct hcb_capture *c = ctx;
+	struct hcb_slot *s = ctx;
 
-	return hcb_target_read(c->ti.pid, addr, buf, len);
+	return hcb_target_read(s->ti.pid, addr, buf, len);
 }
 
 static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t device,
 			      uint32_t consumer_id, const char *detail)
 {
+	struct hcb_slot *s = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
 				 .consumer_id = consumer_id, .detail = detail };
 
-	hcb_capture_warn(ctx, &w);
+	hcb_capture_warn(s->c, &w);
 }
 
 static const struct hcb_decoder_ops decoder_ops = {
@@ -78,9 +80,9 @@ static const struct hcb_decoder_ops decoder_ops = {
 
 static int on_ring_record(void *ctx, const void *data, size_t len)
 {
-	struct hcb_capture *c = ctx;
+	struct hcb_slot *s = ctx;
 
-	return c->prov ? c->prov->feed(c->state, data, len) : 0;
+	return s->prov ? s->prov->feed(s->state, data, len) : 0;
 }
 
 /* ---- the session's life ---- */
@@ -96,7 +98,9 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	c->o = *o;
 	c->rx = rx;
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
-	err = hcb_probes_new(&c->probes, o->ring_bytes, on_ring_record, c);
+	/* the first slot's ring now: privilege and memory known before a
+	 * program is started */
+	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slot[0]);
 	if (err) {
 		free(c);
 		return err;
@@ -106,63 +110,138 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 }
 
 /* Read after the probe is in place: every packet issued from here on
- * reaches this session, sent or counted lost.  That is where its
- * accounting and its barriers start. */
-static void account_from_now(struct hcb_capture *c)
+ * reaches this slot, sent or counted lost.  That is where its accounting
+ * and its barriers start. */
+static void account_from_now(struct hcb_slot *s)
 {
 	uint64_t issued[HCB_MAX_DEVICES];
 
-	if ((c->prov->flags & HCB_PROV_ISSUED) && c->ti.counters &&
-	    c->prov->issued(&c->ti, issued) == 0) {
-		hcb_acct_init(&c->acct, issued, 0);
+	if ((s->prov->flags & HCB_PROV_ISSUED) && s->ti.counters &&
+	    s->prov->issued(&s->ti, issued) == 0) {
+		hcb_acct_init(&s->acct, issued, 0);
 		return;
 	}
-	c->ti.counters = 0;   /* a barrier then goes by what passed the probe */
-	hcb_acct_init(&c->acct, NULL, !!(c->prov->flags & HCB_PROV_UNORDERED));
+	s->ti.counters = 0;   /* a barrier then goes by what passed the probe */
+	hcb_acct_init(&s->acct, NULL, !!(s->prov->flags & HCB_PROV_UNORDERED));
+}
+
+/* Attach the provider ti found, in the next slot. */
+static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
+{
+	struct hcb_slot *s = &c->slot[c->nslots];
+	const struct hcb_provider *p = ti->provider;
+	int err = 0;
+
+	*s = (struct hcb_slot){ .c = c, .ti = *ti };
+	if (c->ring) {
+		s->probes = c->ring;
+		c->ring = NULL;
+	} else {
+		err = hcb_probes_new(&s->probes, c->o.ring_bytes, on_ring_record, s);
+	}
+	if (!err && p->prepare)
+		err = p->prepare(s->probes, &s->ti);
+	if (!err)
+		err = hcb_probes_load(s->probes, p->programs);
+	if (!err)
+		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, s);
+	if (err) {
+		hcb_probes_close(s->probes);
+		*s = (struct hcb_slot){ 0 };
+		return err < 0 ? err : -EINVAL;
+	}
+	s->prov = p;
+	hcb_probes_watch_exec(s->probes, ti->pid);
+	account_from_now(s);
+	if ((p->flags & HCB_PROV_ISSUED) && !c->issuer)
+		c->issuer = s;
+	c->nslots++;
+	return 0;
+}
+
+static int attached(const struct hcb_capture *c, const struct hcb_provider *p)
+{
+	for (unsigned int i = 0; i < c->nslots; i++)
+		if (c->slot[i].prov == p)
+			return 1;
+	return 0;
+}
+
+/* Every provider that finds pid and is not attached yet.  The number
+ * attached, or the first error of an attach. */
+static int attach_all(struct hcb_capture *c, pid_t pid)
+{
+	int n = 0;
+
+	for (size_t i = 0; hcb_providers[i] && c->nslots < HCB_CAPTURE_SLOTS; i++) {
+		struct hcb_target_info ti = { .pid = pid, .provider = hcb_providers[i] };
+		int err;
+
+		if (attached(c, ti.provider) || (c->o.providers && !(c->o.providers >> i & 1)) ||
+		    ti.provider->find(pid, &ti))
+			continue;
+		memcpy(ti.comm, c->found.comm, sizeof(ti.comm));
+		c->found = ti;
+		err = attach_slot(c, &ti);
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
 }
 
 int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
 {
-	int err = hcb_provider_find(pid, 0, &c->ti);
+	/* what there is to attach to, or the most telling reason why not */
+	int n, err = hcb_provider_find(pid, c->o.providers, &c->found);
 
 	if (err)
 		return err;
 	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0)
 		return -ENOSYS;
-	if (c->ti.provider->prepare)
-		err = c->ti.provider->prepare(c->probes, &c->ti);
-	if (!err)
-		err = hcb_probes_load(c->probes, c->ti.provider->programs);
-	if (err)
-		return err < 0 ? err : -EINVAL;
-	err = c->ti.provider->open(&c->state, c->probes, &c->ti, &decoder_ops, c);
-	if (err)
-		return err;
-	c->prov = c->ti.provider;
-	hcb_probes_watch_exec(c->probes, pid);
-	account_from_now(c);
-	return 0;
+	n = attach_all(c, pid);
+	return n < 0 ? n : 0;
+}
+
+int hcb_capture_attach_more(struct hcb_capture *c)
+{
+	if (!c->nslots)
+		return -EINVAL;
+	return attach_all(c, c->slot[0].ti.pid);
 }
 
 const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c)
 {
-	return &c->ti;
+	return c->nslots ? &c->slot[0].ti : &c->found;
+}
+
+/* The session record: its providers (joined by '+'), and the platform of
+ * the one whose target names its devices. */
+static void session_record(const struct hcb_capture *c, struct hcb_record *rec)
+{
+	const struct hcb_slot *named = c->issuer ? c->issuer : &c->slot[0];
+	size_t n = 0;
+
+	rec->kind = HCB_REC_SESSION;
+	rec->session.version = 1;
+	rec->session.pid = c->slot[0].ti.pid;
+	for (unsigned int i = 0; i < c->nslots && n < sizeof(rec->session.provider); i++)
+		n += (size_t)snprintf(rec->session.provider + n, sizeof(rec->session.provider) - n,
+				      "%s%s", i ? "+" : "", c->slot[i].prov->name);
+	snprintf(rec->session.platform, sizeof(rec->session.platform), "%s", named->ti.platform);
+	rec->session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
 }
 
 int hcb_capture_begin(struct hcb_capture *c)
 {
-	struct hcb_record rec = { .kind = HCB_REC_SESSION };
+	struct hcb_record rec = { 0 };
 	int err;
 
-	rec.session.version = 1;
-	rec.session.pid = c->ti.pid;
-	snprintf(rec.session.provider, sizeof(rec.session.provider), "%s", c->prov->name);
-	snprintf(rec.session.platform, sizeof(rec.session.platform), "%s", c->ti.platform);
-	rec.session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
+	session_record(c, &rec);
 	err = hcb_capture_emit(c, &rec);
-	if (hcb_probes_exec_watch(c->probes)) {
+	if (hcb_probes_exec_watch(c->slot[0].probes)) {
 		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
-					 .err = hcb_probes_exec_watch(c->probes) };
+					 .err = hcb_probes_exec_watch(c->slot[0].probes) };
 
 		hcb_capture_warn(c, &w);
 	}
@@ -174,30 +253,39 @@ int hcb_capture_begin(struct hcb_capture *c)
 	return err;
 }
 
+/* Take what every slot's ring holds, and let time pass for its decoder. */
+static int take_records(struct hcb_capture *c)
+{
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		struct hcb_slot *s = &c->slot[i];
+		int n = hcb_probes_poll(s->probes, 0);
+
+		if (n >= 0 && s->prov->tick)
+			n = s->prov->tick(s->state, hcb_clock_ns(CLOCK_MONOTONIC));
+		if (n < 0)
+			return n;
+		if (c->stop == HCB_STOP_NONE && hcb_probes_exec_seen(s->probes))
+			c->stop = HCB_STOP_EXEC;
+	}
+	return 0;
+}
+
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 {
-	struct pollfd fds[2] = {
-		{ .fd = hcb_probes_fd(c->probes), .events = POLLIN },
-		{ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN },
-	};
-	int n;
+	struct pollfd fds[HCB_CAPTURE_SLOTS + 1];
+	unsigned int n = 0;
+	int err;
 
+	for (unsigned int i = 0; i < c->nslots; i++)
+		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slot[i].probes), .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN };
 	/* a barrier waiting on packets in flight looks again soon */
 	if (hcb_capture_barrier_pending(c) && timeout_ms > 1)
 		timeout_ms = 1;
-	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
+	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	n = hcb_probes_poll(c->probes, 0);
-	if (n < 0)
-		return n;
-	if (c->prov->tick) {
-		n = c->prov->tick(c->state, hcb_clock_ns(CLOCK_MONOTONIC));
-		if (n < 0)
-			return n;
-	}
-	if (c->stop == HCB_STOP_NONE && hcb_probes_exec_seen(c->probes))
-		c->stop = HCB_STOP_EXEC;
-	return hcb_capture_serve_barrier(c);
+	err = take_records(c);
+	return err ? err : hcb_capture_serve_barrier(c);
 }
 
 enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c)
@@ -211,32 +299,34 @@ enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c)
  * to there (and let a packet still being copied finish) before calling
  * anything lost or incomplete.
  */
-static int drain_after_detach(struct hcb_capture *c)
+static int drain_after_detach(struct hcb_slot *s)
 {
-	uint64_t mark = hcb_probes_ring_written(c->probes);
-	int err = hcb_probes_drain(c->probes);
+	uint64_t mark = hcb_probes_ring_written(s->probes);
+	int err = hcb_probes_drain(s->probes);
 
 	for (int i = 0; !err && i < 200; i++) {
-		if (hcb_probes_ring_read(c->probes) >= mark && !c->prov->pending(c->state))
+		if (hcb_probes_ring_read(s->probes) >= mark && !s->prov->pending(s->state))
 			break;
 		usleep(1000);
-		err = hcb_probes_drain(c->probes);
-		mark = hcb_probes_ring_written(c->probes);
+		err = hcb_probes_drain(s->probes);
+		mark = hcb_probes_ring_written(s->probes);
 	}
 	return err;
 }
 
 int hcb_capture_end(struct hcb_capture *c)
 {
-	int err;
+	int err = 0;
 
 	/* detach first, so the target's probes go, then take what was copied */
-	hcb_probes_detach(c->probes);
-	err = drain_after_detach(c);
+	for (unsigned int i = 0; i < c->nslots; i++)
+		hcb_probes_detach(c->slot[i].probes);
+	for (unsigned int i = 0; i < c->nslots && !err; i++)
+		err = drain_after_detach(&c->slot[i]);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
-	if (!c->rx_err) {
-		int ferr = c->prov->finish(c->state);
+	for (unsigned int i = 0; i < c->nslots && !c->rx_err; i++) {
+		int ferr = c->slot[i].prov->finish(c->slot[i].state);
 
 		if (!err && ferr < 0)
 			err = ferr;
@@ -254,19 +344,28 @@ int hcb_capture_receiver_error(const struct hcb_capture *c)
 
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f)
 {
-	const struct hcb_stream_stats *s = c->prov ? c->prov->stats(c->state, d) : NULL;
+	int any = 0;
 
-	if (d >= HCB_MAX_DEVICES || (!s && !c->acct.dev[d].dropped))
+	if (d >= HCB_MAX_DEVICES)
 		return -ENOENT;
-	*f = (struct hcb_capture_dev){ .dropped = c->acct.dev[d].dropped };
-	if (s) {
-		f->taps = s->packets;
-		f->bytes = s->bytes;
-		f->gaps = hcb_stream_gaps(s);
-		for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-			f->bad += s->problems[i];
+	*f = (struct hcb_capture_dev){ 0 };
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		const struct hcb_slot *s = &c->slot[i];
+		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
+
+		if (!st && !s->acct.dev[d].dropped)
+			continue;
+		any = 1;
+		f->dropped += s->acct.dev[d].dropped;
+		if (!st)
+			continue;
+		f->taps += st->packets;
+		f->bytes += st->bytes;
+		f->gaps += hcb_stream_gaps(st);
+		for (int k = 0; k < HCB_DECODE_PROBLEMS; k++)
+			f->bad += st->problems[k];
 	}
-	return 0;
+	return any ? 0 : -ENOENT;
 }
 
 uint64_t hcb_capture_written(const struct hcb_capture *c)
@@ -274,9 +373,9 @@ uint64_t hcb_capture_written(const struct hcb_capture *c)
 	return c->written;
 }
 
-const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c)
+const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i)
 {
-	return c->prov ? c->prov->registry(c->state) : NULL;
+	return i < c->nslots ? c->slot[i].prov->registry(c->slot[i].state) : NULL;
 }
 
 void hcb_capture_free(struct hcb_capture *c)
@@ -284,8 +383,10 @@ void hcb_capture_free(struct hcb_capture *c)
 	if (!c)
 		return;
 	hcb_sess_close(c->sess);
-	hcb_probes_close(c->probes);
-	if (c->prov)
-		c->prov->close(c->state);
+	hcb_probes_close(c->ring);
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		hcb_probes_close(c->slot[i].probes);
+		c->slot[i].prov->close(c->slot[i].state);
+	}
 	free(c);
 }

@@ -36,6 +36,7 @@ struct hcb_capture_opts {
 	const char *what;                /* this session's command line, for `list` and barrier */
 	const char *output;              /* where it writes, likewise */
 	int unpublished;                 /* 1: no session files (no barrier, not in `list`) */
+	unsigned int providers;          /* bit i: hcb_providers[i] may attach; 0: every one */
 };
 
 /*
@@ -45,8 +46,12 @@ struct hcb_capture_opts {
  */
 int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 		    struct hcb_receiver rx);
+/* Providers one session may hold at once (each its own BPF object). */
+#define HCB_CAPTURE_SLOTS 3
+
 /*
- * Attach to pid through the provider that recognises it.
+ * Attach to pid through every provider that recognises it (a program may
+ * tap through libhcbtap and JAX's own callbacks at once).
  *   -ESRCH            no such process (or it exited meanwhile)
  *   -ENOENT           no provider's library in it: nothing to attach to
  *   -EPROTONOSUPPORT  a library of a version its provider cannot read
@@ -57,6 +62,10 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
  */
 int hcb_capture_attach(struct hcb_capture *c, pid_t pid);
 const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c);
+/* After an attach: also attach the providers that recognise the target
+ * now and did not before (a program that loaded libhcbtap after it mapped
+ * jaxlib).  The number attached, or -errno. */
+int hcb_capture_attach_more(struct hcb_capture *c);
 /* The session record, and the session made known (a warning if it cannot
  * be).  Returns the receiver's error. */
 int hcb_capture_begin(struct hcb_capture *c);
@@ -94,8 +103,9 @@ struct hcb_capture_dev {
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);
-/* The consumers met (for --consumer filters that matched nothing). */
-const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c);
+/* The consumers met through the i-th provider attached, NULL past the last
+ * (for --consumer filters that matched nothing). */
+const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i);
 void hcb_capture_free(struct hcb_capture *c);
 
 #endif

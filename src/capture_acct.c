@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * capture_acct.c - the capture engine's losses, barriers and session
- * files: acct.h's rules applied to a live session, drop records written
- * where losses happened, `hcbtrace barrier` served, and the session's
- * figures kept current for the barrier command to read.
+ * files: acct.h's rules applied to each attached provider (slot), drop
+ * records written where losses happened, `hcbtrace barrier` served through
+ * the slot whose target counts what it issued, and the session's figures
+ * kept current for the barrier command to read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,41 +15,55 @@
 #include "clock.h"
 #include "target.h"
 
-/* What the counters say device d lost so far, by cause. */
+/* What the counters say device d of the slot lost so far, by cause. */
 static void loss_seen(void *ctx, uint32_t d, struct hcb_loss_seen *out)
 {
-	struct hcb_capture *c = ctx;
-	const struct hcb_stream_stats *s = c->prov->stats(c->state, d);
+	struct hcb_slot *s = ctx;
+	const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
 	struct hcb_dev_stats b = { 0 };
 
-	hcb_probes_dev_stats(c->probes, d, &b);
+	hcb_probes_dev_stats(s->probes, d, &b);
 	out->n[HCB_LOSS_RING] = b.drops;
 	out->n[HCB_LOSS_UNREADABLE] = b.read_errors;
 	out->n[HCB_LOSS_MALFORMED] = 0;
-	for (int i = 0; s && i < HCB_DECODE_PROBLEMS; i++)
-		out->n[HCB_LOSS_MALFORMED] += s->problems[i];
+	for (int i = 0; st && i < HCB_DECODE_PROBLEMS; i++)
+		out->n[HCB_LOSS_MALFORMED] += st->problems[i];
+	/* what the emitter itself said it lost (a reason it did not name is
+	 * no known cause: left to "not delivered") */
+	out->n[HCB_LOSS_STAGING] = st ? st->lost[HCB_LOST_NO_STAGING] : 0;
+	out->n[HCB_LOSS_DEVICE_COPY] = st ? st->lost[HCB_LOST_DEVICE_ERROR] : 0;
+	out->n[HCB_LOSS_NO_RUNTIME] = st ? st->lost[HCB_LOST_NO_RUNTIME] : 0;
+}
+
+/* The slot whose figures the session files show: the one a barrier
+ * waits on, else the first. */
+static struct hcb_slot *published(struct hcb_capture *c)
+{
+	return c->issuer ? c->issuer : &c->slot[0];
 }
 
 /* Device d's figures into the session's shared status. */
-static void publish_dev(struct hcb_capture *c, uint32_t d)
+static void publish_dev(struct hcb_slot *s, uint32_t d)
 {
-	const struct hcb_acct_dev *a = &c->acct.dev[d];
-	struct hcb_sess_dev *s;
+	const struct hcb_acct_dev *a = &s->acct.dev[d];
+	struct hcb_sess_dev *st;
 
-	if (!c->sess)
+	if (!s->c->sess || s != published(s->c))
 		return;
-	s = &hcb_sess_status(c->sess)->dev[d];
-	__atomic_store_n(&s->through, hcb_acct_next(&c->acct, d), __ATOMIC_RELAXED);
-	__atomic_store_n(&s->delivered, a->delivered, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->written, a->written, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->dropped, a->dropped, __ATOMIC_RELAXED);
+	st = &hcb_sess_status(s->c->sess)->dev[d];
+	__atomic_store_n(&st->through, hcb_acct_next(&s->acct, d), __ATOMIC_RELAXED);
+	__atomic_store_n(&st->delivered, a->delivered, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->written, a->written, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->dropped, a->dropped, __ATOMIC_RELAXED);
 }
 
 /* Drop records for the losses of device d (unless the filter leaves the
  * device out: its losses are still counted). */
-static int write_losses(struct hcb_capture *c, uint32_t d, const struct hcb_loss *l, unsigned int n)
+static int write_losses(struct hcb_slot *s, uint32_t d, const struct hcb_loss *l, unsigned int n)
 {
-	publish_dev(c, d);
+	struct hcb_capture *c = s->c;
+
+	publish_dev(s, d);
 	if (c->o.filter && !hcb_filter_device(c->o.filter, d))
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
@@ -65,39 +80,40 @@ static int write_losses(struct hcb_capture *c, uint32_t d, const struct hcb_loss
 	return 0;
 }
 
-int hcb_capture_account(struct hcb_capture *c, uint32_t d, uint64_t seq)
+int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq)
 {
-	struct hcb_loss_source src = { loss_seen, c };
+	struct hcb_loss_source src = { loss_seen, s };
 	struct hcb_loss lost[HCB_LOSS_CAUSES];
-	unsigned int n = hcb_acct_packet(&c->acct, d, seq, &src, lost);
+	unsigned int n = hcb_acct_packet(&s->acct, d, seq, &src, lost);
 
-	return write_losses(c, d, lost, n);
+	return write_losses(s, d, lost, n);
 }
 
-/* Every seq of device d below upto has gone through the probe. */
-static int account_upto(struct hcb_capture *c, uint32_t d, uint64_t upto)
+/* Every seq of device d below upto has gone through the slot's probe. */
+static int account_upto(struct hcb_slot *s, uint32_t d, uint64_t upto)
 {
-	struct hcb_loss_source src = { loss_seen, c };
+	struct hcb_loss_source src = { loss_seen, s };
 	struct hcb_loss lost[HCB_LOSS_CAUSES];
-	unsigned int n = hcb_acct_upto(&c->acct, d, upto, &src, lost);
+	unsigned int n = hcb_acct_upto(&s->acct, d, upto, &src, lost);
 
-	return n ? write_losses(c, d, lost, n) : 0;
+	return n ? write_losses(s, d, lost, n) : 0;
 }
 
-void hcb_capture_count_written(struct hcb_capture *c, uint32_t d)
+void hcb_capture_count_written(struct hcb_slot *s, uint32_t d)
 {
-	hcb_acct_written(&c->acct, d);
-	if (c->sess)
-		__atomic_store_n(&hcb_sess_status(c->sess)->dev[d].written, c->acct.dev[d].written,
-				 __ATOMIC_RELAXED);
+	hcb_acct_written(&s->acct, d);
+	if (s->c->sess && s == published(s->c))
+		__atomic_store_n(&hcb_sess_status(s->c->sess)->dev[d].written,
+				 s->acct.dev[d].written, __ATOMIC_RELAXED);
 }
 
 void hcb_capture_publish(struct hcb_capture *c)
 {
+	struct hcb_slot *s = published(c);
 	struct hcb_sess_shared *st;
 	int err;
 
-	err = hcb_sess_open(&c->sess, c->ti.pid, c->o.what ? c->o.what : "hcbtrace",
+	err = hcb_sess_open(&c->sess, s->ti.pid, c->o.what ? c->o.what : "hcbtrace",
 			    c->o.output ? c->o.output : "");
 	if (err) {
 		struct hcb_warning w = { .kind = HCB_WARN_UNPUBLISHED, .err = err };
@@ -108,45 +124,44 @@ void hcb_capture_publish(struct hcb_capture *c)
 	}
 	st = hcb_sess_status(c->sess);
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-		st->dev[d].base = st->dev[d].through = c->acct.dev[d].base;
+		st->dev[d].base = st->dev[d].through = s->acct.dev[d].base;
 }
 
 void hcb_capture_unpublish(struct hcb_capture *c)
 {
 	for (uint32_t d = 0; c->sess && d < HCB_MAX_DEVICES; d++)
-		publish_dev(c, d);
+		publish_dev(published(c), d);
 	hcb_sess_close(c->sess);
 	c->sess = NULL;
 }
 
-/* ---- barriers ---- */
+/* ---- barriers: served through the slot whose target counts what it issued ---- */
 
 static uint64_t handled(void *ctx, uint32_t d)
 {
-	struct hcb_capture *c = ctx;
+	struct hcb_slot *s = ctx;
 	struct hcb_dev_stats b = { 0 };
 
-	if (hcb_probes_dev_stats(c->probes, d, &b))
+	if (hcb_probes_dev_stats(s->probes, d, &b))
 		return 0;
 	return b.handled;
 }
 
 static uint64_t ring_written(void *ctx)
 {
-	return hcb_probes_ring_written(((struct hcb_capture *)ctx)->probes);
+	return hcb_probes_ring_written(((struct hcb_slot *)ctx)->probes);
 }
 
 static uint64_t ring_read(void *ctx)
 {
-	return hcb_probes_ring_read(((struct hcb_capture *)ctx)->probes);
+	return hcb_probes_ring_read(((struct hcb_slot *)ctx)->probes);
 }
 
-/* A barrier is served where packets are numbered as the probe counts them
- * (so that what is missing can be known) and the session still looks. */
+/* A barrier is served where the target counts what it issued (so that
+ * what is missing can be known) and the session still looks. */
 static int serves_barriers(const struct hcb_capture *c)
 {
-	return c->sess && (c->prov->flags & HCB_PROV_SEQ) && !c->rx_err &&
-	       c->stop != HCB_STOP_COUNT;
+	return c->sess && c->issuer && !c->rx_err && c->stop != HCB_STOP_COUNT;
 }
 
 int hcb_capture_barrier_pending(const struct hcb_capture *c)
@@ -157,6 +172,7 @@ int hcb_capture_barrier_pending(const struct hcb_capture *c)
 /* Take up the newest request, if one is new: 1 if a barrier is being served. */
 static int take_request(struct hcb_capture *c)
 {
+	struct hcb_slot *s = c->issuer;
 	uint64_t issued[HCB_MAX_DEVICES], req;
 
 	if (c->bar.req)
@@ -167,9 +183,9 @@ static int take_request(struct hcb_capture *c)
 	/* every request up to req was made before the counts are read here,
 	 * so this one round answers them all; when the target cannot be read
 	 * (it is gone), what passed its probe is all it will ever have issued */
-	if (!c->ti.counters || c->prov->issued(&c->ti, issued))
+	if (!s->ti.counters || s->prov->issued(&s->ti, issued))
 		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-			issued[d] = handled(c, d);
+			issued[d] = handled(s, d);
 	hcb_barrier_begin(&c->bar, req, issued);
 	return 1;
 }
@@ -181,7 +197,7 @@ static int barrier_complete(struct hcb_capture *c)
 	int err;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		err = account_upto(c, d, c->bar.issued[d]);
+		err = account_upto(c->issuer, d, c->bar.issued[d]);
 		if (err)
 			return err;
 	}
@@ -202,27 +218,27 @@ static int barrier_complete(struct hcb_capture *c)
 
 int hcb_capture_serve_barrier(struct hcb_capture *c)
 {
-	struct hcb_barrier_view v = { handled, ring_written, ring_read, c };
+	struct hcb_barrier_view v = { handled, ring_written, ring_read, c->issuer };
 
 	if (!serves_barriers(c) || !take_request(c))
 		return 0;
-	if (!hcb_barrier_advance(&c->bar, &c->acct, &v))
+	if (!hcb_barrier_advance(&c->bar, &c->issuer->acct, &v))
 		return 0;
 	return barrier_complete(c);
 }
 
 /* ---- the tail ---- */
 
-/* Every device: what passed the probe and never arrived is lost. */
-static int account_all(struct hcb_capture *c)
+/* Every device of the slot: what passed the probe and never arrived is lost. */
+static int account_all(struct hcb_slot *s)
 {
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		uint64_t h = handled(c, d);
+		uint64_t h = handled(s, d);
 		int err;
 
 		if (!h)
 			continue;
-		err = account_upto(c, d, h);
+		err = account_upto(s, d, h);
 		if (err)
 			return err;
 	}
@@ -231,19 +247,32 @@ static int account_all(struct hcb_capture *c)
 
 /* Where packets are not numbered as the probe counts them, losses are
  * known only as the decoder's problems, per device. */
-static int problems_as_losses(struct hcb_capture *c)
+static int problems_as_losses(struct hcb_slot *s)
 {
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		struct hcb_loss_seen seen;
 		struct hcb_loss l = { HCB_LOSS_MALFORMED, 0 };
 		int err;
 
-		loss_seen(c, d, &seen);
+		loss_seen(s, d, &seen);
 		l.count = seen.n[HCB_LOSS_MALFORMED];
 		if (!l.count)
 			continue;
-		c->acct.dev[d].dropped += l.count;
-		err = write_losses(c, d, &l, 1);
+		s->acct.dev[d].dropped += l.count;
+		err = write_losses(s, d, &l, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Each slot's losses that no packet showed. */
+static int tail_losses(struct hcb_capture *c)
+{
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		struct hcb_slot *s = &c->slot[i];
+		int err = s->prov->flags & HCB_PROV_SEQ ? account_all(s) : problems_as_losses(s);
+
 		if (err)
 			return err;
 	}
@@ -257,16 +286,13 @@ int hcb_capture_write_tail(struct hcb_capture *c)
 	int err = 0;
 
 	/* after -c the session stopped looking: what came later is not lost */
-	if (c->stop != HCB_STOP_COUNT && (c->prov->flags & HCB_PROV_SEQ)) {
-		err = account_all(c);
-		/* the ring is drained: a barrier owed is answered if nothing it
-		 * waits for is still missing (the target exited), else never */
-		if (!err && serves_barriers(c) && take_request(c) &&
-		    hcb_barrier_reachable(&c->bar, &c->acct))
-			err = barrier_complete(c);
-	} else if (c->stop != HCB_STOP_COUNT) {
-		err = problems_as_losses(c);
-	}
+	if (c->stop != HCB_STOP_COUNT)
+		err = tail_losses(c);
+	/* the rings are drained: a barrier owed is answered if nothing it
+	 * waits for is still missing (the target exited), else never */
+	if (!err && serves_barriers(c) && take_request(c) &&
+	    hcb_barrier_reachable(&c->bar, &c->issuer->acct))
+		err = barrier_complete(c);
 	if (err)
 		return err;
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {

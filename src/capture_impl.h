@@ -10,18 +10,34 @@
 #include "probes.h"
 #include "session.h"
 
+/*
+ * One provider attached to the target: its own BPF object (only its
+ * programs), ring buffer and counters, so that two providers in one
+ * process (libhcbtap, and JAX's own callbacks) neither mix their counts
+ * nor their sequence numbers.
+ */
+struct hcb_slot {
+	struct hcb_capture *c;
+	const struct hcb_provider *prov;
+	struct hcb_target_info ti;
+	void *state;                     /* the provider's */
+	struct hcb_probes *probes;
+	struct hcb_acct acct;
+};
+
 struct hcb_capture {
 	struct hcb_capture_opts o;
 	struct hcb_receiver rx;
 	int rx_err;                      /* the receiver's sticky error */
-	struct hcb_probes *probes;
-	struct hcb_target_info ti;
-	const struct hcb_provider *prov; /* NULL until attached */
-	void *state;                     /* the provider's */
+	struct hcb_slot slot[HCB_CAPTURE_SLOTS];
+	unsigned int nslots;
+	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
+	struct hcb_target_info found;    /* what the last attach found, for messages */
+	struct hcb_slot *issuer;         /* the slot whose target counts what it
+					  * issued (barriers), NULL if none */
 	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
 	uint64_t written;                /* taps handed to the receiver */
 	enum hcb_capture_stop stop;
-	struct hcb_acct acct;
 	struct hcb_barrier_point bar;
 	struct hcb_sess *sess;           /* NULL when unpublished */
 };
@@ -31,18 +47,18 @@ int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
 void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w);
 
 /* capture_acct.c */
-/* Account for packet seq of device d before it is written: losses it
- * reveals become drop records first.  Returns the receiver's error. */
-int hcb_capture_account(struct hcb_capture *c, uint32_t d, uint64_t seq);
-/* A tap of device d was written. */
-void hcb_capture_count_written(struct hcb_capture *c, uint32_t d);
+/* Account for packet seq of device d of slot s before it is written:
+ * losses it reveals become drop records first.  Returns the receiver's error. */
+int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq);
+/* A tap of device d of slot s was written. */
+void hcb_capture_count_written(struct hcb_slot *s, uint32_t d);
 /* Make the session known to `hcbtrace barrier` and `list`. */
 void hcb_capture_publish(struct hcb_capture *c);
 /* Serve barrier requests; after each poll.  Returns the receiver's error. */
 int hcb_capture_serve_barrier(struct hcb_capture *c);
 /* 1 while a barrier waits for packets to arrive: poll more often. */
 int hcb_capture_barrier_pending(const struct hcb_capture *c);
-/* The tail, ring drained: losses no packet showed and a barrier still
+/* The tail, rings drained: losses no packet showed and a barrier still
  * owed (if it can be answered).  Returns the receiver's error. */
 int hcb_capture_write_tail(struct hcb_capture *c);
 /* Final figures into the session's status, then withdraw it. */

@@ -239,11 +239,21 @@ static void unlink_pending(struct hcb_decoder *d, struct pending *p)
 	free(p);
 }
 
+/* A packet the emitter could not send: it took its seq, nothing is
+ * delivered, and the device's count of such losses says why. */
+static int on_lost(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+{
+	device(d, e->device)->st.lost[e->lost_reason < HCB_LOST_REASONS ? e->lost_reason : 0]++;
+	return 0;
+}
+
 static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 {
 	const struct hcb_consumer *c;
 	struct pending *p;
 
+	if (e->magic == HCB_LOST_MAGIC)
+		return on_lost(d, e);
 	if (e->magic != HCB_OUTFEED_MAGIC) {
 		problem(d, HCB_BAD_MAGIC, e->device, e->consumer_id,
 			"packet %llu of device %u has magic %u, not %u", (unsigned long long)e->seq,
@@ -403,6 +413,9 @@ const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, ui
 	ds = &d->dev[dev];
 	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
 		if (ds->st.problems[i])
+			return &ds->st;
+	for (int i = 0; i < HCB_LOST_REASONS; i++)
+		if (ds->st.lost[i])
 			return &ds->st;
 	return ds->seen ? &ds->st : NULL;
 }

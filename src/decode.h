@@ -59,6 +59,8 @@ struct hcb_stream_stats {
 	uint64_t bytes;          /* payload bytes delivered */
 	uint64_t first_seq, last_seq;
 	uint64_t problems[HCB_DECODE_PROBLEMS];
+	uint64_t lost[HCB_LOST_REASONS];   /* packets the emitter itself said it lost, by
+					    * enum hcb_lost_reason (0: a reason it did not know) */
 };
 
 struct hcb_decoder;

@@ -22,6 +22,20 @@
 
 /* XLA's outfeed header: u32[2] {HCB_OUTFEED_MAGIC, consumer_id}. */
 #define HCB_OUTFEED_MAGIC 271828u
+
+/*
+ * A packet the emitter could not send (a CUDA tap that found no staging
+ * memory, say) still fires the probe, so that it takes its seq and a
+ * tracer counts it lost: magic HCB_LOST_MAGIC, no leaves, and why in
+ * leaf_bytes (hcbtap.h: enum hcbtap_lost_reason, the same numbers).
+ */
+#define HCB_LOST_MAGIC 0x54534f4cu /* "LOST" little endian */
+enum hcb_lost_reason {
+	HCB_LOST_NO_STAGING = 1,      /* the device's staging memory was full */
+	HCB_LOST_DEVICE_ERROR = 2,    /* copying the leaves off the device failed */
+	HCB_LOST_NO_RUNTIME = 3,      /* no device runtime to copy them with */
+	HCB_LOST_REASONS
+};
 /* consumer id 0 is reserved, as in XLA (it shuts the receiver down there). */
 #define HCB_CONSUMER_RESERVED 0u
 

@@ -114,10 +114,14 @@ extern const struct hcb_provider *const hcb_providers[];
  * ti->pid and ti->comm are filled in every case (comm "?" if unreadable);
  * else the most telling failure: -EPROTONOSUPPORT (a library of a version
  * no provider reads: ti->provider, ti->path, ti->version say which),
- * -ENOENT (nothing to attach to), -ESRCH, -EACCES.  need: flags the
- * provider must have (0: any).
+ * -ENOENT (nothing to attach to), -ESRCH, -EACCES.  only: bit i lets
+ * hcb_providers[i] be found (0: every one).
  */
-int hcb_provider_find(pid_t pid, unsigned int need, struct hcb_target_info *ti);
+int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti);
+/* Providers with all of flags, as a mask for hcb_provider_find's only. */
+unsigned int hcb_provider_mask(unsigned int flags);
+/* The index in hcb_providers[] of the provider called name, or -ENOENT. */
+int hcb_provider_index(const char *name);
 /* Processes that map any provider's library, ascending; *pids is malloc'ed. */
 int hcb_provider_list(pid_t **pids, size_t *n);
 

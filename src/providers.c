@@ -31,7 +31,7 @@ static int telling(int err)
 	}
 }
 
-int hcb_provider_find(pid_t pid, unsigned int need, struct hcb_target_info *ti)
+int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
 {
 	int best = -ENOENT;
 
@@ -45,7 +45,7 @@ int hcb_provider_find(pid_t pid, unsigned int need, struct hcb_target_info *ti)
 		struct hcb_target_info t = { .pid = pid, .provider = p };
 		int err;
 
-		if ((p->flags & need) != need)
+		if (only && !(only >> i & 1))
 			continue;
 		err = p->find(pid, &t);
 		if (err == -ESRCH)
@@ -59,6 +59,24 @@ int hcb_provider_find(pid_t pid, unsigned int need, struct hcb_target_info *ti)
 			break;
 	}
 	return best;
+}
+
+unsigned int hcb_provider_mask(unsigned int flags)
+{
+	unsigned int mask = 0;
+
+	for (size_t i = 0; hcb_providers[i]; i++)
+		if ((hcb_providers[i]->flags & flags) == flags)
+			mask |= 1u << i;
+	return mask;
+}
+
+int hcb_provider_index(const char *name)
+{
+	for (size_t i = 0; hcb_providers[i]; i++)
+		if (!strcmp(hcb_providers[i]->name, name))
+			return (int)i;
+	return -ENOENT;
 }
 
 static int any_library(const char *path)

@@ -106,7 +106,8 @@ int BPF_USDT(hcbtap_packet, void *arg)
 	e->pid = bpf_get_current_pid_tgid() >> 32;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->magic = pkt.magic;
-	e->pad = 0;
+	/* a lost packet says why where a packet has its leaves' sizes */
+	e->lost_reason = pkt.magic == HCB_LOST_MAGIC ? (__u32)pkt.leaf_bytes : 0;
 	bpf_ringbuf_submit(e, pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag());
 	count(pkt.device, 0);
 

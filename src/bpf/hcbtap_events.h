@@ -61,7 +61,7 @@ struct hcb_ev_pkt {
 	HCB_WIRE_U32 pid;
 	HCB_WIRE_U32 tid;
 	HCB_WIRE_U32 magic;        /* the packet header's magic, as the target wrote it */
-	HCB_WIRE_U32 pad;
+	HCB_WIRE_U32 lost_reason;  /* magic HCB_LOST_MAGIC: why (enum hcb_lost_reason) */
 };
 
 struct hcb_ev_chunk {

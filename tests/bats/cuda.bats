@@ -29,6 +29,8 @@ teardown()
     run --separate-stderr "$HCBTRACE" record -o "$T/rec.jsonl" -- "$TAPPER"
     assert_success
     [[ "$stderr" == *"issued 0 55"* ]]
+    # a packet the emitter reports lost is a loss with its reason, not a malformed packet
+    [[ "$stderr" != *"magic"* ]]
     python3 - "$T/rec.jsonl" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
@@ -43,6 +45,7 @@ for k, t in enumerate(taps[:50] + taps[-1:]):
 for b, t in enumerate(taps[50:53]):
     assert set(t["arrays"][0]["data"]) == {b + 1}
 assert body[53]["device"] == 0 and body[53]["count"] == 1
+assert body[53]["reason"] == "device staging full", body[53]
 # barrier_wait in the program was answered after every one of them
 assert recs[-2]["type"] == "barrier" and recs[-1]["type"] == "end"
 PY
