@@ -25,6 +25,7 @@
 static const struct cli_opt view_opts[] = {
 	{ 'p', "pid", "PID", "the running process to watch (else FILE: a recording)" },
 	FILTER_OPTS,
+	PROVIDER_OPT,
 	{ 'b', "buffer-size", "MIB", "live: ring buffer size in MiB (default 64)" },
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }

@@ -76,21 +76,21 @@ _hcbtrace()
     local opts argopts
     case $cmd in
         attach)
-            opts="-p --pid -f --format $print_opts --device --consumer -c --count
+            opts="-p --pid -f --format $print_opts --device --consumer --provider -c --count
                   -d --duration -b --buffer-size -q --quiet -h --help"
-            argopts="-p --pid -f --format $print_argopts --device --consumer -c --count
+            argopts="-p --pid -f --format $print_argopts --device --consumer --provider -c --count
                      -d --duration -b --buffer-size"
             ;;
         run)
-            opts="-f --format $print_opts --device --consumer -c --count -d --duration
+            opts="-f --format $print_opts --device --consumer --provider -c --count -d --duration
                   -b --buffer-size -q --quiet -h --help"
-            argopts="-f --format $print_argopts --device --consumer -c --count -d --duration
+            argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
                      -b --buffer-size"
             ;;
         record)
-            opts='-p --pid -o --output --device --consumer -c --count
+            opts='-p --pid -o --output --device --consumer --provider -c --count
                   -d --duration -b --buffer-size -q --quiet -h --help'
-            argopts='-p --pid -o --output --device --consumer -c --count
+            argopts='-p --pid -o --output --device --consumer --provider -c --count
                      -d --duration -b --buffer-size'
             ;;
         replay)
@@ -115,8 +115,8 @@ _hcbtrace()
             argopts=
             ;;
         view)
-            opts='-p --pid --device --consumer -b --buffer-size -h --help'
-            argopts='-p --pid --device --consumer -b --buffer-size'
+            opts='-p --pid --device --consumer --provider -b --buffer-size -h --help'
+            argopts='-p --pid --device --consumer --provider -b --buffer-size'
             ;;
         help)
             opts='-h --help'

@@ -200,3 +200,23 @@ device: cpu:$d what: b
     # handed to jaxlib for its CUDA plugin, which this machine may lack
     assert_line 'ffi target pending for CUDA: True'
 }
+
+@test "jax: a program tapping through hcbtap and jax.debug.print: both traced, each its own provider; --provider picks" {
+    taps mixed
+    grep -qx 'debug 40.0' "$T/out"
+    head -1 "$T/rec.jsonl" | grep -q '"provider":"[a-z+-]*"'
+    # hcbtap's tap, and the debug.print's operand at its call site
+    grep -qx 'device: cpu:0 what: hcbtap' "$T/text"
+    grep -Eq '^callback: debug_print\.[0-9]+ device: cpu:0 module: jit_mixed$' "$T/text"
+    [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 2 ]
+    # through one provider only
+    "$HCBTRACE" record --provider hcbtap -o "$T/only.jsonl" -- "$PY" "$TAPS" mixed >/dev/null 2>&1
+    [ "$(grep -c '"type":"tap"' "$T/only.jsonl")" = 1 ]
+    grep -q '"name":"hcbtap"' "$T/only.jsonl" || grep -q '"what":"hcbtap"' "$T/only.jsonl"
+    "$HCBTRACE" record --provider jax-callback -o "$T/only.jsonl" -- "$PY" "$TAPS" mixed >/dev/null 2>&1
+    [ "$(grep -c '"type":"tap"' "$T/only.jsonl")" = 1 ]
+    grep -q '"callback":"debug_print' "$T/only.jsonl"
+    run --separate-stderr "$HCBTRACE" record --provider nope -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"unknown provider 'nope': expected hcbtap, xla-outfeed or jax-callback"* ]]
+}

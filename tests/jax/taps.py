@@ -5,7 +5,7 @@ tests of tests/bats/jax.bats run under hcbtrace.
 
     python taps.py SCENARIO...   power3 | vmap | jvp | grad | scan | while |
                                  cond | eager | pmap | order | pmap_order |
-                                 shard_map | lower_cpu | lower_cuda |
+                                 shard_map | lower_cpu | lower_cuda | mixed |
                                  loop (taps until killed)
 
 Each scenario prints its results to stdout ("power3 27.0"), so a test can
@@ -55,6 +55,13 @@ def three(x, y, z):
     hcb.id_print(x, what="a")
     hcb.id_print(y, what="b")
     hcb.id_print(z, what="c")
+    return x
+
+
+def mixed(x):
+    """An hcbtap tap and JAX's own jax.debug.print in one function."""
+    hcb.id_print(x, what="hcbtap")
+    jax.debug.print("debug {}", x * 10)
     return x
 
 
@@ -128,6 +135,8 @@ def run(scenario):
         return jax.pmap(two)(np.arange(3., 3. + n))
     if scenario == "shard_map":
         return shard_map_two()
+    if scenario == "mixed":
+        return jax.jit(mixed)(np.float32(4.))
     if scenario in ("lower_cpu", "lower_cuda"):
         return lower(scenario[len("lower_"):])
     raise SystemExit("taps.py: unknown scenario %r" % scenario)
