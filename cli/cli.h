@@ -41,6 +41,7 @@ enum cli_long_opt {
 	OPT_ATOL,
 	OPT_EQUAL_NAN,
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
+	OPT_CUDA,                       /* trace.h: run, record */
 	OPT_LONG_END
 };
 

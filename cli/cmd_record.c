@@ -13,6 +13,7 @@
 static const struct cli_opt record_opts[] = {
 	{ 'p', "pid", "PID", "record the running process PID" },
 	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary)" },
+	CUDA_OPT,
 	TRACE_OPTS,
 	{ 0 }
 };
@@ -54,6 +55,9 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 		return cli_usage_err(cmd, "give either -p PID or -- CMD, not both");
 	if (!pid_arg && first >= argc)
 		return cli_usage_err(cmd, "what to record? -p PID for a running process, or -- CMD [ARGS...]");
+	if (pid_arg && o.cuda)
+		return cli_usage_err(cmd, "--cuda is for a command hcbtrace starts (CUPTI is loaded "
+				     "into a program as it starts): record -o FILE --cuda -- CMD");
 	trace_install_signals();
 	code = trace_new(&t, &o);
 	if (code == EXIT_OK) {

@@ -6,6 +6,7 @@
 
 static const struct cli_opt run_opts[] = {
 	FORMAT_OPT,
+	CUDA_OPT,
 	PRINT_FLAGS,
 	TRACE_OPTS,
 	{ 0 }

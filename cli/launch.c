@@ -80,14 +80,35 @@ static int child_exit_code(struct child *ch)
 	return EXIT_FAIL;
 }
 
+/*
+ * --cuda, in the child: the CUDA driver loads CUDA_INJECTION64_PATH when it
+ * starts; preloaded too, the library is mapped from the start, so that the
+ * session finds its probe when it attaches (it does nothing until the
+ * driver calls it).
+ */
+static void inject_cupti(const char *lib)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *both = NULL;
+
+	setenv("CUDA_INJECTION64_PATH", lib, 1);
+	if (pre && *pre && asprintf(&both, "%s:%s", lib, pre) > 0)
+		setenv("LD_PRELOAD", both, 1);
+	else
+		setenv("LD_PRELOAD", lib, 1);
+	free(both);
+}
+
 /* In the child: set up the handshake and exec; report exec failure on errfd. */
-static void exec_child(char **argv, int ready_w, int go_r, int errfd)
+static void exec_child(char **argv, int ready_w, int go_r, int errfd, const char *inject)
 {
 	char env[64];
 	int e;
 
 	snprintf(env, sizeof(env), "%d,%d", ready_w, go_r);
 	setenv("HCBTRACE_SYNC", env, 1);
+	if (inject)
+		inject_cupti(inject);
 	signal(SIGPIPE, SIG_DFL);
 	execvp(argv[0], argv);
 	e = errno;
@@ -124,8 +145,9 @@ static enum loaded wait_loaded(struct child *ch)
 	return LOADED_NOT;
 }
 
-/* Start argv with the handshake's pipes; 0, or an exit code. */
-static int start_child(struct child *ch, char **argv)
+/* Start argv with the handshake's pipes (and the CUPTI injection library
+ * inject, if not NULL); 0, or an exit code. */
+static int start_child(struct child *ch, char **argv, const char *inject)
 {
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int exec_errno = 0, code = 0;
@@ -140,7 +162,7 @@ static int start_child(struct child *ch, char **argv)
 		close(ready[0]);
 		close(go[1]);
 		close(errp[0]);
-		exec_child(argv, ready[1], go[0], errp[1]);
+		exec_child(argv, ready[1], go[0], errp[1], inject);
 	} else {
 		close(errp[1]);
 		errp[1] = -1;
@@ -166,12 +188,42 @@ static int start_child(struct child *ch, char **argv)
 	return code;
 }
 
+/* --cuda: libhcbtap_cupti.so, from $HCBTRACE_CUPTI_LIB, beside this
+ * hcbtrace in its build tree, or where it is installed.  0, or an exit code. */
+static int cupti_library(char *buf, size_t size)
+{
+	const char *env = getenv("HCBTRACE_CUPTI_LIB");
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+	} else {
+		exe[n > 0 ? n : 0] = '\0';
+		slash = strrchr(exe, '/');
+		snprintf(buf, size, "%.*s/../hcbtap/libhcbtap_cupti.so", slash ? (int)(slash - exe) : 1,
+			 slash ? exe : ".");
+		if (access(buf, R_OK) != 0)
+			snprintf(buf, size, "%s/libhcbtap_cupti.so", HCB_LIBDIR);
+	}
+	if (access(buf, R_OK) == 0)
+		return 0;
+	cli_err("--cuda needs the CUPTI injection library, libhcbtap_cupti.so: none at %s (it "
+		"is built where the CUDA toolkit's headers are, meson -Dcupti=enabled; or set "
+		"HCBTRACE_CUPTI_LIB)", buf);
+	return EXIT_SYSTEM;
+}
+
 int trace_launch(struct trace *t, char **argv)
 {
 	struct child ch = { .t = t, .ready_fd = -1, .go_fd = -1 };
+	char cupti[4096];
 	enum loaded how;
-	int code = start_child(&ch, argv);
+	int code = trace_wants_cuda(t) ? cupti_library(cupti, sizeof(cupti)) : 0;
 
+	if (!code)
+		code = start_child(&ch, argv, trace_wants_cuda(t) ? cupti : NULL);
 	if (code)
 		goto out;
 	how = wait_loaded(&ch);

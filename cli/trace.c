@@ -87,6 +87,10 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 			 w->err == -ENOENT ? "the kernel has no BTF at /sys/kernel/btf/vmlinux" :
 			 strerror(-w->err));
 		break;
+	case HCB_WARN_NO_DEVICE_TIMING:
+		cli_warn("--cuda: no device-side copy times (%s); the taps are recorded as usual",
+			 w->detail ? w->detail : "");
+		break;
 	case HCB_WARN_UNPUBLISHED:
 		cli_warn("cannot publish this session in %s (%s): 'hcbtrace barrier' and "
 			 "'hcbtrace list' will not see it", hcb_sess_dir(), strerror(-w->err));
@@ -177,6 +181,9 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 		return 0;
 	case OPT_PROVIDER:
 		return parse_provider(cmd, o, arg);
+	case OPT_CUDA:
+		o->cuda = 1;
+		return 0;
 	default:
 		return 1;
 	}
@@ -222,7 +229,7 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 {
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_taps = o->count,
 				       .filter = &o->filter, .output = name,
-				       .providers = o->providers };
+				       .providers = o->providers, .device_timing = o->cuda };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -307,6 +314,11 @@ int trace_ready_on_map(const struct trace *t, pid_t pid)
 	if (t->o->providers)
 		only &= t->o->providers;
 	return only && hcb_provider_find(pid, only, &ti) == 0;
+}
+
+int trace_wants_cuda(const struct trace *t)
+{
+	return t->o->cuda;
 }
 
 int trace_attach_more(struct trace *t)

@@ -36,6 +36,11 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
 #define FORMAT_OPT { 'f', "format", "FMT", "output format: text (id_print, default) or jsonl" }
 
+/* run and record of a command: CUPTI is loaded into a program as it starts */
+#define CUDA_OPT \
+	{ OPT_CUDA, "cuda", NULL, "load libhcbtap_cupti.so into CMD: each CUDA tap's record " \
+	  "carries when it was copied off its device" }
+
 struct trace_opts {
 	unsigned long long count;      /* 0: no limit */
 	double duration;               /* seconds, 0: no limit */
@@ -45,6 +50,7 @@ struct trace_opts {
 	int quiet;
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
+	int cuda;                      /* --cuda: CMD runs with the CUPTI injection library */
 	struct hcb_print_opts print;   /* text output */
 };
 
@@ -78,6 +84,8 @@ int trace_exec_seen(const struct trace *t);
 /* 1 if pid is ready to be attached without a start-up handshake (it maps
  * the library of a provider that attaches on sight). */
 int trace_ready_on_map(const struct trace *t, pid_t pid);
+/* 1 if the session was asked for device copy times (--cuda). */
+int trace_wants_cuda(const struct trace *t);
 /* Attach the providers the attached process has taken up since (it loaded
  * libhcbtap after it mapped jaxlib).  Returns an exit code. */
 int trace_attach_more(struct trace *t);

@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "target.h"
 
-int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec)
+int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec)
 {
 	int err = c->rx_err ? c->rx_err : c->rx.ops->record(c->rx.ctx, rec);
 
@@ -72,10 +72,17 @@ static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t 
 	hcb_capture_warn(s->c, &w);
 }
 
+static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
+			  uint64_t end_ns)
+{
+	hcb_capture_copy_times(ctx, device, seq, start_ns, end_ns);
+}
+
 static const struct hcb_decoder_ops decoder_ops = {
 	.packet = on_packet,
 	.read_target = read_target,
 	.warn = on_decode_problem,
+	.copy_times = on_copy_times,
 };
 
 static int on_ring_record(void *ctx, const void *data, size_t len)
@@ -285,6 +292,9 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	err = take_records(c);
+	hcb_capture_timing_check(c);
+	if (!err)
+		err = hcb_capture_hold_flush(c, 0);
 	return err ? err : hcb_capture_serve_barrier(c);
 }
 
@@ -383,6 +393,7 @@ void hcb_capture_free(struct hcb_capture *c)
 	if (!c)
 		return;
 	hcb_sess_close(c->sess);
+	hcb_capture_hold_free(c);
 	hcb_probes_close(c->ring);
 	for (unsigned int i = 0; i < c->nslots; i++) {
 		hcb_probes_close(c->slot[i].probes);

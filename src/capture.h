@@ -37,6 +37,8 @@ struct hcb_capture_opts {
 	const char *output;              /* where it writes, likewise */
 	int unpublished;                 /* 1: no session files (no barrier, not in `list`) */
 	unsigned int providers;          /* bit i: hcb_providers[i] may attach; 0: every one */
+	int device_timing;               /* taps get device copy times where the target
+					  * gives them (CUPTI): wait for those; say why not */
 };
 
 /*

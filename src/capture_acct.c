@@ -295,6 +295,7 @@ int hcb_capture_write_tail(struct hcb_capture *c)
 		err = barrier_complete(c);
 	if (err)
 		return err;
+	hcb_capture_timing_notice(c);
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		if (hcb_capture_device(c, d, &f))
 			continue;

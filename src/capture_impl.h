@@ -40,10 +40,31 @@ struct hcb_capture {
 	enum hcb_capture_stop stop;
 	struct hcb_barrier_point bar;
 	struct hcb_sess *sess;           /* NULL when unpublished */
+	/* device copy times (capture_hold.c) */
+	struct hcb_hold *hold;           /* records waiting for them, NULL: none yet */
+	int timing_active, timing_ever;
+	uint64_t timing_checked_ns;
+	char timing_why[160];            /* why they do not come */
 };
 
-/* Hand rec to the receiver, unless it failed before.  Returns its error. */
+/* Hand rec on in order: straight to the receiver, or held back for the
+ * device copy times of taps (capture_hold.c).  Returns the receiver's error. */
 int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
+/* To the receiver now, unless it failed before.  Returns its error. */
+int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
+
+/* capture_hold.c */
+/* Write what waits for its copy times and waited long enough (all: every
+ * record: a barrier or the end comes).  Returns the receiver's error. */
+int hcb_capture_hold_flush(struct hcb_capture *c, int all);
+/* The copy times of tap seq of device, from slot s's provider. */
+void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, uint64_t start_ns,
+			    uint64_t end_ns);
+void hcb_capture_hold_free(struct hcb_capture *c);
+/* Ask now and then whether device copy times come; and at the end, if
+ * they were asked for and never came, say why, once. */
+void hcb_capture_timing_check(struct hcb_capture *c);
+void hcb_capture_timing_notice(struct hcb_capture *c);
 void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w);
 
 /* capture_acct.c */

@@ -27,6 +27,9 @@ struct hcb_packet {
 	uint32_t pid, tid;
 	const struct hcb_consumer *consumer;
 	const unsigned char *payload;       /* leaves back to back, consumer->total_bytes */
+	/* the device-side start and end of the tap's device-to-host copy
+	 * (CUPTI, `run --cuda`), on ts_ns's clock; 0: not known */
+	uint64_t copy_start_ns, copy_end_ns;
 };
 
 enum hcb_decode_problem {
@@ -52,6 +55,10 @@ struct hcb_decoder_ops {
 	/* Optional: a problem with a device's stream, for diagnostics. */
 	void (*warn)(void *ctx, enum hcb_decode_problem what, uint32_t device,
 		     uint32_t consumer_id, const char *detail);
+	/* Optional: when packet seq of device was copied off the device,
+	 * device-side (CLOCK_MONOTONIC ns); it comes after the packet. */
+	void (*copy_times)(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
+			   uint64_t end_ns);
 };
 
 struct hcb_stream_stats {

@@ -154,4 +154,54 @@ struct hcb_wire_registry {
 	HCB_WIRE_U64 issued[HCB_MAX_DEVICES];
 };
 
+/* ---- the CUPTI injection library (hcbtap/cupti_inject.c), as hcbtrace reads it ---- */
+
+/* Its USDT probe with a tap's device-side copy times (hcbtap_cupti.h). */
+#define HCB_CUPTI_USDT_PROVIDER "hcbtap_cupti"
+#define HCB_CUPTI_USDT_COPY "tap_copy"
+#define HCB_CUPTI_LIBRARY "libhcbtap_cupti.so"
+
+/*
+ * The library's state, exported as HCBTAP_CUPTI_STATUS_SYMBOL for hcbtrace
+ * to read (process_vm_readv at the symbol's address in the library's
+ * mapping).  The library itself prints nothing.
+ */
+#define HCBTAP_CUPTI_STATUS_SYMBOL "hcbtap_cupti_status"
+#define HCBTAP_CUPTI_MAGIC 0x50554348u /* "HCUP" little endian */
+#define HCBTAP_CUPTI_STATUS_VERSION 1u
+
+enum hcbtap_cupti_state {
+	HCBTAP_CUPTI_IDLE = 0,      /* InitializeInjection never called: no CUDA
+				     * driver initialised (no GPU) so far */
+	HCBTAP_CUPTI_ACTIVE = 1,    /* recording copies and kernels */
+	HCBTAP_CUPTI_FAILED = 2,    /* gave up: step and error say where, why */
+};
+
+enum hcbtap_cupti_step {
+	HCBTAP_CUPTI_STEP_NONE = 0,
+	HCBTAP_CUPTI_STEP_DLOPEN,   /* libcupti not found (error: 0) */
+	HCBTAP_CUPTI_STEP_SYMBOLS,  /* libcupti lacks a function we need */
+	HCBTAP_CUPTI_STEP_CALLBACKS,/* cuptiActivityRegisterCallbacks */
+	HCBTAP_CUPTI_STEP_ENABLE,   /* cuptiActivityEnable */
+};
+
+struct hcbtap_cupti_status {
+	uint32_t magic;             /* HCBTAP_CUPTI_MAGIC */
+	uint32_t version;           /* HCBTAP_CUPTI_STATUS_VERSION */
+	int32_t state;              /* enum hcbtap_cupti_state */
+	uint32_t step;              /* enum hcbtap_cupti_step, when FAILED */
+	int32_t error;              /* the CUptiResult of that step */
+	uint32_t cupti_version;     /* cuptiGetVersion(), 0 if unknown */
+	int32_t driver_version;     /* cuDriverGetVersion(), 0 if unknown */
+	uint32_t clock;             /* 1: times are CLOCK_MONOTONIC ns (as BPF's
+				     * ts_ns); 0: CUPTI's own (CLOCK_REALTIME ns) */
+	uint64_t memcpy_records;    /* activity records seen, per kind */
+	uint64_t kernel_records;
+	uint64_t taps_timed;        /* tap_copy probes fired */
+	uint64_t taps_unmatched;    /* taps forgotten before all of their
+				     * records came (table full, or abandoned) */
+	uint64_t records_dropped;   /* CUPTI's own count of dropped records */
+	char message[128];          /* the failed step in words, NUL ended */
+};
+
 #endif /* HCB_WIRE_H */

@@ -25,46 +25,120 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	return hcb_target_find_mapping(pid, is_libhcbtap, ti->path, sizeof(ti->path), &ti->base);
 }
 
+/* The session's state: the decoder, and the CUPTI injection library when
+ * the program runs with it (`run --cuda`). */
+struct hcbtap_state {
+	struct hcb_decoder *dec;
+	const struct hcb_decoder_ops *ops;
+	void *ctx;
+	pid_t pid;
+	uint64_t cupti_status;           /* its status's address, 0: not there */
+	char cupti[4096];
+};
+
+static int is_cupti(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, HCB_CUPTI_LIBRARY);
+}
+
+/* Where the injection library is, and its probe of each tap's device
+ * copy times: a session without it runs as well. */
+static void attach_cupti(struct hcbtap_state *st, struct hcb_probes *probes)
+{
+	struct bpf_link *link;
+	uint64_t base, off;
+
+	if (hcb_target_find_mapping(st->pid, is_cupti, st->cupti, sizeof(st->cupti), &base) ||
+	    hcb_target_symbol_offset(st->cupti, HCBTAP_CUPTI_STATUS_SYMBOL, &off))
+		return;
+	link = bpf_program__attach_usdt(hcb_probes_skel(probes)->progs.hcbtap_copy_times, st->pid,
+					st->cupti, HCB_CUPTI_USDT_PROVIDER, HCB_CUPTI_USDT_COPY, NULL);
+	if (link && hcb_probes_own(probes, link) == 0)
+		st->cupti_status = base + off;
+}
+
 static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 		       const struct hcb_decoder_ops *ops, void *ctx)
 {
 	struct hcb_wire_registry root;
-	struct hcb_decoder *dec;
+	struct hcbtap_state *st = calloc(1, sizeof(*st));
 	struct bpf_link *link;
-	int err;
+	int err = st ? hcb_decoder_new(&st->dec, ops, ctx) : -ENOMEM;
 
-	err = hcb_decoder_new(&dec, ops, ctx);
-	if (err)
+	if (err) {
+		free(st);
 		return err;
+	}
+	st->ops = ops;
+	st->ctx = ctx;
+	st->pid = ti->pid;
 	link = bpf_program__attach_usdt(hcb_probes_skel(probes)->progs.hcbtap_packet, ti->pid,
 					ti->path, HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
 	err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
 	if (err) {
-		hcb_decoder_free(dec);
+		hcb_decoder_free(st->dec);
+		free(st);
 		return err;
 	}
+	attach_cupti(st, probes);
 	/* the platform only names devices; an old or odd registry keeps "cpu" */
 	if (hcb_target_read_registry(ti->pid, ti->path, ti->base, &root, NULL) == 0 && root.platform[0])
 		snprintf(ti->platform, sizeof(ti->platform), "%s", root.platform);
 	if (hcb_target_registry_addr(ti->path, ti->base, &ti->counters))
 		ti->counters = 0;
-	*state = dec;
+	*state = st;
 	return 0;
 }
 
 static int feed(void *state, const void *rec, size_t len)
 {
-	return hcb_decoder_feed(state, rec, len);
+	struct hcbtap_state *st = state;
+	const struct hcb_ev_copy *e = rec;
+
+	if (len < sizeof(*e) || e->type != HCB_EV_COPY)
+		return hcb_decoder_feed(st->dec, rec, len);
+	if (st->ops->copy_times)
+		st->ops->copy_times(st->ctx, e->device, e->seq, e->start_ns, e->end_ns);
+	return 0;
 }
 
 static unsigned int pending(const void *state)
 {
-	return hcb_decoder_pending(state);
+	return hcb_decoder_pending(((const struct hcbtap_state *)state)->dec);
 }
 
 static int finish(void *state)
 {
-	hcb_decoder_finish(state);
+	hcb_decoder_finish(((struct hcbtap_state *)state)->dec);
+	return 0;
+}
+
+/* Whether the injection library times the taps' device copies: 1, or 0
+ * and why not, in its own words. */
+static int timing(void *state, char *why, size_t size)
+{
+	struct hcbtap_state *st = state;
+	struct hcbtap_cupti_status s;
+
+	if (!st->cupti_status) {
+		snprintf(why, size, "%s is not loaded in the program", HCB_CUPTI_LIBRARY);
+		return 0;
+	}
+	if (hcb_target_read(st->pid, st->cupti_status, &s, sizeof(s)) || s.magic != HCBTAP_CUPTI_MAGIC) {
+		/* gone, most likely: what it said before stands */
+		if (!why[0])
+			snprintf(why, size, "cannot read the status of %s", st->cupti);
+		return 0;
+	}
+	s.message[sizeof(s.message) - 1] = '\0';
+	if (s.state == HCBTAP_CUPTI_ACTIVE)
+		return 1;
+	if (s.state == HCBTAP_CUPTI_FAILED)
+		snprintf(why, size, "CUPTI failed: %s (error %d)", s.message, s.error);
+	else
+		snprintf(why, size, "the program never started a CUDA device (no GPU?)");
 	return 0;
 }
 
@@ -94,20 +168,24 @@ static int describe(struct hcb_target_info *ti, uint64_t *device_mask, struct hc
 
 static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
 {
-	return hcb_decoder_stats(state, device);
+	return hcb_decoder_stats(((const struct hcbtap_state *)state)->dec, device);
 }
 
 static struct hcb_registry *registry(void *state)
 {
-	return hcb_decoder_registry(state);
+	return hcb_decoder_registry(((struct hcbtap_state *)state)->dec);
 }
 
 static void close_hcbtap(void *state)
 {
-	hcb_decoder_free(state);
+	struct hcbtap_state *st = state;
+
+	if (st)
+		hcb_decoder_free(st->dec);
+	free(st);
 }
 
-static const char *const programs[] = { "hcbtap_packet", NULL };
+static const char *const programs[] = { "hcbtap_packet", "hcbtap_copy_times", NULL };
 
 const struct hcb_provider hcb_prov_hcbtap = {
 	.name = "hcbtap",
@@ -119,6 +197,7 @@ const struct hcb_provider hcb_prov_hcbtap = {
 	.feed = feed,
 	.pending = pending,
 	.finish = finish,
+	.timing = timing,
 	.issued = issued,
 	.describe = describe,
 	.stats = stats,

@@ -92,6 +92,9 @@ struct hcb_provider {
 	unsigned int (*pending)(const void *state);
 	/* End of input: deliver what is whole, count what is not. */
 	int (*finish)(void *state);
+	/* Optional: 1 if device-side copy times of taps will come (CUPTI,
+	 * `run --cuda`), else 0 and why not in words. */
+	int (*timing)(void *state, char *why, size_t size);
 	/* Optional (HCB_PROV_ISSUED): the target's issued counters now
 	 * (HCB_MAX_DEVICES), read at ti->counters (found first if 0);
 	 * -ESRCH/-EFAULT once it is gone, -EBADMSG if they do not validate. */

@@ -21,6 +21,8 @@ enum hcb_warning_kind {
 	HCB_WARN_EXEC_UNWATCHED,  /* an exec of the target will not be seen (err) */
 	HCB_WARN_UNPUBLISHED,     /* `hcbtrace barrier` and `list` will not see the
 				   * session (err: why the run directory failed) */
+	HCB_WARN_NO_DEVICE_TIMING, /* device copy times were asked for and never
+				    * came (detail: why not) */
 };
 
 struct hcb_warning {

@@ -22,6 +22,24 @@ enum hcb_ev_type {
 	HCB_EV_EXEC = 4,
 	HCB_EV_XLEAF = 5,   /* legacy XLA outfeed: one leaf's header and shape */
 	HCB_EV_XDATA = 6,   /* its bytes, in chunks (struct hcb_ev_chunk) */
+	/* 7..9: jaxffi_events.h */
+	HCB_EV_COPY = 10,   /* a CUDA tap's device-side copy times (CUPTI) */
+};
+
+/*
+ * When a tap's leaves were copied off its device, as libhcbtap_cupti.so's
+ * hcbtap_cupti:tap_copy probe tells it (CUPTI's activity records, joined
+ * to the tap by its device and seq); it comes after the tap's packet.
+ */
+struct hcb_ev_copy {
+	HCB_WIRE_U32 type;         /* HCB_EV_COPY */
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U64 seq;
+	HCB_WIRE_U64 start_ns;     /* the first copy's start, device side */
+	HCB_WIRE_U64 end_ns;       /* the last copy's end */
+	HCB_WIRE_U64 bytes;
+	HCB_WIRE_U32 ncopies;
+	HCB_WIRE_U32 pad;
 };
 
 /*
