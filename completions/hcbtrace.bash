@@ -82,13 +82,13 @@ _hcbtrace()
                      -d --duration -b --buffer-size"
             ;;
         run)
-            opts="-f --format $print_opts --device --consumer --provider -c --count -d --duration
+            opts="-f --format --cuda $print_opts --device --consumer --provider -c --count -d --duration
                   -b --buffer-size -q --quiet -h --help"
             argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
                      -b --buffer-size"
             ;;
         record)
-            opts='-p --pid -o --output --device --consumer --provider -c --count
+            opts='-p --pid -o --output --cuda --device --consumer --provider -c --count
                   -d --duration -b --buffer-size -q --quiet -h --help'
             argopts='-p --pid -o --output --device --consumer --provider -c --count
                      -d --duration -b --buffer-size'

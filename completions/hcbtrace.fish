@@ -70,6 +70,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and not __fish_
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text jsonl' -d 'output format: text (id_print, default) or jsonl'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l cuda -d 'load libhcbtap_cupti.so into CMD: CUDA taps carry their device copy times'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and __fish_hcbtrace_no_dashdash' -l provider -x -a 'hcbtap xla-outfeed jax-callback' -d 'trace through this provider only (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s d -l duration -x -d 'stop after SECS seconds'

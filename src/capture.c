@@ -192,6 +192,9 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 		err = attach_slot(c, &ti);
 		if (err)
 			return err;
+		/* what the provider says of copy times while the target surely runs */
+		c->timing_checked_ns = 0;
+		hcb_capture_timing_check(c);
 		n++;
 	}
 	return n;

@@ -71,3 +71,26 @@ teardown()
     assert_output "device: cpu:0 what: x,x^2
 ( 3. 9. )"
 }
+
+@test "cupti: run --cuda without a GPU: CMD runs, its taps are captured as usual, one notice, CMD's exit status" {
+    export HCBTRACE_RUNDIR=$T/run
+    run --separate-stderr "$HCBTRACE" record --cuda -o "$T/rec.jsonl" -- "$EXAMPLE" --devices 2 --steps 3 --interval-ms 0 --field-size 8
+    assert_success
+    [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 30 ]
+    [ "$(grep -c -- '--cuda' <<<"$stderr")" = 1 ]
+    [[ "$stderr" == *"hcbtrace: warning: --cuda: no device-side copy times (the program never started a CUDA device (no GPU?)); the taps are recorded as usual"* ]]
+    # no copy times where none came
+    refute grep -q copy_ns "$T/rec.jsonl"
+    # CMD's own exit status, and its environment had the library
+    run --separate-stderr "$HCBTRACE" run --cuda -q -- sh -c 'echo "$CUDA_INJECTION64_PATH"; exit 7'
+    assert_failure 7
+    [[ "$output" == */libhcbtap_cupti.so ]]
+    # a library that is not there is named
+    HCBTRACE_CUPTI_LIB=/nonexistent/libhcbtap_cupti.so run --separate-stderr "$HCBTRACE" run --cuda -- true
+    assert_failure 4
+    [[ "$stderr" == *"--cuda needs the CUPTI injection library, libhcbtap_cupti.so: none at /nonexistent/libhcbtap_cupti.so"* ]]
+    # CUPTI loads only as a program starts
+    run --separate-stderr "$HCBTRACE" record --cuda -p 1 -o "$T/x.jsonl"
+    assert_failure 2
+    [[ "$stderr" == *"--cuda is for a command hcbtrace starts"* ]]
+}
