@@ -40,6 +40,8 @@ enum cli_long_opt {
 	OPT_RTOL,                       /* diff */
 	OPT_ATOL,
 	OPT_EQUAL_NAN,
+	OPT_PLOT,
+	OPT_PLOT_STAT,
 	OPT_LONG_END
 };
 
