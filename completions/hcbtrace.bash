@@ -198,7 +198,7 @@ _hcbtrace()
             --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
-                    _hcbtrace_files 'jsonl|hcbcap|npz' "$cur"
+                    _hcbtrace_files 'jsonl|hcbcap|npz|json' "$cur"
                 else
                     _hcbtrace_files 'jsonl|hcbcap' "$cur"
                 fi
