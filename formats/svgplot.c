@@ -353,24 +353,27 @@ static void line(struct svgplot *p, const struct frame *f, const struct svgplot_
 			  sv_color_names[s->color], px(f, s->x[k]), py(f, s->y[k]), sv_colors[s->color]);
 }
 
-static int finite_at(const struct svgplot_series *s, size_t k)
+/* A point of the line (or of the band) that can be drawn. */
+static int finite_at(const struct svgplot_series *s, size_t k, int bands)
 {
-	return isfinite(s->x[k]) && isfinite(s->y[k]) &&
-	       (!s->lo || (isfinite(s->lo[k]) && isfinite(s->hi[k])));
+	return isfinite(s->x[k]) && (bands ? isfinite(s->lo[k]) && isfinite(s->hi[k]) : isfinite(s->y[k]));
 }
 
+/* The bands of s, or its lines: one shape per run of points that can be drawn. */
 static void series(struct svgplot *p, const struct frame *f, const struct svgplot_series *s, int bands)
 {
 	size_t i = 0;
 
+	if (bands && !s->lo)
+		return;
 	while (i < s->n) {
 		size_t j = i;
 
-		while (j < s->n && finite_at(s, j))
+		while (j < s->n && finite_at(s, j, bands))
 			j++;
-		if (j > i && bands && s->lo)
+		if (j > i && bands)
 			band(p, f, s, i, j);
-		if (j > i && !bands)
+		else if (j > i)
 			line(p, f, s, i, j);
 		i = j > i ? j : i + 1;
 	}
@@ -432,7 +435,7 @@ int svgplot_chart(struct svgplot *p, const struct svgplot_chart *c)
 	struct frame f = { .l = SV_MARGIN_L, .r = SVGPLOT_WIDTH - SV_MARGIN_R, .xmin = c->xmin, .xmax = c->xmax };
 
 	for (unsigned int i = 0; i < c->nseries; i++)
-		if (c->series[i].n && (!c->series[i].x || !c->series[i].y))
+		if (c->series[i].n && (!c->series[i].x || !c->series[i].y || !c->series[i].lo != !c->series[i].hi))
 			return -EINVAL;
 	if ((c->nflags && !c->flags) || !(c->xmin <= c->xmax))
 		return -EINVAL;
