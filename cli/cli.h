@@ -40,6 +40,8 @@ enum cli_long_opt {
 	OPT_RTOL,                       /* diff */
 	OPT_ATOL,
 	OPT_EQUAL_NAN,
+	OPT_PLOT,
+	OPT_PLOT_STAT,
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_CUDA,                       /* trace.h: run, record */
 	OPT_LONG_END

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hcbtrace convert IN -o OUT: between .jsonl and .hcbcap, or to NumPy .npz. */
+/*
+ * hcbtrace convert IN -o OUT: between .jsonl and .hcbcap, or to NumPy .npz,
+ * or to a .json timeline for Perfetto and chrome://tracing.  The output's
+ * name picks the format, as for record: a timeline is one more written
+ * format (formats/timeline.c), so it needs no option of its own.
+ */
 #include <string.h>
 
 #include "cli.h"
@@ -7,7 +12,7 @@
 #include "trace.h"
 
 static const struct cli_opt convert_opts[] = {
-	{ 'o', "output", "FILE", "the converted recording: .jsonl, .hcbcap or .npz" },
+	{ 'o', "output", "FILE", "the output: .jsonl, .hcbcap, .npz, or .json (a timeline for Perfetto)" },
 	FILTER_OPTS,
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
@@ -46,12 +51,13 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if (!out)
-		return cli_usage_err(cmd, "where to? give the output with -o OUT.jsonl, OUT.hcbcap or OUT.npz");
+		return cli_usage_err(cmd, "where to? give the output with -o OUT.jsonl, OUT.hcbcap, OUT.npz "
+				     "or OUT.json (timeline)");
 	switch (hcb_file_format_of(out)) {
-	case HCB_FMT_JSONL: case HCB_FMT_HCBCAP: case HCB_FMT_NPZ:
+	case HCB_FMT_JSONL: case HCB_FMT_HCBCAP: case HCB_FMT_NPZ: case HCB_FMT_TIMELINE:
 		break;
 	default:
-		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap or .npz", out);
+		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap, .npz or .json (timeline)", out);
 	}
 	if (!strcmp(out, argv[optind]))
 		return cli_usage_err(cmd, "'%s' is both input and output", out);
@@ -67,8 +73,9 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 const struct cli_cmd cmd_convert = {
 	.name = "convert",
 	.run = run_convert,
-	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz",
+	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz or a timeline",
 	.usage = "[OPTIONS] IN -o OUT",
-	.description = "Convert a recording between .jsonl and .hcbcap (losslessly), or to NumPy .npz.",
+	.description = "Convert a recording between .jsonl and .hcbcap (losslessly), to NumPy .npz, or to a "
+		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open.",
 	.opts = convert_opts,
 };

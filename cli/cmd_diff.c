@@ -4,7 +4,9 @@
  * recordings in step through the file providers and feeds src/diff.c, which
  * aligns and compares; this file parses the options, runs the engine and
  * decides the exit status: 0 same, 1 differ, 2 trouble.  The reports that
- * word the result are diff_text.c and diff_json.c.
+ * word the result are diff_text.c and diff_json.c; with --plot, the
+ * records also go to src/diff_series.c, and diff_plot.c draws what it
+ * gathered once the recordings are known to differ.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +25,8 @@ static const struct cli_opt diff_opts[] = {
 	{ OPT_ATOL, "atol", "A", "absolute tolerance (default 1e-08)" },
 	{ OPT_EQUAL_NAN, "equal-nan", NULL, "count NaN in both as equal" },
 	{ 'f', "format", "FMT", "output format: text (default) or json" },
+	{ OPT_PLOT, "plot", "FILE", "when they differ, draw the drift in FILE (SVG)" },
+	{ OPT_PLOT_STAT, "plot-stat", "STAT", "arrays drawn as their mean (default), min, max or norm" },
 	{ 'q', "quiet", NULL, "print nothing: the exit status tells" },
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
@@ -33,9 +37,13 @@ static const struct cli_opt diff_opts[] = {
 static int on_tap(void *ctx, const struct hcb_diff_tap *t)
 {
 	struct diff_run *run = ctx;
+	int err = run->series ? hcb_series_tap_differs(run->series, t) : 0;
 
+	if (err)
+		return err;
 	switch (run->fmt) {
-	case OUT_QUIET: return -ECANCELED;   /* the answer is known: differ */
+	/* the answer is known: differ; unless the picture needs the rest */
+	case OUT_QUIET: return run->series ? 0 : -ECANCELED;
 	case OUT_JSON: return diff_json_tap(run, t);
 	default: return diff_text_tap(run, t);
 	}
@@ -44,9 +52,12 @@ static int on_tap(void *ctx, const struct hcb_diff_tap *t)
 static int on_unmatched(void *ctx, const struct hcb_diff_unmatched *u)
 {
 	struct diff_run *run = ctx;
+	int err = run->series ? hcb_series_unmatched(run->series, u) : 0;
 
+	if (err)
+		return err;
 	switch (run->fmt) {
-	case OUT_QUIET: return -ECANCELED;
+	case OUT_QUIET: return run->series ? 0 : -ECANCELED;
 	case OUT_JSON: return diff_json_unmatched(run, u);
 	default: return diff_text_unmatched(run, u);
 	}
@@ -115,7 +126,10 @@ static int read_both(struct diff_run *run, struct hcb_reader *r[2], const char *
 				continue;
 			n = hcb_reader_next(r[side], &rec);
 			if (n == 1) {
-				err = hcb_diff_feed(run->d, (enum hcb_diff_side)side, &rec);
+				/* the series first: the engine may mark a pair in them */
+				err = run->series ? hcb_series_feed(run->series, (enum hcb_diff_side)side, &rec) : 0;
+				if (!err)
+					err = hcb_diff_feed(run->d, (enum hcb_diff_side)side, &rec);
 				if (err)
 					return err;
 				continue;
@@ -167,26 +181,27 @@ static int diff_opt(void *ctx, int c, const char *arg)
 	case 'q':
 		a->run->fmt = OUT_QUIET;
 		return 0;
+	case OPT_PLOT:
+		if (!*arg)
+			return cli_usage_err(a->cmd, "--plot needs a file name, such as drift.svg");
+		a->run->plot = arg;
+		return 0;
+	case OPT_PLOT_STAT:
+		a->run->stat = hcb_stat_from_name(arg);
+		if (a->run->stat < 0)
+			return cli_usage_err(a->cmd, "unknown --plot-stat '%s': expected mean, min, max or norm", arg);
+		return 0;
 	default:
 		return cli_usage_err(a->cmd, "unknown option");
 	}
 }
 
-static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
+/* REF and NEW, after the options; the options checked against each other. */
+static int operands(const struct cli_cmd *cmd, int argc, char **argv, struct diff_run *run)
 {
-	struct hcb_diff_opts opts;
-	const char *error = NULL;
 	const char *pos[3];
-	int npos = 0, err, code;
-	struct hcb_reader *r[2] = { NULL, NULL };
-	struct diff_run run = { .fmt = OUT_TEXT };
-	struct diff_args args = { cmd, &opts, &run };
+	int npos = 0;
 
-	hcb_diff_opts_default(&opts);
-	/* options may come before, between or after REF and NEW */
-	code = cli_parse_opts(cmd, argc, argv, diff_opt, &args);
-	if (code)
-		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	for (; optind < argc && npos < 3; optind++)
 		pos[npos++] = argv[optind];
 	if (npos < 2)
@@ -194,57 +209,97 @@ static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 					       "which recordings? expected REF and NEW%s", npos ? pos[0] : "");
 	if (npos > 2)
 		return cli_usage_err(cmd, "unexpected argument '%s'", pos[2]);
-	run.path[0] = pos[0];
-	run.path[1] = pos[1];
+	run->path[0] = pos[0];
+	run->path[1] = pos[1];
+	if (run->stat >= 0 && !run->plot)
+		return cli_usage_err(cmd, "--plot-stat chooses what --plot draws: give --plot FILE too");
+	if (run->plot && (!strcmp(run->plot, pos[0]) || !strcmp(run->plot, pos[1])))
+		return cli_usage_err(cmd, "'%s' is both a recording and the plot", run->plot);
+	return 0;
+}
 
-	if (open_reader(&r[0], pos[0]) || open_reader(&r[1], pos[1])) {
-		hcb_reader_close(r[0]);
+/* Both files were read whole: the verdict, the report's last words and
+ * the picture.  Returns the exit status. */
+static int conclude(struct diff_run *run)
+{
+	int code = hcb_diff_differs(run->d) ? EXIT_FAIL : EXIT_OK, err = 0;
+
+	if (run->fmt == OUT_JSON)
+		err = diff_json_end(run, NULL);
+	else if (run->fmt == OUT_TEXT)
+		err = diff_text_summary(run);
+	if (err) {
+		cli_err("cannot write the report: %s", strerror(-err));
 		return EXIT_USAGE;
 	}
-	err = hcb_diff_new(&run.d, &opts, &diff_ops, &run);
-	if (err) {
-		cli_err("out of memory");
-		hcb_reader_close(r[0]);
-		hcb_reader_close(r[1]);
+	/* the same recordings have no drift to draw: no file is written */
+	if (code == EXIT_FAIL && run->plot && (err = diff_plot_write(run, run->plot))) {
+		cli_err("cannot write the plot '%s': %s", run->plot, strerror(-err));
+		return EXIT_USAGE;
+	}
+	return code;
+}
+
+/* Read, compare and report; returns the exit status. */
+static int compare(struct diff_run *run, struct hcb_reader *r[2])
+{
+	const char *error = NULL;
+	int err;
+
+	if (run->fmt == OUT_JSON && diff_json_begin(run, run->opts))
 		return EXIT_FAIL;
-	}
-	run.platform[0] = hcb_diff_platform(run.d, HCB_DIFF_REF);
-	run.platform[1] = hcb_diff_platform(run.d, HCB_DIFF_NEW);
-	if (run.fmt == OUT_JSON && diff_json_begin(&run, &opts)) {
-		code = EXIT_FAIL;
-		goto out;
-	}
-	err = read_both(&run, r, &error);
+	err = read_both(run, r, &error);
 	if (err == EXIT_USAGE) {
-		code = EXIT_USAGE;
-		if (run.fmt == OUT_JSON)
-			diff_json_end(&run, error);
-		goto out;
+		if (run->fmt == OUT_JSON)
+			diff_json_end(run, error);
+		return EXIT_USAGE;
 	}
 	if (!err)
-		err = hcb_diff_finish(run.d);
-	if (err == -ECANCELED) {
-		code = EXIT_FAIL;   /* -q and a difference: nothing more to learn */
-		goto out;
-	}
+		err = hcb_diff_finish(run->d);
+	if (err == -ECANCELED)
+		return EXIT_FAIL;   /* -q and a difference: nothing more to learn */
 	if (err) {
 		if (err == -EIO || err == -EPIPE)
 			cli_err("cannot write the report: %s", strerror(-err));
 		else
 			cli_err("%s", strerror(-err));
-		code = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
-	code = hcb_diff_differs(run.d) ? EXIT_FAIL : EXIT_OK;
-	if (run.fmt == OUT_JSON)
-		err = diff_json_end(&run, NULL);
-	else if (run.fmt == OUT_TEXT)
-		err = diff_text_summary(&run);
+	return conclude(run);
+}
+
+static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct hcb_diff_opts opts;
+	struct hcb_reader *r[2] = { NULL, NULL };
+	struct diff_run run = { .fmt = OUT_TEXT, .opts = &opts, .stat = -1 };
+	struct diff_args args = { cmd, &opts, &run };
+	int code, err;
+
+	hcb_diff_opts_default(&opts);
+	/* options may come before, between or after REF and NEW */
+	code = cli_parse_opts(cmd, argc, argv, diff_opt, &args);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
+	code = operands(cmd, argc, argv, &run);
+	if (code)
+		return code;
+	if (open_reader(&r[0], run.path[0]) || open_reader(&r[1], run.path[1])) {
+		hcb_reader_close(r[0]);
+		return EXIT_USAGE;
+	}
+	err = hcb_diff_new(&run.d, &opts, &diff_ops, &run);
+	if (!err && run.plot)
+		err = hcb_series_new(&run.series, run.stat < 0 ? HCB_STAT_MEAN : (enum hcb_stat)run.stat, &opts);
 	if (err) {
-		cli_err("cannot write the report: %s", strerror(-err));
-		code = EXIT_USAGE;
+		cli_err("out of memory");
+		code = EXIT_FAIL;
+	} else {
+		run.platform[0] = hcb_diff_platform(run.d, HCB_DIFF_REF);
+		run.platform[1] = hcb_diff_platform(run.d, HCB_DIFF_NEW);
+		code = compare(&run, r);
 	}
-out:
+	hcb_series_free(run.series);
 	hcb_diff_free(run.d);
 	hcb_reader_close(r[0]);
 	hcb_reader_close(r[1]);

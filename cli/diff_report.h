@@ -2,12 +2,15 @@
 /*
  * diff_report.h - what hcbtrace diff (cmd_diff.c) shares with its reports:
  * the text report (diff_text.c) and the JSON report (diff_json.c), each fed
- * by the engine's callbacks.  Each returns 0 or -errno (-EIO: stdout).
+ * by the engine's callbacks, and the picture of --plot (diff_plot.c), drawn
+ * at the end from what src/diff_series.c gathered.  Each returns 0 or
+ * -errno (-EIO: stdout).
  */
 #ifndef HCB_CLI_DIFF_REPORT_H
 #define HCB_CLI_DIFF_REPORT_H
 
 #include "diff.h"
+#include "diff_series.h"
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_QUIET };
 
@@ -19,6 +22,10 @@ struct diff_run {
 	const char *platform[2];    /* for device names */
 	int list;                   /* JSON: the open list (diff_json.c) */
 	unsigned long long nitems;  /* JSON: items written in it */
+	const struct hcb_diff_opts *opts;
+	const char *plot;           /* --plot FILE, or NULL */
+	int stat;                   /* --plot-stat: enum hcb_stat, -1 not given */
+	struct hcb_series_set *series;   /* with --plot: what the picture needs */
 };
 
 /* Mismatched elements of a leaf that differs in values, in percent. */
@@ -38,5 +45,8 @@ int diff_json_tap(struct diff_run *run, const struct hcb_diff_tap *t);
 int diff_json_unmatched(struct diff_run *run, const struct hcb_diff_unmatched *u);
 /* Close the lists and the object; error: why reading stopped, or NULL. */
 int diff_json_end(struct diff_run *run, const char *error);
+
+/* The picture of the drift into file (an SVG document): 0 or -errno. */
+int diff_plot_write(const struct diff_run *run, const char *file);
 
 #endif

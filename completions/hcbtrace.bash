@@ -103,8 +103,8 @@ _hcbtrace()
             argopts='-o --output --device --consumer'
             ;;
         diff)
-            opts='--rtol --atol --equal-nan -f --format -q --quiet -h --help'
-            argopts='--rtol --atol -f --format'
+            opts='--rtol --atol --equal-nan -f --format -q --quiet --plot --plot-stat -h --help'
+            argopts='--rtol --atol -f --format --plot --plot-stat'
             ;;
         barrier)
             opts='-p --pid -t --timeout -q --quiet -h --help'
@@ -194,9 +194,11 @@ _hcbtrace()
                     mapfile -t COMPREPLY < <(compgen -W 'text jsonl' -- "$cur")
                 fi
                 ;;
+            --plot) _hcbtrace_files 'svg' "$cur" ;;
+            --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
-                    _hcbtrace_files 'jsonl|hcbcap|npz' "$cur"
+                    _hcbtrace_files 'jsonl|hcbcap|npz|json' "$cur"
                 else
                     _hcbtrace_files 'jsonl|hcbcap' "$cur"
                 fi

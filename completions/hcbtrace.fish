@@ -49,7 +49,7 @@ complete -c hcbtrace -n __fish_use_subcommand -a attach -d 'attach to a running 
 complete -c hcbtrace -n __fish_use_subcommand -a run -d 'launch a command and print its taps from the very first one'
 complete -c hcbtrace -n __fish_use_subcommand -a record -d "record a program's taps to a file (.jsonl or .hcbcap)"
 complete -c hcbtrace -n __fish_use_subcommand -a replay -d 'print a recording exactly as attach printed it live'
-complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz'
+complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz or a timeline'
 complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
 complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
@@ -100,7 +100,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace
 
 # convert [OPTIONS] -o OUT IN
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap .npz)' -d 'the converted recording: .jsonl, .hcbcap or .npz'
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap .npz .json)' -d 'the output: .jsonl, .hcbcap, .npz, or .json (a timeline)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 
@@ -111,6 +111,8 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l equal-nan -d 'count NaN in both as equal'
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text json' -d 'report format: text (default) or json'
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'print nothing: the exit status tells'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l plot -x -a '(__fish_hcbtrace_files .svg)' -d 'when they differ, draw the drift in FILE (SVG)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l plot-stat -x -a 'mean min max norm' -d 'arrays drawn as their mean, min, max or norm'
 
 # barrier [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier' -a '(__fish_complete_pids)'

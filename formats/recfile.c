@@ -20,6 +20,7 @@ static const struct {
 	{ ".hcbcap", HCB_FMT_HCBCAP, "hcbcap" },
 	{ ".npz", HCB_FMT_NPZ, "npz" },
 	{ ".txt", HCB_FMT_TEXT, "text" },
+	{ ".json", HCB_FMT_TIMELINE, "timeline" },
 };
 
 enum hcb_file_format hcb_file_format_of(const char *path)
@@ -73,6 +74,10 @@ int hcb_reader_open(struct hcb_reader **out, const char *path)
 
 	if (f == HCB_FMT_NPZ)
 		return -EPROTONOSUPPORT;
+	/* a timeline is written, never read: a ".json" holding a recording
+	 * (named so before timelines were) is known by its content */
+	if (f == HCB_FMT_TIMELINE)
+		f = HCB_FMT_UNKNOWN;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -217,6 +222,7 @@ static int writer_init(struct hcb_writer *w, enum hcb_file_format f)
 	case HCB_FMT_HCBCAP: return hcb_hcbcap_writer_init(w);
 	case HCB_FMT_NPZ: return hcb_npz_writer_init(w);
 	case HCB_FMT_TEXT: return hcb_text_writer_init(w);
+	case HCB_FMT_TIMELINE: return hcb_timeline_writer_init(w);
 	default: return -EPROTONOSUPPORT;
 	}
 }

@@ -4,7 +4,9 @@
  *
  * The format comes from the file name: ".jsonl" (formats/JSONL.md),
  * ".hcbcap" (formats/HCBCAP.md), ".npz" (write only: one .npy
- * array per tap leaf).  Readers are the file providers (docs/ARCHITECTURE.md): they
+ * array per tap leaf), ".json" (write only: a timeline in the Chrome
+ * Trace Event format for Perfetto, formats/TIMELINE.md; a file so named
+ * is still read as a recording when it holds one).  Readers are the file providers (docs/ARCHITECTURE.md): they
  * yield struct hcb_record one at a time, streaming, in the file's order.
  *
  * Errors: functions return -errno; a reader that meets damage keeps a
@@ -28,6 +30,7 @@ enum hcb_file_format {
 	HCB_FMT_HCBCAP,
 	HCB_FMT_NPZ,
 	HCB_FMT_TEXT,      /* id_print text: write only, taps only */
+	HCB_FMT_TIMELINE,  /* Chrome Trace Event JSON: write only */
 };
 
 /* By the name's extension; HCB_FMT_UNKNOWN if none matches. */

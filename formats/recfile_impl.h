@@ -61,5 +61,6 @@ int hcb_jsonl_writer_init(struct hcb_writer *w);
 int hcb_hcbcap_writer_init(struct hcb_writer *w);
 int hcb_npz_writer_init(struct hcb_writer *w);
 int hcb_text_writer_init(struct hcb_writer *w);
+int hcb_timeline_writer_init(struct hcb_writer *w);
 
 #endif

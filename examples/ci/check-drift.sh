@@ -14,7 +14,8 @@
 # Exit status: diff's.
 #   0  no drift: every tap of the run matches the golden one within the
 #      tolerances
-#   1  drift: the report of `hcbtrace diff` is on standard output
+#   1  drift: the report of `hcbtrace diff` is on standard output, and a
+#      picture of it in HCB_PLOT (an SVG file to keep as a CI artifact)
 #   2  trouble: a tool is missing, the recording failed or lost taps (it
 #      would be compared incomplete), or a recording could not be read
 #
@@ -23,6 +24,8 @@
 #   HCB_EXAMPLE  the hcb-example binary   (default: build/examples/hcb-example)
 #   HCB_GOLDEN   the reference recording  (default: golden.jsonl next to this script)
 #   HCB_RUN      where to record the run  (default: run.jsonl in the current directory)
+#   HCB_PLOT     where to draw a drift    (default: drift.svg in the current directory;
+#                removed first, so that it is there only when this run drifted)
 #   HCB_RTOL, HCB_ATOL  tolerances of the diff (default: 1e-5 and 1e-6)
 # The defaults for the binaries are relative to the top of the source tree,
 # wherever the script is run from.
@@ -36,6 +39,7 @@ hcbtrace=${HCBTRACE:-$top/build/cli/hcbtrace}
 example=${HCB_EXAMPLE:-$top/build/examples/hcb-example}
 golden=${HCB_GOLDEN:-$here/golden.jsonl}
 run=${HCB_RUN:-run.jsonl}
+plot=${HCB_PLOT:-drift.svg}
 rtol=${HCB_RTOL:-1e-5}
 atol=${HCB_ATOL:-1e-6}
 
@@ -75,11 +79,14 @@ if [[ $lost != 0 ]]; then
 fi
 
 say "comparing $run with $golden (rtol $rtol, atol $atol)"
-"$hcbtrace" diff --rtol "$rtol" --atol "$atol" "$golden" "$run"
+# diff writes the picture only when the recordings differ: an old one
+# would pass for this run's
+rm -f "$plot"
+"$hcbtrace" diff --rtol "$rtol" --atol "$atol" --plot "$plot" "$golden" "$run"
 status=$?
 case $status in
     0) say "no drift" ;;
-    1) say "DRIFT: the taps of $run differ from $golden (report above)" ;;
+    1) say "DRIFT: the taps of $run differ from $golden (report above, picture in $plot)" ;;
     *) say "diff could not compare the recordings (exit status $status)"; status=2 ;;
 esac
 exit "$status"

@@ -16,10 +16,10 @@ setup()
 teardown() { _common_teardown; }
 
 # check_drift ARGS...: the script as a CI job runs it, with this build's
-# binaries and the run recorded in the test's temp dir.
+# binaries and the run recorded (and a drift drawn) in the test's temp dir.
 check_drift()
 {
-    HCBTRACE=$HCBTRACE HCB_EXAMPLE=$EXAMPLE HCB_RUN=$T/run.jsonl "$SCRIPT" "$@"
+    HCBTRACE=$HCBTRACE HCB_EXAMPLE=$EXAMPLE HCB_RUN=$T/run.jsonl HCB_PLOT=$T/drift.svg "$SCRIPT" "$@"
 }
 
 @test "ci example: the golden recording is a complete recording of the example's run" {
@@ -36,6 +36,7 @@ check_drift()
 }
 
 @test "ci example: check-drift.sh passes on the unchanged example" {
+    echo stale >"$T/drift.svg"
     run --separate-stderr check_drift
     assert_success
     [[ $stderr == *"check-drift: no drift"* ]] || fail "no verdict on stderr: $stderr"
@@ -45,6 +46,8 @@ check_drift()
     # the run was recorded where asked, private to its owner
     [ "$(stat -c %a "$T/run.jsonl")" = 600 ]
     tail -1 "$T/run.jsonl" | grep -q '^{"type":"end","taps":50,"drops":0,'
+    # no drift, no picture: not even an old one
+    [ ! -e "$T/drift.svg" ]
 }
 
 @test "ci example: check-drift.sh --learning-rate 0.06 fails with a report of the drift" {
@@ -66,6 +69,19 @@ check_drift()
     refute_output --partial 'power3'
     refute_output --partial 'field'
     refute_line --regexp '^(missing|extra) '
+    # and the picture of it, for the job's artifacts: a chart per drifting
+    # consumer and device, none for the others
+    [[ $stderr == *"picture in $T/drift.svg"* ]] || fail "$stderr"
+    python3 "$ROOT/tests/tools/svg_summary.py" "$T/drift.svg" >"$T/sum.json"
+    python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+titles = [c["title"] for c in s["charts"]]
+for d in (0, 1):
+    for c in ("loss", "params: b", "params: w", "status: [2]"):
+        assert "cpu:%d %s" % (d, c) in titles, (d, c, titles)
+assert not [t for t in titles if "power3" in t or "field" in t], titles
+' "$T/sum.json"
 }
 
 @test "ci example: check-drift.sh reports trouble (exit 2) apart from drift" {

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeline.c - a recording as a timeline for Perfetto's UI and
+ * chrome://tracing: the Chrome Trace Event format's JSON object form,
+ * write only (formats/TIMELINE.md).  A process per device, a thread per
+ * consumer on it, named by metadata events the first time they appear; an
+ * instant event per tap with its kwargs and a summary of its values, a
+ * counter per leaf; drops and barriers as instant markers.
+ *
+ * Streaming: each record's events go out in one write(2) as the record
+ * comes; only the names given to devices and consumers so far are kept.
+ * The object is closed (the event list, then displayTimeUnit and
+ * otherData) when the writer is.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_series.h"
+#include "dtype.h"
+#include "grow.h"
+#include "idprint.h"
+#include "jsonl.h"
+#include "leafpath.h"
+#include "recfile_impl.h"
+
+#define TID_BASE 1000u           /* consumer threads: apart from the devices' pids */
+#define LEAVES_MAX 16u           /* leaves summed up and counted per tap */
+
+struct track {                   /* a consumer on a device: one thread */
+	uint64_t key;                /* device << 32 | consumer id; 0: empty slot */
+	uint32_t tid;
+};
+
+struct timeline {
+	struct hcb_buf out;          /* the events of one record */
+	int started;                 /* the object's head is written */
+	int events;                  /* an event is written: the next needs a comma */
+	uint64_t t0, last_ns;        /* ts 0; the time of the last record that had one */
+	int have_t0;
+	uint32_t *devices;           /* named already */
+	size_t ndevices, capdevices;
+	struct track *tracks;        /* open addressing, a power of two */
+	size_t ntracks, nslots;
+	uint64_t taps, drops, barriers;
+	struct hcb_end_info end;
+	int have_end;
+};
+
+/* ---- event text ---- */
+
+/* Microseconds since t0, exactly (ns has three decimals). */
+static int put_ts(struct timeline *tl, uint64_t ns)
+{
+	uint64_t d = ns >= tl->t0 ? ns - tl->t0 : tl->t0 - ns;
+
+	return hcb_buf_printf(&tl->out, "%s%llu.%03u", ns >= tl->t0 ? "" : "-",
+			      (unsigned long long)(d / 1000), (unsigned int)(d % 1000));
+}
+
+/* The start of an event, up to its args: {"name":..,"cat":..,"ph":..,"ts":..,"pid":..,"tid":.. */
+static int event_head(struct timeline *tl, const char *name, const char *cat, const char *ph,
+		      uint64_t ns, uint32_t pid, uint32_t tid)
+{
+	struct hcb_buf *b = &tl->out;
+	int err = hcb_buf_puts(b, tl->events++ ? ",\n{\"name\":" : "\n{\"name\":");
+
+	err = err ? err : hcb_json_string(b, name);
+	err = err ? err : hcb_buf_printf(b, ",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":", cat, ph);
+	err = err ? err : put_ts(tl, ns);
+	return err ? err : hcb_buf_printf(b, ",\"pid\":%u,\"tid\":%u", pid, tid);
+}
+
+static uint32_t pid_of(uint32_t device)
+{
+	return device + 1;   /* Perfetto takes pid 0 for the kernel's idle task */
+}
+
+/* A metadata event naming (or ordering) a process or thread. */
+static int meta(struct timeline *tl, const char *what, uint32_t pid, uint32_t tid, const char *name,
+		uint64_t sort)
+{
+	int err = event_head(tl, what, "__metadata", "M", tl->t0, pid, tid);
+
+	if (!err && name) {
+		err = hcb_buf_puts(&tl->out, ",\"args\":{\"name\":");
+		err = err ? err : hcb_json_string(&tl->out, name);
+		return err ? err : hcb_buf_puts(&tl->out, "}}");
+	}
+	return err ? err : hcb_buf_printf(&tl->out, ",\"args\":{\"sort_index\":%llu}}",
+					  (unsigned long long)sort);
+}
+
+/* The process of a device, named the first time it is met. */
+static int device_seen(struct hcb_writer *w, struct timeline *tl, uint32_t device)
+{
+	struct hcb_buf name = HCB_BUF_INIT;
+	uint32_t pid = pid_of(device);
+	int err;
+
+	for (size_t i = 0; i < tl->ndevices; i++)
+		if (tl->devices[i] == device)
+			return 0;
+	if (hcb_grow(&tl->devices, &tl->capdevices, tl->ndevices + 1, sizeof(*tl->devices)))
+		return -ENOMEM;
+	tl->devices[tl->ndevices++] = device;
+	err = hcb_idprint_device(&name, w->have_session ? w->session.platform : "cpu", device);
+	err = err ? err : meta(tl, "process_name", pid, pid, hcb_buf_str(&name), 0);
+	err = err ? err : meta(tl, "process_sort_index", pid, pid, NULL, device);
+	hcb_buf_free(&name);
+	return err;
+}
+
+static uint64_t slot_hash(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	return key ^ (key >> 33);
+}
+
+static int tracks_grow(struct timeline *tl)
+{
+	size_t n = tl->nslots ? tl->nslots * 2 : 64;
+	struct track *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->nslots; i++) {
+		size_t s;
+
+		if (!tl->tracks[i].key)
+			continue;
+		for (s = slot_hash(tl->tracks[i].key) & (n - 1); t[s].key; s = (s + 1) & (n - 1))
+			;
+		t[s] = tl->tracks[i];
+	}
+	free(tl->tracks);
+	tl->tracks = t;
+	tl->nslots = n;
+	return 0;
+}
+
+/* The thread of consumer c on device, named the first time it is met. */
+static int track_of(struct timeline *tl, uint32_t device, const struct hcb_consumer *c, uint32_t *tid)
+{
+	/* ids are nonzero: the key never is */
+	uint64_t key = (uint64_t)device << 32 | c->id;
+	char fallback[32];
+	size_t s;
+	int err;
+
+	if (tl->ntracks * 2 >= tl->nslots && tracks_grow(tl))
+		return -ENOMEM;
+	for (s = slot_hash(key) & (tl->nslots - 1); tl->tracks[s].key; s = (s + 1) & (tl->nslots - 1))
+		if (tl->tracks[s].key == key) {
+			*tid = tl->tracks[s].tid;
+			return 0;
+		}
+	*tid = TID_BASE + (uint32_t)tl->ntracks;
+	tl->tracks[s] = (struct track){ key, *tid };
+	tl->ntracks++;
+	snprintf(fallback, sizeof(fallback), "consumer %u", c->id);
+	err = meta(tl, "thread_name", pid_of(device), *tid, c->name && *c->name ? c->name : fallback, 0);
+	return err ? err : meta(tl, "thread_sort_index", pid_of(device), *tid, NULL, tl->ntracks);
+}
+
+/* ---- a tap ---- */
+
+/* The leaf's one number as JSON: the element in its own dtype's shortest
+ * digits (a bool as 0 or 1, a complex by its real part). */
+static int scalar_number(struct hcb_buf *b, const struct hcb_leaf_shape *l, const unsigned char *p)
+{
+	if (l->dtype == HCB_DT_BOOL)
+		return hcb_buf_puts(b, *p ? "1" : "0");
+	if (hcb_dtype_is_complex(l->dtype))
+		return hcb_json_element(b, l->dtype == HCB_DT_COMPLEX64 ? HCB_DT_FLOAT32 : HCB_DT_FLOAT64, p);
+	return hcb_json_element(b, l->dtype, p);
+}
+
+static int shape_json(struct hcb_buf *b, const struct hcb_leaf_shape *l)
+{
+	int err = hcb_buf_putc(b, '[');
+
+	for (unsigned int i = 0; i < l->ndim && !err; i++)
+		err = hcb_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)l->dims[i]);
+	return err ? err : hcb_buf_putc(b, ']');
+}
+
+/* One leaf of args.leaves, and its words in the summary. */
+static int leaf_json(struct hcb_buf *b, struct hcb_buf *sum, const struct hcb_leaf_shape *l,
+		     const unsigned char *p, const char *path)
+{
+	struct hcb_leaf_figures f;
+	int err = hcb_buf_puts(b, "{\"path\":");
+
+	err = err ? err : hcb_json_string(b, path);
+	err = err ? err : hcb_buf_printf(b, ",\"dtype\":\"%s\",\"shape\":", hcb_dtype_name(l->dtype));
+	err = err ? err : shape_json(b, l);
+	err = err ? err : hcb_buf_printf(sum, "%s%s%s", sum->len ? " " : "", path, *path ? "=" : "");
+	if (!err && l->nelems == 1) {
+		size_t at = b->len + strlen(",\"value\":");
+
+		err = hcb_buf_puts(b, ",\"value\":");
+		err = err ? err : hcb_json_element(b, l->dtype, p);
+		/* the same digits in the summary, unquoted */
+		err = err ? err : hcb_buf_add(sum, b->data + at + (b->data[at] == '"'),
+					      b->len - at - 2 * (b->data[at] == '"'));
+		return err ? err : hcb_buf_putc(b, '}');
+	}
+	hcb_leaf_figures(l, p, &f);
+	err = err ? err : hcb_buf_printf(b, ",\"elements\":%llu", (unsigned long long)f.n);
+	for (int s = HCB_STAT_MEAN; s <= HCB_STAT_MAX && !err; s++) {
+		err = hcb_buf_printf(b, ",\"%s\":", hcb_stat_name((enum hcb_stat)s));
+		err = err ? err : hcb_json_element(b, HCB_DT_FLOAT64, &f.v[s]);
+	}
+	if (!err && f.nan)
+		err = hcb_buf_printf(b, ",\"nan\":%llu", (unsigned long long)f.nan);
+	err = err ? err : hcb_buf_printf(sum, "%s", hcb_dtype_name(l->dtype));
+	err = err ? err : shape_json(sum, l);
+	err = err ? err : hcb_buf_printf(sum, " mean %.6g", f.v[HCB_STAT_MEAN]);
+	return err ? err : hcb_buf_putc(b, '}');
+}
+
+static int kwargs_json(struct hcb_buf *b, const struct hcb_consumer *c)
+{
+	int err = hcb_buf_putc(b, '{');
+
+	for (unsigned int i = 0; i < c->nkwargs && !err; i++) {
+		err = i ? hcb_buf_putc(b, ',') : 0;
+		err = err ? err : hcb_json_string(b, c->kwargs[i].key);
+		err = err ? err : hcb_buf_putc(b, ':');
+		err = err ? err : hcb_json_string(b, c->kwargs[i].value);
+	}
+	return err ? err : hcb_buf_putc(b, '}');
+}
+
+/* The instant event of tap t on thread tid, its args the tap's. */
+static int tap_instant(struct timeline *tl, const struct hcb_packet *t, uint32_t tid, char **paths)
+{
+	const struct hcb_consumer *c = t->consumer;
+	struct hcb_buf leaves = HCB_BUF_INIT, sum = HCB_BUF_INIT;
+	const unsigned char *p = t->payload;
+	char name[32];
+	int err = 0;
+
+	for (unsigned int i = 0; i < c->nleaves && i < LEAVES_MAX && !err; i++) {
+		err = (i ? hcb_buf_putc(&leaves, ',') : 0);
+		err = err ? err : leaf_json(&leaves, &sum, &c->leaves[i], p, paths[i]);
+		p += c->leaves[i].nbytes;
+	}
+	if (!err && c->nleaves > LEAVES_MAX)
+		err = hcb_buf_printf(&sum, " ... (%u leaves)", c->nleaves);
+	snprintf(name, sizeof(name), "consumer %u", c->id);
+	err = err ? err : event_head(tl, c->name && *c->name ? c->name : name, "tap", "i", t->ts_ns,
+				     pid_of(t->device), tid);
+	err = err ? err : hcb_buf_puts(&tl->out, ",\"s\":\"t\",\"args\":{\"seq\":");
+	err = err ? err : (t->seq == UINT64_MAX ? hcb_buf_puts(&tl->out, "null") :
+			   hcb_buf_printf(&tl->out, "%llu", (unsigned long long)t->seq));
+	err = err ? err : hcb_buf_printf(&tl->out, ",\"consumer\":%u,\"kwargs\":", c->id);
+	err = err ? err : kwargs_json(&tl->out, c);
+	err = err ? err : hcb_buf_puts(&tl->out, ",\"tree\":");
+	err = err ? err : hcb_json_string(&tl->out, c->tree ? c->tree : "");
+	err = err ? err : hcb_buf_puts(&tl->out, ",\"summary\":");
+	err = err ? err : hcb_json_string(&tl->out, hcb_buf_str(&sum));
+	err = err ? err : hcb_buf_printf(&tl->out, ",\"leaves\":[%s]}}", hcb_buf_str(&leaves));
+	hcb_buf_free(&leaves);
+	hcb_buf_free(&sum);
+	return err;
+}
+
+/* A counter event per leaf with a finite value: "loss", "params.w". */
+static int tap_counters(struct timeline *tl, const struct hcb_packet *t, uint32_t tid, char **paths)
+{
+	const struct hcb_consumer *c = t->consumer;
+	const unsigned char *p = t->payload;
+	struct hcb_buf name = HCB_BUF_INIT;
+	int err = 0;
+
+	for (unsigned int i = 0; i < c->nleaves && i < LEAVES_MAX && !err; i++) {
+		const struct hcb_leaf_shape *l = &c->leaves[i];
+		const unsigned char *lp = p;
+		double v = hcb_leaf_value(l, lp, HCB_STAT_MEAN);
+
+		p += l->nbytes;
+		if (!isfinite(v))
+			continue;   /* JSON has no NaN: a gap in the counter */
+		hcb_buf_reset(&name);
+		err = c->name && *c->name ? hcb_buf_puts(&name, c->name) : hcb_buf_printf(&name, "consumer %u", c->id);
+		if (!err && *paths[i])
+			err = hcb_buf_printf(&name, "%s%s", paths[i][0] == '[' ? "" : ".", paths[i]);
+		err = err ? err : event_head(tl, hcb_buf_str(&name), "value", "C", t->ts_ns, pid_of(t->device), tid);
+		err = err ? err : hcb_buf_printf(&tl->out, ",\"args\":{\"%s\":", l->nelems == 1 ? "value" : "mean");
+		err = err ? err : (l->nelems == 1 ? scalar_number(&tl->out, l, lp) :
+				   hcb_json_element(&tl->out, HCB_DT_FLOAT64, &v));
+		err = err ? err : hcb_buf_puts(&tl->out, "}}");
+	}
+	hcb_buf_free(&name);
+	return err;
+}
+
+static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hcb_packet *t)
+{
+	const struct hcb_consumer *c = t->consumer;
+	char **paths = NULL;
+	uint32_t tid;
+	int err;
+
+	if (!c || (c->total_bytes && !t->payload))
+		return -EINVAL;
+	if (!tl->have_t0) {
+		tl->t0 = t->ts_ns;
+		tl->have_t0 = 1;
+	}
+	tl->last_ns = t->ts_ns;
+	tl->taps++;
+	err = device_seen(w, tl, t->device);
+	err = err ? err : track_of(tl, t->device, c, &tid);
+	err = err ? err : hcb_leaf_paths(c->tree, c->nleaves, &paths);
+	err = err ? err : tap_instant(tl, t, tid, paths);
+	err = err ? err : tap_counters(tl, t, tid, paths);
+	hcb_leaf_paths_free(paths, c->nleaves);
+	return err;
+}
+
+/* ---- the writer ---- */
+
+static int marker(struct hcb_writer *w, struct timeline *tl, const struct hcb_record *rec)
+{
+	uint32_t pid;
+	int err;
+
+	if (rec->kind == HCB_REC_DROP) {
+		pid = pid_of(rec->drop.device);
+		tl->drops += rec->drop.count;
+		err = device_seen(w, tl, rec->drop.device);
+		/* a drop has no time: it sits where the lost taps were, after the last record that had one */
+		err = err ? err : event_head(tl, "drop", "drop", "i", tl->last_ns, pid, pid);
+		err = err ? err : hcb_buf_printf(&tl->out, ",\"s\":\"p\",\"args\":{\"count\":%llu,\"reason\":",
+						 (unsigned long long)rec->drop.count);
+		err = err ? err : hcb_json_string(&tl->out, rec->drop.reason);
+		return err ? err : hcb_buf_puts(&tl->out, "}}");
+	}
+	tl->barriers++;
+	tl->last_ns = rec->barrier.ts_ns;
+	pid = tl->ndevices ? pid_of(tl->devices[0]) : 1;
+	err = event_head(tl, "barrier", "barrier", "i", rec->barrier.ts_ns, pid, pid);
+	return err ? err : hcb_buf_printf(&tl->out, ",\"s\":\"g\",\"args\":{\"taps\":%llu}}",
+					  (unsigned long long)rec->barrier.taps);
+}
+
+static int timeline_write(struct hcb_writer *w, const struct hcb_record *rec)
+{
+	struct timeline *tl = w->state;
+	int err = 0;
+
+	hcb_buf_reset(&tl->out);
+	if (!tl->started)
+		err = hcb_buf_puts(&tl->out, "{\"traceEvents\":[");
+	switch (rec->kind) {
+	case HCB_REC_SESSION:
+		if (!tl->have_t0) {
+			tl->t0 = tl->last_ns = rec->session.start_ns;
+			tl->have_t0 = 1;
+		}
+		break;
+	case HCB_REC_TAP:
+		err = err ? err : tap_events(w, tl, &rec->tap);
+		break;
+	case HCB_REC_DROP:
+	case HCB_REC_BARRIER:
+		err = err ? err : marker(w, tl, rec);
+		break;
+	case HCB_REC_END:
+		tl->end = rec->end;
+		tl->have_end = 1;
+		break;
+	}
+	if (!err && tl->out.len)
+		err = hcb_write_all(w, tl->out.data, tl->out.len);
+	if (!err)
+		tl->started = 1;
+	if (tl->out.cap > (1u << 20))
+		hcb_buf_free(&tl->out);   /* a huge tap's events are not worth keeping room for */
+	return err;
+}
+
+/* The end of the event list, and what the recording says of itself. */
+static int timeline_close(struct hcb_writer *w)
+{
+	struct timeline *tl = w->state;
+	struct hcb_buf *b = &tl->out;
+	int err;
+
+	hcb_buf_reset(b);
+	err = hcb_buf_puts(b, tl->started ? "\n],\n" : "{\"traceEvents\":[],\n");
+	err = err ? err : hcb_buf_printf(b, "\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"hcbtrace "
+					 "%s\",\"t0_ns\":%llu,\"taps\":%llu,\"drops\":%llu,\"barriers\":%llu",
+					 HCB_VERSION, (unsigned long long)tl->t0, (unsigned long long)tl->taps,
+					 (unsigned long long)tl->drops, (unsigned long long)tl->barriers);
+	if (!err && w->have_session) {
+		err = hcb_buf_printf(b, ",\"pid\":%d,\"provider\":", (int)w->session.pid);
+		err = err ? err : hcb_json_string(b, w->session.provider);
+		err = err ? err : hcb_buf_puts(b, ",\"platform\":");
+		err = err ? err : hcb_json_string(b, w->session.platform);
+	}
+	if (!err && tl->have_end)
+		err = hcb_buf_printf(b, ",\"end_ns\":%llu", (unsigned long long)tl->end.end_ns);
+	err = err ? err : hcb_buf_puts(b, "}}\n");
+	err = err ? err : hcb_write_all(w, b->data, b->len);
+	hcb_buf_free(b);
+	free(tl->devices);
+	free(tl->tracks);
+	free(tl);
+	w->state = NULL;
+	return err;
+}
+
+int hcb_timeline_writer_init(struct hcb_writer *w)
+{
+	w->state = calloc(1, sizeof(struct timeline));
+	if (!w->state)
+		return -ENOMEM;
+	w->write = timeline_write;
+	w->close = timeline_close;
+	return 0;
+}
