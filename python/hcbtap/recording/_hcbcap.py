@@ -99,7 +99,8 @@ class HcbcapReader:
     def __init__(self, f, path, on_truncated):
         self.f, self.path, self.on_truncated = f, path, on_truncated
         self.consumers = {}
-        self.offset = 0
+        self.offset = 0         # of the frame being read
+        self.read = 0           # bytes read so far
         self.fd = None
         try:
             fd = f.fileno()
@@ -121,7 +122,7 @@ class HcbcapReader:
         """Bytes left in a regular file (it may still be growing), else None."""
         if self.fd is None:
             return None
-        return os.fstat(self.fd).st_size - self.start - self.offset
+        return os.fstat(self.fd).st_size - self.start - self.read
 
     def _read(self, n):
         """n bytes as a bytearray, or as many as there are (fewer at the end);
@@ -133,15 +134,17 @@ class HcbcapReader:
             while got < n:
                 k = self.f.readinto(view[got:])
                 if not k:
-                    return buf[:got]
+                    break
                 got += k
-            return buf
+            self.read += got
+            return buf if got == n else buf[:got]
         buf = bytearray()
         while len(buf) < n:
             chunk = self.f.read(min(n - len(buf), max(len(buf), 1 << 16)))
             if not chunk:
                 break
             buf += chunk
+        self.read += len(buf)
         return buf
 
     def _frames(self):

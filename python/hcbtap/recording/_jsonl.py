@@ -104,6 +104,8 @@ class JsonlReader:
             raise _Bad("not valid JSON: %s at column %d" % (e.msg, e.colno)) from None
         except ValueError as e:
             raise _Bad("not valid JSON: %s" % e) from None
+        except RecursionError:
+            raise _Bad("not valid JSON: nested too deep") from None
         if type(obj) is not dict:
             raise _Bad("a record is a JSON object")
         kind = _str(obj, "type")
