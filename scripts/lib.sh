@@ -46,14 +46,15 @@ install_deps()
 # Python packages the tests compare against, in a venv beside the build:
 # numpy 1.26 (the reference for id_print text, isclose, .npz), ml_dtypes, and
 # jax/jaxlib 0.4.31: the last host_callback with the outfeed receiver, whose
-# id_print and pretty printer are the reference for the text format.
-PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1 jax==0.4.31 jaxlib==0.4.31)
+# id_print and pretty printer are the reference for the text format; pandas
+# for hcbtap.recording's DataFrames (tests/bats/pyreader.bats).
+PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1 jax==0.4.31 jaxlib==0.4.31 pandas==2.2.3)
 VENV=${HCB_VENV:-$BUILD/venv}
 
 make_venv()
 {
     if [ ! -x "$VENV/bin/python" ] ||
-       ! "$VENV/bin/python" -c 'import numpy, ml_dtypes, jax; assert jax.__version__ == "0.4.31"' 2>/dev/null; then
+       ! "$VENV/bin/python" -c 'import numpy, ml_dtypes, jax, pandas; assert jax.__version__ == "0.4.31"' 2>/dev/null; then
         echo ">> python venv $VENV: ${PY_PACKAGES[*]}"
         python3 -m venv "$VENV"
         "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"

@@ -17,9 +17,28 @@ Then `hcbtrace attach PID` prints, per device, what id_print printed:
 On CPU and CUDA devices.  A computation's taps reach each device in
 program order (an ordered effect); set_ordered(False), or HCBTAP_ORDERED=0
 in the environment, makes taps traced afterwards unordered.
+
+hcbtap.recording reads hcbtrace's recordings (.jsonl, .hcbcap) with numpy
+alone: importing it imports no jax, and neither does `import hcbtap` (the
+JAX side is loaded when one of the names below is first used).
 """
-from ._api import barrier_wait, id_print, id_tap
-from ._primitive import set_ordered
+import importlib
 
 __all__ = ["id_tap", "id_print", "barrier_wait", "set_ordered"]
 __version__ = "0.1.0"
+
+_LAZY = {"id_tap": "._api", "id_print": "._api", "barrier_wait": "._api",
+         "set_ordered": "._primitive"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError("module 'hcbtap' has no attribute %r" % name)
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
