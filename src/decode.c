@@ -247,35 +247,39 @@ static int on_lost(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 	return 0;
 }
 
-static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+/* The consumer of packet e, checked against it; NULL (a problem counted)
+ * if it has none or does not match. */
+static const struct hcb_consumer *pkt_consumer(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 {
 	const struct hcb_consumer *c;
-	struct pending *p;
 
-	if (e->magic == HCB_LOST_MAGIC)
-		return on_lost(d, e);
 	if (e->magic != HCB_OUTFEED_MAGIC) {
 		problem(d, HCB_BAD_MAGIC, e->device, e->consumer_id,
 			"packet %llu of device %u has magic %u, not %u", (unsigned long long)e->seq,
 			e->device, e->magic, HCB_OUTFEED_MAGIC);
-		return 0;
+		return NULL;
 	}
 	c = lookup_consumer(d, e);
 	if (!c) {
 		problem(d, HCB_UNKNOWN_CONSUMER, e->device, e->consumer_id,
 			"packet %llu of device %u is for unknown consumer %u",
 			(unsigned long long)e->seq, e->device, e->consumer_id);
-		return 0;
+		return NULL;
 	}
 	if (e->total_bytes != c->total_bytes || e->nleaves != c->nleaves) {
 		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
 			"packet %llu of device %u has %llu bytes in %u leaves; consumer %u (%s) registered %llu in %u",
 			(unsigned long long)e->seq, e->device, (unsigned long long)e->total_bytes,
 			e->nleaves, c->id, c->name, (unsigned long long)c->total_bytes, c->nleaves);
-		return 0;
+		return NULL;
 	}
-	/* a thread emits its packets one after the other: whatever it left
-	 * pending was cut short (ring buffer full mid-packet) */
+	return c;
+}
+
+/* A thread emits its packets one after the other: whatever it left
+ * pending when its next packet starts was cut short (ring full mid-packet). */
+static void cut_short(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+{
 	for (struct pending *q = d->pending, *next; q; q = next) {
 		next = q->next;
 		if (q->tid == e->tid && q->pid == e->pid) {
@@ -286,6 +290,30 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 			unlink_pending(d, q);
 		}
 	}
+}
+
+static void pending_from(struct pending *p, const struct hcb_ev_pkt *e, const struct hcb_consumer *c)
+{
+	p->device = e->device;
+	p->consumer_id = e->consumer_id;
+	p->seq = e->seq;
+	p->ts_ns = e->ts_ns;
+	p->pid = e->pid;
+	p->tid = e->tid;
+	p->consumer = c;
+}
+
+static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+{
+	const struct hcb_consumer *c;
+	struct pending *p;
+
+	if (e->magic == HCB_LOST_MAGIC)
+		return on_lost(d, e);
+	c = pkt_consumer(d, e);
+	if (!c)
+		return 0;
+	cut_short(d, e);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -300,13 +328,7 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 			c->id, c->name);
 		return 0;
 	}
-	p->device = e->device;
-	p->consumer_id = e->consumer_id;
-	p->seq = e->seq;
-	p->ts_ns = e->ts_ns;
-	p->pid = e->pid;
-	p->tid = e->tid;
-	p->consumer = c;
+	pending_from(p, e, c);
 	p->next = d->pending;
 	d->pending = p;
 	if (c->total_bytes == 0) {
@@ -316,6 +338,27 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 		return err;
 	}
 	return 0;
+}
+
+/* A small packet whose payload came with it: delivered from the record. */
+static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const void *payload,
+			 size_t len)
+{
+	const struct hcb_consumer *c = pkt_consumer(d, e);
+	struct pending p = { 0 };
+
+	if (!c)
+		return 0;
+	cut_short(d, e);
+	if (len < c->total_bytes) {
+		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
+			"packet %llu of device %u holds %zu bytes of %llu", (unsigned long long)e->seq,
+			e->device, len, (unsigned long long)c->total_bytes);
+		return 0;
+	}
+	pending_from(&p, e, c);
+	p.buf = (unsigned char *)payload;
+	return deliver(d, &p);
 }
 
 static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
@@ -357,7 +400,7 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 		return 0;
 	}
 	memcpy(&type, rec, sizeof(type));
-	if (type == HCB_EV_PKT) {
+	if (type == HCB_EV_PKT || type == HCB_EV_PKT_INLINE) {
 		struct hcb_ev_pkt e;
 
 		if (len < sizeof(e)) {
@@ -365,7 +408,9 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 			return 0;
 		}
 		memcpy(&e, rec, sizeof(e));
-		return on_pkt(d, &e);
+		if (type == HCB_EV_PKT)
+			return on_pkt(d, &e);
+		return on_pkt_inline(d, &e, (const unsigned char *)rec + sizeof(e), len - sizeof(e));
 	}
 	if ((type != HCB_EV_REG && type != HCB_EV_DATA) || len < sizeof(h)) {
 		problem(d, HCB_BAD_RECORD, 0, 0, "record of type %u and %zu bytes", type, len);

@@ -7,6 +7,8 @@
  *   HCB_EV_DATA chunks  the payload, leaves back to back, offset-addressed
  * A record that cannot be reserved ends the packet there: the BPF side
  * counts the drop per device and the user side discards the partial packet.
+ * A small packet of a consumer already sent comes in one record instead,
+ * HCB_EV_PKT_INLINE: the header, then the payload.
  * HCB_EV_EXEC says the target replaced its program image: what follows it
  * comes from a different program.
  */
@@ -24,6 +26,9 @@ enum hcb_ev_type {
 	HCB_EV_XDATA = 6,   /* its bytes, in chunks (struct hcb_ev_chunk) */
 	/* 7..9: jaxffi_events.h */
 	HCB_EV_COPY = 10,   /* a CUDA tap's device-side copy times (CUPTI) */
+	HCB_EV_PKT_INLINE = 11,   /* a small packet: struct hcb_ev_pkt, then its
+				   * payload (total_bytes of them; the record
+				   * may be longer), of a consumer already sent */
 };
 
 /*

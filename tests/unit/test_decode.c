@@ -392,6 +392,67 @@ static void test_single_packet(void **state)
 	ctx_free(c);
 }
 
+/* A small packet of a known consumer comes in one record, payload inline
+ * (padded past it, as the BPF side's size classes make it): delivered at
+ * once; a record too short for the registered size is refused; a packet
+ * whose chunks a thread left pending is cut short by it, as by any packet. */
+static int feed_inline(struct ctx *c, const struct pkt_args *a, const void *payload, size_t len,
+		       size_t padded)
+{
+	unsigned char rec[sizeof(struct hcb_ev_pkt) + 512] = { 0 };
+	struct hcb_ev_pkt e = {
+		.type = HCB_EV_PKT_INLINE, .consumer_id = a->cid, .device = a->device,
+		.nleaves = a->nleaves, .seq = a->seq, .total_bytes = a->total,
+		.ts_ns = a->ts_ns, .pid = a->pid, .tid = a->tid,
+		.magic = a->magic ? a->magic : HCB_OUTFEED_MAGIC,
+	};
+
+	memcpy(rec, &e, sizeof(e));
+	memcpy(rec + sizeof(e), payload, len);
+	return feed(c, rec, sizeof(e) + padded);
+}
+
+static void test_inline_packet(void **state)
+{
+	struct ctx *c = ctx_new(&ops_plain);
+	struct blob b = make_blob(&loss_spec, 0x1234);
+	unsigned char payload[LOSS_BYTES];
+	struct pkt_args a = { .cid = 0x1234, .device = 2, .nleaves = 2, .seq = 7,
+			      .total = LOSS_BYTES, .ts_ns = 55, .pid = 9, .tid = 10 };
+
+	(void)state;
+	pattern(payload, sizeof(payload), 3);
+	feed_reg(c, 0x1234, 2, b.p, b.len, b.len);
+	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 256), 0);
+	assert_int_equal(c->npackets, 1);
+	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(c->got[0].seq, 7);
+	assert_int_equal(c->got[0].device, 2);
+	assert_int_equal(c->got[0].ts_ns, 55);
+	assert_memory_equal(c->got[0].payload, payload, LOSS_BYTES);
+	/* too short for its consumer: refused, counted */
+	a.seq = 8;
+	assert_int_equal(feed_inline(c, &a, payload, LOSS_BYTES - 1, LOSS_BYTES - 1), 0);
+	assert_int_equal(c->npackets, 1);
+	assert_int_equal(problems(c, 2, HCB_SHORT_PAYLOAD), 1);
+	/* the same thread's chunked packet left pending is cut short by it */
+	a.seq = 9;
+	assert_int_equal(feed_pkt(c, &a), 0);
+	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	a.seq = 10;
+	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 64), 0);
+	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(problems(c, 2, HCB_INCOMPLETE), 1);
+	assert_int_equal(c->npackets, 2);
+	/* an unknown consumer inline is refused like any packet */
+	a.cid = 0x999;
+	a.seq = 11;
+	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 64), 0);
+	assert_int_equal(problems(c, 2, HCB_UNKNOWN_CONSUMER), 1);
+	release(b.p);
+	ctx_free(c);
+}
+
 static void test_many_chunks(void **state)
 {
 	struct ctx *c = ctx_new(&ops_plain);
@@ -1292,6 +1353,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_single_packet, teardown),
+		cmocka_unit_test_teardown(test_inline_packet, teardown),
 		cmocka_unit_test_teardown(test_many_chunks, teardown),
 		cmocka_unit_test_teardown(test_interleaved_devices, teardown),
 		cmocka_unit_test_teardown(test_two_threads_one_device, teardown),
