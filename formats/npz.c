@@ -7,8 +7,10 @@
  *
  * so numpy.load(...)["loss/cpu0/000017"] is the 18th tap of consumer "loss"
  * on device cpu:0 (INDEX counts that consumer's taps on that device from 0;
- * _LEAF, from 0, is added when the tap has several leaves).  Characters
- * other than [A-Za-z0-9_.-] in NAME and PLATFORM become '_'.  numpy has no
+ * _LEAF, from 0, is added when the tap has several leaves).  A platform that
+ * is a naming pattern gives the device's own name instead of PLATFORMDEVICE
+ * (TFRT_CPU_%u: consumer-7/TFRT_CPU_1/000000.npy).  Characters other than
+ * [A-Za-z0-9_.-] in NAME and the device's name become '_'.  numpy has no
  * bfloat16 or float8: such leaves are stored as their raw bits ('<u2',
  * '|u1') and the member __dtypes__.json (always written, last) maps their
  * array names to the real dtype, e.g. {"w/cpu0/000003": "bfloat16"}.

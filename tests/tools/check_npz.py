@@ -4,7 +4,8 @@
 
 Checks an .npz export of hcbtrace (formats/npz.c) against a JSONL recording of
 the same taps, reading the archive with numpy.load itself:
-  * every leaf of every tap is the array NAME/PLATFORMDEVICE/INDEX[_LEAF]
+  * every leaf of every tap is the array NAME/DEVICE/INDEX[_LEAF] (DEVICE:
+    PLATFORMN, or the device's own name for a naming pattern)
     (INDEX counting that consumer name's taps on that device from 0, _LEAF
     added for taps of several leaves; characters other than [A-Za-z0-9_.-]
     as '_'; PLATFORM from the last session record before the tap, else cpu);
@@ -41,6 +42,15 @@ def sanitize(s):
     if set(out) <= {"."}:
         out = "_" * len(out)
     return out
+
+
+def device_name(platform, dev):
+    """As npz.c names a device: a naming pattern (one %u, no other %) is
+    the device's own name (TFRT_CPU_%u -> TFRT_CPU_1); any other platform
+    is followed by the number (cpu -> cpu1)."""
+    if platform.count("%u") == 1 and platform.count("%") == 1:
+        return sanitize(platform.replace("%u", str(dev)))
+    return f"{sanitize(platform)}{dev}"
 
 
 def real_dtype(name):
@@ -152,7 +162,7 @@ def main(argv):
             cname, dev = sanitize(r["name"]), r["device"]
             index = counters.get((cname, dev), 0)
             counters[(cname, dev)] = index + 1
-            base = f"{cname}/{sanitize(platform)}{dev}/{index:06d}"
+            base = f"{cname}/{device_name(platform, dev)}/{index:06d}"
             arrays = r["arrays"]
             for i, a in enumerate(arrays):
                 name = base if len(arrays) == 1 else f"{base}_{i}"
