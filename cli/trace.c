@@ -269,6 +269,7 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 			cli_err("cannot create '%s': %s", o->output, strerror(-err));
 			return EXIT_FAIL;
 		}
+		hcb_writer_set_durable(w);
 	} else {
 		err = hcb_writer_open_fd(&w, STDOUT_FILENO,
 					 o->format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);

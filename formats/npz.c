@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "dtype.h"
 #include "grow.h"
@@ -257,12 +257,9 @@ static int write_member(struct hcb_writer *w, struct npz_writer *st, const char 
 
 	if (ZIP_LOCAL_LEN + name_len + 20 + head_len > sizeof(buf))
 		return -ENAMETOOLONG;
-	/* (zlib restarts the CRC when given a NULL buffer: skip empty parts) */
-	e.crc = (uint32_t)crc32_z(0, Z_NULL, 0);
-	if (head_len)
-		e.crc = (uint32_t)crc32_z(e.crc, head, head_len);
-	if (len)
-		e.crc = (uint32_t)crc32_z(e.crc, data, (size_t)len);
+	/* the member's CRC-32 (ZIP's, zlib's), over the .npy header and the data */
+	e.crc = libdeflate_crc32(0, head, head_len);
+	e.crc = libdeflate_crc32(e.crc, data, (size_t)len);
 	n = local_header(buf, name, name_len, &e);
 	if (head_len)
 		memcpy(buf + n, head, head_len);

@@ -304,6 +304,11 @@ void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts
 	w->print = *o;
 }
 
+void hcb_writer_set_durable(struct hcb_writer *w)
+{
+	w->durable = 1;
+}
+
 int hcb_writer_sync(struct hcb_writer *w)
 {
 	struct stat sb;
@@ -323,7 +328,7 @@ int hcb_writer_close(struct hcb_writer *w)
 	if (w->close)
 		err = w->close(w);
 	if (w->own_fd) {
-		if (!err && fsync(w->fd) < 0 && errno != EINVAL)
+		if (!err && w->durable && fsync(w->fd) < 0 && errno != EINVAL)
 			err = -errno;
 		if (close(w->fd) < 0 && !err)
 			err = -errno;

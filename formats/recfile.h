@@ -89,6 +89,10 @@ void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts
 /* Everything written so far is on the disk (fsync for a regular file; a
  * pipe or terminal has it already).  -errno on failure. */
 int hcb_writer_sync(struct hcb_writer *w);
+/* A recording of a live session: on disk when closed (fsync), so that a CI
+ * step that ends with it has it.  A converted file is left to the page
+ * cache, as cp leaves its copy. */
+void hcb_writer_set_durable(struct hcb_writer *w);
 /* Flush (npz writes its directory here) and close; -errno on failure. */
 int hcb_writer_close(struct hcb_writer *w);
 /* Bytes written so far. */

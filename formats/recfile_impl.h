@@ -47,6 +47,7 @@ struct hcb_writer {
 	void *state;
 	int fd;
 	int own_fd;
+	int durable;                          /* fsync at close (hcb_writer_set_durable) */
 	uint64_t bytes;
 	struct hcb_session_info session;      /* the last session record written */
 	struct hcb_print_opts print;          /* text: numpy's print options */

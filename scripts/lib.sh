@@ -12,7 +12,7 @@ BUILD=${HCB_BUILD:-$ROOT/build}
 # libclang-rt).
 PACKAGES=(
     build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
-    libbpf-dev bpftool bpftrace libelf-dev zlib1g-dev libjansson-dev libncurses-dev
+    libbpf-dev bpftool bpftrace libelf-dev zlib1g-dev libdeflate-dev libjansson-dev libncurses-dev
     systemtap-sdt-dev linux-libc-dev
     libcmocka-dev bats bats-assert bats-support python3 python3-venv python3-dev
     bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time tmux
