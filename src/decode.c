@@ -361,6 +361,27 @@ static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, cons
 	return deliver(d, &p);
 }
 
+/* A small packet as libhcbtap laid it out: its header as the other packet
+ * records carry it, and the payload after it. */
+static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
+{
+	struct hcb_ev_pkt_wire w;
+	struct hcb_ev_pkt e;
+
+	if (len < sizeof(w)) {
+		problem(d, HCB_BAD_RECORD, 0, 0, "packet record of %zu bytes", len);
+		return 0;
+	}
+	memcpy(&w, rec, sizeof(w));
+	e = (struct hcb_ev_pkt){
+		.type = HCB_EV_PKT_WIRE, .consumer_id = w.pkt.consumer_id,
+		.device = w.pkt.device, .nleaves = w.pkt.nleaves, .seq = w.pkt.seq,
+		.total_bytes = w.pkt.total_bytes, .ts_ns = w.in.ts_ns, .reg_addr = w.pkt.reg_addr,
+		.reg_len = w.pkt.reg_len, .pid = w.pid, .tid = w.tid, .magic = w.pkt.magic,
+	};
+	return on_pkt_inline(d, &e, (const unsigned char *)rec + sizeof(w), len - sizeof(w));
+}
+
 static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
 	struct pending *p;
@@ -400,7 +421,9 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 		return 0;
 	}
 	memcpy(&type, rec, sizeof(type));
-	if (type == HCB_EV_PKT || type == HCB_EV_PKT_INLINE) {
+	if (type == HCB_EV_PKT_WIRE)
+		return on_pkt_wire(d, rec, len);
+	if (type == HCB_EV_PKT) {
 		struct hcb_ev_pkt e;
 
 		if (len < sizeof(e)) {
@@ -408,9 +431,7 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 			return 0;
 		}
 		memcpy(&e, rec, sizeof(e));
-		if (type == HCB_EV_PKT)
-			return on_pkt(d, &e);
-		return on_pkt_inline(d, &e, (const unsigned char *)rec + sizeof(e), len - sizeof(e));
+		return on_pkt(d, &e);
 	}
 	if ((type != HCB_EV_REG && type != HCB_EV_DATA) || len < sizeof(h)) {
 		problem(d, HCB_BAD_RECORD, 0, 0, "record of type %u and %zu bytes", type, len);

@@ -108,7 +108,17 @@ struct hcb_wire_leaf {
  * The argument of the hcbtap:packet USDT probe: one firing of a consumer on
  * one device.  Built on the emitting thread's stack; BPF reads it, then the
  * leaves straight from the program's own buffers.
+ *
+ * A small packet also has a struct hcb_wire_inline right after the
+ * header, and its leaves after that, back to back; the probe's second
+ * argument says how many bytes of leaves (0: none of this follows; at most
+ * HCB_WIRE_INLINE_MAX).  A tracer then takes it all in one read, and the
+ * time from the program's own clock_gettime(), which costs the program
+ * less than a kernel clock read from BPF does.  A tracer that reads only
+ * the first argument finds the leaves through data_addrs as ever.
  */
+#define HCB_WIRE_INLINE_MAX 1024u
+
 struct hcb_wire_packet {
 	HCB_WIRE_U32 magic;        /* HCB_OUTFEED_MAGIC */
 	HCB_WIRE_U32 consumer_id;
@@ -121,6 +131,12 @@ struct hcb_wire_packet {
 	HCB_WIRE_U64 data_addrs;   /* u64[nleaves]: where each leaf's bytes are */
 	HCB_WIRE_U64 leaf_bytes;   /* u64[nleaves]: how many bytes each leaf has */
 	HCB_WIRE_U64 total_bytes;  /* sum of leaf_bytes */
+};
+
+/* What follows a small packet's header (see HCB_WIRE_INLINE_MAX). */
+struct hcb_wire_inline {
+	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC as the probe fired */
+	/* then the payload: total_bytes of it, leaves back to back */
 };
 
 /*

@@ -39,17 +39,42 @@ extern __u64 inflight;
 #endif
 
 /*
- * Waking the reader for every record costs the target microseconds per tap.
- * Records go in quietly; the last one of a packet wakes the reader once this
- * much is pending.  The reader also looks on its own every poll interval, so
- * a slow trickle of taps waits at most that long.
+ * Waking the reader costs the target an interrupt (a VM exit under a
+ * hypervisor) on the tap's own thread, so records go in quietly.  The one
+ * whose reservation crosses a multiple of WAKE_BYTES of the ring's written
+ * position wakes the reader if at least that much is pending: a reader
+ * asleep on a backlog is woken within two such steps, a busy one is left
+ * alone.  The reader also looks on its own every poll interval, so a slow
+ * trickle of taps waits at most that long.  Under concurrent producers the
+ * position read may be a little ahead of this record's: a wake-up is then
+ * late by one step, never lost for good.
  */
 #define WAKE_BYTES (64 * 1024)
 
-static __always_inline __u64 wake_flag(void)
+static __always_inline __u64 wake_flag(__u64 record_len)
 {
+	__u64 end = bpf_ringbuf_query(&rb, BPF_RB_PROD_POS);
+	__u64 start = end - ((record_len + BPF_RINGBUF_HDR_SZ + 7) & ~7ULL);
+
+	if (start / WAKE_BYTES == end / WAKE_BYTES)
+		return BPF_RB_NO_WAKEUP;
 	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * Reading the target's memory.  bpf_probe_read_user() first: with page
+ * faults off, hardened usercopy skips its look-up of a vmalloc'd
+ * destination (the ring buffer is one), which otherwise costs a tap more
+ * than the copy.  Only if that fails, because a page is not in,
+ * bpf_copy_from_user(), which may sleep to fault it in (the programs are
+ * sleepable for this).
+ */
+static __always_inline long read_user(void *dst, __u32 len, const void *src)
+{
+	if (!bpf_probe_read_user(dst, len, src))
+		return 0;
+	return bpf_copy_from_user(dst, len, src);
 }
 
 /*

@@ -46,12 +46,12 @@ struct copy_ctx {
 		barrier_var(n);							\
 		if (n > (SIZE))							\
 			n = (SIZE);						\
-		if (bpf_copy_from_user(e->d, n, (const void *)c->src)) {	\
+		if (read_user(e->d, n, (const void *)c->src)) {		\
 			bpf_ringbuf_discard(e, 0);				\
 			return 2;						\
 		}								\
 		bpf_ringbuf_submit(e, c->left == n && c->leaf >= c->nleaves ?	\
-				   wake_flag() : BPF_RB_NO_WAKEUP);		\
+				   wake_flag(sizeof(*e)) : BPF_RB_NO_WAKEUP);	\
 		c->src += n;							\
 		c->left -= n;							\
 		c->offset += n;							\
@@ -103,8 +103,8 @@ static long copy_step(__u32 i, void *arg)
 		if (c->leaf >= c->nleaves)
 			return 1;
 		slot = (__u64)c->leaf * sizeof(__u64);
-		if (bpf_copy_from_user(&c->src, sizeof(c->src), (const void *)(c->data_addrs + slot)) ||
-		    bpf_copy_from_user(&c->left, sizeof(c->left), (const void *)(c->leaf_bytes + slot))) {
+		if (read_user(&c->src, sizeof(c->src), (const void *)(c->data_addrs + slot)) ||
+		    read_user(&c->left, sizeof(c->left), (const void *)(c->leaf_bytes + slot))) {
 			c->failed = 2;
 			return 1;
 		}

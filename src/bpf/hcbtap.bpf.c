@@ -3,8 +3,8 @@
  * hcbtap.bpf.c - copies hcbtap packets from the target into a ring buffer.
  *
  * Attached to the hcbtap:packet USDT probe of one process.  Loaded as a
- * sleepable program (flag set from user space) so that bpf_copy_from_user()
- * can fault in pages the target has not touched lately.
+ * sleepable program (flag set from user space) so that read_user() can
+ * fault in pages the target has not touched lately.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +12,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "copy.bpf.h"
+#include "usdt_regs.bpf.h"
 
 /* consumers whose registration this session has already been sent */
 struct {
@@ -20,6 +21,32 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } seen SEC(".maps");
+
+/* The same, cached for the small packets' path: slot id % SEEN_SLOTS holds
+ * the last consumer found there.  An array look-up is a few instructions
+ * where a hash look-up is a call; ids that share a slot take turns. */
+#define SEEN_SLOTS 65536u
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SEEN_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} seen_cache SEC(".maps");
+
+/* Has consumer id's registration been sent?  (id 0 never fires.) */
+static __always_inline int reg_sent(__u32 id)
+{
+	__u32 slot = id & (SEEN_SLOTS - 1);
+	__u32 *cached = bpf_map_lookup_elem(&seen_cache, &slot);
+
+	if (cached && *cached == id)
+		return 1;
+	if (!bpf_map_lookup_elem(&seen, &id))
+		return 0;
+	if (cached)
+		*cached = id;
+	return 1;
+}
 
 /* What a packet may take in the ring: payload and registration with their
  * padding (less than as much again, see emit_chunk), and per chunk a record
@@ -94,79 +121,69 @@ static __always_inline void account(__u32 device, __u64 seq, int lost)
 }
 
 /*
- * A small packet of a consumer already sent: its header and its leaves in
- * one record (HCB_EV_PKT_INLINE), one reservation, all or nothing by
- * itself.  Each leaf lands below SIZE with at most SIZE bytes, in a record
- * of twice that, which is how the verifier sees every copy in bounds.
+ * A small packet whose payload libhcbtap put right after the header (the
+ * probe's second argument, see HCB_WIRE_INLINE_MAX): both in one read,
+ * straight into the record.  1: sent; 0: not sent, the caller takes it
+ * the long way (a consumer not yet sent, a header that does not add up, or
+ * a full ring, which the long way counts).
  */
-#define INLINE_CLASS(SIZE)							\
+#define WIRE_CLASS(SIZE)							\
 	do {									\
-		struct { struct hcb_ev_pkt h; unsigned char d[2 * (SIZE)]; } *e;	\
-		__u32 off = 0;							\
+		struct { struct hcb_ev_pkt_wire h; unsigned char d[SIZE]; } *e;	\
+		__u64 id = bpf_get_current_pid_tgid();				\
+		__u32 device;							\
+		__u64 seq;							\
 		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
 		if (!e)								\
-			return 1;						\
-		for (__u32 i = 0; i < INLINE_LEAVES && i < n; i++) {		\
-			__u64 len = lens[i];					\
-			if (off >= (SIZE) || len > (SIZE)) {			\
-				bpf_ringbuf_discard(e, 0);			\
-				return 2;					\
-			}							\
-			if (len && bpf_copy_from_user(e->d + off, len,		\
-						      (const void *)addrs[i])) {	\
-				bpf_ringbuf_discard(e, 0);			\
-				return 2;					\
-			}							\
-			off += (__u32)len;					\
+			return 0;   /* the long way counts the drop */		\
+		if (read_user(&e->h.pkt, WIRE_HEAD + len, arg) ||		\
+		    e->h.pkt.total_bytes != len ||				\
+		    e->h.pkt.magic != HCB_OUTFEED_MAGIC ||			\
+		    !reg_sent(e->h.pkt.consumer_id)) {				\
+			bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);		\
+			return 0;						\
 		}								\
-		fill_pkt(&e->h, pkt, HCB_EV_PKT_INLINE);			\
-		bpf_ringbuf_submit(e, wake_flag());				\
-		return 0;							\
+		e->h.type = HCB_EV_PKT_WIRE;					\
+		e->h.pid = id >> 32;						\
+		e->h.tid = (__u32)id;						\
+		e->h.pad = 0;							\
+		device = e->h.pkt.device;					\
+		seq = e->h.pkt.seq;						\
+		bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));			\
+		account(device, seq, 0);					\
+		return 1;							\
 	} while (0)
 
-#define INLINE_LEAVES 8u
-#define INLINE_MAX 1024u
+#define WIRE_HEAD (sizeof(struct hcb_wire_packet) + sizeof(struct hcb_wire_inline))
 
-static __always_inline int send_inline(const struct hcb_wire_packet *pkt)
+static __always_inline int send_wire(const void *arg, __u64 len)
 {
-	__u64 addrs[INLINE_LEAVES], lens[INLINE_LEAVES], sum = 0;
-	__u32 n = pkt->nleaves;
-
-	if (n > INLINE_LEAVES)
-		return 2;
-	if (n && (bpf_copy_from_user(addrs, n * sizeof(__u64), (const void *)pkt->data_addrs) ||
-		  bpf_copy_from_user(lens, n * sizeof(__u64), (const void *)pkt->leaf_bytes)))
-		return 2;
-	for (__u32 i = 0; i < INLINE_LEAVES && i < n; i++)
-		sum += lens[i];
-	if (sum != pkt->total_bytes)
-		return 2;   /* the reader would refuse it: say it is malformed */
-	if (sum <= 64)
-		INLINE_CLASS(64);
-	else if (sum <= 256)
-		INLINE_CLASS(256);
+	if (len <= 64)
+		WIRE_CLASS(64);
+	else if (len <= 256)
+		WIRE_CLASS(256);
 	else
-		INLINE_CLASS(INLINE_MAX);
+		WIRE_CLASS(HCB_WIRE_INLINE_MAX);
 }
 
+/* hcbtap:packet (struct hcb_wire_packet *arg, u64 inline_bytes) */
 SEC("usdt")
-int BPF_USDT(hcbtap_packet, void *arg)
+int hcbtap_packet(struct pt_regs *ctx)
 {
 	struct hcb_wire_packet pkt;
 	struct copy_ctx c = {};
 	struct hcb_ev_pkt *e;
-	__u64 need;
+	__u64 need, inline_bytes;
+	const void *arg;
 	__u8 one = 1;
 
-	if (bpf_copy_from_user(&pkt, sizeof(pkt), arg))
-		return 0;
+	usdt_args2(ctx, (__u64 *)&arg, &inline_bytes);
 
-	/* the common case, small taps of a known consumer: one record */
-	if (pkt.total_bytes <= INLINE_MAX && pkt.nleaves <= INLINE_LEAVES &&
-	    pkt.magic != HCB_LOST_MAGIC && bpf_map_lookup_elem(&seen, &pkt.consumer_id)) {
-		account(pkt.device, pkt.seq, send_inline(&pkt));
+	/* the common case, a small tap of a consumer already sent */
+	if (inline_bytes && inline_bytes <= HCB_WIRE_INLINE_MAX && send_wire(arg, inline_bytes))
 		return 0;
-	}
+	if (read_user(&pkt, sizeof(pkt), arg))
+		return 0;
 
 	need = ring_need(&pkt);
 	if (!ring_take(need)) {
@@ -197,7 +214,7 @@ int BPF_USDT(hcbtap_packet, void *arg)
 		return 0;
 	}
 	fill_pkt(e, &pkt, HCB_EV_PKT);
-	bpf_ringbuf_submit(e, pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag());
+	bpf_ringbuf_submit(e, pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	count(pkt.device, 0);
 
 	__builtin_memset(&c, 0, sizeof(c));
@@ -238,6 +255,6 @@ int BPF_USDT(hcbtap_copy_times, __u32 device, __u64 seq, __u64 start, __u64 end,
 	e->bytes = bytes;
 	e->ncopies = ncopies;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, wake_flag());
+	bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));
 	return 0;
 }

@@ -8,7 +8,8 @@
  * A record that cannot be reserved ends the packet there: the BPF side
  * counts the drop per device and the user side discards the partial packet.
  * A small packet of a consumer already sent comes in one record instead,
- * HCB_EV_PKT_INLINE: the header, then the payload.
+ * HCB_EV_PKT_WIRE: header, time and payload as libhcbtap laid them out
+ * beside each other, taken in one read.
  * HCB_EV_EXEC says the target replaced its program image: what follows it
  * comes from a different program.
  */
@@ -26,9 +27,24 @@ enum hcb_ev_type {
 	HCB_EV_XDATA = 6,   /* its bytes, in chunks (struct hcb_ev_chunk) */
 	/* 7..9: jaxffi_events.h */
 	HCB_EV_COPY = 10,   /* a CUDA tap's device-side copy times (CUPTI) */
-	HCB_EV_PKT_INLINE = 11,   /* a small packet: struct hcb_ev_pkt, then its
-				   * payload (total_bytes of them; the record
-				   * may be longer), of a consumer already sent */
+	/* 11: not used */
+	HCB_EV_PKT_WIRE = 12,     /* a small packet as it was on the wire:
+				   * struct hcb_ev_pkt_wire, then its payload */
+};
+
+/*
+ * A small packet, header and payload read in one piece from where
+ * libhcbtap put them (HCB_WIRE_INLINE_MAX); the record may be longer than
+ * the payload.  Only for a consumer whose registration was already sent.
+ */
+struct hcb_ev_pkt_wire {
+	HCB_WIRE_U32 type;         /* HCB_EV_PKT_WIRE */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U32 tid;
+	HCB_WIRE_U32 pad;
+	struct hcb_wire_packet pkt;
+	struct hcb_wire_inline in; /* the time, taken by the program */
+	/* followed by pkt.total_bytes of payload, leaves back to back */
 };
 
 /*

@@ -126,8 +126,9 @@ struct jf_operand {
  * Operand i of the frame: its buffer, size and dims (into
  * dims[HCB_MAX_DIMS]).  Returns 1 for a token (no data), 0 for an operand
  * to send, 2 for one of more than MAX_ELEMS elements, -1 if the target's
- * memory could not be read or the operand is not a buffer.  Not inlined, here and below: the verifier then meets the
- * caller in one state whatever path was taken inside.
+ * memory could not be read or the operand is not a buffer.  Not inlined,
+ * here and below: the verifier then meets the caller in one state whatever
+ * path was taken inside.
  */
 static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o, __u64 *dims)
 {
@@ -214,7 +215,7 @@ static __always_inline int start_operand(struct walk *w)
 	e->rank = o.b.rank > 0xffff ? 0xffff : (__u32)o.b.rank;
 	e->pad = 0;
 	e->nbytes = o.nbytes;
-	bpf_ringbuf_submit(e, o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag());
+	bpf_ringbuf_submit(e, o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	c->consumer_id = i;
 	c->src = o.b.data;
 	c->left = o.nbytes;
@@ -415,7 +416,7 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	}
 	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
-	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag());
+	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	count(s, 0);
 
 	w.c.type = HCB_EV_JDATA;

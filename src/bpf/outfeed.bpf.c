@@ -70,10 +70,10 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 		barrier_var(n);
 		if (n > HCB_XSHAPE_MAX)
 			n = HCB_XSHAPE_MAX;
-		if (bpf_copy_from_user(e->shape, n, shape_ptr))
+		if (read_user(e->shape, n, shape_ptr))
 			e->shape_len = 0xffffffffu;
 	}
-	bpf_ringbuf_submit(e, len ? BPF_RB_NO_WAKEUP : wake_flag());
+	bpf_ringbuf_submit(e, len ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	__sync_fetch_and_add(&s->packets, 1);
 
 	c.type = HCB_EV_XDATA;

@@ -69,12 +69,21 @@ teardown() { _common_teardown; }
     retry 20 lines_at_least "$T/rec.jsonl" '"device":1,"seq"' 50
     kill -9 "$rec"; wait "$rec" || true
     kill -TERM "$EX_PID"; wait "$EX_PID" || true
-    # complete lines only, no end record, and every tap in it matches the truth
+    # no end record; whole lines, but for the one a write(2) of was under
+    # way when the kill came (the kernel stops a write at a page for a
+    # fatal signal), which the reader names and passes over
     run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl "$T/rec.jsonl"
     assert_success
-    assert_equal "$stderr" ""
+    complete=$(wc -l <"$T/rec.jsonl")
+    if [ -n "$(tail -c1 "$T/rec.jsonl")" ]; then
+        assert_equal "$stderr" "hcbtrace: warning: $T/rec.jsonl:$((complete + 1)): the recording ends in the middle of a line (truncated?); the $complete lines before it are complete"
+    else
+        assert_equal "$stderr" ""
+    fi
     [[ "$(tail -1 "$T/rec.jsonl")" != *'"type":"end"'* ]]
-    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/rec.jsonl" "$T/truth.jsonl" --devices 2
+    # every tap in the whole lines matches the truth
+    head -n "$complete" "$T/rec.jsonl" >"$T/whole.jsonl"
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/whole.jsonl" "$T/truth.jsonl" --devices 2
     assert_success
 }
 

@@ -82,6 +82,14 @@ int main(int argc, char **argv)
 		n += rec(stream + n, &reg, sizeof(reg), blob, len);
 		n += rec(stream + n, &pkt, sizeof(pkt), NULL, 0);
 		n += rec(stream + n, &data, sizeof(data), payload, c->total_bytes);
+		/* and again as a small packet comes, in one record */
+		struct hcb_ev_pkt_wire wire = {
+			.type = HCB_EV_PKT_WIRE, .pid = 1, .tid = 1,
+			.pkt = { HCB_OUTFEED_MAGIC, c->id, 0, c->nleaves, 1, 0, len, 0, 0,
+				 c->total_bytes },
+			.in = { 2000 },
+		};
+		n += rec(stream + n, &wire, sizeof(wire), payload, c->total_bytes);
 		snprintf(name, sizeof(name), "records-%s", specs[i].name);
 		put(argv[2], name, stream, n);
 		free(blob);

@@ -392,24 +392,26 @@ static void test_single_packet(void **state)
 	ctx_free(c);
 }
 
-/* A small packet of a known consumer comes in one record, payload inline
- * (padded past it, as the BPF side's size classes make it): delivered at
- * once; a record too short for the registered size is refused; a packet
- * whose chunks a thread left pending is cut short by it, as by any packet. */
+/* A small packet of a known consumer comes in one record as libhcbtap laid
+ * it out (header, time, payload, padded past it as the BPF side's size
+ * classes make it): delivered at once; a record too short for the
+ * registered size is refused; a packet whose chunks a thread left pending
+ * is cut short by it, as by any packet. */
 static int feed_inline(struct ctx *c, const struct pkt_args *a, const void *payload, size_t len,
 		       size_t padded)
 {
-	unsigned char rec[sizeof(struct hcb_ev_pkt) + 512] = { 0 };
-	struct hcb_ev_pkt e = {
-		.type = HCB_EV_PKT_INLINE, .consumer_id = a->cid, .device = a->device,
-		.nleaves = a->nleaves, .seq = a->seq, .total_bytes = a->total,
-		.ts_ns = a->ts_ns, .pid = a->pid, .tid = a->tid,
-		.magic = a->magic ? a->magic : HCB_OUTFEED_MAGIC,
+	unsigned char rec[sizeof(struct hcb_ev_pkt_wire) + 512] = { 0 };
+	struct hcb_ev_pkt_wire w = {
+		.type = HCB_EV_PKT_WIRE, .pid = a->pid, .tid = a->tid,
+		.pkt = { .magic = a->magic ? a->magic : HCB_OUTFEED_MAGIC, .consumer_id = a->cid,
+			 .device = a->device, .nleaves = a->nleaves, .seq = a->seq,
+			 .total_bytes = a->total },
+		.in = { .ts_ns = a->ts_ns },
 	};
 
-	memcpy(rec, &e, sizeof(e));
-	memcpy(rec + sizeof(e), payload, len);
-	return feed(c, rec, sizeof(e) + padded);
+	memcpy(rec, &w, sizeof(w));
+	memcpy(rec + sizeof(w), payload, len);
+	return feed(c, rec, sizeof(w) + padded);
 }
 
 static void test_inline_packet(void **state)
@@ -449,6 +451,11 @@ static void test_inline_packet(void **state)
 	a.seq = 11;
 	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 64), 0);
 	assert_int_equal(problems(c, 2, HCB_UNKNOWN_CONSUMER), 1);
+	/* a record cut inside its header is refused, not read past */
+	assert_int_equal(feed(c, &(struct hcb_ev_pkt_wire){ .type = HCB_EV_PKT_WIRE },
+			      sizeof(struct hcb_ev_pkt_wire) - 1), 0);
+	assert_int_equal(problems(c, 0, HCB_BAD_RECORD), 1);
+	assert_int_equal(c->npackets, 2);
 	release(b.p);
 	ctx_free(c);
 }
