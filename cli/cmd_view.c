@@ -5,8 +5,9 @@
  * Live, the session is attach's (trace.c): the same attach, accounting and
  * barriers, run on a thread of its own, its records going into the
  * viewer's model (tui/sink.h) instead of a file, so the screen never holds
- * up the ring buffer's reader.  A recording is read whole
- * first (its ring keeps the latest taps), then shown.
+ * up the ring buffer's reader.  A recording is browsed in place, however
+ * large: indexed on a thread while it is shown, its taps read back as they
+ * are shown (tui/source.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include "cli.h"
 #include "recfile.h"
 #include "sink.h"
+#include "source.h"
 #include "trace.h"
 
 static const struct cli_opt view_opts[] = {
@@ -195,21 +197,22 @@ static int view_live(struct view_args *a)
 
 /* ---- a recording ---- */
 
+/*
+ * Browsed in place (tui/source.h): the display opens once the first part
+ * is read (whole, as replay reads it: damage there keeps it closed, with
+ * replay's message and exit status), the rest is indexed meanwhile.  Damage
+ * found later is said when the display closes, as replay says it after
+ * what came before.
+ */
 static int view_file(struct view_args *a, const char *path)
 {
-	const char *base;
+	const char *base, *msg;
+	struct tui_source *src = NULL;
 	struct tui_sink sink;
-	struct hcb_reader *r = NULL;
-	struct hcb_record rec;
 	int n, code;
 
-	if (tui_sink_init(&sink, 0, 0)) {
-		cli_err("out of memory");
-		return EXIT_FAIL;
-	}
-	n = hcb_reader_open(&r, path);
+	n = tui_source_open(&src, path, &sink, &a->o.filter);
 	if (n) {
-		tui_sink_free(&sink);
 		if (n == -EPROTONOSUPPORT)
 			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
 		else
@@ -217,26 +220,29 @@ static int view_file(struct view_args *a, const char *path)
 		return EXIT_FAIL;
 	}
 	trace_install_signals();
-	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
-		if (rec.kind == HCB_REC_TAP && !hcb_filter_match(&a->o.filter, &rec.tap))
-			continue;
-		tui_model_add(&sink.model, &rec);
-	}
-	if (n < 0 && n != -ENODATA) {
-		/* as replay: the reader's message; the viewer does not open */
-		cli_err("%s", hcb_reader_error(r));
-		hcb_reader_close(r);
-		tui_sink_free(&sink);
+	if (tui_source_start(src)) {
+		cli_err("cannot start the thread that indexes '%s'", path);
+		tui_source_close(src);
 		return EXIT_FAIL;
 	}
-	if (n == -ENODATA)
-		cli_warn("%s", hcb_reader_error(r));
-	filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
-	hcb_reader_close(r);
-	tui_model_rates_from_ts(&sink.model);
+	n = tui_source_ended(src) ? tui_source_result(src, &msg) : 0;
+	if (n < 0 && n != -ENODATA) {
+		cli_err("%s", msg);
+		tui_source_close(src);
+		return EXIT_FAIL;
+	}
 	base = strrchr(path, '/');
 	code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
-	tui_sink_free(&sink);
+	n = tui_source_result(src, &msg);
+	if (n == -ENODATA) {
+		cli_warn("%s", msg);
+	} else if (n < 0 && n != -EINTR) {
+		cli_err("%s", msg);
+		code = code == EXIT_OK ? EXIT_FAIL : code;
+	}
+	if (n != -EINTR)
+		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src) }, 1);
+	tui_source_close(src);
 	return code;
 }
 
