@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -197,6 +198,53 @@ static int view_live(struct view_args *a)
 
 /* ---- a recording ---- */
 
+static int open_failed(const char *path, int err)
+{
+	if (err == -EPROTONOSUPPORT)
+		cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
+	else
+		cli_err("cannot open '%s': %s", path, strerror(-err));
+	return EXIT_FAIL;
+}
+
+/* A stream (a pipe, a FIFO) cannot be read back: it is read whole first,
+ * as replay reads it, its latest taps held (the live model's ring). */
+static int view_stream(struct view_args *a, const char *path, const char *name)
+{
+	struct hcb_reader *r = NULL;
+	struct tui_sink sink;
+	struct hcb_record rec;
+	int n, code;
+
+	if (tui_sink_init(&sink, 0, 0)) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	n = hcb_reader_open(&r, path);
+	if (n) {
+		tui_sink_free(&sink);
+		return open_failed(path, n);
+	}
+	trace_install_signals();
+	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1)
+		if (rec.kind != HCB_REC_TAP || hcb_filter_match(&a->o.filter, &rec.tap))
+			tui_model_add(&sink.model, &rec);
+	if (n < 0 && n != -ENODATA) {
+		cli_err("%s", hcb_reader_error(r));
+		hcb_reader_close(r);
+		tui_sink_free(&sink);
+		return EXIT_FAIL;
+	}
+	if (n == -ENODATA)
+		cli_warn("%s", hcb_reader_error(r));
+	filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
+	hcb_reader_close(r);
+	tui_model_rates_from_ts(&sink.model);
+	code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
+	tui_sink_free(&sink);
+	return code;
+}
+
 /*
  * Browsed in place (tui/source.h): the display opens once the first part
  * is read (whole, as replay reads it: damage there keeps it closed, with
@@ -206,19 +254,17 @@ static int view_live(struct view_args *a)
  */
 static int view_file(struct view_args *a, const char *path)
 {
-	const char *base, *msg;
+	const char *base = strrchr(path, '/'), *name = base && base[1] ? base + 1 : path, *msg;
 	struct tui_source *src = NULL;
 	struct tui_sink sink;
+	struct stat sb;
 	int n, code;
 
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return view_stream(a, path, name);
 	n = tui_source_open(&src, path, &sink, &a->o.filter);
-	if (n) {
-		if (n == -EPROTONOSUPPORT)
-			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
-		else
-			cli_err("cannot open '%s': %s", path, strerror(-n));
-		return EXIT_FAIL;
-	}
+	if (n)
+		return open_failed(path, n);
 	trace_install_signals();
 	if (tui_source_start(src)) {
 		cli_err("cannot start the thread that indexes '%s'", path);
@@ -231,8 +277,7 @@ static int view_file(struct view_args *a, const char *path)
 		tui_source_close(src);
 		return EXIT_FAIL;
 	}
-	base = strrchr(path, '/');
-	code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
+	code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
 	n = tui_source_result(src, &msg);
 	if (n == -ENODATA) {
 		cli_warn("%s", msg);

@@ -580,3 +580,17 @@ quit_view()
     [ "$(cat "$T/rc")" = "$(cat "$T/replay.rc")" ]
     diff "$T/err" "$T/replay.err"
 }
+
+@test "view FILE: a FIFO, which cannot be read back, is read whole first as before" {
+    plots_recording "$T/plots.jsonl"
+    mkfifo "$T/fifo.jsonl"
+    cat "$T/plots.jsonl" >"$T/fifo.jsonl" &
+    PIDS+=("$!")
+    view "$T/fifo.jsonl"
+    wait_screen '^hcbtrace view  fifo.jsonl  taps 3  dropped 0  complete'
+    tm send-keys -t view G Enter
+    wait_screen 'float32\[6,10\]  min 0  max 59'
+    screen | grep -qE '^   \+0-{18}9$'
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
