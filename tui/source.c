@@ -137,6 +137,10 @@ static int read_batch(struct tui_source *s, int *k)
 	while (*k < BATCH && !atomic_load(&s->stop)) {
 		struct batched *b = &s->batch[*k];
 
+		/* taken in every BATCH_NS at least, kept or filtered out (a
+		 * clock read costs little next to reading a record) */
+		if (hcb_clock_ns(CLOCK_MONOTONIC) - t0 > BATCH_NS)
+			break;
 		/* the first bytes whole, values and all; the rest skimmed */
 		if (hcb_reader_tell(s->r) < TUI_SOURCE_CHECKED)
 			n = hcb_reader_next(s->r, &b->rec);
@@ -151,8 +155,6 @@ static int read_batch(struct tui_source *s, int *k)
 		}
 		b->off = hcb_reader_offset(s->r);
 		++*k;
-		if (!(*k % 64) && hcb_clock_ns(CLOCK_MONOTONIC) - t0 > BATCH_NS)
-			break;
 	}
 	return n;
 }
