@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "diff_report.h"
+#include "progress.h"
 #include "recfile.h"
 
 static const struct cli_opt diff_opts[] = {
@@ -113,7 +114,8 @@ static void reader_err(struct hcb_reader *r, const char *path, int err, const ch
  * EXIT_USAGE-style trouble (2) with *error set, or -ECANCELED (quiet: found
  * a difference), or another -errno of the engine/output.
  */
-static int read_both(struct diff_run *run, struct hcb_reader *r[2], const char **error)
+static int read_both(struct diff_run *run, struct hcb_reader *r[2], struct progress *pg,
+		     const char **error)
 {
 	int live[2] = { 1, 1 };
 	struct hcb_record rec;
@@ -125,6 +127,7 @@ static int read_both(struct diff_run *run, struct hcb_reader *r[2], const char *
 			if (!live[side])
 				continue;
 			n = hcb_reader_next(r[side], &rec);
+			progress_update(pg, hcb_reader_tell(r[0]) + hcb_reader_tell(r[1]));
 			if (n == 1) {
 				/* the series first: the engine may mark a pair in them */
 				err = run->series ? hcb_series_feed(run->series, (enum hcb_diff_side)side, &rec) : 0;
@@ -136,10 +139,12 @@ static int read_both(struct diff_run *run, struct hcb_reader *r[2], const char *
 			}
 			if (n == -ENODATA) {
 				/* truncated: valid up to its last complete record */
+				progress_end(pg);
 				cli_warn("%s (compared up to there)", hcb_reader_error(r[side]));
 				n = 0;
 			}
 			if (n < 0) {
+				progress_end(pg);
 				reader_err(r[side], run->path[side], n, error);
 				return EXIT_USAGE;
 			}
@@ -244,11 +249,17 @@ static int conclude(struct diff_run *run)
 static int compare(struct diff_run *run, struct hcb_reader *r[2])
 {
 	const char *error = NULL;
+	struct progress pg;
 	int err;
 
 	if (run->fmt == OUT_JSON && diff_json_begin(run, run->opts))
 		return EXIT_FAIL;
-	err = read_both(run, r, &error);
+	/* the report streams to stdout as differences are found */
+	progress_start(&pg, hcb_reader_size(r[0]) + hcb_reader_size(r[1]), run->fmt != OUT_QUIET);
+	if (!hcb_reader_size(r[0]) || !hcb_reader_size(r[1]))
+		pg.total = 0;   /* a pipe's size is not known */
+	err = read_both(run, r, &pg, &error);
+	progress_end(&pg);
 	if (err == EXIT_USAGE) {
 		if (run->fmt == OUT_JSON)
 			diff_json_end(run, error);

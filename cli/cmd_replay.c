@@ -72,7 +72,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
 
 static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct replay_args a = { .cmd = cmd, .o = { .speed = 1 }, .format = FORMAT_TEXT,
+	struct replay_args a = { .cmd = cmd, .o = { .speed = 1, .to_stdout = 1 }, .format = FORMAT_TEXT,
 				 .print = HCB_PRINT_OPTS_IDPRINT };
 	struct hcb_writer *w;
 	int code;

@@ -5,8 +5,9 @@
  * Live, the session is attach's (trace.c): the same attach, accounting and
  * barriers, run on a thread of its own, its records going into the
  * viewer's model (tui/sink.h) instead of a file, so the screen never holds
- * up the ring buffer's reader.  A recording is read whole
- * first (its ring keeps the latest taps), then shown.
+ * up the ring buffer's reader.  A recording is browsed in place, however
+ * large: indexed on a thread while it is shown, its taps read back as they
+ * are shown (tui/source.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "cli.h"
 #include "recfile.h"
 #include "sink.h"
+#include "source.h"
 #include "trace.h"
 
 static const struct cli_opt view_opts[] = {
@@ -195,11 +198,21 @@ static int view_live(struct view_args *a)
 
 /* ---- a recording ---- */
 
-static int view_file(struct view_args *a, const char *path)
+static int open_failed(const char *path, int err)
 {
-	const char *base;
-	struct tui_sink sink;
+	if (err == -EPROTONOSUPPORT)
+		cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
+	else
+		cli_err("cannot open '%s': %s", path, strerror(-err));
+	return EXIT_FAIL;
+}
+
+/* A stream (a pipe, a FIFO) cannot be read back: it is read whole first,
+ * as replay reads it, its latest taps held (the live model's ring). */
+static int view_stream(struct view_args *a, const char *path, const char *name)
+{
 	struct hcb_reader *r = NULL;
+	struct tui_sink sink;
 	struct hcb_record rec;
 	int n, code;
 
@@ -210,20 +223,13 @@ static int view_file(struct view_args *a, const char *path)
 	n = hcb_reader_open(&r, path);
 	if (n) {
 		tui_sink_free(&sink);
-		if (n == -EPROTONOSUPPORT)
-			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", path);
-		else
-			cli_err("cannot open '%s': %s", path, strerror(-n));
-		return EXIT_FAIL;
+		return open_failed(path, n);
 	}
 	trace_install_signals();
-	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
-		if (rec.kind == HCB_REC_TAP && !hcb_filter_match(&a->o.filter, &rec.tap))
-			continue;
-		tui_model_add(&sink.model, &rec);
-	}
+	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1)
+		if (rec.kind != HCB_REC_TAP || hcb_filter_match(&a->o.filter, &rec.tap))
+			tui_model_add(&sink.model, &rec);
 	if (n < 0 && n != -ENODATA) {
-		/* as replay: the reader's message; the viewer does not open */
 		cli_err("%s", hcb_reader_error(r));
 		hcb_reader_close(r);
 		tui_sink_free(&sink);
@@ -234,9 +240,54 @@ static int view_file(struct view_args *a, const char *path)
 	filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
 	hcb_reader_close(r);
 	tui_model_rates_from_ts(&sink.model);
-	base = strrchr(path, '/');
-	code = trace_exiting ? EXIT_OK : show(&sink, base && base[1] ? base + 1 : path, 0);
+	code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
 	tui_sink_free(&sink);
+	return code;
+}
+
+/*
+ * Browsed in place (tui/source.h): the display opens once the first part
+ * is read (whole, as replay reads it: damage there keeps it closed, with
+ * replay's message and exit status), the rest is indexed meanwhile.  Damage
+ * found later is said when the display closes, as replay says it after
+ * what came before.
+ */
+static int view_file(struct view_args *a, const char *path)
+{
+	const char *base = strrchr(path, '/'), *name = base && base[1] ? base + 1 : path, *msg;
+	struct tui_source *src = NULL;
+	struct tui_sink sink;
+	struct stat sb;
+	int n, code;
+
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return view_stream(a, path, name);
+	n = tui_source_open(&src, path, &sink, &a->o.filter);
+	if (n)
+		return open_failed(path, n);
+	trace_install_signals();
+	if (tui_source_start(src)) {
+		cli_err("cannot start the thread that indexes '%s'", path);
+		tui_source_close(src);
+		return EXIT_FAIL;
+	}
+	n = tui_source_ended(src) ? tui_source_result(src, &msg) : 0;
+	if (n < 0 && n != -ENODATA) {
+		cli_err("%s", msg);
+		tui_source_close(src);
+		return EXIT_FAIL;
+	}
+	code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
+	n = tui_source_result(src, &msg);
+	if (n == -ENODATA) {
+		cli_warn("%s", msg);
+	} else if (n < 0 && n != -EINTR) {
+		cli_err("%s", msg);
+		code = code == EXIT_OK ? EXIT_FAIL : code;
+	}
+	if (n != -EINTR)
+		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src) }, 1);
+	tui_source_close(src);
 	return code;
 }
 

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "playback.h"
+#include "progress.h"
 #include "trace.h"
 
 static void pace(uint64_t *last, uint64_t ts, double speed)
@@ -26,6 +27,7 @@ static void pace(uint64_t *last, uint64_t ts, double speed)
 int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o)
 {
 	struct hcb_reader *r = NULL;
+	struct progress pg;
 	struct hcb_record rec;
 	uint64_t taps = 0, records = 0, last_ts = 0;
 	int n, err = 0, code = EXIT_OK;
@@ -39,7 +41,9 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			cli_err("cannot open '%s': %s", in, strerror(-n));
 		return EXIT_FAIL;
 	}
+	progress_start(&pg, hcb_reader_size(r), o->to_stdout);
 	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
+		progress_update(&pg, hcb_reader_tell(r));
 		if (rec.kind == HCB_REC_TAP) {
 			if (o->count && taps >= o->count)
 				break;
@@ -54,6 +58,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		if (err)
 			break;
 	}
+	progress_end(&pg);
 	if (n < 0 && !err) {
 		if (n == -ENODATA) {
 			cli_warn("%s", hcb_reader_error(r));

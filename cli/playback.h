@@ -11,13 +11,15 @@ struct playback_opts {
 	unsigned long long count;   /* taps; 0: all */
 	double speed;               /* pacing: 1 original, 2 twice as fast; 0: no waiting */
 	int quiet;
+	int to_stdout;              /* the output is standard output (progress.h) */
 };
 
 /*
  * Read the recording at in and write its records (taps that pass the
  * filter, up to count) to w, named wname in messages.  A damaged file gets
  * one message naming file and line/offset after everything before it was
- * written; a truncated one a warning.  Returns an exit code; closes w.
+ * written; a truncated one a warning.  On a terminal, stderr shows how far
+ * the input has been read (progress.h).  Returns an exit code; closes w.
  */
 int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o);
 

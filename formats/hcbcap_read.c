@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "consumer.h"
 #include "grow.h"
@@ -84,6 +85,7 @@ static int read_file_header(struct hcb_reader *r, struct cap_reader *st)
 		return FAIL(r, st, -EPROTO, "unknown header flags 0x%x (written by a newer hcbtrace?)",
 			    flags);
 	st->off = CAP_HEADER;
+	r->pos = CAP_HEADER;
 	st->started = 1;
 	return 0;
 }
@@ -332,10 +334,97 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
 		if (n < 0)
 			return n;
+		r->rec_off = st->off;
 		st->off += FRAME_HEAD + len + FRAME_TAIL;
+		r->pos = st->off;
 		if (n)
 			return 1;
 	}
+}
+
+/*
+ * A tap frame's head without its payload (recfile.h: hcb_reader_skim): its
+ * header is checked as cap_next checks it, the payload is seeked over (its
+ * CRC is checked when the tap is read back), the file must hold all of it.
+ */
+static int skim_tap(struct hcb_reader *r, struct cap_reader *st, uint64_t len,
+		    struct hcb_record *rec)
+{
+	uint64_t end = st->off + FRAME_HEAD + len + FRAME_TAIL;
+	struct stat sb;
+	int n;
+
+	if (fread(st->buf + FRAME_HEAD, 1, TAP_HEAD, r->f) < TAP_HEAD) {
+		if (ferror(r->f))
+			return read_error(r, st);
+		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a tap "
+			    "frame; the records before it are complete");
+	}
+	n = parse_tap(r, st, st->buf + FRAME_HEAD, len, rec);
+	if (n < 0)
+		return n;
+	/* seeking past the end is no error: ask the file (it may have grown) */
+	if (end > r->size && fstat(fileno(r->f), &sb) == 0 && S_ISREG(sb.st_mode))
+		r->size = (uint64_t)sb.st_size;
+	if (end > r->size)
+		return FAIL(r, st, -ENODATA, "truncated recording: the file ends inside a tap "
+			    "frame (%llu of %llu bytes); the records before it are complete",
+			    (unsigned long long)(r->size - st->off),
+			    (unsigned long long)(end - st->off));
+	if (fseeko(r->f, (off_t)end, SEEK_SET) < 0)
+		return read_error(r, st);
+	rec->tap.payload = NULL;
+	r->rec_off = st->off;
+	st->off = end;
+	r->pos = end;
+	return 1;
+}
+
+static int cap_skim(struct hcb_reader *r, struct hcb_record *rec)
+{
+	struct cap_reader *st = r->state;
+	uint64_t len = 0;
+	uint32_t type = 0;
+	int n;
+
+	if (!st->started && (n = read_file_header(r, st)))
+		return n;
+	if (!r->size)
+		return cap_next(r, rec);   /* nothing to seek over: read it all */
+	for (;;) {
+		n = read_frame_head(r, st, &type, &len);
+		if (n <= 0)
+			return n;
+		if (type == CAP_TAP)
+			return skim_tap(r, st, len, rec);
+		n = read_body(r, st, type, len);
+		if (!n)
+			n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
+		if (n < 0)
+			return n;
+		r->rec_off = st->off;
+		st->off += FRAME_HEAD + len + FRAME_TAIL;
+		r->pos = st->off;
+		if (n)
+			return 1;
+	}
+}
+
+/* Read on from a frame at off; the file's header is checked first. */
+static int cap_seek(struct hcb_reader *r, uint64_t off)
+{
+	struct cap_reader *st = r->state;
+	int err;
+
+	if (!st->started) {
+		if (fseeko(r->f, 0, SEEK_SET) < 0)
+			return -errno;
+		err = read_file_header(r, st);
+		if (err)
+			return err;
+	}
+	st->off = off;
+	return 0;
 }
 
 static void cap_free(struct hcb_reader *r)
@@ -356,6 +445,8 @@ int hcb_hcbcap_reader_init(struct hcb_reader *r)
 		return -ENOMEM;
 	r->state = st;
 	r->next = cap_next;
+	r->skim = cap_skim;
+	r->seek = cap_seek;
 	r->free = cap_free;
 	/* frame heads are read here; bodies grow it as they arrive */
 	if (hcb_grow(&st->buf, &st->cap, 4096, 1)) {

@@ -28,8 +28,8 @@
 struct jsonl_reader {
 	char *line;
 	size_t cap;
-	uint64_t lineno;
-	uint64_t records;      /* read so far */
+	uint64_t lineno;       /* after a seek (r->seeked), not known: messages name the offset */
+	uint64_t records;      /* lines read so far */
 	struct jdoc doc;
 	unsigned char *payload;
 	size_t payload_cap;
@@ -40,7 +40,10 @@ static const char *where(struct hcb_reader *r)
 {
 	struct jsonl_reader *s = r->state;
 
-	snprintf(s->where, sizeof(s->where), "%llu", (unsigned long long)s->lineno);
+	if (r->seeked)
+		snprintf(s->where, sizeof(s->where), "offset %llu", (unsigned long long)r->rec_off);
+	else
+		snprintf(s->where, sizeof(s->where), "%llu", (unsigned long long)s->lineno);
 	return s->where;
 }
 
@@ -509,11 +512,10 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 	return BAD(r, "unknown record type '%s' (expected session, tap, drop, barrier or end)", type);
 }
 
-static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
+int hcb_jsonl_line(struct hcb_reader *r, char **line, size_t *len)
 {
 	struct jsonl_reader *s = r->state;
 	ssize_t n;
-	int err;
 
 	for (;;) {
 		errno = 0;
@@ -524,9 +526,11 @@ static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
 				return hcb_reader_fail(r, -ENOMEM, where(r), "out of memory reading the next line");
 			if (ferror(r->f) || errno)
 				return hcb_reader_fail(r, -EIO, NULL, "read error: %s", strerror(errno ? errno : EIO));
-			return s->records ? 0 : hcb_reader_empty(r, NULL);
+			return s->records || r->seeked ? 0 : hcb_reader_empty(r, NULL);
 		}
 		s->lineno++;
+		r->rec_off = r->pos;
+		r->pos += (uint64_t)n;
 		if ((uint64_t)n > MAX_LINE)
 			return hcb_reader_fail(r, -E2BIG, where(r), "a line of %zd bytes: more than this reader holds", n);
 		if (s->line[n - 1] != '\n')
@@ -536,17 +540,36 @@ static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
 					       (unsigned long long)s->lineno - 1);
 		if (n == 1)
 			continue;   /* blank lines carry nothing */
-		if (memchr(s->line, '\0', (size_t)n))
-			return BAD(r, "a NUL byte in the line");
-		err = jparse(&s->doc, s->line, (size_t)n - 1);
-		if (err == -EBADMSG)
-			return BAD(r, "not valid JSON: %s", s->doc.error);
-		if (err)
-			return err;
-		err = read_record(r, rec);
-		s->records += err == 1;
-		return err;
+		s->records++;
+		s->line[n - 1] = '\0';
+		*line = s->line;
+		*len = (size_t)n - 1;
+		return 1;
 	}
+}
+
+int hcb_jsonl_parse(struct hcb_reader *r, char *line, size_t len, struct hcb_record *rec)
+{
+	struct jsonl_reader *s = r->state;
+	int err;
+
+	if (memchr(line, '\0', len))
+		return BAD(r, "a NUL byte in the line");
+	err = jparse(&s->doc, line, len);
+	if (err == -EBADMSG)
+		return BAD(r, "not valid JSON: %s", s->doc.error);
+	if (err)
+		return err;
+	return read_record(r, rec);
+}
+
+static int jsonl_next(struct hcb_reader *r, struct hcb_record *rec)
+{
+	char *line;
+	size_t len;
+	int n = hcb_jsonl_line(r, &line, &len);
+
+	return n <= 0 ? n : hcb_jsonl_parse(r, line, len, rec);
 }
 
 static void jsonl_free(struct hcb_reader *r)
@@ -567,6 +590,7 @@ int hcb_jsonl_reader_init(struct hcb_reader *r)
 	if (!r->state)
 		return -ENOMEM;
 	r->next = jsonl_next;
+	r->skim = hcb_jsonl_skim;
 	r->free = jsonl_free;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,15 @@ int hcb_reader_empty(struct hcb_reader *r, const char *where)
 			       "(a recording starts with its session record)");
 }
 
+/* A regular file's size, for progress and to tell a truncated .hcbcap
+ * frame that a skim seeks over; 0 for anything else. */
+static uint64_t file_size(FILE *f)
+{
+	struct stat sb;
+
+	return fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+}
+
 int hcb_reader_open(struct hcb_reader **out, const char *path)
 {
 	enum hcb_file_format f = strcmp(path, "-") ? hcb_file_format_of(path) : HCB_FMT_JSONL;
@@ -104,6 +114,7 @@ int hcb_reader_open(struct hcb_reader **out, const char *path)
 			goto fail;
 		}
 	}
+	r->size = file_size(r->f);
 	err = f == HCB_FMT_JSONL ? hcb_jsonl_reader_init(r) : hcb_hcbcap_reader_init(r);
 	if (err)
 		goto fail;
@@ -130,6 +141,7 @@ int hcb_reader_open_stream(struct hcb_reader **out, FILE *f, const char *name,
 		return -ENOMEM;
 	}
 	r->f = f;
+	r->size = file_size(f);
 	r->path = strdup(name);
 	r->consumers = hcb_registry_new();
 	err = !r->path || !r->consumers ? -ENOMEM :
@@ -157,6 +169,73 @@ int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
 		r->have_session = 1;
 	}
 	return n < 0 ? r->err : n;
+}
+
+int hcb_reader_skim(struct hcb_reader *r, struct hcb_record *rec)
+{
+	int n;
+
+	if (!r->skim)
+		return hcb_reader_next(r, rec);
+	if (r->err)
+		return r->err;
+	n = r->skim(r, rec);
+	if (n < 0 && !r->err)
+		hcb_reader_fail(r, n, NULL, "%s", strerror(-n));
+	if (n == 1 && rec->kind == HCB_REC_SESSION) {
+		r->session = rec->session;
+		r->have_session = 1;
+	}
+	return n < 0 ? r->err : n;
+}
+
+uint64_t hcb_reader_offset(const struct hcb_reader *r)
+{
+	return r->rec_off;
+}
+
+int hcb_reader_seek(struct hcb_reader *r, uint64_t offset)
+{
+	int err;
+
+	if (!r->size)
+		return -ESPIPE;
+	if (offset > INT64_MAX)
+		return -EINVAL;
+	/* a damaged record read back before says nothing about this one */
+	r->err = 0;
+	r->error[0] = '\0';
+	clearerr(r->f);
+	err = r->seek ? r->seek(r, offset) : 0;
+	if (err)
+		return err;
+	if (fseeko(r->f, (off_t)offset, SEEK_SET) < 0)
+		return -errno;
+	r->pos = offset;
+	r->seeked = 1;
+	return 0;
+}
+
+int hcb_reader_define(struct hcb_reader *r, const struct hcb_consumer *c)
+{
+	const struct hcb_consumer *old = hcb_registry_get(r->consumers, c->id);
+	struct hcb_consumer *copy;
+	int err;
+
+	if (old)
+		return hcb_consumer_equal(old, c) ? 0 : -EBADMSG;
+	err = hcb_consumer_dup(c, &copy);
+	return err ? err : hcb_registry_add(r->consumers, copy);
+}
+
+uint64_t hcb_reader_tell(const struct hcb_reader *r)
+{
+	return r->pos;
+}
+
+uint64_t hcb_reader_size(const struct hcb_reader *r)
+{
+	return r->size;
 }
 
 const char *hcb_reader_error(const struct hcb_reader *r)

@@ -67,6 +67,38 @@ const struct hcb_session_info *hcb_reader_session(const struct hcb_reader *r);
 const struct hcb_registry *hcb_reader_consumers(const struct hcb_reader *r);
 void hcb_reader_close(struct hcb_reader *r);
 
+/*
+ * Random access, for a viewer that indexes a large recording once and reads
+ * back only the records it shows (tui/source.c), and for progress meters.
+ *
+ * hcb_reader_skim() is hcb_reader_next() without a tap's arrays: the
+ * record, its consumer, device, seq and ts_ns, with payload NULL.  It reads
+ * past the data without parsing it (JSONL: finds the line's end; .hcbcap:
+ * seeks over the payload), so the framing, the record's header and the
+ * consumer definitions are checked, a tap's data only when it is read back.
+ * A JSONL tap of a consumer id not met before is parsed whole, which
+ * defines the consumer.  Errors as hcb_reader_next().
+ *
+ * hcb_reader_offset() is where the record last returned (by next or skim)
+ * starts; hcb_reader_seek() to such an offset makes the next
+ * hcb_reader_next() return that record again, and clears a reader's error.
+ * A reader that seeks meets .hcbcap taps whose consumer frame it skipped:
+ * hcb_reader_define() gives it the consumers the indexing pass met (0, or
+ * -EBADMSG if the id is defined already as another consumer, -ENOMEM).
+ * After a seek a JSONL message names the byte offset, not the line.
+ * Seeking needs a regular file: -ESPIPE otherwise.
+ *
+ * hcb_reader_tell() is where the next record starts: the bytes read so far,
+ * and hcb_reader_size() the file's size when it was opened (0: not a
+ * regular file, such as standard input).
+ */
+int hcb_reader_skim(struct hcb_reader *r, struct hcb_record *rec);
+uint64_t hcb_reader_offset(const struct hcb_reader *r);
+int hcb_reader_seek(struct hcb_reader *r, uint64_t offset);
+int hcb_reader_define(struct hcb_reader *r, const struct hcb_consumer *c);
+uint64_t hcb_reader_tell(const struct hcb_reader *r);
+uint64_t hcb_reader_size(const struct hcb_reader *r);
+
 /* ---- writing ---- */
 
 struct hcb_writer;

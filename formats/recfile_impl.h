@@ -27,6 +27,15 @@ struct hcb_reader {
 	int err;                    /* sticky once set */
 	struct hcb_session_info session;
 	int have_session;
+	/* random access (recfile.h): the format keeps pos and rec_off as it reads */
+	int (*skim)(struct hcb_reader *r, struct hcb_record *rec);   /* NULL: next */
+	/* the format's state for reading on from offset off (the generic seek
+	 * then puts f there); 0 or -errno */
+	int (*seek)(struct hcb_reader *r, uint64_t off);
+	uint64_t pos;               /* where the next record starts */
+	uint64_t rec_off;           /* where the record last returned starts */
+	uint64_t size;              /* of the file at open; 0: not a regular file */
+	int seeked;                 /* hcb_reader_seek was called */
 };
 
 /* Record an error: "PATH:WHERE: message" where WHERE is the format's
@@ -40,6 +49,13 @@ int hcb_reader_empty(struct hcb_reader *r, const char *where);
 
 int hcb_jsonl_reader_init(struct hcb_reader *r);
 int hcb_hcbcap_reader_init(struct hcb_reader *r);
+
+/* The JSONL reader in two steps, for its skim (jsonl_skim.c): the next
+ * non-blank line, NUL in place of its newline (1, 0 at the end, or the
+ * failure), and the record a line holds (as hcb_reader_next). */
+int hcb_jsonl_line(struct hcb_reader *r, char **line, size_t *len);
+int hcb_jsonl_parse(struct hcb_reader *r, char *line, size_t len, struct hcb_record *rec);
+int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec);
 
 struct hcb_writer {
 	int (*write)(struct hcb_writer *w, const struct hcb_record *rec);

@@ -9,6 +9,7 @@
 #include "state.h"
 
 #define FRAME_MS 100
+#define READ_BACK_MS 40         /* a frame's time for reading sparkline values back */
 
 /* Build and draw a frame under the lock (memory only), show it after. */
 static int frame(struct tui_screen *scr, const struct tui_app_opts *o, struct tui_frame *f,
@@ -27,6 +28,8 @@ static int frame(struct tui_screen *scr, const struct tui_app_opts *o, struct tu
 			tui_model_tick(m, hcb_clock_ns(CLOCK_REALTIME));
 		err = tui_snapshot_take(snap, m);
 	}
+	f->style = tui_screen_plot_style(scr);
+	f->budget_ns = READ_BACK_MS * 1000000ull;
 	if (!err)
 		err = tui_frame_build(f, m, snap, st, scr->rows, scr->cols);
 	if (!err)
@@ -48,6 +51,8 @@ int tui_run(const struct tui_app_opts *o)
 	int err, key, dirty = 1;
 
 	tui_state_init(&st);
+	/* a recording opens at its first tap, a live session follows its latest */
+	st.taps.follow = o->live;
 	err = tui_screen_open(&scr);
 	if (err)
 		return err;
@@ -59,7 +64,8 @@ int tui_run(const struct tui_app_opts *o)
 			if (err)
 				break;
 			last = now;
-			dirty = 0;
+			/* values still to read back: another frame soon, paused or not */
+			dirty = f.pending;
 			if (o->max_frames > 0 && ++frames >= o->max_frames)
 				break;
 		}

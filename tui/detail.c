@@ -77,38 +77,56 @@ void tui_format_time(char *out, size_t cap, uint64_t ts_ns)
 		 (unsigned int)(ts_ns / 1000000u % 1000u));
 }
 
+int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const struct tui_tap *t)
+{
+	char when[32];
+
+	tui_format_time(when, sizeof(when), t->ts_ns);
+	return hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer %s (%u)\n",
+			      (unsigned long long)t->index, (unsigned long long)t->seq, when,
+			      c->name, c->id);
+}
+
+int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned int i,
+		    const unsigned char *payload)
+{
+	const unsigned char *p = payload;
+	struct tui_stats s;
+	char a[32], b[32], m[32];
+	int err;
+
+	for (unsigned int k = 0; k < i; k++)
+		p += c->leaves[k].nbytes;
+	tui_leaf_stats(&c->leaves[i], p, &s);
+	tui_format_num(a, sizeof(a), s.min);
+	tui_format_num(b, sizeof(b), s.max);
+	tui_format_num(m, sizeof(m), s.mean);
+	err = hcb_buf_printf(out, "[%u] ", i);
+	if (!err)
+		err = add_shape(out, &c->leaves[i]);
+	if (!err)
+		err = hcb_buf_printf(out, "  min %s  max %s  mean %s  nan %llu  inf %llu\n",
+				     a, b, m, (unsigned long long)s.nan, (unsigned long long)s.inf);
+	return err;
+}
+
 int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *tc, const char *platform,
 		    const struct tui_tap *t)
 {
 	static const struct hcb_print_opts opts = HCB_PRINT_OPTS_IDPRINT;
 	const struct hcb_consumer *c = tc->c;
-	const unsigned char *p = t->payload;
-	char when[32], a[32], b[32], m[32];
-	int err;
+	int err = tui_detail_head(out, c, t);
 
-	tui_format_time(when, sizeof(when), t->ts_ns);
-	err = hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer %s (%u)\n",
-			     (unsigned long long)t->index, (unsigned long long)t->seq, when,
-			     c->name, c->id);
 	if (!err && t->payload)
 		err = hcb_idprint(out, c, platform, t->device, t->payload, &opts);
 	if (!err && c->nleaves)
 		err = hcb_buf_puts(out, "\n");
-	for (unsigned int i = 0; !err && p && i < c->nleaves; i++) {
-		struct tui_stats s;
-
-		tui_leaf_stats(&c->leaves[i], p, &s);
-		p += c->leaves[i].nbytes;
-		tui_format_num(a, sizeof(a), s.min);
-		tui_format_num(b, sizeof(b), s.max);
-		tui_format_num(m, sizeof(m), s.mean);
-		err = hcb_buf_printf(out, "[%u] ", i);
-		if (!err)
-			err = add_shape(out, &c->leaves[i]);
-		if (!err)
-			err = hcb_buf_printf(out, "  min %s  max %s  mean %s  nan %llu  inf %llu\n",
-					     a, b, m, (unsigned long long)s.nan,
-					     (unsigned long long)s.inf);
-	}
+	for (unsigned int i = 0; !err && t->payload && i < c->nleaves; i++)
+		err = tui_detail_leaf(out, c, i, t->payload);
 	return err;
+}
+
+int tui_shape_text(struct hcb_buf *out, const struct hcb_leaf_shape *l)
+{
+	return add_shape(out, l);
 }

@@ -22,9 +22,17 @@ int tui_tap_summary(struct hcb_buf *out, const struct hcb_consumer *c, const uns
 /* "HH:MM:SS.mmm" in local time. */
 void tui_format_time(char *out, size_t cap, uint64_t ts_ns);
 
-/* The detail pane's text, lines ending in '\n'. */
+/* The detail pane's text, lines ending in '\n': the head, id_print's
+ * text, then a line of figures per array. */
 int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *c, const char *platform,
 		    const struct tui_tap *t);
+/* Its first line: "tap #12  seq 3  10:41:02.517  consumer loss (1)". */
+int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const struct tui_tap *t);
+/* Leaf i's line of figures: "[0] float32[16]  min -1  max 2  mean 0.5  nan 0  inf 0". */
+int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned int i,
+		    const unsigned char *payload);
+/* "float32[3,4]" */
+int tui_shape_text(struct hcb_buf *out, const struct hcb_leaf_shape *l);
 
 /* A number as a short string ("%.6g"; "nan", "inf"). */
 void tui_format_num(char *out, size_t cap, double v);

@@ -2,8 +2,9 @@
 /*
  * frame.h - what one frame shows, worked out from the model, a snapshot
  * and the view state, without any terminal: the filtered stream and tap
- * lists, the cursors resolved to rows, the sparkline's streams, the
- * detail text and the layout.  screen.c only draws it.
+ * lists, the cursors resolved to rows, the rows shown (read back from a
+ * recording browsed in place, tui/cache.c), the sparkline's values, the
+ * detail pane (text and plot) and the layout.  screen.c only draws it.
  */
 #ifndef HCB_TUI_FRAME_H
 #define HCB_TUI_FRAME_H
@@ -11,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "detailpane.h"
 #include "layout.h"
 #include "model.h"
+#include "plot.h"
 #include "state.h"
 
 struct tui_frame {
@@ -21,27 +23,42 @@ struct tui_frame {
 	uint64_t *skeys, *slast;
 	unsigned int *sidx;
 	size_t ns, scap;
-	/* the tap list (filtered): tap indices and consumers */
+	/* the tap list: every tap of a range (unfiltered), or those listed in
+	 * tkeys; a recording's filtered list grows with its index */
+	struct tui_keys taps;
 	uint64_t *tkeys;
-	unsigned int *tcons;
 	size_t nt, tcap;
+	struct tui_filter tfilter;      /* what tkeys was built for, up to tbuilt */
+	uint64_t tbuilt;
+	int tvalid;
 	/* rows: first shown and selected, per list */
 	size_t stop, ssel, ttop, tsel;
-	/* the sparkline: the selected stream's consumer on each device (snapshot indices) */
+	/* the rows shown: taps (index UINT64_MAX: none), and the shown
+	 * streams' last taps */
+	struct tui_row *rows, *srows;
+	size_t rcap, srcap;
+	int nrows, nsrows;
+	/* the sparkline: the selected stream's consumer on each device
+	 * (snapshot indices), and their values, oldest first */
 	int spark_cons;                 /* -1: no stream */
 	int spark_stat;                 /* enum tui_stat */
 	unsigned int spark[TUI_SPARK_MAX];
 	int nspark;
-	/* the detail pane's text (the selected tap), and its line count */
-	struct hcb_buf detail;
-	int detail_lines;
+	double spark_vals[TUI_SPARK_MAX][TUI_HIST];
+	unsigned int spark_len[TUI_SPARK_MAX];
+	/* set by the caller: the time a frame may spend reading sparkline
+	 * values back (0: no limit), and how the terminal draws plots */
+	uint64_t budget_ns;
+	struct tui_plot_style style;
+	int pending;                    /* values left to read: build again soon */
+	struct tui_detail_pane detail;
 	struct tui_layout lay;
 	struct tui_view view;           /* the lists, for tui_state_key */
 };
 
 /* Build the frame for a rows x cols screen; moves st's cursors as they
  * resolve (following, a selection that left the ring).  -ENOMEM. */
-int tui_frame_build(struct tui_frame *f, const struct tui_model *m, const struct tui_snapshot *snap,
+int tui_frame_build(struct tui_frame *f, struct tui_model *m, const struct tui_snapshot *snap,
 		    struct tui_state *st, int rows, int cols);
 void tui_frame_free(struct tui_frame *f);
 

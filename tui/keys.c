@@ -42,6 +42,7 @@ static const struct {
 	{ KEY_BTAB, TUI_BACKTAB },
 	{ 27, TUI_ESC },
 	{ 's', TUI_STAT },
+	{ 'v', TUI_PLOT },
 	{ CTRL('l'), TUI_REDRAW },
 	{ KEY_RESIZE, TUI_RESIZE },
 };
@@ -68,6 +69,7 @@ const struct tui_keyhelp tui_keyhelp[] = {
 	{ "Enter", "show the selected tap in the detail pane; again closes it", "detail" },
 	{ "Tab", "next pane (Shift-Tab: previous)", "pane" },
 	{ "s", "sparkline of the mean, min or max of each tap's first array", "stat" },
+	{ "v", "detail: the plot of the tap's array or its text, when both do not fit", "plot" },
 	{ "Esc", "close the detail pane, the help or a prompt", NULL },
 	{ "^L", "redraw the screen", NULL },
 	{ NULL, NULL, NULL },

@@ -26,6 +26,7 @@ enum tui_action {
 	TUI_BACKTAB,
 	TUI_ESC,
 	TUI_STAT,
+	TUI_PLOT,
 	TUI_REDRAW,
 	TUI_RESIZE,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cache.h"
 #include "grow.h"
 #include "model.h"
 #include "stats.h"
@@ -25,9 +26,11 @@ int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes)
 
 void tui_model_free(struct tui_model *m)
 {
-	for (uint64_t i = m->first; m->ring && i < m->received; i++)
+	for (uint64_t i = m->first; m->ring && !m->indexed && i < m->received; i++)
 		free(m->ring[i % m->ring_cap].payload);
 	free(m->ring);
+	free(m->index);
+	tui_cache_free(m->cache);
 	for (unsigned int i = 0; i < m->ncons; i++) {
 		hcb_consumer_free(m->cons[i].c);
 		free(m->cons[i].label);
@@ -178,9 +181,82 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
 
 const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i)
 {
-	if (i < m->first || i >= m->received)
+	if (m->indexed || i < m->first || i >= m->received)
 		return NULL;
 	return &m->ring[i % m->ring_cap];
+}
+
+/* ---- a recording, indexed ---- */
+
+int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx)
+{
+	int err = tui_model_init(m, 1, 1);
+
+	if (err)
+		return err;
+	m->indexed = 1;
+	m->fetch = ops;
+	m->fetch_ctx = ctx;
+	m->cache = tui_cache_new(0, 0);
+	if (!m->cache) {
+		tui_model_free(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t off)
+{
+	const struct hcb_packet *p = &rec->tap;
+	unsigned int cons, si;
+	struct tui_stream *s;
+
+	if (!p->consumer || consumer_index(m, p->consumer, &cons) ||
+	    stream_index(m, p->device, cons, &si) ||
+	    hcb_grow(&m->index, &m->index_cap, (size_t)m->received + 1, sizeof(*m->index))) {
+		m->lost++;
+		return -ENOMEM;
+	}
+	if (si >= TUI_INDEX_STREAMS || off >= TUI_INDEX_OFFSET_MAX) {
+		m->lost++;
+		return -E2BIG;
+	}
+	s = &m->streams[si];
+	if (!s->count)
+		s->first_ts = p->ts_ns;
+	s->count++;
+	s->bytes += p->consumer->total_bytes;
+	s->last_ts = p->ts_ns;
+	s->last_index = m->received;
+	s->recent[(s->hist_start + s->hist_len) % TUI_HIST] = m->received;
+	if (s->hist_len < TUI_HIST)
+		s->hist_len++;
+	else
+		s->hist_start = (s->hist_start + 1) % TUI_HIST;
+	m->index[m->received++] = off << 16 | si;
+	return 0;
+}
+
+int tui_model_tap_where(const struct tui_model *m, uint64_t i, uint32_t *device, unsigned int *cons)
+{
+	const struct tui_tap *t;
+
+	if (m->indexed) {
+		const struct tui_stream *s;
+
+		if (i >= m->received)
+			return -ENOENT;
+		s = &m->streams[m->index[i] & TUI_INDEX_STREAMS];
+		*device = s->device;
+		*cons = s->cons;
+		return 0;
+	}
+	t = tui_model_tap(m, i);
+	if (!t)
+		return -ENOENT;
+	*device = t->device;
+	*cons = t->cons;
+	return 0;
 }
 
 void tui_model_tick(struct tui_model *m, uint64_t now_ns)
@@ -201,15 +277,19 @@ void tui_model_tick(struct tui_model *m, uint64_t now_ns)
 	}
 }
 
+double tui_rate_of(uint64_t count, uint64_t first, uint64_t last)
+{
+	if (count < 2 || last <= first || (last - first) / (count - 1) < 1000)
+		return NAN;
+	return (double)(count - 1) * 1e9 / (double)(last - first);
+}
+
 void tui_model_rates_from_ts(struct tui_model *m)
 {
 	for (unsigned int i = 0; i < m->nstreams; i++) {
 		struct tui_stream *s = &m->streams[i];
 
-		if (s->count > 1 && s->last_ts > s->first_ts)
-			s->rate = (double)(s->count - 1) * 1e9 / (double)(s->last_ts - s->first_ts);
-		else
-			s->rate = NAN;
+		s->rate = tui_rate_of(s->count, s->first_ts, s->last_ts);
 	}
 }
 
@@ -302,6 +382,10 @@ int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m)
 	s->lost = m->lost;
 	s->dropped = m->dropped;
 	s->ended = m->ended;
+	s->indexed = m->indexed;
+	s->indexing = m->indexing;
+	s->damaged = m->damaged;
+	s->percent = m->index_size ? (int)(m->index_pos * 100 / m->index_size) : 0;
 	s->rate = NAN;
 	for (unsigned int i = 0; i < s->nstreams; i++)
 		if (!isnan(s->streams[i].rate))

@@ -6,9 +6,13 @@
  * (taps received, dropped by the target side, evicted from the ring).
  *
  * Records come in one at a time (tui_model_add), from a live session's
- * writer or from a recording.  The screen reads a snapshot
- * (tui_snapshot_take) so that pausing freezes what is shown while records
- * keep coming.  Nothing here locks: the caller does (tui/sink.h).
+ * writer.  A recording is browsed in place instead (tui_model_init_indexed,
+ * tui/source.h): every tap is indexed, 8 bytes each (where it starts in the
+ * file, and its stream), none held; the taps a frame shows are read back
+ * through the source and kept in a small cache (tui/cache.c).  The screen
+ * reads a snapshot (tui_snapshot_take) so that pausing freezes what is shown
+ * while records keep coming.  Nothing here locks: the caller does
+ * (tui/sink.h).
  */
 #ifndef HCB_TUI_MODEL_H
 #define HCB_TUI_MODEL_H
@@ -44,8 +48,10 @@ struct tui_stream {
 	uint64_t rate_ns;
 	uint64_t last_index;    /* the last tap's index (see struct tui_tap) */
 	/* the latest values of the first leaf, per statistic (for a scalar
-	 * all three are the value), oldest first from hist_start, TUI_HIST at most */
+	 * all three are the value), oldest first from hist_start, TUI_HIST at
+	 * most; indexed, the indices of the latest taps instead (recent) */
 	double hist[TUI_STATS][TUI_HIST];
+	uint64_t recent[TUI_HIST];
 	unsigned int hist_len, hist_start;
 };
 
@@ -66,6 +72,25 @@ struct tui_tap {
 	unsigned char *payload;
 	size_t len;
 };
+
+/* What a list row shows of a tap, held or read back. */
+struct tui_row {
+	uint64_t index, seq, ts_ns;
+	uint32_t device;
+	unsigned int cons;
+	double stat[TUI_STATS];         /* of its first leaf (tui/stats.h) */
+	char value[96];                 /* tui_tap_summary; or why it cannot be read */
+	int bad;                        /* it could not be read back: value says why */
+};
+
+/* Reading a recording's taps back (tui/source.c). */
+struct tui_fetch_ops {
+	/* The tap at offset off: 0 and *rec (its payload valid until the
+	 * next call), or -errno with what is wrong in err. */
+	int (*read)(void *ctx, uint64_t off, struct hcb_record *rec, char *err, size_t cap);
+};
+
+struct tui_cache;
 
 struct tui_model {
 	/* the session */
@@ -90,7 +115,22 @@ struct tui_model {
 	uint64_t drops[256];
 	uint64_t dropped;
 	uint64_t barriers;
+	/* a recording browsed in place: taps [0, received) indexed */
+	int indexed;
+	uint64_t *index;        /* per tap: its offset << 16 | its stream */
+	size_t index_cap;
+	const struct tui_fetch_ops *fetch;
+	void *fetch_ctx;
+	struct tui_cache *cache;
+	struct tui_tap got;     /* tui_model_get's answer */
+	int indexing;           /* the index is still growing */
+	uint64_t index_pos, index_size;   /* bytes indexed, of */
+	int damaged;            /* indexing stopped at damage */
+	char fetch_error[256];  /* why the last tap could not be read back */
 };
+
+#define TUI_INDEX_STREAMS 0xffffu     /* streams an index entry can name */
+#define TUI_INDEX_OFFSET_MAX (UINT64_C(1) << 48)
 
 /* cap_taps/cap_bytes 0: the defaults.  -ENOMEM. */
 int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes);
@@ -102,14 +142,39 @@ void tui_model_free(struct tui_model *m);
  */
 int tui_model_add(struct tui_model *m, const struct hcb_record *rec);
 
-/* The held tap of index i, or NULL (evicted, or not received yet). */
+/* The held tap of index i, or NULL (evicted, or not received yet; indexed:
+ * always NULL, see tui_model_get). */
 const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i);
+
+/* A recording browsed in place, its taps read back through ops.  -ENOMEM. */
+int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx);
+/* One tap of it, rec without payload (hcb_reader_skim), starting at off:
+ * counted in its stream as tui_model_add counts, nothing held.  -ENOMEM;
+ * -E2BIG for a stream or offset the index cannot name. */
+int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t off);
+/* Tap i's device and consumer, held or indexed: 0, or -ENOENT. */
+int tui_model_tap_where(const struct tui_model *m, uint64_t i, uint32_t *device, unsigned int *cons);
+/* Tap i whole: held, or read back through the cache; NULL if it is neither
+ * (m->fetch_error says why when it could not be read back).  Valid until
+ * the model's next call. */
+const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i);
+/* Tap i's row: 0, or -ENOENT (not held).  A tap that cannot be read back is
+ * a row too, bad, its value saying why. */
+int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row);
+/* The same, only if it needs no reading back: 0, or -ENOENT. */
+int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row);
 
 /* Live rates: every second or more, a stream's rate becomes the taps it got
  * since the last sample over the time since.  now_ns: CLOCK_REALTIME. */
 void tui_model_tick(struct tui_model *m, uint64_t now_ns);
 /* Recording rates: from the taps' timestamps (count over the time span). */
 void tui_model_rates_from_ts(struct tui_model *m);
+/* The rate of count taps stamped first .. last: NaN when the stamps say
+ * nothing of time: fewer than two taps, all stamped alike (a script that
+ * stamps every tap the same), or closer than a microsecond apart on
+ * average (a counter written as ts_ns: no tracer delivers a million taps a
+ * second on one stream). */
+double tui_rate_of(uint64_t count, uint64_t first, uint64_t last);
 
 /* The latest stream values, oldest first, into out (up to TUI_HIST); returns how many. */
 unsigned int tui_stream_history(const struct tui_stream *s, enum tui_stat stat, double *out);
@@ -143,6 +208,8 @@ struct tui_snapshot {
 	uint64_t drops[256];          /* per device */
 	double rate;                  /* all streams; NaN: not known yet */
 	int ended;
+	int indexed, indexing, damaged;
+	int percent;                  /* indexing: of the file's bytes */
 };
 
 /* Copy what the screen needs (streams sorted by device, then consumer).  -ENOMEM. */

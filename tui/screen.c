@@ -15,7 +15,28 @@
 #include "screen.h"
 #include "sparkline.h"
 
-enum { PAIR_TITLE = 1, PAIR_FOCUS, PAIR_PAUSED, PAIR_HEADER };
+enum { PAIR_TITLE = 1, PAIR_FOCUS, PAIR_PAUSED, PAIR_HEADER, PAIR_LINE, PAIR_HEAT = 8 };
+
+/* Heatmap shades, low to high: eight of viridis where there are 256
+ * colours, else five of the eight basic ones, cold to hot. */
+static const short heat256[] = { 53, 60, 67, 31, 36, 71, 149, 220 };
+static const short heat8[] = { COLOR_BLUE, COLOR_CYAN, COLOR_GREEN, COLOR_YELLOW, COLOR_RED };
+
+static void heat_colours(struct tui_screen *s)
+{
+	const short *pal = COLORS >= 256 ? heat256 : heat8;
+	int n = COLORS >= 256 ? (int)(sizeof(heat256) / sizeof(heat256[0])) :
+		(int)(sizeof(heat8) / sizeof(heat8[0]));
+
+	if (COLOR_PAIRS <= PAIR_HEAT + n) {
+		s->levels = 0;
+		return;
+	}
+	for (int k = 0; k < n; k++)
+		init_pair((short)(PAIR_HEAT + k), COLOR_BLACK, pal[k]);
+	init_pair(PAIR_LINE, COLOR_CYAN, -1);
+	s->levels = n;
+}
 
 static SCREEN *term;
 
@@ -45,6 +66,7 @@ int tui_screen_open(struct tui_screen *s)
 		init_pair(PAIR_PAUSED, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_HEADER, COLOR_WHITE, COLOR_BLUE);
 		s->color = 1;
+		heat_colours(s);
 	}
 	tui_screen_size(s);
 	return 0;
@@ -153,8 +175,7 @@ static const char *dev_name(char *out, size_t cap, const char *platform, uint32_
 
 /* ---- panes ---- */
 
-static void draw_header(const struct tui_screen *s, const struct tui_frame *f,
-			const struct tui_model *m, const struct tui_snapshot *snap,
+static void draw_header(const struct tui_screen *s, const struct tui_snapshot *snap,
 			const struct tui_state *st, const struct tui_header *h)
 {
 	char buf[512], rate[32], extra[160] = "";
@@ -166,12 +187,15 @@ static void draw_header(const struct tui_screen *s, const struct tui_frame *f,
 			      (unsigned long long)(snap->received - snap->evicted - snap->lost));
 	if (st->filter.active)
 		n += snprintf(extra + n, sizeof(extra) - n, "  filter %.30s", st->filter_text);
+	if (snap->indexing)
+		n += snprintf(extra + n, sizeof(extra) - n, "  indexing %d%%", snap->percent);
+	else if (snap->damaged)
+		n += snprintf(extra + n, sizeof(extra) - n, "  %s (said on exit)",
+			      snap->damaged == 2 ? "truncated" : "damaged");
 	if (h->live && h->session_over)
 		n += snprintf(extra + n, sizeof(extra) - n, "  ended");
-	else if (!h->live && snap->ended)
+	else if (!h->live && snap->ended && !snap->indexing && !snap->damaged)
 		n += snprintf(extra + n, sizeof(extra) - n, "  complete");
-	(void)f;
-	(void)m;
 	putf(0, 0, s->cols, A_BOLD, s->color ? PAIR_HEADER : 0, buf,
 	     "hcbtrace view  %s  taps %llu%s%s  dropped %llu%s", h->source,
 	     (unsigned long long)snap->received, h->live ? "  " : "", h->live ? rate : "",
@@ -185,7 +209,6 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 			 const struct tui_state *st)
 {
 	const struct tui_rect *r = &f->lay.streams;
-	struct hcb_buf val = HCB_BUF_INIT;
 	char buf[512], dev[32], rate[32];
 
 	snprintf(buf, sizeof(buf), " %-7s%-14s %9s %9s %7s  %-6s [%zu stream%s%s]", "device",
@@ -195,17 +218,13 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 	for (int row = 1; row < r->h; row++) {
 		size_t i = f->stop + (size_t)row - 1;
 		const struct tui_stream *str;
-		const struct tui_tap *t;
 		attr_t attr = 0;
 
-		if (i >= f->ns) {
+		if (i >= f->ns || row - 1 >= f->nsrows) {
 			put(r->y + row, 0, r->w, 0, 0, "");
 			continue;
 		}
 		str = &snap->streams[f->sidx[i]];
-		t = tui_model_tap(m, str->last_index);
-		hcb_buf_reset(&val);
-		tui_tap_summary(&val, m->cons[str->cons].c, t ? t->payload : NULL);
 		rate_text(rate, sizeof(rate), str->rate);
 		if (i == f->ssel)
 			attr = st->focus == TUI_PANE_STREAMS ? A_REVERSE : A_BOLD;
@@ -213,9 +232,8 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		     dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].c->name,
 		     (unsigned long long)str->count, rate,
 		     (unsigned long long)(str->device < 256 ? snap->drops[str->device] : 0),
-		     hcb_buf_str(&val));
+		     f->srows[row - 1].value);
 	}
-	hcb_buf_free(&val);
 }
 
 /* The sparkline pane's title: the consumer, and what of it is drawn. */
@@ -236,7 +254,7 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		       const struct tui_model *m, const struct tui_snapshot *snap)
 {
 	const struct tui_rect *r = &f->lay.spark;
-	double hist[TUI_HIST], bins[TUI_HIST], lo, hi;
+	double bins[TUI_HIST], lo, hi;
 	struct hcb_buf line = HCB_BUF_INIT;
 	char buf[512], dev[32], a[32], b[32];
 	int width = r->w - 1 - 8 - 1 - 26;
@@ -252,7 +270,6 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		width = TUI_HIST;
 	for (int row = 1; row < r->h; row++) {
 		const struct tui_stream *str;
-		unsigned int n;
 		int nb;
 
 		if (row - 1 >= f->nspark) {
@@ -260,8 +277,7 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 			continue;
 		}
 		str = &snap->streams[f->spark[row - 1]];
-		n = tui_stream_history(str, (enum tui_stat)f->spark_stat, hist);
-		nb = width > 0 ? tui_spark_bin(hist, (int)n, width, bins) : 0;
+		nb = width > 0 ? tui_spark_bin(f->spark_vals[row - 1], (int)f->spark_len[row - 1], width, bins) : 0;
 		tui_spark_range(bins, nb, &lo, &hi);
 		hcb_buf_reset(&line);
 		tui_spark_render(&line, bins, nb, lo, hi, s->utf8);
@@ -279,59 +295,95 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 		      const struct tui_model *m, const struct tui_state *st)
 {
 	const struct tui_rect *r = &f->lay.taps;
-	struct hcb_buf val = HCB_BUF_INIT;
 	char buf[512], dev[32], when[32];
 
 	snprintf(buf, sizeof(buf), " %-8s %-12s %-7s %-14s %s   [%zu%s]", "tap", "time", "device",
-		 "consumer", "value", f->nt, st->taps.follow ? ", following" : ", G follows");
+		 "consumer", "value", f->taps.n, st->taps.follow ? ", following" : ", G follows");
 	title(s, r, st->focus == TUI_PANE_TAPS, buf);
 	for (int row = 1; row < r->h; row++) {
-		size_t i = f->ttop + (size_t)row - 1;
-		const struct tui_tap *t;
+		const struct tui_row *t = row - 1 < f->nrows ? &f->rows[row - 1] : NULL;
 		attr_t attr = 0;
 
-		if (i >= f->nt || !(t = tui_model_tap(m, f->tkeys[i]))) {
+		if (!t || t->index == UINT64_MAX) {
 			put(r->y + row, 0, r->w, 0, 0, "");
 			continue;
 		}
-		hcb_buf_reset(&val);
-		tui_tap_summary(&val, m->cons[t->cons].c, t->payload);
-		tui_format_time(when, sizeof(when), t->ts_ns);
-		if (i == f->tsel)
+		if (t->bad)
+			snprintf(when, sizeof(when), "?");
+		else
+			tui_format_time(when, sizeof(when), t->ts_ns);
+		if (f->ttop + (size_t)row - 1 == f->tsel)
 			attr = st->focus == TUI_PANE_TAPS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %-8llu %-12s %-7s %-14.14s %s",
 		     (unsigned long long)t->index, when, dev_name(dev, sizeof(dev), m->platform, t->device),
-		     m->cons[t->cons].c->name, hcb_buf_str(&val));
+		     m->cons[t->cons].c->name, t->value);
 	}
-	hcb_buf_free(&val);
+}
+
+/* The plot's cells from (y, x), clipped to h rows and w columns. */
+static void draw_grid(const struct tui_screen *s, const struct tui_grid *g, int y, int x, int h, int w)
+{
+	for (int gy = 0; gy < g->rows && gy < h; gy++) {
+		move(y + gy, x);
+		for (int gx = 0; gx < g->cols && gx < w; gx++) {
+			const struct tui_cell *c = tui_grid_at(g, gy, gx);
+			short pair = 0;
+
+			if (s->color && c->kind == TUI_CELL_HEAT && s->levels)
+				pair = (short)(PAIR_HEAT + c->shade);
+			else if (s->color && c->kind == TUI_CELL_LINE)
+				pair = PAIR_LINE;
+			if (pair)
+				attron(COLOR_PAIR(pair));
+			addstr(c->glyph);
+			if (pair)
+				attroff(COLOR_PAIR(pair));
+		}
+	}
+}
+
+static void detail_title(const struct tui_screen *s, const struct tui_frame *f,
+			 const struct tui_state *st)
+{
+	const struct tui_detail_pane *d = &f->detail;
+	const struct tui_rect *r = &f->lay.detail;
+	int last = st->detail_top + r->h - 1 < d->lines ? st->detail_top + r->h - 1 : d->lines;
+	char buf[512];
+
+	if (d->mode == TUI_DETAIL_PLOT)
+		snprintf(buf, sizeof(buf), " Detail   [plot of [%u]; v: the text, Enter closes]", d->leaf);
+	else if (d->mode == TUI_DETAIL_BOTH)
+		snprintf(buf, sizeof(buf), " Detail   [text and plot; Enter closes]");
+	else
+		snprintf(buf, sizeof(buf), " Detail   [lines %d-%d of %d; Tab here to scroll, %sEnter closes]",
+			 d->lines ? st->detail_top + 1 : 0, last, d->lines,
+			 d->kind != TUI_PLOT_NONE ? "v: plot, " : "");
+	title(s, r, st->focus == TUI_PANE_DETAIL, buf);
 }
 
 static void draw_detail(const struct tui_screen *s, const struct tui_frame *f,
 			const struct tui_state *st)
 {
+	const struct tui_detail_pane *d = &f->detail;
 	const struct tui_rect *r = &f->lay.detail;
-	const char *p = hcb_buf_str(&f->detail);
+	const char *p = hcb_buf_str(&d->text);
+	int line = 0, top = d->mode == TUI_DETAIL_TEXT ? st->detail_top : 0;
 	char buf[512];
-	int line = 0;
 
 	if (!r->h)
 		return;
-	snprintf(buf, sizeof(buf), " Detail   [lines %d-%d of %d; Tab here to scroll, Enter closes]",
-		 f->detail_lines ? st->detail_top + 1 : 0,
-		 st->detail_top + r->h - 1 < f->detail_lines ? st->detail_top + r->h - 1 : f->detail_lines,
-		 f->detail_lines);
-	title(s, r, st->focus == TUI_PANE_DETAIL, buf);
+	detail_title(s, f, st);
 	for (int row = 1; row < r->h; row++) {
 		const char *nl;
 		int len;
 
-		while (*p && line < st->detail_top) {
+		while (*p && line < top) {
 			nl = strchr(p, '\n');
 			p = nl ? nl + 1 : p + strlen(p);
 			line++;
 		}
 		if (!*p) {
-			put(r->y + row, 0, r->w, 0, 0, f->detail_lines || row > 1 ? "" : " (no tap selected)");
+			put(r->y + row, 0, r->w, 0, 0, d->lines || row > 1 ? "" : " (no tap selected)");
 			continue;
 		}
 		nl = strchr(p, '\n');
@@ -341,6 +393,11 @@ static void draw_detail(const struct tui_screen *s, const struct tui_frame *f,
 		p += len + (nl ? 1 : 0);
 		line++;
 	}
+	if (d->mode == TUI_DETAIL_TEXT)
+		return;
+	if (d->mode == TUI_DETAIL_BOTH)
+		putf(r->y + d->grid_y, 0, r->w, A_BOLD, 0, buf, " %s", d->caption);
+	draw_grid(s, &d->grid, r->y + 1 + d->grid_y, 1, r->h - 1 - d->grid_y, r->w - 1);
 }
 
 static void draw_footer(const struct tui_screen *s, const struct tui_state *st)
@@ -401,7 +458,7 @@ void tui_screen_draw(struct tui_screen *s, const struct tui_frame *f, const stru
 		st->redraw = 0;
 	}
 	werase(stdscr);
-	draw_header(s, f, m, snap, st, h);
+	draw_header(s, snap, st, h);
 	if (!f->lay.ok) {
 		char buf[512];
 
@@ -424,4 +481,10 @@ void tui_screen_show(struct tui_screen *s)
 {
 	(void)s;
 	doupdate();
+}
+
+struct tui_plot_style tui_screen_plot_style(const struct tui_screen *s)
+{
+	return (struct tui_plot_style){ .utf8 = s->utf8, .color = s->color && s->levels,
+					.levels = s->levels };
 }

@@ -10,13 +10,18 @@
 
 #include "frame.h"
 #include "model.h"
+#include "plot.h"
 #include "state.h"
 
 struct tui_screen {
 	int rows, cols;
 	int utf8;       /* the locale's charset is UTF-8: block glyphs */
 	int color;      /* colours (off with NO_COLOR or a terminal without) */
+	int levels;     /* heatmap colours (0: too few colour pairs: the grey ramp) */
 };
+
+/* How this terminal draws plots (tui/plot.h). */
+struct tui_plot_style tui_screen_plot_style(const struct tui_screen *s);
 
 /* Take over the terminal (stdin and stdout).  -ENOTTY if curses cannot. */
 int tui_screen_open(struct tui_screen *s);

@@ -16,6 +16,18 @@ int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes)
 	return 0;
 }
 
+int tui_sink_init_indexed(struct tui_sink *s, const struct tui_fetch_ops *ops, void *ctx)
+{
+	int err = tui_model_init_indexed(&s->model, ops, ctx);
+
+	if (err)
+		return err;
+	pthread_mutex_init(&s->lock, NULL);
+	s->done = 0;
+	s->code = 0;
+	return 0;
+}
+
 void tui_sink_free(struct tui_sink *s)
 {
 	tui_model_free(&s->model);

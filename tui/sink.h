@@ -22,6 +22,8 @@ struct tui_sink {
 
 /* cap_taps/cap_bytes as tui_model_init.  -ENOMEM. */
 int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes);
+/* A recording browsed in place (tui_model_init_indexed).  -ENOMEM. */
+int tui_sink_init_indexed(struct tui_sink *s, const struct tui_fetch_ops *ops, void *ctx);
 void tui_sink_free(struct tui_sink *s);
 /* Take one record under the lock.  Returns 0: a tap the model cannot hold
  * is counted in model.lost, never an error for the session. */

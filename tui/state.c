@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "state.h"
 
 /* The first position whose key is >= key (n if none). */
-static size_t lower_bound(const uint64_t *keys, size_t n, uint64_t key)
+static size_t lower_bound(const struct tui_keys *k, uint64_t key)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = k->n;
 
+	if (!k->v)
+		return key <= k->first ? 0 : key - k->first < k->n ? (size_t)(key - k->first) : k->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (keys[mid] < key)
+		if (k->v[mid] < key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -21,33 +24,32 @@ static size_t lower_bound(const uint64_t *keys, size_t n, uint64_t key)
 	return lo;
 }
 
-static size_t cursor_pos(const struct tui_cursor *c, const uint64_t *keys, size_t n)
+static size_t cursor_pos(const struct tui_cursor *c, const struct tui_keys *k)
 {
 	size_t pos;
 
-	if (!n)
+	if (!k->n)
 		return 0;
 	if (c->follow)
-		return n - 1;
+		return k->n - 1;
 	if (!c->has_sel)
 		return 0;
-	pos = lower_bound(keys, n, c->sel);
-	return pos < n ? pos : n - 1;
+	pos = lower_bound(k, c->sel);
+	return pos < k->n ? pos : k->n - 1;
 }
 
-void tui_cursor_place(struct tui_cursor *c, const uint64_t *keys, size_t n, int h,
-		      size_t *top, size_t *sel)
+void tui_cursor_place(struct tui_cursor *c, const struct tui_keys *k, int h, size_t *top, size_t *sel)
 {
-	size_t pos, tpos, rows = h > 0 ? (size_t)h : 1;
+	size_t pos, tpos, n = k->n, rows = h > 0 ? (size_t)h : 1;
 
 	*top = *sel = 0;
 	if (!n)
 		return;
-	pos = cursor_pos(c, keys, n);
+	pos = cursor_pos(c, k);
 	if (c->follow) {
 		tpos = pos + 1 > rows ? pos + 1 - rows : 0;
 	} else {
-		tpos = c->has_sel ? lower_bound(keys, n, c->top) : 0;
+		tpos = c->has_sel ? lower_bound(k, c->top) : 0;
 		if (tpos > pos)
 			tpos = pos;
 		if (pos >= tpos + rows)
@@ -56,45 +58,45 @@ void tui_cursor_place(struct tui_cursor *c, const uint64_t *keys, size_t n, int 
 		if (tpos + rows > n)
 			tpos = n > rows ? n - rows : 0;
 	}
-	c->sel = keys[pos];
-	c->top = keys[tpos];
+	c->sel = tui_key_at(k, pos);
+	c->top = tui_key_at(k, tpos);
 	c->has_sel = 1;
 	*top = tpos;
 	*sel = pos;
 }
 
-void tui_cursor_move(struct tui_cursor *c, const uint64_t *keys, size_t n, long delta)
+void tui_cursor_move(struct tui_cursor *c, const struct tui_keys *k, long delta)
 {
-	size_t pos = cursor_pos(c, keys, n);
+	size_t pos = cursor_pos(c, k);
 	long np = (long)pos + delta;
 
 	if (delta < 0)
 		c->follow = 0;
-	if (!n)
+	if (!k->n)
 		return;
 	if (np < 0)
 		np = 0;
-	if (np >= (long)n)
-		np = (long)n - 1;
-	c->sel = keys[np];
+	if (np >= (long)k->n)
+		np = (long)k->n - 1;
+	c->sel = tui_key_at(k, (size_t)np);
 	c->has_sel = 1;
 }
 
-void tui_cursor_home(struct tui_cursor *c, const uint64_t *keys, size_t n)
+void tui_cursor_home(struct tui_cursor *c, const struct tui_keys *k)
 {
 	c->follow = 0;
-	if (!n)
+	if (!k->n)
 		return;
-	c->sel = c->top = keys[0];
+	c->sel = c->top = tui_key_at(k, 0);
 	c->has_sel = 1;
 }
 
-void tui_cursor_end(struct tui_cursor *c, const uint64_t *keys, size_t n, int follow)
+void tui_cursor_end(struct tui_cursor *c, const struct tui_keys *k, int follow)
 {
 	c->follow = follow;
-	if (!n)
+	if (!k->n)
 		return;
-	c->sel = keys[n - 1];
+	c->sel = tui_key_at(k, k->n - 1);
 	c->has_sel = 1;
 }
 
@@ -125,23 +127,30 @@ struct search_ctx {
 	const struct tui_view *v;
 	const char *needle;
 	int streams;
+	signed char *memo;      /* per consumer: -1 not asked yet, else the answer */
 };
 
 static int search_match(void *ctx, size_t i)
 {
 	struct search_ctx *s = ctx;
-	unsigned int cons = s->streams ? (unsigned int)(s->v->skeys[i] & 0xffffffffu) : s->v->tcons[i];
+	const struct tui_keys *k = s->streams ? &s->v->streams : &s->v->taps;
+	uint64_t key = tui_key_at(k, i);
+	unsigned int cons = s->streams ? (unsigned int)(key & 0xffffffffu) : s->v->tap_cons(s->v->ctx, key);
 
-	return tui_search_match(&s->v->cons[cons], s->needle);
+	/* a recording's million taps ask about a few consumers */
+	if (!s->memo || cons >= s->v->ncons)
+		return tui_search_match(&s->v->cons[cons], s->needle);
+	if (s->memo[cons] < 0)
+		s->memo[cons] = (signed char)tui_search_match(&s->v->cons[cons], s->needle);
+	return s->memo[cons];
 }
 
 static void search(struct tui_state *st, const struct tui_view *v, int dir)
 {
 	struct search_ctx ctx = { .v = v, .needle = st->search, .streams = st->focus == TUI_PANE_STREAMS };
 	struct tui_cursor *c = ctx.streams ? &st->streams : &st->taps;
-	const uint64_t *keys = ctx.streams ? v->skeys : v->tkeys;
-	size_t n = ctx.streams ? v->ns : v->nt;
-	size_t from = cursor_pos(c, keys, n);
+	const struct tui_keys *k = ctx.streams ? &v->streams : &v->taps;
+	size_t from = cursor_pos(c, k);
 	long at;
 
 	if (!st->search[0]) {
@@ -150,33 +159,36 @@ static void search(struct tui_state *st, const struct tui_view *v, int dir)
 	}
 	/* at the start nothing is selected yet: the first row counts */
 	if (!c->has_sel && !c->follow)
-		from = dir > 0 ? n - 1 : 0;
-	at = tui_find(n, from, dir, search_match, &ctx);
+		from = dir > 0 ? k->n - 1 : 0;
+	ctx.memo = v->ncons ? malloc(v->ncons) : NULL;
+	if (ctx.memo)
+		memset(ctx.memo, -1, v->ncons);
+	at = tui_find(k->n, from, dir, search_match, &ctx);
+	free(ctx.memo);
 	if (at < 0) {
 		snprintf(st->message, sizeof(st->message), "not found: %.100s", st->search);
 		return;
 	}
 	if (!ctx.streams)
 		c->follow = 0;
-	c->sel = keys[at];
+	c->sel = tui_key_at(k, (size_t)at);
 	c->has_sel = 1;
 	snprintf(st->message, sizeof(st->message), "/%.100s: %s %ld of %zu", st->search,
-		 ctx.streams ? "stream" : "row", at + 1, n);
+		 ctx.streams ? "stream" : "row", at + 1, k->n);
 }
 
 static void move_cursor(struct tui_state *st, const struct tui_view *v, enum tui_action a)
 {
 	struct tui_cursor *c = NULL;
-	const uint64_t *keys = NULL;
-	size_t n = 0;
+	const struct tui_keys *k = NULL;
 	int page = 1, max;
 
 	switch (st->focus) {
 	case TUI_PANE_STREAMS:
-		c = &st->streams, keys = v->skeys, n = v->ns, page = v->streams_h;
+		c = &st->streams, k = &v->streams, page = v->streams_h;
 		break;
 	case TUI_PANE_TAPS:
-		c = &st->taps, keys = v->tkeys, n = v->nt, page = v->taps_h;
+		c = &st->taps, k = &v->taps, page = v->taps_h;
 		break;
 	default:
 		page = v->detail_h;
@@ -202,12 +214,12 @@ static void move_cursor(struct tui_state *st, const struct tui_view *v, enum tui
 		return;
 	}
 	switch (a) {
-	case TUI_DOWN: tui_cursor_move(c, keys, n, 1); break;
-	case TUI_UP: tui_cursor_move(c, keys, n, -1); break;
-	case TUI_PGDN: tui_cursor_move(c, keys, n, page); break;
-	case TUI_PGUP: tui_cursor_move(c, keys, n, -page); break;
-	case TUI_HOME: tui_cursor_home(c, keys, n); break;
-	case TUI_END: tui_cursor_end(c, keys, n, c == &st->taps); break;
+	case TUI_DOWN: tui_cursor_move(c, k, 1); break;
+	case TUI_UP: tui_cursor_move(c, k, -1); break;
+	case TUI_PGDN: tui_cursor_move(c, k, page); break;
+	case TUI_PGUP: tui_cursor_move(c, k, -page); break;
+	case TUI_HOME: tui_cursor_home(c, k); break;
+	case TUI_END: tui_cursor_end(c, k, c == &st->taps); break;
 	default: break;
 	}
 	if (c == &st->taps)
@@ -220,10 +232,10 @@ static void enter(struct tui_state *st, const struct tui_view *v)
 
 	switch (st->focus) {
 	case TUI_PANE_STREAMS:
-		if (!v->ns)
+		if (!v->streams.n)
 			return;
 		/* the stream's latest tap, in the detail */
-		pos = cursor_pos(&st->streams, v->skeys, v->ns);
+		pos = cursor_pos(&st->streams, &v->streams);
 		st->taps.follow = 0;
 		st->taps.sel = v->slast[pos];
 		st->taps.has_sel = 1;
@@ -337,6 +349,13 @@ int tui_state_key(struct tui_state *st, int key, const struct tui_view *v)
 		return 1;
 	case TUI_STAT:
 		st->spark_stat = (st->spark_stat + 1) % TUI_STATS;
+		return 1;
+	case TUI_PLOT:
+		st->text_only = !st->text_only;
+		st->detail_top = 0;
+		snprintf(st->message, sizeof(st->message), st->text_only ?
+			 "detail: the text where plot and text do not both fit (v: the plot)" :
+			 "detail: the plot where plot and text do not both fit (v: the text)");
 		return 1;
 	case TUI_DOWN:
 	case TUI_UP:

@@ -28,20 +28,32 @@ struct tui_cursor {
 	int follow;             /* the last row stays selected as rows are added */
 };
 
+/* A list's keys, ascending: v[0..n), or first, first + 1, ... when v is
+ * NULL (an unfiltered tap list: every tap of a range, nothing stored). */
+struct tui_keys {
+	const uint64_t *v;
+	uint64_t first;
+	size_t n;
+};
+
+static inline uint64_t tui_key_at(const struct tui_keys *k, size_t i)
+{
+	return k->v ? k->v[i] : k->first + i;
+}
+
 /*
- * Resolve the cursor over keys[0..n) shown in h rows: the selected
- * position (the selected key, or the next one if it is gone; the last
- * while following; the first at the start) and the first row shown, moved
- * just enough to keep the selection in view.  Both are written back as
- * keys.  n == 0: positions 0.
+ * Resolve the cursor over keys k shown in h rows: the selected position
+ * (the selected key, or the next one if it is gone; the last while
+ * following; the first at the start) and the first row shown, moved just
+ * enough to keep the selection in view.  Both are written back as keys.
+ * An empty list: positions 0.
  */
-void tui_cursor_place(struct tui_cursor *c, const uint64_t *keys, size_t n, int h,
-		      size_t *top, size_t *sel);
+void tui_cursor_place(struct tui_cursor *c, const struct tui_keys *k, int h, size_t *top, size_t *sel);
 /* Move by delta rows, clamped; moving up stops following. */
-void tui_cursor_move(struct tui_cursor *c, const uint64_t *keys, size_t n, long delta);
+void tui_cursor_move(struct tui_cursor *c, const struct tui_keys *k, long delta);
 /* To the first row (stops following) or the last (follow: follows again). */
-void tui_cursor_home(struct tui_cursor *c, const uint64_t *keys, size_t n);
-void tui_cursor_end(struct tui_cursor *c, const uint64_t *keys, size_t n, int follow);
+void tui_cursor_home(struct tui_cursor *c, const struct tui_keys *k);
+void tui_cursor_end(struct tui_cursor *c, const struct tui_keys *k, int follow);
 
 /* First position from `from` going dir (+1/-1), wrapping, not `from`
  * itself unless it is the only match, for which match(ctx, i) holds; -1 if none. */
@@ -49,15 +61,16 @@ long tui_find(size_t n, size_t from, int dir, int (*match)(void *ctx, size_t i),
 
 /* The lists one frame shows (filtered), for the keys to act on. */
 struct tui_view {
-	const uint64_t *skeys;          /* stream keys */
+	struct tui_keys streams;        /* stream keys */
 	const uint64_t *slast;          /* each stream's last tap index */
-	size_t ns;
-	const uint64_t *tkeys;          /* tap indices */
-	const unsigned int *tcons;      /* each tap's consumer */
-	size_t nt;
+	struct tui_keys taps;           /* tap indices */
+	/* the consumer of the tap of index i (for search) */
+	unsigned int (*tap_cons)(const void *ctx, uint64_t i);
+	const void *ctx;
 	const struct tui_consumer *cons;
+	unsigned int ncons;
 	int streams_h, taps_h, detail_h;   /* rows of the lists (titles not counted) */
-	int detail_lines;               /* lines of the detail text */
+	int detail_lines;               /* lines of the detail text (0: nothing scrolls) */
 };
 
 struct tui_state {
@@ -76,6 +89,7 @@ struct tui_state {
 	char filter_text[128];
 	char message[160];      /* shown in the footer until the next key */
 	int spark_stat;         /* enum tui_stat the sparkline follows */
+	int text_only;          /* the detail shows the text where plot and text do not both fit */
 };
 
 void tui_state_init(struct tui_state *st);

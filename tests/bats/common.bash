@@ -173,3 +173,58 @@ refute()
         return 1
     fi
 }
+
+# in_terminal LOG CMDLINE: run CMDLINE (a shell command line) in a terminal
+# of its own (tmux, 100x10), everything written to that terminal logged to
+# LOG; returns once it has ended, its exit status in LOG.rc and the screen
+# it left in LOG.screen.
+in_terminal()
+{
+    local log=$1 sock="hcbterm-$$-${BATS_TEST_NUMBER:-0}"
+    shift
+    rm -f "$log" "$log.rc" "$log.go" "$log.screen"
+    # the command waits until the log is attached
+    tmux -L "$sock" new-session -d -s t -x 100 -y 10 \
+        "until [ -f $log.go ]; do sleep 0.02; done; $*; echo \$? >$log.rc.tmp; sleep 600"
+    tmux -L "$sock" pipe-pane -t t -o "cat >>$log"
+    touch "$log.go"
+    retry 120 test -f "$log.rc.tmp" || { tmux -L "$sock" kill-server; return 1; }
+    tmux -L "$sock" capture-pane -p -t t >"$log.screen"
+    tmux -L "$sock" kill-server 2>/dev/null || true
+    mv "$log.rc.tmp" "$log.rc"
+}
+
+# progress_shown_and_cleared LOG: LOG holds a progress line ("[ 43%] 43 MB
+# of 100 MB, 20 MB/s"), the last one cleared ("\r" and erase to the end of
+# the line) after it
+progress_shown_and_cleared()
+{
+    python3 - "$1" <<'PY'
+import re, sys
+log = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+lines = re.findall(r"\r\[ *\d+%\] [\d.]+ [kMG]?B of [\d.]+ [kMG]?B, [\d.]+ [kMG]?B/s\x1b\[K", log)
+if not lines:
+    sys.exit("no progress line in %r" % log[-400:])
+tail = log[log.rindex(lines[-1]) + len(lines[-1]):]
+if not tail.startswith("\r\x1b[K"):
+    sys.exit("the last progress line is not cleared: %r" % tail[:80])
+PY
+}
+
+# make_big_jsonl FILE TAPS ELEMS: a recording of TAPS float32[ELEMS] taps
+# on 2 devices, written by a script (quick), for work that takes a while
+make_big_jsonl()
+{
+    python3 - "$@" <<'PY'
+import sys
+path, ntaps, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(path, "w") as f:
+    f.write('{"type":"session","version":1,"pid":1,"provider":"hcbtap","platform":"cpu","start_ns":1}\n')
+    data = ",".join(["0.5"] * n)
+    for i in range(ntaps):
+        f.write('{"type":"tap","device":%d,"seq":%d,"consumer":1,"name":"field","kwargs":{"what":"field"},'
+                '"tree":"*","ts_ns":%d,"arrays":[{"dtype":"float32","shape":[%d],"data":[%s]}]}\n'
+                % (i % 2, i // 2, 1700000000000000000 + i * 1000000, n, data))
+    f.write('{"type":"end","taps":%d,"drops":0,"end_ns":2}\n' % ntaps)
+PY
+}

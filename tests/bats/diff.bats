@@ -274,3 +274,17 @@ EOF
     assert_line --partial "1 differ; 0 missing, 0 extra"
     [ "$(awk '/^peak/ { print $2 }' "$T/rss")" -lt 65536 ]
 }
+
+@test "diff: progress on a terminal's stderr, cleared at the end; nothing otherwise" {
+    make_big_jsonl "$T/big.jsonl" 30 400000
+    in_terminal "$T/tty" "$HCBTRACE" diff "$T/big.jsonl" "$T/big.jsonl" ">$T/report.txt"
+    [ "$(cat "$T/tty.rc")" = 0 ]
+    progress_shown_and_cleared "$T/tty"
+    # both files count: 96 MB in all
+    grep -q 'of 96 MB' "$T/tty"
+    grep -q '30 same, 0 differ' "$T/report.txt"
+    refute grep -q '%\]' "$T/tty.screen"
+    run --separate-stderr "$HCBTRACE" diff "$T/big.jsonl" "$T/big.jsonl"
+    assert_success
+    [ -z "$stderr" ]
+}

@@ -26,13 +26,60 @@ tm() { tmux -L "$SOCK" "$@"; }
 # view ARGS...: hcbtrace view ARGS in an 80x24 terminal; when it exits, its
 # status goes to $T/rc and the terminal's settings to $T/stty, and the
 # window stays to be looked at.
-view()
+view() { view_in "" "$@"; }
+
+# view_in ENV ARGS...: the same with ENV (NAME=VALUE words) in its
+# environment, and its peak memory in $T/rss (KiB, GNU time's)
+view_in()
 {
-    local args
+    local env=$1 args
+    shift
     printf -v args '%q ' "$@"
     rm -f "$T/rc"
     tm new-session -d -s view -x 80 -y 24 \
-        "$HCBTRACE view $args 2>$T/err; echo \$? >$T/rc.tmp; stty -a >$T/stty; mv $T/rc.tmp $T/rc; echo viewer-exited; sleep 600"
+        "env $env /usr/bin/time -f %M -o $T/rss $HCBTRACE view $args 2>$T/err; echo \$? >$T/rc.tmp; stty -a >$T/stty; mv $T/rc.tmp $T/rc; echo viewer-exited; sleep 600"
+}
+
+# tap_line DEVICE SEQ CONSUMER NAME TS DTYPE SHAPE DATA: a JSONL tap record
+tap_line()
+{
+    printf '{"type":"tap","device":%s,"seq":%s,"consumer":%s,"name":"%s","kwargs":{"what":"%s"},"tree":"*","ts_ns":%s,"arrays":[{"dtype":"%s","shape":%s,"data":%s}]}\n' \
+        "$1" "$2" "$3" "$4" "$4" "$5" "$6" "$7" "$8"
+}
+
+SESSION_LINE='{"type":"session","version":1,"pid":1,"provider":"hcbtap","platform":"cpu","start_ns":1}'
+
+# plots_recording FILE: a scalar, a float64[40] of 0..39, a float32[6,10] of 0..59
+plots_recording()
+{
+    {
+        echo "$SESSION_LINE"
+        tap_line 0 0 1 loss 1700000000000000000 float32 '[]' '[0.5]'
+        tap_line 0 1 2 line 1700000000001000000 float64 '[40]' "[$(seq -s, 0 39)]"
+        tap_line 0 2 3 grid 1700000000002000000 float32 '[6,10]' "[$(seq -s, 0 59)]"
+        echo '{"type":"end","taps":3,"drops":0,"end_ns":2}'
+    } >"$1"
+}
+
+# big_recording FILE TAPS N: TAPS taps over 4 devices, every other one a
+# float32[N] field, the others a scalar loss, 1 ms apart; written quickly
+big_recording()
+{
+    python3 - "$@" <<'PY'
+import sys
+path, taps, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = "[" + ",".join(["0.5"] * n) + "]"
+with open(path, "w") as f:
+    f.write('{"type":"session","version":1,"pid":1,"provider":"hcbtap","platform":"cpu","start_ns":1}\n')
+    for i in range(taps):
+        field = i % 2
+        name = "field" if field else "loss"
+        f.write('{"type":"tap","device":%d,"seq":%d,"consumer":%d,"name":"%s","kwargs":{"what":"%s"},"tree":"*",'
+                '"ts_ns":%d,"arrays":[{"dtype":"float32","shape":%s,"data":%s}]}\n'
+                % (i // 2 % 4, i // 8, 1 + field, name, name, 1700000000000000000 + i * 1000000,
+                   "[%d]" % n if field else "[]", data if field else "[%d.25]" % i))
+    f.write('{"type":"end","taps":%d,"drops":0,"end_ns":2}\n' % taps)
+PY
 }
 
 screen() { tm capture-pane -p -t view; }
@@ -65,6 +112,9 @@ wait_no_screen()
 
 # header_taps: the "taps N" count in the header.
 header_taps() { screen | head -1 | sed -n 's/.* taps \([0-9]*\) .*/\1/p'; }
+
+# last_row_is N: the last row of the tap list is tap N
+last_row_is() { [ "$(last_tap)" = "$1" ]; }
 
 # last_tap: the index of the last row of the tap list.
 last_tap() { screen | sed -n '/^ tap  *time/,$p' | grep -E '^ [0-9]+ ' | tail -1 | awk '{ print $1 }'; }
@@ -240,8 +290,21 @@ quit_view()
     tm send-keys -t view Enter
     wait_screen '^ Detail'
     screen | grep -q '^ tap #[0-9]*  seq [0-9]*  .*consumer field ([0-9]*)$'
-    # id_print's lines, then the array's figures
-    screen | grep -qE '^ device: cpu:[0-3] what: field$'
+    # text and plot do not both fit at 80x24: the array's figures and its chart
+    screen | grep -q '^ Detail   \[plot of \[0\]; v: the text'
+    screen | grep -qE '^ \[0\] float32\[16\]  min [-0-9.e]+  max [-0-9.e]+  mean 6\.2[0-9]*  nan 0  inf 0$'
+    # its axis: the max and the min (4 digits) on the top and bottom rows, the indices below
+    screen >"$T/s"
+    min=$(sed -n 's/^ \[0\] float32\[16\]  min \([^ ]*\)  max .*/\1/p' "$T/s")
+    max=$(sed -n 's/^ \[0\] float32\[16\]  min [^ ]*  max \([^ ]*\)  .*/\1/p' "$T/s")
+    grep -A10 '^ \[0\] float32\[16\]' "$T/s" | sed -n 2p | grep -qE "^ +$(printf %.4g "$max") \+[ .'|-]+$"
+    grep -qE "^ +$(printf %.4g "$min") \+[ .'|-]+$" "$T/s"
+    grep -qE '^ +\+0-+15$' "$T/s"
+    [ "$(grep -cE "[.'|-]" <(sed -n '/^ \[0\] float32/,/^ +\+0-/p' "$T/s"))" -ge 5 ]
+    # v: the text, id_print's lines then the array's figures
+    tm send-keys -t view v
+    wait_screen '^ device: cpu:[0-3] what: field$'
+    screen | grep -q '^ Detail   \[lines 1-.*v: plot, Enter closes\]'
     screen | grep -qE '^ \[0\] float32\[16\]  min [-0-9.e]+  max [-0-9.e]+  mean 6\.2[0-9]*  nan 0  inf 0$'
     # n goes on to the next match; N back
     tm send-keys -t view n
@@ -383,4 +446,151 @@ quit_view()
     in_tty view "$T/missing.jsonl"
     [ "$(cat "$T/rc")" = 1 ]
     grep -q "cannot open '$T/missing.jsonl': No such file or directory" "$T/err"
+}
+
+@test "view FILE: a 1-D tap plotted as a chart, a 2-D one as a heatmap in colour, or grey with NO_COLOR" {
+    plots_recording "$T/plots.jsonl"
+    view "$T/plots.jsonl"
+    wait_screen '\[3 streams\]'
+    # the float64[40]: its chart (ASCII: LC_ALL=C), max and min on its axis, the indices below
+    tm send-keys -t view g j Enter
+    wait_screen '^ Detail   \[plot of \[0\]; v: the text'
+    screen >"$T/s"
+    grep -q '^ \[0\] float64\[40\]  min 0  max 39  mean 19.5  nan 0  inf 0$' "$T/s"
+    grep -qE "^ 39 \+ +\.\.\.---''$" "$T/s"
+    grep -qE "^  0 \+\.\.---'''" "$T/s"
+    grep -qE '^    \+0-+39$' "$T/s"
+    # the float32[6,10]: rows 0 to 5, columns 0 to 9, a legend from 0 to 59, in colours
+    tm send-keys -t view j
+    wait_screen 'float32\[6,10\]  min 0  max 59'
+    screen | grep -qE '^ 0 \+$'
+    screen | grep -qE '^ 5 \+$'
+    screen | grep -qE '^   \+0-{18}9$'
+    screen | grep -qE '^    0 {18}59$'
+    tm capture-pane -e -p -t view | sed -n '/^ 0 +/,/^ 5 +/p' >"$T/colours"
+    [ "$(grep -cE $'\e\\[(4[0-7]|48;5;[0-9]+)m' "$T/colours")" = 6 ]
+    [ "$(grep -oE $'\e\\[(4[0-7]|48;5;[0-9]+)m' "$T/colours" | sort -u | wc -l)" -ge 5 ]
+    quit_view
+    tm kill-server
+
+    # NO_COLOR: the grey ramp, in ASCII and in UTF-8 (braille for the chart)
+    view_in "NO_COLOR=1" "$T/plots.jsonl"
+    wait_screen '\[3 streams\]'
+    tm send-keys -t view g j j Enter
+    wait_screen 'float32\[6,10\]  min 0  max 59'
+    screen | grep -q '^ 0 +................::::$'
+    screen | grep -q '^ 5 +####@@@@@@@@@@@@@@@@$'
+    screen | grep -q '^    0 ..::--==++\*\*##@@ 59$'
+    quit_view
+    tm kill-server
+    view_in "NO_COLOR=1 LC_ALL=C.UTF-8" "$T/plots.jsonl"
+    wait_screen '\[3 streams\]'
+    tm send-keys -t view g j j Enter
+    wait_screen 'float32\[6,10\]  min 0  max 59'
+    screen | grep -q '^ 0 ┤····················$'
+    screen | grep -q '^ 5 ┤████████████████████$'
+    screen | grep -q '^    0 ··░░▒▒▓▓██ 59$'
+    tm send-keys -t view k
+    wait_screen 'float64\[40\]  min 0  max 39'
+    screen | grep -q '^ 39 ┤ .*⠉$'
+    screen | grep -q '^  0 ┤⣀'
+    screen | grep -q '^    └0─.*─39$'
+    # a scalar: its text, nothing to plot
+    tm send-keys -t view k
+    wait_screen '^ Detail   \[lines 1-'
+    screen | grep -q '^ device: cpu:0 what: loss$'
+    refute grep -q 'plot' <(screen | grep '^ Detail')
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "view FILE: taps stamped alike, or with a counter, have no rate; clock stamps have one" {
+    {
+        echo "$SESSION_LINE"
+        for i in $(seq 0 9); do
+            tap_line 0 "$i" 1 same 1700000000000000000 float32 '[]' "[$i.5]"
+            tap_line 0 "$i" 2 count "$i" float32 '[]' "[$i.5]"
+            tap_line 0 "$i" 3 clock $(( 1700000000000000000 + i * 1000000 )) float32 '[]' "[$i.5]"
+        done
+    } >"$T/stamps.jsonl"
+    view "$T/stamps.jsonl"
+    wait_screen '\[3 streams\]'
+    screen | grep -qE '^ cpu:0  same +10 +- +0  9\.5$'
+    screen | grep -qE '^ cpu:0  count +10 +- +0  9\.5$'
+    screen | grep -qE '^ cpu:0  clock +10 +1000/s +0  9\.5$'
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "view FILE: a large recording shows its first screen at once, G reaches its last tap, the counts are the file's" {
+    big_recording "$T/big.jsonl" 24000 4000
+    [ "$(stat -c %s "$T/big.jsonl")" -gt 150000000 ]
+    "$HCBTRACE" convert "$T/big.jsonl" -o "$T/big.hcbcap"
+    for f in big.jsonl big.hcbcap; do
+        view "$T/$f"
+        # a recording opens at its first tap, while the rest is indexed
+        wait_screen '^ 0  *[0-9:.]* cpu:0  *loss  *0\.25$' 10
+        wait_screen "^hcbtrace view  $f  taps 24000  dropped 0  complete" 60
+        # 8 streams of 3000, a tap every 8 ms each
+        [ "$(screen | grep -cE '^ cpu:[0-3]  (loss|field) +3000 +125\.0/s ')" -ge 5 ]
+        tm send-keys -t view G
+        retry 10 last_row_is 23999
+        screen | grep -qE '^ 23999 +[0-9:.]+ cpu:3 +field +float32\[4000\] mean=0\.5$'
+        tm send-keys -t view g
+        retry 10 last_row_is 8
+        tm send-keys -t view NPage NPage
+        retry 10 last_row_is 18
+        # search, and a field tap's plot, anywhere in it
+        tm send-keys -t view G / f i e l d Enter
+        wait_screen '^/field: row 23998 of 24000'
+        tm send-keys -t view Enter
+        wait_screen '^ Detail   \[text and plot'
+        screen | grep -q '^ tap #23997  seq 2999'
+        screen | grep -qE '^     \+0-+3999$'
+        quit_view
+        [ "$(cat "$T/rc")" = 0 ]
+        # nothing like the file in memory
+        [ "$(cat "$T/rss")" -lt 100000 ]
+        tm kill-server
+    done
+}
+
+@test "view FILE: damage past the part read whole: shown up to it, said on exit as replay says it" {
+    # 32 MB: more than the 16 MB a viewer reads whole before it opens
+    big_recording "$T/big.jsonl" 4000 4000
+    # a field tap's data damaged near the end: indexed, unreadable when shown
+    sed -i '3991s/0\.5,0\.5\]/0.5,0.x]/' "$T/big.jsonl"
+    view "$T/big.jsonl"
+    wait_screen "taps 4000  dropped 0  complete" 30
+    tm send-keys -t view G k k k k k k k k k k
+    wait_screen '^ 3989 .* field  *(cannot be read: Enter for why)$'
+    tm send-keys -t view Enter
+    wait_screen '^ tap #3989 cannot be read back from the recording:$'
+    screen | grep -q "big.jsonl:offset [0-9]*: not valid JSON"
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    tm kill-server
+    # then a damaged line at the end: everything before it, then replay's message and status
+    sed -i '3991s/0\.x\]/0.5]/' "$T/big.jsonl"
+    echo 'garbage{' >>"$T/big.jsonl"
+    "$HCBTRACE" replay --no-wait "$T/big.jsonl" >/dev/null 2>"$T/replay.err" && false || echo $? >"$T/replay.rc"
+    view "$T/big.jsonl"
+    wait_screen "taps 4000  dropped 0  damaged (said on exit)$" 30
+    quit_view
+    [ "$(cat "$T/rc")" = "$(cat "$T/replay.rc")" ]
+    diff "$T/err" "$T/replay.err"
+}
+
+@test "view FILE: a FIFO, which cannot be read back, is read whole first as before" {
+    plots_recording "$T/plots.jsonl"
+    mkfifo "$T/fifo.jsonl"
+    cat "$T/plots.jsonl" >"$T/fifo.jsonl" &
+    PIDS+=("$!")
+    view "$T/fifo.jsonl"
+    wait_screen '^hcbtrace view  fifo.jsonl  taps 3  dropped 0  complete'
+    tm send-keys -t view G Enter
+    wait_screen 'float32\[6,10\]  min 0  max 59'
+    screen | grep -qE '^   \+0-{18}9$'
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
 }

@@ -237,9 +237,9 @@ static void test_frame_follow_pause_filter(void **state)
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
 	assert_true(f.lay.ok);
 	assert_int_equal(f.ns, 4);
-	assert_int_equal(f.nt, 40);
+	assert_int_equal(f.taps.n, 40);
 	/* following: the newest tap selected, at the bottom */
-	assert_int_equal(f.tkeys[f.tsel], 39);
+	assert_int_equal(tui_key_at(&f.taps, f.tsel), 39);
 	assert_int_equal(f.tsel - f.ttop + 1, f.lay.taps.h - 1);
 	/* the sparkline: the selected stream's consumer on its 4 devices */
 	assert_int_equal(f.nspark, 4);
@@ -251,12 +251,12 @@ static void test_frame_follow_pause_filter(void **state)
 		scalar_tap(&m, loss, 0, seq++, 1.0f);
 	assert_int_equal(tui_snapshot_take(&snap, &m), 0);
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
-	assert_int_equal(f.nt, 45);
-	assert_int_equal(f.tkeys[f.tsel], 38);
+	assert_int_equal(f.taps.n, 45);
+	assert_int_equal(tui_key_at(&f.taps, f.tsel), 38);
 	/* G follows again */
 	assert_int_equal(tui_state_key(&st, 'G', &f.view), 1);
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
-	assert_int_equal(f.tkeys[f.tsel], 44);
+	assert_int_equal(tui_key_at(&f.taps, f.tsel), 44);
 
 	/* pause: taps keep being received, the frame (built from the old snapshot) does not change */
 	assert_int_equal(tui_state_key(&st, ' ', &f.view), 1);
@@ -266,15 +266,15 @@ static void test_frame_follow_pause_filter(void **state)
 	assert_int_equal(m.received, 75);
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
 	assert_int_equal(snap.received, 45);
-	assert_int_equal(f.tkeys[f.nt - 1], 44);
+	assert_int_equal(tui_key_at(&f.taps, f.taps.n - 1), 44);
 	/* 75 taps in a ring of 50: the oldest 25 left, counted */
-	assert_int_equal(f.nt, 20);
+	assert_int_equal(f.taps.n, 20);
 	assert_int_equal(m.evicted, 25);
 	assert_int_equal(tui_state_key(&st, ' ', &f.view), 1);
 	assert_int_equal(tui_snapshot_take(&snap, &m), 0);
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
 	assert_int_equal(snap.received, 75);
-	assert_int_equal(f.tkeys[f.tsel], 74);
+	assert_int_equal(tui_key_at(&f.taps, f.tsel), 74);
 
 	/* f 1 Enter: device 1 only, in both lists */
 	tui_state_key(&st, 'f', &f.view);
@@ -283,8 +283,8 @@ static void test_frame_follow_pause_filter(void **state)
 	assert_int_equal(st.filter.device, 1);
 	assert_int_equal(tui_frame_build(&f, &m, &snap, &st, 24, 80), 0);
 	assert_int_equal(f.ns, 1);
-	for (size_t i = 0; i < f.nt; i++)
-		assert_int_equal(tui_model_tap(&m, f.tkeys[i])->device, 1);
+	for (size_t i = 0; i < f.taps.n; i++)
+		assert_int_equal(tui_model_tap(&m, tui_key_at(&f.taps, i))->device, 1);
 	/* an empty filter clears it */
 	tui_state_key(&st, 'f', &f.view);
 	tui_state_key(&st, 127, &f.view);

@@ -27,6 +27,9 @@
 
 /* ---- cursors ---- */
 
+/* keys[0..n) as a list's keys */
+#define K(keys, n) (&(struct tui_keys){ (keys), 0, (n) })
+
 static void test_cursor_follow_and_scroll(void **state)
 {
 	uint64_t keys[100];
@@ -36,42 +39,74 @@ static void test_cursor_follow_and_scroll(void **state)
 	(void)state;
 	for (int i = 0; i < 100; i++)
 		keys[i] = 1000 + 2 * (uint64_t)i;
-	tui_cursor_place(&c, keys, 10, 5, &top, &sel);
+	tui_cursor_place(&c, K(keys, 10), 5, &top, &sel);
 	assert_int_equal(sel, 9);
 	assert_int_equal(top, 5);
 	/* more rows: still the last, at the bottom */
-	tui_cursor_place(&c, keys, 50, 5, &top, &sel);
+	tui_cursor_place(&c, K(keys, 50), 5, &top, &sel);
 	assert_int_equal(sel, 49);
 	assert_int_equal(top, 45);
 	/* up: stops following; the rows do not move as rows are added */
-	tui_cursor_move(&c, keys, 50, -1);
+	tui_cursor_move(&c, K(keys, 50), -1);
 	assert_false(c.follow);
-	tui_cursor_place(&c, keys, 100, 5, &top, &sel);
+	tui_cursor_place(&c, K(keys, 100), 5, &top, &sel);
 	assert_int_equal(sel, 48);
 	assert_int_equal(top, 45);
 	/* a page up keeps the selection in view */
-	tui_cursor_move(&c, keys, 100, -5);
-	tui_cursor_place(&c, keys, 100, 5, &top, &sel);
+	tui_cursor_move(&c, K(keys, 100), -5);
+	tui_cursor_place(&c, K(keys, 100), 5, &top, &sel);
 	assert_int_equal(sel, 43);
 	assert_int_equal(top, 43);
 	/* the selected row leaves (the ring let it go): the next one */
-	tui_cursor_place(&c, keys + 60, 40, 5, &top, &sel);
+	tui_cursor_place(&c, K(keys + 60, 40), 5, &top, &sel);
 	assert_int_equal(sel, 0);
 	assert_int_equal(keys[60 + sel], c.sel);
 	/* clamped at both ends */
-	tui_cursor_move(&c, keys, 100, -1000);
-	tui_cursor_place(&c, keys, 100, 5, &top, &sel);
+	tui_cursor_move(&c, K(keys, 100), -1000);
+	tui_cursor_place(&c, K(keys, 100), 5, &top, &sel);
 	assert_int_equal(sel, 0);
-	tui_cursor_move(&c, keys, 100, 1000);
-	tui_cursor_place(&c, keys, 100, 5, &top, &sel);
+	tui_cursor_move(&c, K(keys, 100), 1000);
+	tui_cursor_place(&c, K(keys, 100), 5, &top, &sel);
 	assert_int_equal(sel, 99);
 	assert_false(c.follow);     /* only End follows again */
-	tui_cursor_home(&c, keys, 100);
-	tui_cursor_end(&c, keys, 100, 1);
+	tui_cursor_home(&c, K(keys, 100));
+	tui_cursor_end(&c, K(keys, 100), 1);
 	assert_true(c.follow);
 	/* empty list */
-	tui_cursor_place(&c, keys, 0, 5, &top, &sel);
+	tui_cursor_place(&c, K(keys, 0), 5, &top, &sel);
 	assert_int_equal(sel, 0);
+}
+
+/* A list of every key from 1000 on, none stored: the same moves. */
+static void test_cursor_over_a_range(void **state)
+{
+	struct tui_keys all = { NULL, 1000, 100000 };
+	struct tui_cursor c = { 0 };
+	size_t top, sel;
+
+	(void)state;
+	tui_cursor_place(&c, &all, 10, &top, &sel);
+	assert_int_equal(sel, 0);
+	assert_int_equal(c.sel, 1000);
+	tui_cursor_move(&c, &all, 25);
+	tui_cursor_place(&c, &all, 10, &top, &sel);
+	assert_int_equal(sel, 25);
+	assert_int_equal(top, 16);
+	assert_int_equal(c.sel, 1025);
+	tui_cursor_end(&c, &all, 0);
+	tui_cursor_place(&c, &all, 10, &top, &sel);
+	assert_int_equal(sel, 99999);
+	assert_int_equal(c.sel, 100999);
+	assert_false(c.follow);
+	/* the range starts later (a ring let the first go): the next key */
+	c.sel = 1500;
+	c.top = 1490;
+	all.first = 2000;
+	tui_cursor_place(&c, &all, 10, &top, &sel);
+	assert_int_equal(sel, 0);
+	assert_int_equal(c.sel, 2000);
+	tui_cursor_home(&c, &all);
+	assert_int_equal(c.sel, 2000);
 }
 
 static int is_odd(void *ctx, size_t i)
@@ -110,6 +145,13 @@ static struct tui_consumer cons[2] = {
 	{ .c = &cons_c[1], .label = "field what: field", .kwtext = "what: field" },
 };
 
+/* taps 10, 12, 14 are loss's, 11, 13, 15 field's */
+static unsigned int tap_cons(const void *ctx, uint64_t i)
+{
+	(void)ctx;
+	return (unsigned int)(i % 2);
+}
+
 static void keys_to(struct tui_state *st, const char *s, const struct tui_view *v)
 {
 	for (; *s; s++)
@@ -118,11 +160,10 @@ static void keys_to(struct tui_state *st, const char *s, const struct tui_view *
 
 static void test_keys_search_pause_help(void **state)
 {
-	uint64_t tkeys[6] = { 10, 11, 12, 13, 14, 15 };
-	unsigned int tcons[6] = { 0, 1, 0, 1, 0, 1 };
 	uint64_t skeys[2] = { 0, 1 }, slast[2] = { 14, 15 };
-	struct tui_view v = { .skeys = skeys, .slast = slast, .ns = 2, .tkeys = tkeys,
-			      .tcons = tcons, .nt = 6, .cons = cons, .streams_h = 4,
+	/* taps 10 to 15, every one of them: no keys stored */
+	struct tui_view v = { .streams = { skeys, 0, 2 }, .slast = slast, .taps = { NULL, 10, 6 },
+			      .tap_cons = tap_cons, .cons = cons, .ncons = 2, .streams_h = 4,
 			      .taps_h = 4, .detail_h = 4, .detail_lines = 10 };
 	struct tui_state st;
 	size_t top, sel;
@@ -173,7 +214,7 @@ static void test_keys_search_pause_help(void **state)
 	keys_to(&st, "\t", &v);
 	assert_int_equal(st.focus, TUI_PANE_STREAMS);
 	keys_to(&st, "j", &v);
-	tui_cursor_place(&st.streams, skeys, 2, 4, &top, &sel);
+	tui_cursor_place(&st.streams, K(skeys, 2), 4, &top, &sel);
 	assert_int_equal(sel, 1);
 	/* Enter on a stream: its latest tap in the detail pane */
 	keys_to(&st, "\n", &v);
@@ -200,6 +241,13 @@ static void test_keys_search_pause_help(void **state)
 	keys_to(&st, "999\n", &v);
 	assert_int_equal(st.filter.device, 2);
 	assert_non_null(strstr(st.message, "no device 999"));
+	/* v: the text or the plot where both do not fit */
+	assert_false(st.text_only);
+	keys_to(&st, "v", &v);
+	assert_true(st.text_only);
+	assert_non_null(strstr(st.message, "the text"));
+	keys_to(&st, "v", &v);
+	assert_false(st.text_only);
 	keys_to(&st, "q", &v);
 	assert_true(st.quit);
 }
@@ -368,6 +416,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cursor_follow_and_scroll),
+		cmocka_unit_test(test_cursor_over_a_range),
 		cmocka_unit_test(test_find_wraps),
 		cmocka_unit_test(test_keys_search_pause_help),
 		cmocka_unit_test(test_footer_fits),
