@@ -473,6 +473,7 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 					       (unsigned long long)v, HCB_JSONL_VERSION);
 		rec->session.version = (int)v;
 		strcpy(rec->session.platform, "cpu");
+		v = 0;   /* no pid: not known (a recording made by hand, or elsewhere) */
 		if (get_u64(r, 0, "pid", INT32_MAX, &v, 1))
 			return r->err;
 		rec->session.pid = (int32_t)v;

@@ -216,7 +216,7 @@ class HcbcapReader:
             if pn >= 32 or qn >= 16 or n != SESSION_HEAD + pn + qn or b"\0" in strings:
                 raise _Bad("invalid session frame (provider %d bytes, platform %d bytes, frame %d "
                            "bytes)" % (pn, qn, n))
-            return Session(version, pid, _text(strings[:pn]), _text(strings[pn:]), start)
+            return Session(version, pid or None, _text(strings[:pn]), _text(strings[pn:]), start)
         if kind == DROP:
             device, count, m = struct.unpack_from("<IQI", b)
             reason = bytes(b[DROP_HEAD:n])

@@ -103,8 +103,8 @@ def _same(a, b):
 class Session(_Record):
     """The first record of a recording: the traced program and how.
     platform names the devices (see device_name); "" or missing is "cpu".
-    hcbtrace: the writer's version (JSONL only, else None); pid: None when a
-    JSONL session has none."""
+    hcbtrace: the writer's version (JSONL only, else None); pid: None when
+    the recording does not know it (no "pid" in JSONL, 0 in .hcbcap)."""
     __slots__ = ("version", "pid", "provider", "platform", "start_ns", "hcbtrace")
     kind = "session"
 
