@@ -3,7 +3,10 @@
 #
 # bench/barrier_latency.sh BUILD [--json] - how long `hcbtrace barrier` takes,
 # on an idle target (one step a second) and on a busy one (4 devices tapping
-# flat out), with one `hcbtrace record` session attached.  20 barriers each;
+# flat out), with one `hcbtrace record` session attached (.hcbcap); and on
+# the bundled example as it comes (4 devices, a step a millisecond, its
+# default 1 Mi-element field taps: about 1 GB of taps a minute) with a JSONL
+# recorder, whose writer is then the slowest part.  20 barriers each;
 # prints the median and the worst, in ms (from barrier's own message).
 set -euo pipefail
 
@@ -17,15 +20,16 @@ pids=()
 cleanup() { kill -9 "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-# measure NAME EXAMPLE_ARGS...: median and max of 20 barriers, as "NAME MEDIAN MAX"
+# measure NAME EXT EXAMPLE_ARGS...: median and max of 20 barriers with a
+# recorder to NAME.EXT attached, as "NAME MEDIAN MAX"
 measure()
 {
-    local name=$1; shift
+    local name=$1 ext=$2; shift 2
     "$example" "$@" >/dev/null 2>&1 &
     local ex=$!
     pids+=("$ex")
     for _ in $(seq 100); do "$hcbtrace" list 2>/dev/null | grep -q "^$ex " && break; sleep 0.05; done
-    "$hcbtrace" record -q -p "$ex" -o "$work/$name.hcbcap" 2>/dev/null &
+    "$hcbtrace" record -q -p "$ex" -o "$work/$name.$ext" 2>/dev/null &
     local rec=$!
     pids+=("$rec")
     for _ in $(seq 100); do ls "$HCBTRACE_RUNDIR" 2>/dev/null | grep -q "^$ex\.$rec\." && break; sleep 0.05; done
@@ -37,15 +41,19 @@ measure()
     kill "$ex"; wait "$ex" 2>/dev/null || true
 }
 
-idle=$(measure idle --devices 4 --steps 0 --interval-ms 1000 --field-size 16)
-busy=$(measure busy --devices 4 --steps 0 --interval-ms 0 --field-size 16)
+idle=$(measure idle hcbcap --devices 4 --steps 0 --interval-ms 1000 --field-size 16)
+busy=$(measure busy hcbcap --devices 4 --steps 0 --interval-ms 0 --field-size 16)
+jsonl=$(measure jsonl jsonl --devices 4 --steps 0 --interval-ms 1)
 read -r _ idle_med idle_max <<<"$idle"
 read -r _ busy_med busy_max <<<"$busy"
+read -r _ jsonl_med jsonl_max <<<"$jsonl"
 if [[ $json == --json ]]; then
-    printf '{"barrier_idle_ms":%s,"barrier_idle_max_ms":%s,"barrier_busy_ms":%s,"barrier_busy_max_ms":%s}\n' \
+    printf '{"barrier_idle_ms":%s,"barrier_idle_max_ms":%s,"barrier_busy_ms":%s,"barrier_busy_max_ms":%s,' \
         "$idle_med" "$idle_max" "$busy_med" "$busy_max"
+    printf '"barrier_busy_jsonl_ms":%s,"barrier_busy_jsonl_max_ms":%s}\n' "$jsonl_med" "$jsonl_max"
 else
     echo "barrier latency, 1 record session, 20 barriers each (median / worst):"
     printf '  idle target (a step a second)       %8s ms / %s ms\n' "$idle_med" "$idle_max"
     printf '  busy target (4 devices, flat out)   %8s ms / %s ms\n' "$busy_med" "$busy_max"
+    printf '  example as it comes, JSONL recorder %8s ms / %s ms\n' "$jsonl_med" "$jsonl_max"
 fi

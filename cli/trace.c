@@ -63,6 +63,13 @@ static int receive_sync(void *ctx)
 	return t->out.ops->sync ? t->out.ops->sync(t->out.ctx) : 0;
 }
 
+static int receive_flush(void *ctx)
+{
+	struct trace *t = ctx;
+
+	return t->out.ops->flush ? t->out.ops->flush(t->out.ctx) : 0;
+}
+
 static void warn_decode(struct trace *t, const struct hcb_warning *w)
 {
 	/* a broken stream must not flood the terminal: the summary counts all */
@@ -101,6 +108,7 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 static const struct hcb_receiver_ops trace_receiver_ops = {
 	.record = receive_record,
 	.sync = receive_sync,
+	.flush = receive_flush,
 	.warn = receive_warning,
 };
 

@@ -271,6 +271,8 @@ int hcb_write_all(struct hcb_writer *w, const void *p, size_t n)
 	uint64_t start = w->bytes;
 	const char *c = p;
 
+	if (w->batch)
+		return hcb_batch_write(w, p, n);
 	while (n) {
 		ssize_t k = write(w->fd, c, n);
 
@@ -289,6 +291,7 @@ int hcb_write_all(struct hcb_writer *w, const void *p, size_t n)
 		c += k;
 		n -= (size_t)k;
 		w->bytes += (uint64_t)k;
+		w->written = w->bytes;
 	}
 	return 0;
 }
@@ -341,21 +344,30 @@ int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_for
 		return err;
 	}
 	err = hcb_writer_open_fd(out, fd, f);
-	if (err) {
-		close(fd);
+	if (!err) {
+		/* a file of our own takes its records in batches */
+		(*out)->own_fd = 1;
+		err = hcb_batch_new(*out);
+		if (err)
+			hcb_writer_close(*out);
 		return err;
 	}
-	(*out)->own_fd = 1;
-	return 0;
+	close(fd);
+	return err;
 }
 
 int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
 {
+	int err;
+
 	if (rec->kind == HCB_REC_SESSION) {
 		w->session = rec->session;
 		w->have_session = 1;
 	}
-	return w->write(w, rec);
+	err = w->write(w, rec);
+	if (!err && w->batch)
+		err = hcb_batch_record_end(w);
+	return err;
 }
 
 static int receive_record(void *ctx, const struct hcb_record *rec)
@@ -368,9 +380,15 @@ static int receive_sync(void *ctx)
 	return hcb_writer_sync(ctx);
 }
 
+static int receive_flush(void *ctx)
+{
+	return hcb_writer_flush(ctx);
+}
+
 static const struct hcb_receiver_ops writer_receiver_ops = {
 	.record = receive_record,
 	.sync = receive_sync,
+	.flush = receive_flush,
 };
 
 struct hcb_receiver hcb_writer_receiver(struct hcb_writer *w)
@@ -391,8 +409,10 @@ void hcb_writer_set_durable(struct hcb_writer *w)
 int hcb_writer_sync(struct hcb_writer *w)
 {
 	struct stat sb;
+	int err = hcb_writer_flush(w);
 
-	/* records go out with write(2) as they come: only the disk is left */
+	if (err)
+		return err;
 	if (fstat(w->fd, &sb) == 0 && S_ISREG(sb.st_mode) && fsync(w->fd) < 0)
 		return -errno;
 	return 0;
@@ -406,6 +426,12 @@ int hcb_writer_close(struct hcb_writer *w)
 		return 0;
 	if (w->close)
 		err = w->close(w);
+	if (w->batch) {
+		int ferr = hcb_writer_flush(w);
+
+		err = err ? err : ferr;
+		hcb_batch_free(w);
+	}
 	if (w->own_fd) {
 		if (!err && w->durable && fsync(w->fd) < 0 && errno != EINVAL)
 			err = -errno;

@@ -106,15 +106,23 @@ struct hcb_writer;
 /*
  * Create path (mode 0600: taps can hold private data; an existing file is
  * replaced) for format f, or write to fd when path is NULL (JSONL only).
- * Every record is complete in the file (one write) before the next starts,
- * so a killed writer leaves a file readable up to its last record.
+ * The file grows by whole records only, so a killed writer leaves it
+ * readable up to its last record.  To fd, each record goes out as it
+ * comes (a terminal or pipe sees it at once); to a file of its own, in
+ * batches of up to 1 MiB (hcb_writer_flush, sync and close send what is
+ * gathered).
  */
 int hcb_writer_open(struct hcb_writer **out, const char *path, enum hcb_file_format f);
 int hcb_writer_open_fd(struct hcb_writer **out, int fd, enum hcb_file_format f);
-/* -EIO/-ENOSPC/-EPIPE...: the write failed; the file holds every record before. */
+/* -EIO/-ENOSPC/-EPIPE...: the write failed; the file holds whole records
+ * only, as many as the disk took. */
 int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec);
+/* What the batch gathered, out to the file (the page cache, not the disk:
+ * that is hcb_writer_sync).  -errno on failure, as for a write. */
+int hcb_writer_flush(struct hcb_writer *w);
 /* The writer as a live session's receiver (src/receiver.h): each record
- * written, sync as hcb_writer_sync.  It has no words for warnings. */
+ * written, flush and sync as hcb_writer_flush and hcb_writer_sync.  It has
+ * no words for warnings. */
 struct hcb_receiver hcb_writer_receiver(struct hcb_writer *w);
 /* Text output: numpy's print options (default: id_print's). */
 void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts *o);

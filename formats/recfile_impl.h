@@ -64,15 +64,26 @@ struct hcb_writer {
 	int fd;
 	int own_fd;
 	int durable;                          /* fsync at close (hcb_writer_set_durable) */
-	uint64_t bytes;
+	uint64_t bytes;                       /* handed to the writer: the file's size
+					       * once the batch is out */
+	uint64_t written;                     /* in the file */
+	struct hcb_write_batch *batch;        /* NULL: each write goes straight out */
 	struct hcb_session_info session;      /* the last session record written */
 	struct hcb_print_opts print;          /* text: numpy's print options */
 	int have_session;
 };
 
 /* Write n bytes with as few write(2) calls as the kernel allows (one for a
- * regular file); EINTR and short writes retried.  -errno on failure. */
+ * regular file); EINTR and short writes retried.  -errno on failure.  A
+ * file writer gathers them in its batch instead (writebatch.c). */
 int hcb_write_all(struct hcb_writer *w, const void *p, size_t n);
+
+/* writebatch.c: a writer's records gathered into few write(2) calls */
+int hcb_batch_new(struct hcb_writer *w);
+void hcb_batch_free(struct hcb_writer *w);
+int hcb_batch_write(struct hcb_writer *w, const void *p, size_t n);
+/* A record is whole: a disk that fills up later keeps it or loses it whole. */
+int hcb_batch_record_end(struct hcb_writer *w);
 
 int hcb_jsonl_writer_init(struct hcb_writer *w);
 int hcb_hcbcap_writer_init(struct hcb_writer *w);

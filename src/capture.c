@@ -298,7 +298,15 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	hcb_capture_timing_check(c);
 	if (!err)
 		err = hcb_capture_hold_flush(c, 0);
-	return err ? err : hcb_capture_serve_barrier(c);
+	if (!err)
+		err = hcb_capture_serve_barrier(c);
+	/* what this poll took goes out: a file behind by one poll at most */
+	if (!err && !c->rx_err && c->rx.ops->flush) {
+		err = c->rx.ops->flush(c->rx.ctx);
+		if (err)
+			c->rx_err = err;
+	}
+	return err;
 }
 
 enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c)

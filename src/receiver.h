@@ -40,6 +40,9 @@ struct hcb_receiver_ops {
 	int (*record)(void *ctx, const struct hcb_record *rec);
 	/* Optional: everything received so far is durable (on disk). */
 	int (*sync)(void *ctx);
+	/* Optional: everything received so far is out of the receiver's
+	 * hands (in the file, not only in its buffer); after every poll. */
+	int (*flush)(void *ctx);
 	/* Optional: something to tell the user; the session goes on. */
 	void (*warn)(void *ctx, const struct hcb_warning *w);
 };

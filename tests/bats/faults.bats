@@ -111,8 +111,7 @@ print(len(recs))' "$T/rec.jsonl"
 }
 
 # The writer is cut short mid-record (as a real full disk does: a short write,
-# then ENOSPC), and the man page says each record is complete on disk before
-# the next one is written.  Currently fails: hcbtrace leaves the torn line.
+# then ENOSPC), and the man page says the file grows by whole records only.
 @test "faults: a disk that fills up mid-record leaves no torn last line" {
     bigger "$GOLDEN" "$T/big.jsonl" 8
     run --separate-stderr faulty HCB_FAULT_WRITE=ENOSPC HCB_FAULT_WRITE_AFTER=10000 -- \

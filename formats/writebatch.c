@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writebatch.c - a file writer's records, gathered to go out in few
+ * write(2) calls.  A live recording of small taps spent most of its time
+ * in the kernel's write path, one call a record; gathered up to
+ * BATCH_BYTES and handed to the file when that fills, at every poll of a
+ * live session (hcb_writer_flush) and at the end, the file still only ever
+ * grows by whole records: the batch knows where each one ends, and a write
+ * the disk cuts short is cut back to the last whole record it took.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "recfile_impl.h"
+
+#define BATCH_BYTES (1u << 20)
+
+struct hcb_write_batch {
+	unsigned char *buf;
+	size_t len;
+	uint64_t *ends;       /* file offsets where the records in buf end */
+	size_t nends, ends_cap;
+	uint64_t done;        /* where the last whole record in the file ends */
+};
+
+int hcb_batch_new(struct hcb_writer *w)
+{
+	struct hcb_write_batch *b = calloc(1, sizeof(*b));
+
+	if (b)
+		b->buf = malloc(BATCH_BYTES);
+	if (!b || !b->buf) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->done = w->bytes;
+	w->batch = b;
+	return 0;
+}
+
+void hcb_batch_free(struct hcb_writer *w)
+{
+	if (!w->batch)
+		return;
+	free(w->batch->buf);
+	free(w->batch->ends);
+	free(w->batch);
+	w->batch = NULL;
+}
+
+/* n bytes out to the file, EINTR and short writes retried; *out: how
+ * many went, also on failure.  -errno on failure. */
+static int write_out(int fd, const void *p, size_t n, size_t *out)
+{
+	const char *c = p;
+
+	*out = 0;
+	while (*out < n) {
+		ssize_t k = write(fd, c + *out, n - *out);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		*out += (size_t)k;
+	}
+	return 0;
+}
+
+/* The disk took the file up to offset at: keep only whole records. */
+static void cut_back(struct hcb_writer *w, uint64_t at)
+{
+	struct hcb_write_batch *b = w->batch;
+	uint64_t keep = b->done;
+
+	for (size_t i = 0; i < b->nends && b->ends[i] <= at; i++)
+		keep = b->ends[i];
+	if (keep != at && ftruncate(w->fd, (off_t)keep) == 0)
+		lseek(w->fd, (off_t)keep, SEEK_SET);
+	b->done = keep;
+	b->len = 0;
+	b->nends = 0;
+	w->written = w->bytes = keep;
+}
+
+/* What the batch holds, out to the file. */
+static int flush_batch(struct hcb_writer *w)
+{
+	struct hcb_write_batch *b = w->batch;
+	size_t went;
+	int err;
+
+	if (!b->len)
+		return 0;
+	err = write_out(w->fd, b->buf, b->len, &went);
+	if (err) {
+		cut_back(w, w->written + went);
+		return err;
+	}
+	w->written += b->len;
+	if (b->nends)
+		b->done = b->ends[b->nends - 1];
+	b->len = 0;
+	b->nends = 0;
+	return 0;
+}
+
+int hcb_batch_write(struct hcb_writer *w, const void *p, size_t n)
+{
+	struct hcb_write_batch *b = w->batch;
+	size_t went;
+	int err;
+
+	if (b->len + n > BATCH_BYTES) {
+		err = flush_batch(w);
+		if (err)
+			return err;
+	}
+	if (n <= BATCH_BYTES) {
+		memcpy(b->buf + b->len, p, n);
+		b->len += n;
+		w->bytes += n;
+		return 0;
+	}
+	/* larger than a batch: straight out, after what came before */
+	err = write_out(w->fd, p, n, &went);
+	if (err) {
+		cut_back(w, w->written + went);
+		return err;
+	}
+	w->written += n;
+	w->bytes += n;
+	return 0;
+}
+
+int hcb_batch_record_end(struct hcb_writer *w)
+{
+	struct hcb_write_batch *b = w->batch;
+
+	if (!b->len) {
+		/* the record went out whole, straight */
+		b->done = w->bytes;
+		return 0;
+	}
+	if (hcb_grow(&b->ends, &b->ends_cap, b->nends + 1, sizeof(*b->ends))) {
+		/* no room to note where it ends: out with it all, then */
+		int err = flush_batch(w);
+
+		if (!err)
+			b->done = w->bytes;
+		return err;
+	}
+	b->ends[b->nends++] = w->bytes;
+	return 0;
+}
+
+int hcb_writer_flush(struct hcb_writer *w)
+{
+	return w->batch ? flush_batch(w) : 0;
+}
