@@ -215,11 +215,42 @@ static int cupti_library(char *buf, size_t size)
 	return EXIT_SYSTEM;
 }
 
+/*
+ * A library seen mapped has no handshake to hold CMD back while the session
+ * attaches (loading the provider's BPF program takes a tenth of a second
+ * or more, as long as XLA may take to compile and run its first callback):
+ * CMD is stopped for that time.  1 if it was (and is to be let go with
+ * resume()), 0 if it ended first.
+ */
+static int hold(struct child *ch)
+{
+	int status;
+
+	if (kill(ch->pid, SIGSTOP))
+		return 0;
+	while (waitpid(ch->pid, &status, WUNTRACED) != ch->pid) {
+		if (errno != EINTR)
+			return 0;
+	}
+	if (WIFSTOPPED(status))
+		return 1;
+	ch->status = status;
+	ch->reaped = 1;
+	return 0;
+}
+
+static void resume(struct child *ch, int held)
+{
+	if (held)
+		kill(ch->pid, SIGCONT);
+}
+
 int trace_launch(struct trace *t, char **argv)
 {
 	struct child ch = { .t = t, .ready_fd = -1, .go_fd = -1 };
 	char cupti[4096];
 	enum loaded how;
+	int held = 0;
 	int code = trace_wants_cuda(t) ? cupti_library(cupti, sizeof(cupti)) : 0;
 
 	if (!code)
@@ -234,7 +265,10 @@ int trace_launch(struct trace *t, char **argv)
 		code = child_exit_code(&ch);
 		goto out;
 	}
+	if (how == LOADED_ON_MAP)
+		held = hold(&ch);
 	code = trace_attach(t, ch.pid);
+	resume(&ch, held);
 	/* let CMD go on, attached or not; a library seen mapped has no
 	 * handshake: a libhcbtap loaded later has, and is taken up then */
 	if (how == LOADED_HANDSHAKE || code != EXIT_OK)

@@ -50,16 +50,26 @@ extern __u64 inflight;
  * late by one step, never lost for good.
  */
 #define WAKE_BYTES (64 * 1024)
+#define WAKE_SHIFT 16
+
+/* 1 if x is not 0, else 0, without a branch: each branch here, in each of
+ * the dozen places a record is submitted, multiplies what the verifier
+ * walks (a jax-callback program took 0.65 s to load instead of 0.13). */
+static __always_inline __u64 nonzero(__u64 x)
+{
+	barrier_var(x);
+	return (x | -x) >> 63;
+}
 
 static __always_inline __u64 wake_flag(__u64 record_len)
 {
 	__u64 end = bpf_ringbuf_query(&rb, BPF_RB_PROD_POS);
 	__u64 start = end - ((record_len + BPF_RINGBUF_HDR_SZ + 7) & ~7ULL);
+	__u64 crossed = nonzero((start >> WAKE_SHIFT) ^ (end >> WAKE_SHIFT));
+	__u64 backlog = nonzero(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >> WAKE_SHIFT);
 
-	if (start / WAKE_BYTES == end / WAKE_BYTES)
-		return BPF_RB_NO_WAKEUP;
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	_Static_assert(BPF_RB_FORCE_WAKEUP == BPF_RB_NO_WAKEUP + 1, "wake flags");
+	return BPF_RB_NO_WAKEUP + (crossed & backlog);
 }
 
 /*
