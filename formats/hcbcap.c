@@ -125,7 +125,7 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	int fresh, err;
 
 	if (!c || c->id == HCB_CONSUMER_RESERVED || (c->total_bytes && !t->payload) ||
-	    t->device >= HCB_MAX_DEVICES)
+	    t->device >= HCB_MAX_DEVICES || t->copy_start_ns > t->copy_end_ns)
 		return -EINVAL;
 	if (c->total_bytes > CAP_MAX_PAYLOAD)
 		return -E2BIG;
@@ -135,6 +135,8 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	need = FRAME_HEAD + TAP_HEAD + (size_t)c->total_bytes + FRAME_TAIL;
 	if (fresh)
 		need += FRAME_HEAD + blen + FRAME_TAIL;
+	if (t->copy_end_ns)
+		need += FRAME_HEAD + COPY_BODY + FRAME_TAIL;
 	err = hcb_grow(&st->buf, &st->cap, need, 1);
 	if (err)
 		goto out;
@@ -142,6 +144,15 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 		frame_head(st->buf, CAP_CONSUMER, blen);
 		memcpy(st->buf + FRAME_HEAD, blob, blen);
 		off = frame_seal(st->buf, blen);
+	}
+	/* copy times, where known, just before their tap: a file without
+	 * them is as it was, and older readers skip the frame */
+	if (t->copy_end_ns) {
+		p = st->buf + off;
+		frame_head(p, CAP_COPY, COPY_BODY);
+		hcb_put_le64(p + FRAME_HEAD, t->copy_start_ns);
+		hcb_put_le64(p + FRAME_HEAD + 8, t->copy_end_ns);
+		off += frame_seal(p, COPY_BODY);
 	}
 	p = st->buf + off;
 	frame_head(p, CAP_TAP, TAP_HEAD + c->total_bytes);

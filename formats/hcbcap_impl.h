@@ -19,6 +19,7 @@
 #define TAP_HEAD 32                     /* device, consumer, seq, ts_ns, pid, tid */
 #define SESSION_HEAD 24
 #define DROP_HEAD 16
+#define COPY_BODY 16                    /* a tap's copy times: u64 start, u64 end */
 #define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
 #define CAP_MAX_BODY (CAP_MAX_PAYLOAD + TAP_HEAD)
 #define CAP_SKIPPABLE 0x80000000u       /* type bit: readers may skip what they do not know */
@@ -30,6 +31,9 @@ enum cap_type {
 	CAP_DROP = 4,
 	CAP_BARRIER = 5,
 	CAP_END = 6,
+	/* skippable: the device copy times of the tap frame that follows
+	 * (readers that do not know it read the tap without them) */
+	CAP_COPY = CAP_SKIPPABLE | 1,
 };
 
 /* The CRC-32 of the frames: zlib's (ISO-HDLC), as libdeflate computes it

@@ -27,6 +27,8 @@ static const char *type_name(uint32_t t)
 		[CAP_DROP] = "drop", [CAP_BARRIER] = "barrier", [CAP_END] = "end",
 	};
 
+	if (t == CAP_COPY)
+		return "copy times";
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
 }
 
@@ -35,8 +37,11 @@ struct cap_reader {
 	size_t cap;
 	uint64_t off;           /* file offset of the current frame */
 	int started;            /* the file header was read */
+	/* a copy times frame read, for the tap frame that must follow: its
+	 * offset is where that tap's record starts */
+	int copy_pending, copy_taken;
+	uint64_t copy[2], copy_off;
 };
-
 
 #define FAIL(r, st, err, ...) fail_at(r, (st)->off, err, __VA_ARGS__)
 
@@ -209,7 +214,34 @@ static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned
 	rec->tap.pid = hcb_get_le32(b + 24);
 	rec->tap.tid = hcb_get_le32(b + 28);
 	rec->tap.payload = b + TAP_HEAD;
+	st->copy_taken = st->copy_pending;
+	if (st->copy_pending) {
+		rec->tap.copy_start_ns = st->copy[0];
+		rec->tap.copy_end_ns = st->copy[1];
+		st->copy_pending = 0;
+	}
 	return 1;
+}
+
+/* A tap's copy times, kept for the tap frame that follows. */
+static int parse_copy(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b)
+{
+	uint64_t start = hcb_get_le64(b), end = hcb_get_le64(b + 8);
+
+	if (start > end)
+		return FAIL(r, st, -EBADMSG, "a tap's copy times end before they start (%llu > %llu)",
+			    (unsigned long long)start, (unsigned long long)end);
+	st->copy[0] = start;
+	st->copy[1] = end;
+	st->copy_off = st->off;
+	st->copy_pending = 1;
+	return 0;
+}
+
+/* Where the record just read starts: at its tap's copy times, if any. */
+static uint64_t record_start(const struct cap_reader *st, uint32_t type)
+{
+	return type == CAP_TAP && st->copy_taken ? st->copy_off : st->off;
 }
 
 /* The body size a frame of this type may have: [min, max]. */
@@ -222,6 +254,7 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	case CAP_DROP: *min = DROP_HEAD; *max = DROP_HEAD + 127; break;
 	case CAP_BARRIER: *min = *max = 16; break;
 	case CAP_END: *min = *max = 24; break;
+	case CAP_COPY: *min = *max = COPY_BODY; break;
 	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
 	}
 }
@@ -236,6 +269,9 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 	size_t got = fread(st->buf, 1, FRAME_HEAD, r->f);
 	uint64_t min, max;
 
+	if (got == 0 && !ferror(r->f) && st->copy_pending)
+		return fail_at(r, st->copy_off, -ENODATA, "truncated recording: the file ends after "
+			       "a tap's copy times, before the tap; the records before it are complete");
 	if (got == 0 && !ferror(r->f))
 		return 0;
 	if (got < FRAME_HEAD) {
@@ -252,7 +288,8 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 	if (*type == 0 || (*type > CAP_END && !(*type & CAP_SKIPPABLE)))
 		return FAIL(r, st, -EBADMSG, "unknown frame type %u", *type);
 	body_limits(*type, &min, &max);
-	if (*len > max && (*type == CAP_TAP || *type == CAP_CONSUMER || *type & CAP_SKIPPABLE))
+	if (*len > max && (*type == CAP_TAP || *type == CAP_CONSUMER ||
+			   (*type & CAP_SKIPPABLE && *type != CAP_COPY)))
 		return FAIL(r, st, -E2BIG, "a %s frame of %llu bytes, more than the %llu this "
 			    "hcbtrace reads", type_name(*type), (unsigned long long)*len,
 			    (unsigned long long)max);
@@ -260,6 +297,9 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 		return FAIL(r, st, -EBADMSG, "a %s frame of %llu bytes (expected %llu to %llu)",
 			    type_name(*type), (unsigned long long)*len,
 			    (unsigned long long)min, (unsigned long long)max);
+	if (st->copy_pending && *type != CAP_TAP)
+		return fail_at(r, st->copy_off, -EBADMSG, "a tap's copy times not followed by "
+			       "their tap (a %s frame comes next)", type_name(*type));
 	return 1;
 }
 
@@ -305,6 +345,8 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 		rec->end.drops = hcb_get_le64(b + 8);
 		rec->end.end_ns = hcb_get_le64(b + 16);
 		return 1;
+	case CAP_COPY:
+		return parse_copy(r, st, b);
 	default:    /* a skippable frame of a later version */
 		return 0;
 	}
@@ -334,7 +376,7 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
 		if (n < 0)
 			return n;
-		r->rec_off = st->off;
+		r->rec_off = record_start(st, type);
 		st->off += FRAME_HEAD + len + FRAME_TAIL;
 		r->pos = st->off;
 		if (n)
@@ -374,7 +416,7 @@ static int skim_tap(struct hcb_reader *r, struct cap_reader *st, uint64_t len,
 	if (fseeko(r->f, (off_t)end, SEEK_SET) < 0)
 		return read_error(r, st);
 	rec->tap.payload = NULL;
-	r->rec_off = st->off;
+	r->rec_off = record_start(st, CAP_TAP);
 	st->off = end;
 	r->pos = end;
 	return 1;
@@ -402,7 +444,7 @@ static int cap_skim(struct hcb_reader *r, struct hcb_record *rec)
 			n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
 		if (n < 0)
 			return n;
-		r->rec_off = st->off;
+		r->rec_off = record_start(st, type);
 		st->off += FRAME_HEAD + len + FRAME_TAIL;
 		r->pos = st->off;
 		if (n)
@@ -424,6 +466,7 @@ static int cap_seek(struct hcb_reader *r, uint64_t off)
 			return err;
 	}
 	st->off = off;
+	st->copy_pending = 0;
 	return 0;
 }
 

@@ -196,8 +196,19 @@ static int kwargs_object(struct hcb_buf *out, const struct hcb_consumer *c)
 int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
 		  int64_t seq, uint64_t ts_ns, const unsigned char *payload)
 {
-	int err = hcb_buf_printf(out, "{\"type\":\"tap\",\"device\":%u,\"seq\":", device);
+	return hcb_jsonl_tap_copy(out, c, device, seq, ts_ns, 0, 0, payload);
+}
 
+int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
+		       int64_t seq, uint64_t ts_ns, uint64_t copy_start_ns, uint64_t copy_end_ns,
+		       const unsigned char *payload)
+{
+	int err;
+
+	/* readers refuse copy times that end before they start */
+	if (copy_start_ns > copy_end_ns)
+		return -EINVAL;
+	err = hcb_buf_printf(out, "{\"type\":\"tap\",\"device\":%u,\"seq\":", device);
 	if (!err)
 		err = seq < 0 ? hcb_buf_puts(out, "null") : hcb_buf_printf(out, "%lld", (long long)seq);
 	if (!err)
@@ -214,7 +225,13 @@ int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t de
 	if (!err)
 		err = hcb_json_string(out, c->tree);
 	if (!err)
-		err = hcb_buf_printf(out, ",\"ts_ns\":%llu,\"arrays\":[", (unsigned long long)ts_ns);
+		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)ts_ns);
+	/* only where they are known: a recording without them stays as it was */
+	if (!err && copy_end_ns)
+		err = hcb_buf_printf(out, ",\"copy_ns\":[%llu,%llu]", (unsigned long long)copy_start_ns,
+				     (unsigned long long)copy_end_ns);
+	if (!err)
+		err = hcb_buf_puts(out, ",\"arrays\":[");
 	for (unsigned int i = 0; i < c->nleaves && !err; i++) {
 		const struct hcb_leaf_shape *l = &c->leaves[i];
 		size_t size = hcb_dtype_size(l->dtype);

@@ -247,7 +247,7 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 
 /* A tap record's fields other than its arrays' contents. */
 struct tap_fields {
-	uint64_t device, id, ts, seq;
+	uint64_t device, id, ts, seq, copy[2];
 	const char *name, *tree;
 	uint32_t kw;                /* the kwargs object, UINT32_MAX: none */
 	uint32_t arrays;            /* the list of arrays */
@@ -258,6 +258,7 @@ static int read_tap_fields(struct hcb_reader *r, struct tap_fields *t)
 {
 	struct jsonl_reader *s = r->state;
 	struct jdoc *d = &s->doc;
+	const char *why;
 	uint32_t seq;
 
 	t->ts = 0;
@@ -274,6 +275,8 @@ static int read_tap_fields(struct hcb_reader *r, struct tap_fields *t)
 		return BAD(r, "'seq' is missing");
 	if (d->nodes[seq].kind != J_NULL && get_u64(r, 0, "seq", UINT64_MAX - 1, &t->seq, 0))
 		return r->err;
+	if ((why = hcb_jsonl_copy_ns(d, 0, t->copy)))
+		return BAD(r, "%s", why);
 	t->kw = jget(d, 0, "kwargs");
 	if (t->kw != UINT32_MAX && d->nodes[t->kw].kind != J_OBJ)
 		return BAD(r, "'kwargs' is not an object");
@@ -440,8 +443,8 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 		goto out;
 	rec->kind = HCB_REC_TAP;
 	rec->tap = (struct hcb_packet){
-		.device = (uint32_t)t.device, .seq = t.seq, .ts_ns = t.ts,
-		.consumer = c, .payload = s->payload,
+		.device = (uint32_t)t.device, .seq = t.seq, .ts_ns = t.ts, .consumer = c,
+		.payload = s->payload, .copy_start_ns = t.copy[0], .copy_end_ns = t.copy[1],
 	};
 	err = 1;
 out:

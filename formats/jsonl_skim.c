@@ -3,13 +3,13 @@
  * jsonl_skim.c - a JSONL tap without its arrays (recfile.h: hcb_reader_skim).
  *
  * The writer puts a tap's header before its data (type, device, seq,
- * consumer, name, kwargs, tree, ts_ns, then arrays: jsonl.c), so the members
- * before "arrays" are scanned here and the data is not parsed at all.  A
- * line this scan does not read (another record type, members in another
- * order, anything unusual) and a tap of a consumer id not met yet are parsed
- * whole by the reader, which checks them as hcb_reader_next() does and
- * defines the consumer; the scan itself only ever accepts what the parser
- * would accept for these members.
+ * consumer, name, kwargs, tree, ts_ns, copy_ns, then arrays: jsonl.c), so
+ * the members before "arrays" are scanned here and the data is not parsed
+ * at all.  A line this scan does not read (another record type, members in
+ * another order, anything unusual) and a tap of a consumer id not met yet
+ * are parsed whole by the reader, which checks them as hcb_reader_next()
+ * does and defines the consumer; the scan itself only ever accepts what the
+ * parser would accept for these members.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -19,8 +19,8 @@
 #include "recfile_impl.h"
 
 struct tap_head {
-	int type_tap, has_device, has_consumer, has_seq, has_ts;
-	uint64_t device, consumer, seq, ts;
+	int type_tap, has_device, has_consumer, has_seq, has_ts, has_copy;
+	uint64_t device, consumer, seq, ts, copy[2];
 };
 
 static const char *ws(const char *p, const char *end)
@@ -90,6 +90,21 @@ static const char *whole(const char *p, const char *end, uint64_t *out)
 	return p;
 }
 
+/* "copy_ns"'s [start, end] as the parser takes it (jsonl_copy.c); NULL if
+ * it is anything else, for the parser to judge. */
+static const char *pair(const char *p, const char *end, uint64_t out[2])
+{
+	if (p == end || *p++ != '[')
+		return NULL;
+	p = whole(ws(p, end), end, &out[0]);
+	if (!p || (p = ws(p, end)) == end || *p++ != ',')
+		return NULL;
+	p = whole(ws(p, end), end, &out[1]);
+	if (!p || (p = ws(p, end)) == end || *p != ']' || out[0] > out[1])
+		return NULL;
+	return p + 1;
+}
+
 static int key_is(const char *k, size_t n, const char *want)
 {
 	return strlen(want) == n && !memcmp(k, want, n);
@@ -113,6 +128,8 @@ static const char *member(const char *k, size_t kn, const char *p, const char *e
 		return h->has_consumer++ ? NULL : whole(p, end, &h->consumer);
 	if (key_is(k, kn, "ts_ns"))
 		return h->has_ts++ ? NULL : whole(p, end, &h->ts);
+	if (key_is(k, kn, "copy_ns"))
+		return h->has_copy++ ? NULL : pair(p, end, h->copy);
 	if (key_is(k, kn, "seq")) {
 		if (h->has_seq++)
 			return NULL;
@@ -184,6 +201,8 @@ int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec)
 	rec->tap.device = (uint32_t)h.device;
 	rec->tap.seq = h.seq;
 	rec->tap.ts_ns = h.ts;
+	rec->tap.copy_start_ns = h.copy[0];
+	rec->tap.copy_end_ns = h.copy[1];
 	rec->tap.consumer = c;
 	return 1;
 }

@@ -14,9 +14,10 @@ int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 		return hcb_jsonl_session(out, rec->session.pid, rec->session.provider,
 					 rec->session.platform, rec->session.start_ns);
 	case HCB_REC_TAP:
-		return hcb_jsonl_tap(out, rec->tap.consumer, rec->tap.device,
-				     rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,
-				     rec->tap.ts_ns, rec->tap.payload);
+		return hcb_jsonl_tap_copy(out, rec->tap.consumer, rec->tap.device,
+					  rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,
+					  rec->tap.ts_ns, rec->tap.copy_start_ns, rec->tap.copy_end_ns,
+					  rec->tap.payload);
 	case HCB_REC_DROP:
 		return hcb_jsonl_drop(out, rec->drop.device, rec->drop.count, rec->drop.reason);
 	case HCB_REC_BARRIER:

@@ -72,16 +72,19 @@ void hcb_reader_close(struct hcb_reader *r);
  * back only the records it shows (tui/source.c), and for progress meters.
  *
  * hcb_reader_skim() is hcb_reader_next() without a tap's arrays: the
- * record, its consumer, device, seq and ts_ns, with payload NULL.  It reads
- * past the data without parsing it (JSONL: finds the line's end; .hcbcap:
- * seeks over the payload), so the framing, the record's header and the
- * consumer definitions are checked, a tap's data only when it is read back.
+ * record, its consumer, device, seq, ts_ns and copy times, with payload
+ * NULL (JSONL: members after "arrays", where no writer puts them, are not
+ * seen).  It reads past the data without parsing it (JSONL: finds the
+ * line's end; .hcbcap: seeks over the payload), so the framing, the
+ * record's header and the consumer definitions are checked, a tap's data
+ * only when it is read back.
  * A JSONL tap of a consumer id not met before is parsed whole, which
  * defines the consumer.  Errors as hcb_reader_next().
  *
  * hcb_reader_offset() is where the record last returned (by next or skim)
- * starts; hcb_reader_seek() to such an offset makes the next
- * hcb_reader_next() return that record again, and clears a reader's error.
+ * starts (an .hcbcap tap with copy times: at their frame);
+ * hcb_reader_seek() to such an offset makes the next hcb_reader_next()
+ * return that record again, and clears a reader's error.
  * A reader that seeks meets .hcbcap taps whose consumer frame it skipped:
  * hcb_reader_define() gives it the consumers the indexing pass met (0, or
  * -EBADMSG if the id is defined already as another consumer, -ENOMEM).

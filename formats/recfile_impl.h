@@ -56,6 +56,10 @@ int hcb_hcbcap_reader_init(struct hcb_reader *r);
 int hcb_jsonl_line(struct hcb_reader *r, char **line, size_t *len);
 int hcb_jsonl_parse(struct hcb_reader *r, char *line, size_t len, struct hcb_record *rec);
 int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec);
+/* A tap's "copy_ns" member in object obj of d (jsonl_copy.c): NULL and
+ * out[] its [start, end] (0, 0 without one), or what is wrong with it. */
+struct jdoc;
+const char *hcb_jsonl_copy_ns(const struct jdoc *d, uint32_t obj, uint64_t out[2]);
 
 struct hcb_writer {
 	int (*write)(struct hcb_writer *w, const struct hcb_record *rec);

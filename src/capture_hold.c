@@ -146,14 +146,18 @@ void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, u
 			    uint64_t end_ns)
 {
 	struct hcb_hold *h = s->c->hold;
+	uint64_t start = start_ns + s->c->mono_to_real, end = end_ns + s->c->mono_to_real;
 
-	if (!h || device >= HCB_MAX_DEVICES || !end_ns)
+	/* times from the target are not trusted: a copy that ends before it
+	 * starts (or past the clock's range) is no time at all, and recordings
+	 * refuse it */
+	if (!h || device >= HCB_MAX_DEVICES || !end_ns || start_ns > end_ns || start > end || !end)
 		return;
 	/* a device's taps are held in seq order, their times come in it too */
 	for (struct hcb_held *e = h->dhead[device]; e; e = e->dnext)
 		if (e->rec.tap.seq == seq) {
-			e->rec.tap.copy_start_ns = start_ns + s->c->mono_to_real;
-			e->rec.tap.copy_end_ns = end_ns + s->c->mono_to_real;
+			e->rec.tap.copy_start_ns = start;
+			e->rec.tap.copy_end_ns = end;
 			return;
 		}
 }

@@ -33,6 +33,7 @@ struct hcbtap_state {
 	void *ctx;
 	pid_t pid;
 	uint64_t cupti_status;           /* its status's address, 0: not there */
+	int cupti_active;                /* what it last said: ACTIVE */
 	char cupti[4096];
 };
 
@@ -127,13 +128,15 @@ static int timing(void *state, char *why, size_t size)
 		return 0;
 	}
 	if (hcb_target_read(st->pid, st->cupti_status, &s, sizeof(s)) || s.magic != HCBTAP_CUPTI_MAGIC) {
-		/* gone, most likely: what it said before stands */
+		/* gone, most likely: what it said before stands, for the taps
+		 * and copy times still in the ring */
 		if (!why[0])
 			snprintf(why, size, "cannot read the status of %s", st->cupti);
-		return 0;
+		return st->cupti_active;
 	}
 	s.message[sizeof(s.message) - 1] = '\0';
-	if (s.state == HCBTAP_CUPTI_ACTIVE)
+	st->cupti_active = s.state == HCBTAP_CUPTI_ACTIVE;
+	if (st->cupti_active)
 		return 1;
 	if (s.state == HCBTAP_CUPTI_FAILED)
 		snprintf(why, size, "CUPTI failed: %s (error %d)", s.message, s.error);

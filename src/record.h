@@ -48,7 +48,8 @@ struct hcb_end_info {
 /*
  * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
  * producer and stay valid until its next record; tap.ts_ns is
- * CLOCK_REALTIME (a live provider converts).
+ * CLOCK_REALTIME (a live provider converts), and so are tap.copy_start_ns
+ * and tap.copy_end_ns where known (copy_end_ns 0: not known).
  */
 struct hcb_record {
 	enum hcb_record_kind kind;

@@ -20,6 +20,7 @@ struct entry {
 	unsigned char *payload;         /* NULL: not kept */
 	size_t len;
 	char *why;                      /* a bad row: why it cannot be read back */
+	uint64_t copy_start_ns, copy_end_ns;   /* the detail pane's, not the row's */
 };
 
 struct tui_cache {
@@ -182,6 +183,8 @@ static struct entry *read_back(struct tui_model *m, uint64_t i, int keep, const 
 	}
 	e->row.seq = rec.tap.seq;
 	e->row.ts_ns = rec.tap.ts_ns;
+	e->copy_start_ns = rec.tap.copy_start_ns;
+	e->copy_end_ns = rec.tap.copy_end_ns;
 	fill_row(&e->row, c, rec.tap.payload, 1);
 	if (keep)
 		keep_payload(m->cache, e, rec.tap.payload, c->total_bytes);
@@ -211,7 +214,8 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
 		.index = i, .seq = e->row.seq, .ts_ns = e->row.ts_ns, .device = e->row.device,
 		.cons = e->row.cons, .stream = (unsigned int)(m->index[i] & TUI_INDEX_STREAMS),
 		.value = e->row.stat[TUI_STAT_MEAN], .payload = (unsigned char *)p,
-		.len = m->cons[e->row.cons].c->total_bytes };
+		.len = m->cons[e->row.cons].c->total_bytes,
+		.copy_start_ns = e->copy_start_ns, .copy_end_ns = e->copy_end_ns };
 	return &m->got;
 }
 

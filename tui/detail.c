@@ -87,6 +87,37 @@ int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const str
 			      c->name, c->id);
 }
 
+/* ns as microseconds, exactly: "1234.567 us" */
+static int add_us(struct hcb_buf *out, uint64_t ns)
+{
+	return hcb_buf_printf(out, "%llu.%03u us", (unsigned long long)(ns / 1000u),
+			      (unsigned int)(ns % 1000u));
+}
+
+int tui_detail_copy(struct hcb_buf *out, const struct tui_tap *t)
+{
+	int err;
+
+	if (!tui_tap_has_copy(t))
+		return 0;
+	/* µ would be mojibake on a terminal that is not UTF-8: "us" */
+	err = hcb_buf_puts(out, "device copy  ");
+	if (!err)
+		err = add_us(out, t->copy_end_ns - t->copy_start_ns);
+	/* where it was, from the tap's own time above */
+	if (!err && t->ts_ns) {
+		int before = t->copy_start_ns < t->ts_ns;
+
+		err = hcb_buf_puts(out, ", starting ");
+		if (!err)
+			err = add_us(out, before ? t->ts_ns - t->copy_start_ns :
+					  t->copy_start_ns - t->ts_ns);
+		if (!err)
+			err = hcb_buf_puts(out, before ? " before the tap" : " after the tap");
+	}
+	return err ? err : hcb_buf_putc(out, '\n');
+}
+
 int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned int i,
 		    const unsigned char *payload)
 {
@@ -117,6 +148,8 @@ int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *tc, const ch
 	const struct hcb_consumer *c = tc->c;
 	int err = tui_detail_head(out, c, t);
 
+	if (!err)
+		err = tui_detail_copy(out, t);
 	if (!err && t->payload)
 		err = hcb_idprint(out, c, platform, t->device, t->payload, &opts);
 	if (!err && c->nleaves)

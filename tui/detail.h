@@ -28,6 +28,14 @@ int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *c, const cha
 		    const struct tui_tap *t);
 /* Its first line: "tap #12  seq 3  10:41:02.517  consumer loss (1)". */
 int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const struct tui_tap *t);
+/* For a tap with device copy times, the line after it (else nothing):
+ * "device copy  1.500 us, starting 2.000 us before the tap". */
+int tui_detail_copy(struct hcb_buf *out, const struct tui_tap *t);
+
+static inline int tui_tap_has_copy(const struct tui_tap *t)
+{
+	return t->copy_end_ns && t->copy_start_ns <= t->copy_end_ns;
+}
 /* Leaf i's line of figures: "[0] float32[16]  min -1  max 2  mean 0.5  nan 0  inf 0". */
 int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned int i,
 		    const unsigned char *payload);

@@ -88,7 +88,7 @@ int tui_detail_pane_build(struct tui_detail_pane *d, const struct tui_consumer *
 {
 	const struct hcb_consumer *c = tc->c;
 	uint64_t r, k;
-	int err;
+	int err, head;
 
 	hcb_buf_reset(&d->text);
 	d->caption[0] = '\0';
@@ -107,18 +107,22 @@ int tui_detail_pane_build(struct tui_detail_pane *d, const struct tui_consumer *
 		d->grid_y = d->lines + 1;
 		return draw(d, c, t, rows - d->grid_y, cols - 1, st);
 	}
-	if (text_only || rows - 2 < TUI_PLOT_MIN_ROWS)
+	/* the head, the copy's line if any, the leaf's figures, the plot */
+	head = 2 + tui_tap_has_copy(t);
+	if (text_only || rows - head < TUI_PLOT_MIN_ROWS)
 		return 0;
 	d->mode = TUI_DETAIL_PLOT;
 	hcb_buf_reset(&d->text);
 	err = tui_detail_head(&d->text, c, t);
 	if (!err)
+		err = tui_detail_copy(&d->text, t);
+	if (!err)
 		err = tui_detail_leaf(&d->text, c, d->leaf, t->payload);
 	if (err)
 		return err;
-	d->lines = 2;
-	d->grid_y = 2;
-	return draw(d, c, t, rows - 2, cols - 1, st);
+	d->lines = count_lines(hcb_buf_str(&d->text));
+	d->grid_y = d->lines;
+	return draw(d, c, t, rows - d->grid_y, cols - 1, st);
 }
 
 int tui_detail_pane_error(struct tui_detail_pane *d, uint64_t index, const char *why)

@@ -148,7 +148,8 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 		evict_oldest(m);
 	m->ring[index % m->ring_cap] = (struct tui_tap){
 		.index = index, .seq = p->seq, .ts_ns = p->ts_ns, .device = p->device,
-		.cons = cons, .stream = si, .value = st.mean, .payload = copy, .len = len };
+		.cons = cons, .stream = si, .value = st.mean, .payload = copy, .len = len,
+		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns };
 	m->ring_bytes += len;
 	m->received++;
 	return 0;

@@ -71,6 +71,7 @@ struct tui_tap {
 	double value;           /* scalar, or the first leaf's mean (NaN: none) */
 	unsigned char *payload;
 	size_t len;
+	uint64_t copy_start_ns, copy_end_ns;   /* its device copy (end 0: not known) */
 };
 
 /* What a list row shows of a tap, held or read back. */

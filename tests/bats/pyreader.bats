@@ -77,3 +77,11 @@ check()
     check "$VENV_NP1" sources
     check "$VENV_NP2" sources
 }
+
+@test "pyreader: taps' copy_ns from .jsonl and .hcbcap, refused in hcbtrace's words, from a live record --cuda" {
+    # the live part through the test stand-in of the CUPTI library
+    export HCBTRACE_CUPTI_LIB=$BUILD/tests/fake_cupti/libhcbtap_cupti.so HCBTRACE_RUNDIR=$T/run
+    [ -f "$HCBTRACE_CUPTI_LIB" ]
+    check "$VENV_NP1" copyns
+    check "$VENV_NP2" copyns
+}

@@ -81,6 +81,9 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 		h = mix(h, &t->device, sizeof(t->device));
 		h = mix(h, &t->seq, sizeof(t->seq));
 		h = mix(h, &t->ts_ns, sizeof(t->ts_ns));
+		assert(t->copy_start_ns <= t->copy_end_ns);
+		h = mix(h, &t->copy_start_ns, sizeof(t->copy_start_ns));
+		h = mix(h, &t->copy_end_ns, sizeof(t->copy_end_ns));
 		h = mix(h, &t->pid, sizeof(t->pid));
 		h = mix(h, &t->tid, sizeof(t->tid));
 		/* every payload byte: ASan sees any read past the reader's buffer */

@@ -27,6 +27,9 @@ static void reread(const struct hcb_buf *line, const struct hcb_record *orig)
 	assert(hcb_reader_next(r, &rec) == 1);
 	assert(rec.kind == HCB_REC_TAP);
 	assert(rec.tap.device == orig->tap.device && rec.tap.seq == orig->tap.seq);
+	assert(rec.tap.copy_start_ns == orig->tap.copy_start_ns);
+	assert(rec.tap.copy_end_ns == orig->tap.copy_end_ns);
+	assert(rec.tap.copy_start_ns <= rec.tap.copy_end_ns);
 	assert(rec.tap.consumer->total_bytes == orig->tap.consumer->total_bytes);
 	/* NaN payloads keep their bits only up to the quiet NaN text "nan" */
 	if (!strstr(line->data, "\"nan\""))
@@ -45,6 +48,7 @@ static uint64_t record_sum(const struct hcb_reader *r, const struct hcb_record *
 	h = (h ^ (uint64_t)rec->kind) * 1099511628211u;
 	if (rec->kind == HCB_REC_TAP)
 		h = (h ^ rec->tap.device ^ rec->tap.seq * 31 ^ rec->tap.ts_ns * 17 ^
+		     rec->tap.copy_start_ns * 13 ^ rec->tap.copy_end_ns * 11 ^
 		     rec->tap.consumer->id) * 1099511628211u;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ p[i]) * 1099511628211u;

@@ -7,10 +7,12 @@ hcbtrace (hcbtrace then converts and checks them):
                              hcbtrace's shortest, long and short decimals,
                              integers (and -0), exponents past the dtype's
                              range, and texts a hair off (or on) the
-                             halfway point between two values of the dtype
+                             halfway point between two values of the dtype;
+                             a tap's copy_ns now and then
   write_hcbcap(path, seed)   a .hcbcap written frame by frame: payloads of
                              random bits (NaN payloads, -NaN, subnormals),
-                             a skippable frame, a repeated consumer frame
+                             a skippable frame, a repeated consumer frame,
+                             taps' copy times frames
 """
 import json
 import random
@@ -182,6 +184,17 @@ def consumers(rng):
     return out
 
 
+def copy_times(r, ts):
+    """A tap's device copy (start, end) around ts, or at the edges; r is a
+    random number in [0, 1)."""
+    if r < 0.05:
+        return 0, 2**64 - 1
+    if r < 0.08:
+        return 0, 0                 # an end not known: no copy times
+    start = ts - int(r * 10**6)
+    return start, start + int(r * 7919)
+
+
 def write_jsonl(path, seed):
     rng = np.random.default_rng(seed)
     cons = consumers(rng)
@@ -209,9 +222,12 @@ def write_jsonl(path, seed):
                     ',"kwargs":' + json.dumps(kwargs, ensure_ascii=bool(rng.random() < 0.5))
                 tsf = "" if rng.random() < 0.05 else ',"ts_ns":%d' % ts
                 seqf = "null" if rng.random() < 0.05 else str(s)
-                f.write('{"type":"tap","device":%d,"seq":%s,"consumer":%d,"name":%s%s,"tree":"%s"%s,'
+                r = rng.random()
+                copyf = "" if r >= 0.3 else ',"copy_ns":%s[%d,%d]' % (
+                    " " if r < 0.02 else "", *copy_times(r / 0.3, ts))
+                f.write('{"type":"tap","device":%d,"seq":%s,"consumer":%d,"name":%s%s,"tree":"%s"%s%s,'
                         '"arrays":[%s]}\n' % (dev, seqf, cid, json.dumps(name, ensure_ascii=False),
-                                              kw, tree, tsf, ",".join(arrays)))
+                                              kw, tree, tsf, copyf, ",".join(arrays)))
             f.write('{"type":"drop","device":%d,"count":%d,"reason":"ring buffer full"}\n'
                     % (rnd, rnd + 1))
             f.write('{"type":"barrier","ts_ns":%d,"taps":%d}\n' % (ts, len(cons) * (rnd + 1)))
@@ -254,6 +270,9 @@ def write_hcbcap(path, seed):
                 for dtype, shape in leaves:
                     n = int(np.prod(shape, dtype=np.int64))
                     payload += random_values(rng, dtype, n, nans=0.2).tobytes()
+                if pyrng.random() < 0.3:
+                    f.write(frame(0x80000001, struct.pack(
+                        "<QQ", *copy_times(pyrng.random(), 1795318845000000000 + s))))
                 f.write(frame(3, struct.pack("<IIQQII", dev, cid, 2**64 - 1 if pyrng.random() < 0.05 else s,
                                              1795318845000000000 + s, 4242, 4243 + dev) + payload))
             f.write(frame(0x80000005, bytes(pyrng.randrange(256) for _ in range(40))))

@@ -18,11 +18,16 @@ tests/bats/pyreader.bats does); each CHECK prints what it compared and exits
   table    scalars() as a pandas DataFrame
   sources  '-', file objects, text mode, truncated=, no jax, no ml_dtypes,
            no pandas
+  copyns   taps' device copy times (copy_ns) from .jsonl, .hcbcap and back;
+           malformed or misplaced ones refused with hcbtrace's very words;
+           and, with HCBTRACE_CUPTI_LIB set (tests/fake_cupti), those of a
+           live record --cuda
 """
 import io
 import json
 import os
 import random
+import struct
 import subprocess
 import sys
 import warnings
@@ -512,9 +517,94 @@ def check_sources(work):
           "extension; truncated= warn, error, ignore; no jax imported; ml_dtypes and pandas missing")
 
 
+COPY_TAP = ('{"type":"tap","device":%d,"seq":%d,"consumer":7,"name":"x","tree":"*","ts_ns":5000%s,'
+            '"arrays":[{"dtype":"int16","shape":[2],"data":[1,-2]}]}\n')
+COPY_GOOD = [(',"copy_ns":[4000,4500]', (4000, 4500)), ('', None),
+             (',"copy_ns":[ 0 , 18446744073709551615 ]', (0, 2**64 - 1)),
+             (',"copy_ns":[0,0]', None), (',"copy_ns":[5000,5000]', (5000, 5000))]
+COPY_BAD = ['"4000"', '[4000]', '[1,2,3]', '[-1,5]', '[1.5,2]', '[1e3,2000]', 'null', '{}',
+            '[1000,18446744073709551616]', '[true,2]', '[4501,4500]']
+
+
+def copy_frame(start, end, size=16):
+    return recgen.frame(0x80000001, struct.pack("<QQQ", start, end, 0)[:size])
+
+
+def check_copyns_live(work):
+    """A live record --cuda through the test stand-in of the CUPTI
+    library: every tap with copy times, read alike from both formats."""
+    lib = os.environ.get("HCBTRACE_CUPTI_LIB")
+    if not lib:
+        return 0
+    out = os.path.join(work, "cuda.hcbcap")
+    hcb("record", "--cuda", "-q", "-o", out, "--", EXAMPLE, "--devices", 2, "--steps", 2,
+        "--interval-ms", 0, "--field-size", 40)
+    back = out[:-7] + ".jsonl"
+    hcb("convert", out, "-o", back)
+    taps = list(R.taps(out))
+    want = [tuple(json.loads(line)["copy_ns"]) for line in
+            hcb("replay", "--no-wait", "-f", "jsonl", out).stdout.decode().splitlines()
+            if '"type":"tap"' in line]
+    if not taps or [t.copy_ns for t in taps] != want or [t.copy_ns for t in R.taps(back)] != want:
+        problem("copyns live: %r, hcbtrace %r" % ([t.copy_ns for t in taps][:4], want[:4]))
+    return len(taps)
+
+
+def check_copyns(work):
+    # good ones: from .jsonl, its .hcbcap and back, as hcbtrace reads them
+    j = os.path.join(work, "copy.jsonl")
+    with open(j, "w") as f:
+        for k, (field, _) in enumerate(COPY_GOOD):
+            f.write(COPY_TAP % (k % 2, k // 2, field))
+    c = j[:-6] + ".hcbcap"
+    hcb("convert", j, "-o", c)
+    hcb("convert", c, "-o", j[:-6] + ".back.jsonl")
+    for path in (j, c, j[:-6] + ".back.jsonl"):
+        got = [t.copy_ns for t in R.taps(path)]
+        if got != [want for _, want in COPY_GOOD]:
+            problem("copyns: %s: %r" % (path, got))
+    same_records(j, c, "copyns .jsonl vs its .hcbcap")
+    # bad ones: refused at the same line, in the same words
+    bad = os.path.join(work, "bad.jsonl")
+    n = 0
+    for text in COPY_BAD:
+        with open(bad, "w") as f:
+            f.write(COPY_TAP % (0, 0, "") + COPY_TAP % (0, 1, ',"copy_ns":' + text))
+        cv, pv = c_verdict(bad), py_verdict(bad)
+        if cv != pv or cv[1] != "error" or ":2: 'copy_ns' " not in cv[2]:
+            problem("copyns %s: hcbtrace %r, hcbtap.recording %r" % (text, cv, pv))
+        n += 1
+    # .hcbcap: copy times out of place, cut, reversed, of another size
+    data = slurp(c)
+    first = data.index(struct.pack("<I", 0x80000001))
+    tap_at = first + 36
+    rest = data[tap_at:]
+    end = recgen.frame(6, struct.pack("<QQQ", 1, 0, 2))
+    cases = {
+        "cut": data[:tap_at],
+        "then end": data[:tap_at] + end,
+        "twice": data[:tap_at] + copy_frame(1, 2) + rest,
+        "reversed": data[:first] + copy_frame(3, 2) + rest,
+        "short": data[:first] + copy_frame(1, 2, 8) + rest,
+        "long": data[:first] + copy_frame(1, 2, 24) + rest,
+    }
+    badc = os.path.join(work, "bad.hcbcap")
+    for name, content in sorted(cases.items()):
+        with open(badc, "wb") as f:
+            f.write(content)
+        cv, pv = c_verdict(badc), py_verdict(badc)
+        if cv != pv or cv[1] == "ok" or ("offset %d:" % first) not in cv[2]:
+            problem("copyns .hcbcap %s: hcbtrace %r, hcbtap.recording %r" % (name, cv, pv))
+        n += 1
+    live = check_copyns_live(work)
+    print("copyns: copy_ns of %d taps read alike from .jsonl, .hcbcap and back; %d malformed or "
+          "misplaced refused in hcbtrace's words; %d taps of a live record --cuda"
+          % (len(COPY_GOOD), n, live))
+
+
 CHECKS = {"dtypes": check_dtypes, "raw": check_raw, "live": check_live, "damage": check_damage,
           "golden": check_golden, "stream": check_stream, "table": check_table,
-          "sources": check_sources}
+          "sources": check_sources, "copyns": check_copyns}
 
 
 def main():

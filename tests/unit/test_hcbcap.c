@@ -21,6 +21,9 @@
  *    address-space limit in a child process);
  *  - versions and header flags this reader does not know give -EPROTO;
  *    frames of a later version marked skippable are skipped;
+ *  - a tap's copy times: a skippable frame just before its tap, only where
+ *    known (a file without them has no trace of them), read back with the
+ *    tap, and refused when out of place, cut or malformed;
  *  - files are created 0600 whatever the umask; write errors are reported.
  *
  *	gcc -std=gnu11 -D_GNU_SOURCE -DHCB_VERSION='"t"' -Isrc -Iformats \
@@ -188,6 +191,15 @@ static void add_random_tap(struct reclist *l, const struct hcb_consumer *c, uint
 	free(p);
 }
 
+/* A random tap whose device copy ran from start to end. */
+static void add_timed_tap(struct reclist *l, const struct hcb_consumer *c, uint32_t device,
+			  uint64_t seq, uint64_t start, uint64_t end)
+{
+	add_random_tap(l, c, device, seq);
+	l->r[l->n - 1].tap.copy_start_ns = start;
+	l->r[l->n - 1].tap.copy_end_ns = end;
+}
+
 static void add_session(struct reclist *l, const char *platform)
 {
 	struct hcb_record rec = { .kind = HCB_REC_SESSION };
@@ -249,18 +261,16 @@ static void assert_same_record(const struct hcb_record *want, const struct hcb_r
 		assert_int_equal(want->tap.ts_ns, got->tap.ts_ns);
 		assert_int_equal(want->tap.pid, got->tap.pid);
 		assert_int_equal(want->tap.tid, got->tap.tid);
+		assert_true(want->tap.copy_start_ns == got->tap.copy_start_ns);
+		assert_true(want->tap.copy_end_ns == got->tap.copy_end_ns);
 		assert_int_equal(want->tap.consumer->id, got->tap.consumer->id);
 		assert_same_consumer(want->tap.consumer, got->tap.consumer);
 		if (want->tap.consumer->total_bytes)
 			assert_memory_equal(want->tap.payload, got->tap.payload,
 					    want->tap.consumer->total_bytes);
 		/* and so the same JSONL: the capture converts losslessly */
-		assert_int_equal(hcb_jsonl_tap(&a, want->tap.consumer, want->tap.device,
-					       (int64_t)want->tap.seq, want->tap.ts_ns,
-					       want->tap.payload), 0);
-		assert_int_equal(hcb_jsonl_tap(&b, got->tap.consumer, got->tap.device,
-					       (int64_t)got->tap.seq, got->tap.ts_ns,
-					       got->tap.payload), 0);
+		assert_int_equal(hcb_jsonl_record(&a, want), 0);
+		assert_int_equal(hcb_jsonl_record(&b, got), 0);
 		assert_string_equal(hcb_buf_str(&a), hcb_buf_str(&b));
 		hcb_buf_free(&a);
 		hcb_buf_free(&b);
@@ -370,10 +380,13 @@ static void spit(const char *path, const void *p, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
+#define COPY_FRAME 0x80000001u   /* a tap's copy times (skippable) */
+
 /*
  * Walk the frames of a whole file as HCBCAP.md describes them, checking
  * both CRCs; fills the frame start offsets (ends with the file size) and
- * counts frames per type.  Returns the number of frames.
+ * counts frames per type (copy times frames in counts[7]).  Returns the
+ * number of frames.
  */
 static size_t walk(const unsigned char *p, size_t len, size_t *starts, size_t max,
 		   unsigned int counts[8])
@@ -394,9 +407,9 @@ static size_t walk(const unsigned char *p, size_t len, size_t *starts, size_t ma
 		assert_int_equal(hcb_get_le32(p + off + 12), crc32(0, p + off, 12));
 		assert_true(body <= len - off - 20);
 		assert_int_equal(hcb_get_le32(p + off + 16 + body), crc32(0, p + off, (uInt)(16 + body)));
-		assert_true(type >= 1 && type <= 6);
+		assert_true((type >= 1 && type <= 6) || type == COPY_FRAME);
 		if (counts)
-			counts[type]++;
+			counts[type == COPY_FRAME ? 7 : type]++;
 		if (starts && n < max)
 			starts[n] = off;
 		n++;
@@ -700,7 +713,7 @@ static void small_recording(struct reclist *l, struct hcb_consumer **cs)
 	add_session(l, "cpu");
 	add_random_tap(l, cs[0], 0, 0);
 	add_random_tap(l, cs[1], 0, 1);
-	add_random_tap(l, cs[0], 1, 0);
+	add_timed_tap(l, cs[0], 1, 0, 1732240000123455000ull, 1732240000123456000ull);
 	add_drop(l, 1, 2, "lost");
 	add_random_tap(l, cs[2], 0, 2);
 	add_barrier(l, 5, 4);
@@ -735,14 +748,17 @@ static void test_truncation(void **state)
 	write_list(full, &l);
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
+	/* consumer frames and copy times are no records */
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = hcb_get_le32(p + starts[i]) != 2;   /* consumer frames are no records */
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2 &&
+			       hcb_get_le32(p + starts[i]) != COPY_FRAME;
 	for (size_t cut = 0; cut < len; cut++) {
 		int boundary = cut == 16;
 		int n;
 
+		/* a file that ends after a tap's copy times is cut in that tap */
 		for (size_t i = 0; i < nframes; i++)
-			boundary |= starts[i + 1] == cut;
+			boundary |= starts[i + 1] == cut && hcb_get_le32(p + starts[i]) != COPY_FRAME;
 		spit(cut_path, p, cut);
 		n = read_list(cut_path, &l, &count, msg, sizeof(msg));
 		if (cut == 0) {
@@ -782,7 +798,8 @@ static void test_flipped_bytes(void **state)
 	p = slurp(full, &len);
 	nframes = walk(p, len, starts, 63, NULL);
 	for (size_t i = 0; i < nframes; i++)
-		is_record[i] = hcb_get_le32(p + starts[i]) != 2;
+		is_record[i] = hcb_get_le32(p + starts[i]) != 2 &&
+			       hcb_get_le32(p + starts[i]) != COPY_FRAME;
 	for (size_t at = 0; at < len; at++) {
 		for (size_t m = 0; m < sizeof(masks); m++) {
 			size_t frame = 0;
@@ -843,8 +860,10 @@ static void test_huge_lengths(void **state)
 		{ 3, (1ull << 30) + 32, -ENODATA },      /* at the limit: plausible, truncated */
 		{ 2, (1u << 20) + 1, -E2BIG },           /* consumer: a registration's limit */
 		{ 2, 1u << 20, -ENODATA },
-		{ 0x80000001u, 1ull << 31, -E2BIG },     /* skippable frames too */
-		{ 0x80000001u, 1000, -ENODATA },
+		{ 0x80000007u, 1ull << 31, -E2BIG },     /* skippable frames too */
+		{ 0x80000007u, 1000, -ENODATA },
+		{ COPY_FRAME, 1ull << 31, -EBADMSG },    /* but a tap's copy times: 16 bytes */
+		{ COPY_FRAME, 1000, -EBADMSG },
 		{ 1, 1ull << 35, -EBADMSG },             /* fixed-size records: wrong size */
 		{ 5, 17, -EBADMSG },
 		{ 6, 23, -EBADMSG },
@@ -1060,6 +1079,216 @@ static void test_skippable_frames(void **state)
 	hcb_consumer_free(c);
 }
 
+/*
+ * A tap's copy times: a frame of their own just before the tap, in the same
+ * write; none where a tap has none, so that the file is byte for byte the
+ * one without them less those frames; read back with their tap, which
+ * starts (for hcb_reader_offset and seek) at its copy times.
+ */
+static void test_copy_times(void **state)
+{
+	struct hcb_consumer *a = vector_consumer("a", HCB_DT_FLOAT32, 3, 1);
+	struct hcb_consumer *b = vector_consumer("b", HCB_DT_INT8, 0, 2);
+	struct reclist l = { 0 };
+	const char *timed = tmp_path("timed.hcbcap"), *plain = tmp_path("plain.hcbcap");
+	size_t starts[32], nframes, tlen, plen, n, count, k = 0;
+	unsigned char *tp, *pp, *q;
+	unsigned int counts[8];
+	struct hcb_reader *r;
+	struct hcb_record rec;
+
+	(void)state;
+	add_session(&l, "cpu");
+	add_timed_tap(&l, a, 0, 0, 1000, 2500);        /* with its consumer frame */
+	add_random_tap(&l, a, 0, 1);
+	add_timed_tap(&l, b, 1, 0, 0, UINT64_MAX);     /* a leafless tap */
+	add_timed_tap(&l, a, 1, 1, UINT64_MAX, UINT64_MAX);
+	add_drop(&l, 0, 1, "x");
+	add_timed_tap(&l, a, 0, 3, 7, 7);
+	add_end(&l, 5, 1);
+	assert_round_trip(&l, "timed.hcbcap");
+	write_list(timed, &l);
+	tp = slurp(timed, &tlen);
+	nframes = walk(tp, tlen, starts, 31, counts);
+	assert_int_equal(counts[7], 4);
+	for (size_t i = 0; i < nframes; i++) {
+		if (hcb_get_le32(tp + starts[i]) != COPY_FRAME)
+			continue;
+		/* 16 bytes, start and end; the tap frame next */
+		assert_int_equal(hcb_get_le64(tp + starts[i] + 4), 16);
+		assert_int_equal(hcb_get_le32(tp + starts[i + 1]), 3);
+		while (l.r[k].kind != HCB_REC_TAP || !l.r[k].tap.copy_end_ns)
+			k++;
+		assert_true(hcb_get_le64(tp + starts[i] + 16) == l.r[k].tap.copy_start_ns);
+		assert_true(hcb_get_le64(tp + starts[i] + 24) == l.r[k].tap.copy_end_ns);
+		k++;
+	}
+	/* without the times: the same file less those frames */
+	for (size_t i = 0; i < l.n; i++)
+		if (l.r[i].kind == HCB_REC_TAP)
+			l.r[i].tap.copy_start_ns = l.r[i].tap.copy_end_ns = 0;
+	write_list(plain, &l);
+	pp = slurp(plain, &plen);
+	walk(pp, plen, NULL, 0, counts);
+	assert_int_equal(counts[7], 0);
+	q = malloc(tlen);
+	assert_non_null(q);
+	n = 0;
+	for (size_t i = 0; i < nframes; i++) {
+		if (i == 0) {
+			memcpy(q, tp, starts[0]);
+			n = starts[0];
+		}
+		if (hcb_get_le32(tp + starts[i]) == COPY_FRAME)
+			continue;
+		memcpy(q + n, tp + starts[i], starts[i + 1] - starts[i]);
+		n += starts[i + 1] - starts[i];
+	}
+	assert_int_equal(n, plen);
+	assert_memory_equal(q, pp, plen);
+
+	/* a timed tap starts at its copy times: read back from there, whole */
+	assert_int_equal(hcb_reader_open(&r, timed), 0);
+	count = 0;
+	while (hcb_reader_next(r, &rec) == 1) {
+		if (rec.kind == HCB_REC_TAP && rec.tap.copy_end_ns) {
+			uint64_t off = hcb_reader_offset(r), start = rec.tap.copy_start_ns;
+
+			assert_int_equal(hcb_get_le32(tp + off), COPY_FRAME);
+			assert_int_equal(hcb_reader_seek(r, off), 0);
+			assert_int_equal(hcb_reader_next(r, &rec), 1);
+			assert_true(rec.tap.copy_start_ns == start && rec.tap.copy_end_ns);
+			count++;
+		}
+	}
+	assert_int_equal(count, 4);
+	hcb_reader_close(r);
+	free(q);
+	free(tp);
+	free(pp);
+	list_free(&l);
+	hcb_consumer_free(a);
+	hcb_consumer_free(b);
+}
+
+/* The file of one tap with copy times, frames: header, consumer, copy times, tap. */
+static unsigned char *timed_file(struct hcb_consumer *c, size_t *len, size_t starts[8])
+{
+	struct reclist l = { 0 };
+	const char *path = tmp_path("one.hcbcap");
+	unsigned char *p;
+
+	add_timed_tap(&l, c, 0, 0, 100, 200);
+	write_list(path, &l);
+	p = slurp(path, len);
+	assert_int_equal(walk(p, *len, starts, 7, NULL), 3);
+	assert_int_equal(hcb_get_le32(p + starts[1]), COPY_FRAME);
+	list_free(&l);
+	return p;
+}
+
+/* Put a frame of type and body (n bytes) at out; its size. */
+static size_t frame_at(unsigned char *out, uint32_t type, const void *body, size_t n)
+{
+	hcb_put_le32(out, type);
+	hcb_put_le64(out + 4, n);
+	hcb_put_le32(out + 12, (uint32_t)crc32(0, out, 12));
+	memcpy(out + 16, body, n);
+	hcb_put_le32(out + 16 + n, (uint32_t)crc32(0, out, (uInt)(16 + n)));
+	return 20 + n;
+}
+
+/* Copy times out of place, cut, or malformed: one clear message at their frame. */
+static void test_copy_times_damage(void **state)
+{
+	struct hcb_consumer *c = vector_consumer("c", HCB_DT_UINT16, 2, 5);
+	const char *path = tmp_path("bad.hcbcap");
+	unsigned char *p, q[512], body[24];
+	size_t len, starts[8], n, count;
+	struct reclist none = { 0 };
+	char msg[512], want[128];
+
+	(void)state;
+	p = timed_file(c, &len, starts);
+	assert_true(len < sizeof(q) - 64);
+	snprintf(want, sizeof(want), "offset %zu: ", starts[1]);
+
+	/* the file ends after them: a cut tap */
+	spit(path, p, starts[2]);
+	assert_int_equal(read_list(path, &none, &count, msg, sizeof(msg)), -ENODATA);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "the file ends after a tap's copy times, before the tap"));
+
+	/* another frame after them: an end record */
+	memcpy(q, p, starts[2]);
+	memset(body, 0, sizeof(body));
+	n = starts[2] + frame_at(q + starts[2], 6, body, 24);
+	spit(path, q, n);
+	assert_int_equal(read_list(path, &none, &count, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "a tap's copy times not followed by their tap (a end frame"));
+	/* or twice */
+	n = starts[2] + frame_at(q + starts[2], COPY_FRAME, p + starts[1] + 16, 16);
+	memcpy(q + n, p + starts[2], len - starts[2]);
+	spit(path, q, n + len - starts[2]);
+	assert_int_equal(read_list(path, &none, &count, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "(a copy times frame comes next)"));
+
+	/* an end before the start */
+	hcb_put_le64(body, 201);
+	hcb_put_le64(body + 8, 200);
+	memcpy(q, p, starts[1]);
+	n = starts[1] + frame_at(q + starts[1], COPY_FRAME, body, 16);
+	memcpy(q + n, p + starts[2], len - starts[2]);
+	spit(path, q, n + len - starts[2]);
+	assert_int_equal(read_list(path, &none, &count, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "a tap's copy times end before they start (201 > 200)"));
+
+	/* a body of another size is damage, not a frame too large to read */
+	for (size_t size = 0; size <= 24; size += 8) {
+		if (size == 16)
+			continue;
+		n = starts[1] + frame_at(q + starts[1], COPY_FRAME, body, size);
+		memcpy(q + n, p + starts[2], len - starts[2]);
+		spit(path, q, n + len - starts[2]);
+		assert_int_equal(read_list(path, &none, &count, msg, sizeof(msg)), -EBADMSG);
+		assert_non_null(strstr(msg, want));
+		assert_non_null(strstr(msg, "a copy times frame of"));
+		assert_non_null(strstr(msg, "bytes (expected 16 to 16)"));
+	}
+
+	/* a reader that does not know them skips them (as for any skippable
+	 * type it does not know): the tap, without times */
+	{
+		struct reclist l = { 0 };
+
+		add_random_tap(&l, c, 0, 0);
+		memcpy(q, p, len);
+		frame_at(q + starts[1], 0x80000002u, p + starts[1] + 16, 16);
+		memcpy(l.payload[0], p + starts[2] + 16 + 32, 4);   /* the random payload written */
+		spit(path, q, len);
+		assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), 0);
+		assert_int_equal(count, 1);
+		list_free(&l);
+	}
+
+	/* the writer refuses what readers would */
+	{
+		struct hcb_writer *w;
+		struct reclist l = { 0 };
+
+		add_timed_tap(&l, c, 0, 0, 201, 200);
+		assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
+		assert_int_equal(hcb_writer_write(w, &l.r[0]), -EINVAL);
+		assert_int_equal(hcb_writer_close(w), 0);
+		list_free(&l);
+	}
+	free(p);
+	hcb_consumer_free(c);
+}
+
 static void test_mode_and_write_errors(void **state)
 {
 	const char *path = tmp_path("private.hcbcap");
@@ -1104,6 +1333,8 @@ int main(void)
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_inconsistent_frames),
 		cmocka_unit_test(test_skippable_frames),
+		cmocka_unit_test(test_copy_times),
+		cmocka_unit_test(test_copy_times_damage),
 		cmocka_unit_test(test_mode_and_write_errors),
 	};
 

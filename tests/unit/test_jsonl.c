@@ -2,7 +2,8 @@
 /*
  * test_jsonl.c - JSONL records (formats/jsonl.h, formats/JSONL.md): string
  * escaping, every dtype's element text, and whole records read back with
- * jansson field by field.
+ * jansson field by field; a tap's copy_ns written only where known, read
+ * back by the reader (formats/jsonl_read.c), and refused when malformed.
  *
  * Float texts must be the shortest that read back to the same value in the
  * element's own dtype.  The goldens name the Python (numpy 1.26.4,
@@ -29,6 +30,7 @@
 #include "consumer.h"
 #include "dtype.h"
 #include "jsonl.h"
+#include "recfile.h"
 
 /* ---- helpers ---- */
 
@@ -808,6 +810,140 @@ static void test_tap_record_hostile_text(void **state)
 	json_decref(j);
 }
 
+/* ---- copy_ns: the tap's device-side copy times ---- */
+
+#define COPY_HEAD "{\"type\":\"tap\",\"device\":1,\"seq\":2,\"consumer\":1,\"name\":\"x\"," \
+	"\"kwargs\":{},\"tree\":\"*\",\"ts_ns\":3000"
+#define COPY_DATA "\"arrays\":[{\"dtype\":\"float64\",\"shape\":[],\"data\":[0.1]}]}\n"
+
+/* Written right after ts_ns, only when the end is known; the writer
+ * refuses times that end before they start. */
+static void test_copy_ns_written(void **state)
+{
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
+	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
+	struct hcb_consumer *c = consumer(&one, 1);
+	struct hcb_record rec = { .kind = HCB_REC_TAP };
+	struct hcb_buf b = HCB_BUF_INIT;
+	double v = 0.1;
+
+	(void)state;
+	assert_int_equal(hcb_jsonl_tap_copy(&b, c, 1, 2, 3000, 1000, 2500,
+					    (const unsigned char *)&v), 0);
+	assert_string_equal(hcb_buf_str(&b), COPY_HEAD ",\"copy_ns\":[1000,2500]," COPY_DATA);
+	hcb_buf_reset(&b);
+	assert_int_equal(hcb_jsonl_tap_copy(&b, c, 1, 2, 3000, 0, UINT64_MAX,
+					    (const unsigned char *)&v), 0);
+	assert_string_equal(hcb_buf_str(&b),
+			    COPY_HEAD ",\"copy_ns\":[0,18446744073709551615]," COPY_DATA);
+	/* no end, no copy_ns: the line hcb_jsonl_tap writes, as before */
+	hcb_buf_reset(&b);
+	assert_int_equal(hcb_jsonl_tap_copy(&b, c, 1, 2, 3000, 0, 0, (const unsigned char *)&v), 0);
+	assert_string_equal(hcb_buf_str(&b), COPY_HEAD "," COPY_DATA);
+	hcb_buf_reset(&b);
+	assert_int_equal(hcb_jsonl_tap_copy(&b, c, 1, 2, 3000, 5, 4, (const unsigned char *)&v),
+			 -EINVAL);
+	/* and a record through hcb_jsonl_record, as the writers write it */
+	hcb_buf_reset(&b);
+	rec.tap = (struct hcb_packet){ .device = 1, .seq = 2, .ts_ns = 3000, .consumer = c,
+				       .payload = (const unsigned char *)&v,
+				       .copy_start_ns = 7, .copy_end_ns = 7 };
+	assert_int_equal(hcb_jsonl_record(&b, &rec), 0);
+	assert_string_equal(hcb_buf_str(&b), COPY_HEAD ",\"copy_ns\":[7,7]," COPY_DATA);
+	hcb_buf_free(&b);
+	hcb_consumer_free(c);
+}
+
+/* Read text as a JSONL recording: the first record's result, its copy
+ * times in copy[], the reader's message in msg. */
+static int read_copy(const char *text, uint64_t copy[2], char *msg, size_t size)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct hcb_reader *r;
+	struct hcb_record rec;
+	int n;
+
+	assert_non_null(f);
+	assert_int_equal(hcb_reader_open_stream(&r, f, "t.jsonl", HCB_FMT_JSONL), 0);
+	n = hcb_reader_next(r, &rec);
+	copy[0] = copy[1] = UINT64_C(12345);
+	if (n == 1) {
+		assert_int_equal(rec.kind, HCB_REC_TAP);
+		copy[0] = rec.tap.copy_start_ns;
+		copy[1] = rec.tap.copy_end_ns;
+	}
+	snprintf(msg, size, "%s", hcb_reader_error(r));
+	hcb_reader_close(r);
+	return n;
+}
+
+static void test_copy_ns_read(void **state)
+{
+	static const char *const bad[] = {
+		"\"1000\"", "[1000]", "[1,2,3]", "[-1,5]", "[1.5,2]", "[1e3,2000]", "{}", "null",
+		"[1000,18446744073709551616]", "[1000,\"2000\"]", "[[1],2]",
+	};
+	const char *bad_msg = "t.jsonl:1: 'copy_ns' is not a list of two whole numbers "
+			      "from 0 to 18446744073709551615";
+	uint64_t copy[2];
+	char line[512], msg[256];
+
+	(void)state;
+	assert_int_equal(read_copy(COPY_HEAD ",\"copy_ns\":[1000,2500]," COPY_DATA, copy, msg,
+				   sizeof(msg)), 1);
+	assert_int_equal(copy[0], 1000);
+	assert_int_equal(copy[1], 2500);
+	/* its extremes, spaces, and any place in the line */
+	assert_int_equal(read_copy(COPY_HEAD "," COPY_DATA, copy, msg, sizeof(msg)), 1);
+	assert_int_equal(copy[0], 0);
+	assert_int_equal(copy[1], 0);
+	assert_int_equal(read_copy(COPY_HEAD ",\"copy_ns\": [ 0 , 18446744073709551615 ] ,"
+				   COPY_DATA, copy, msg, sizeof(msg)), 1);
+	assert_int_equal(copy[0], 0);
+	assert_true(copy[1] == UINT64_MAX);
+	assert_int_equal(read_copy("{\"copy_ns\":[5,5],\"type\":\"tap\",\"device\":0,\"seq\":0,"
+				   "\"consumer\":1,\"name\":\"x\",\"tree\":\"*\"," COPY_DATA,
+				   copy, msg, sizeof(msg)), 1);
+	assert_int_equal(copy[0], 5);
+	assert_int_equal(copy[1], 5);
+	/* anything else is one message naming the line */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), COPY_HEAD ",\"copy_ns\":%s," COPY_DATA, bad[i]);
+		assert_int_equal(read_copy(line, copy, msg, sizeof(msg)), -EBADMSG);
+		if (strcmp(msg, bad_msg))
+			fail_msg("copy_ns %s: \"%s\"", bad[i], msg);
+	}
+	assert_int_equal(read_copy(COPY_HEAD ",\"copy_ns\":[2501,2500]," COPY_DATA, copy, msg,
+				   sizeof(msg)), -EBADMSG);
+	assert_string_equal(msg, "t.jsonl:1: 'copy_ns' ends before it starts");
+}
+
+/* What the reader takes, the writer writes back the same. */
+static void test_copy_ns_round_trip(void **state)
+{
+	static const uint64_t times[][2] = {
+		{ 1000, 2500 }, { 0, 1 }, { 0, UINT64_MAX }, { UINT64_MAX, UINT64_MAX }, { 9, 9 },
+	};
+	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
+	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
+	struct hcb_consumer *c = consumer(&one, 1);
+	struct hcb_buf b = HCB_BUF_INIT;
+	uint64_t copy[2];
+	double v = 0.1;
+	char msg[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		hcb_buf_reset(&b);
+		assert_int_equal(hcb_jsonl_tap_copy(&b, c, 1, 2, 3000, times[i][0], times[i][1],
+						    (const unsigned char *)&v), 0);
+		assert_int_equal(read_copy(hcb_buf_str(&b), copy, msg, sizeof(msg)), 1);
+		assert_true(copy[0] == times[i][0] && copy[1] == times[i][1]);
+	}
+	hcb_buf_free(&b);
+	hcb_consumer_free(c);
+}
+
 static void test_other_records(void **state)
 {
 	struct hcb_buf b = HCB_BUF_INIT;
@@ -863,6 +999,9 @@ int main(void)
 		cmocka_unit_test(test_tap_record_small),
 		cmocka_unit_test(test_tap_record_hostile_text),
 		cmocka_unit_test(test_other_records),
+		cmocka_unit_test(test_copy_ns_written),
+		cmocka_unit_test(test_copy_ns_read),
+		cmocka_unit_test(test_copy_ns_round_trip),
 	};
 
 	return cmocka_run_group_tests_name("jsonl", tests, NULL, NULL);

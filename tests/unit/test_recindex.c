@@ -5,7 +5,8 @@
  * .hcbcap, on real files in a temporary directory:
  *
  *  - a skim yields every record a sequential read does, at the same
- *    offsets, with the same tap headers and no payload;
+ *    offsets, with the same tap headers (copy times included) and no
+ *    payload;
  *  - every record read back by its offset, in any order, by another reader
  *    given the skim's consumers, equals the sequential read, byte for byte;
  *  - JSONL lines in another member order, and taps of a consumer met for
@@ -69,7 +70,7 @@ struct got {
 	enum hcb_record_kind kind;
 	uint64_t off;
 	uint32_t device, id;
-	uint64_t seq, ts, count;
+	uint64_t seq, ts, count, copy[2];
 	unsigned char *payload;
 	size_t len;
 };
@@ -87,6 +88,8 @@ static void keep(struct got *g, const struct hcb_record *rec, uint64_t off)
 	g->id = rec->tap.consumer->id;
 	g->seq = rec->tap.seq;
 	g->ts = rec->tap.ts_ns;
+	g->copy[0] = rec->tap.copy_start_ns;
+	g->copy[1] = rec->tap.copy_end_ns;
 	g->len = rec->tap.consumer->total_bytes;
 	if (rec->tap.payload) {
 		g->payload = malloc(g->len ? g->len : 1);
@@ -103,6 +106,8 @@ static void same(const struct got *a, const struct got *b, int payloads)
 	assert_int_equal(a->id, b->id);
 	assert_int_equal(a->seq, b->seq);
 	assert_int_equal(a->ts, b->ts);
+	assert_int_equal(a->copy[0], b->copy[0]);
+	assert_int_equal(a->copy[1], b->copy[1]);
 	assert_int_equal(a->count, b->count);
 	if (payloads && a->kind == HCB_REC_TAP)
 		assert_memory_equal(a->payload, b->payload, a->len);
@@ -119,8 +124,8 @@ static void free_got(struct got *g, size_t n)
 #define NREC 64
 
 /* session, then taps of three consumers on four devices (a float32
- * scalar, a float32[5] with a NaN and infinities, an int32[2,3]), a drop,
- * a barrier, the end. */
+ * scalar, a float32[5] with a NaN and infinities, an int32[2,3]; every
+ * fifth with device copy times), a drop, a barrier, the end. */
 static void write_recording(const char *path)
 {
 	struct hcb_consumer *c[3] = {
@@ -154,6 +159,10 @@ static void write_recording(const char *path)
 					       .consumer = k, .payload = payload };
 		if (i == 7)
 			rec.tap.seq = UINT64_MAX;
+		if (i % 5 == 2) {
+			rec.tap.copy_start_ns = rec.tap.ts_ns - 3000;
+			rec.tap.copy_end_ns = rec.tap.ts_ns - 1000 + (uint64_t)i;
+		}
 		assert_int_equal(hcb_writer_write(w, &rec), 0);
 		if (i == 30) {
 			rec = (struct hcb_record){ .kind = HCB_REC_DROP };

@@ -79,6 +79,11 @@ static int fake_read(void *ctx, uint64_t off, struct hcb_record *rec, char *err,
 	rec->tap.ts_ns = 1700000000000000000ull + (uint64_t)k * 1000000;
 	rec->tap.consumer = fake_cons(fk, k);
 	rec->tap.payload = (const unsigned char *)fk->v[k];
+	/* every third with its device copy: 1.5 us, ending 0.5 us before it */
+	if (k % 3 == 1) {
+		rec->tap.copy_start_ns = rec->tap.ts_ns - 2000;
+		rec->tap.copy_end_ns = rec->tap.ts_ns - 500;
+	}
 	return 0;
 }
 
@@ -338,6 +343,57 @@ static void test_rates(void **state)
 
 /* ---- the detail pane ---- */
 
+/* A tap read back from the recording has its copy times, as a held one. */
+static void test_copy_times_read_back(void **state)
+{
+	static const struct tui_plot_style st = { .utf8 = 0 };
+	struct fake *fk = malloc(sizeof(*fk));
+	struct tui_detail_pane d = { 0 };
+	const struct tui_tap *t;
+	struct tui_model m;
+
+	(void)state;
+	assert_non_null(fk);
+	fake_init(fk);
+	assert_int_equal(tui_model_init_indexed(&m, &fake_ops, fk), 0);
+	index_taps(&m, fk, 0, 12);
+	for (uint64_t k = 0; k < 12; k++) {
+		t = tui_model_get(&m, k);
+		assert_non_null(t);
+		assert_true(t->copy_end_ns == (k % 3 == 1 ? t->ts_ns - 500 : 0));
+		assert_true(t->copy_start_ns == (k % 3 == 1 ? t->ts_ns - 2000 : 0));
+	}
+	/* from the cache too (the payload kept) */
+	t = tui_model_get(&m, 7);
+	assert_true(t->copy_end_ns == t->ts_ns - 500);
+	/* the pane: the line after the head, in text and plot alike */
+	assert_int_equal(tui_detail_pane_build(&d, &m.cons[t->cons], "cpu", t, 20, 80, 0, &st), 0);
+	assert_int_equal(d.mode, TUI_DETAIL_BOTH);
+	assert_int_equal(d.lines, 6);
+	assert_non_null(strstr(hcb_buf_str(&d.text),
+			       ")\ndevice copy  1.500 us, starting 2.000 us before the tap\ndevice: cpu:"));
+	assert_int_equal(tui_detail_pane_build(&d, &m.cons[t->cons], "cpu", t, 10, 80, 0, &st), 0);
+	assert_int_equal(d.mode, TUI_DETAIL_PLOT);
+	assert_int_equal(d.lines, 3);
+	assert_int_equal(d.grid_y, 3);
+	assert_int_equal(d.grid.rows, 7);
+	assert_non_null(strstr(hcb_buf_str(&d.text), ")\ndevice copy  1.500 us, starting 2.000 us "
+			       "before the tap\n[0] float32[8]  min 7  max 14"));
+	/* with no room for it and a plot of the least size: the text */
+	assert_int_equal(tui_detail_pane_build(&d, &m.cons[t->cons], "cpu", t, 7, 80, 0, &st), 0);
+	assert_int_equal(d.mode, TUI_DETAIL_TEXT);
+	/* a tap without: two lines above the plot, as before */
+	t = tui_model_get(&m, 9);
+	assert_int_equal(tui_detail_pane_build(&d, &m.cons[t->cons], "cpu", t, 10, 80, 0, &st), 0);
+	assert_int_equal(d.mode, TUI_DETAIL_PLOT);
+	assert_int_equal(d.lines, 2);
+	assert_null(strstr(hcb_buf_str(&d.text), "device copy"));
+	tui_detail_pane_free(&d);
+	tui_model_free(&m);
+	fake_free(fk);
+	free(fk);
+}
+
 static void test_detail_pane_modes(void **state)
 {
 	const struct tui_plot_style st = { .utf8 = 0 };
@@ -413,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_cache_bounds),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_detail_pane_modes),
+		cmocka_unit_test(test_copy_times_read_back),
 	};
 
 	return cmocka_run_group_tests_name("tui_index", tests, NULL, NULL);

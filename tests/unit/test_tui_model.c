@@ -4,7 +4,8 @@
  * (tui/frame.h): streams per device and consumer, the bounded ring of taps
  * (by count and by bytes, evicted taps counted), drop records, the view
  * filter and search, snapshots that stay frozen while taps keep coming,
- * and the detail text (id_print plus min/max/mean).
+ * and the detail text (id_print plus min/max/mean, and a tap's device copy
+ * where it has one).
  */
 #include <errno.h>
 #include <math.h>
@@ -327,6 +328,78 @@ static void test_detail_text(void **state)
 	hcb_consumer_free(c);
 }
 
+/* A tap with device copy times: one line after the head says how long the
+ * copy took and where it started from the tap's time; the rest is as it
+ * is without them. */
+static void test_detail_copy_line(void **state)
+{
+	static const struct {
+		uint64_t ts, start, end;
+		const char *line;
+	} cases[] = {
+		{ 5000000000, 4999998000, 4999999500, "device copy  1.500 us, starting 2.000 us before the tap\n" },
+		{ 5000000000, 5000012345, 5012345678, "device copy  12333.333 us, starting 12.345 us after the tap\n" },
+		{ 5000000000, 5000000000, 5000000000, "device copy  0.000 us, starting 0.000 us after the tap\n" },
+		{ 0, 7, 1007, "device copy  1.000 us\n" },
+		{ 5000000000, 0, UINT64_MAX, "device copy  18446744073709551.615 us, starting 5000000.000 us before the tap\n" },
+	};
+	struct hcb_consumer *c = consumer("field", 5, "field", HCB_DT_FLOAT32, 5);
+	float v[5] = { 1, -2, NAN, INFINITY, 3 };
+	struct hcb_buf plain = HCB_BUF_INIT, b = HCB_BUF_INIT, want = HCB_BUF_INIT;
+	struct hcb_record r = { .kind = HCB_REC_TAP };
+	const struct tui_tap *t;
+	struct tui_model m;
+	char when[32];
+
+	(void)state;
+	assert_int_equal(tui_model_init(&m, 0, 0), 0);
+	r.tap = (struct hcb_packet){ .device = 1, .seq = 7, .consumer = c,
+				     .payload = (const unsigned char *)v };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r.tap.ts_ns = cases[i].ts;
+		r.tap.copy_start_ns = cases[i].start;
+		r.tap.copy_end_ns = cases[i].end;
+		assert_int_equal(tui_model_add(&m, &r), 0);
+		t = tui_model_tap(&m, m.received - 1);
+		assert_true(t->copy_start_ns == cases[i].start && t->copy_end_ns == cases[i].end);
+		hcb_buf_reset(&b);
+		assert_int_equal(tui_detail_copy(&b, t), 0);
+		assert_string_equal(hcb_buf_str(&b), cases[i].line);
+		/* in the pane's text, right after the head line */
+		hcb_buf_reset(&b);
+		assert_int_equal(tui_detail_text(&b, &m.cons[0], m.platform, t), 0);
+		tui_format_time(when, sizeof(when), cases[i].ts);
+		hcb_buf_reset(&want);
+		assert_int_equal(hcb_buf_printf(&want, "tap #%zu  seq 7  %s  consumer field (5)\n%s"
+						"device: cpu:1 what: field\n", i, when, cases[i].line), 0);
+		assert_memory_equal(hcb_buf_str(&b), hcb_buf_str(&want), want.len);
+	}
+	/* without them: no such line, and the text is the rest of the one with */
+	r.tap.copy_start_ns = r.tap.copy_end_ns = 0;
+	assert_int_equal(tui_model_add(&m, &r), 0);
+	t = tui_model_tap(&m, m.received - 1);
+	hcb_buf_reset(&b);
+	assert_int_equal(tui_detail_copy(&b, t), 0);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(tui_detail_text(&plain, &m.cons[0], m.platform, t), 0);
+	assert_null(strstr(hcb_buf_str(&plain), "device copy"));
+	hcb_buf_reset(&b);
+	assert_int_equal(tui_detail_text(&b, &m.cons[0], m.platform, tui_model_tap(&m, 4)), 0);
+	{
+		const char *with = hcb_buf_str(&b), *line = strstr(with, cases[4].line);
+		size_t head = (size_t)(line - with), n = strlen(cases[4].line);
+
+		assert_non_null(line);
+		/* the same head (same tap number aside) and the same lines below */
+		assert_string_equal(with + head + n, hcb_buf_str(&plain) + head);
+	}
+	hcb_buf_free(&plain);
+	hcb_buf_free(&b);
+	hcb_buf_free(&want);
+	tui_model_free(&m);
+	hcb_consumer_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_filter_and_search_match),
 		cmocka_unit_test(test_frame_follow_pause_filter),
 		cmocka_unit_test(test_detail_text),
+		cmocka_unit_test(test_detail_copy_line),
 	};
 
 	return cmocka_run_group_tests_name("tui_model", tests, NULL, NULL);

@@ -18,11 +18,12 @@ TAP_HEAD, SESSION_HEAD, DROP_HEAD = 32, 24, 16
 MAX_BODY = (1 << 30) + TAP_HEAD
 SKIPPABLE = 0x80000000
 SESSION, CONSUMER, TAP, DROP, BARRIER, END = range(1, 7)
+COPY = SKIPPABLE | 1        # a tap's copy times, just before its tap frame
 NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BARRIER: "barrier",
-         END: "end"}
+         END: "end", COPY: "copy times"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
-          END: (24, 24)}
+          END: (24, 24), COPY: (16, 16)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
 _LEAF = struct.Struct("<II8Q")
@@ -101,6 +102,8 @@ class HcbcapReader:
         self.consumers = {}
         self.offset = 0         # of the frame being read
         self.read = 0           # bytes read so far
+        self.copy = None        # a tap's copy times, for the tap frame next
+        self.copy_offset = 0    # their frame's
         self.fd = None
         try:
             fd = f.fileno()
@@ -165,6 +168,10 @@ class HcbcapReader:
         self.offset = HEADER
         while True:
             head = self._read(HEAD)
+            if not head and self.copy is not None:
+                self.offset = self.copy_offset
+                raise _Bad("truncated recording: the file ends after a tap's copy times, before "
+                           "the tap; the records before it are complete", True)
             if not head:
                 return
             if len(head) < HEAD:
@@ -172,6 +179,10 @@ class HcbcapReader:
                            "bytes); the records before it are complete" % (len(head), HEAD), True)
             kind, n, crc = _HEAD.unpack(head)
             self._check_head(head, kind, n, crc)
+            if self.copy is not None and kind != TAP:
+                self.offset = self.copy_offset
+                raise _Bad("a tap's copy times not followed by their tap (a %s frame comes next)"
+                           % NAMES.get(kind, "unknown"))
             need = HEAD + n + TAIL
             body = self._read(n + TAIL)
             if len(body) < n + TAIL:
@@ -194,7 +205,7 @@ class HcbcapReader:
             raise _Bad("unknown frame type %d" % kind)
         lo, hi = LIMITS.get(kind, (0, MAX_BODY))
         name = NAMES.get(kind, "unknown")
-        if n > hi and kind in (TAP, CONSUMER) or (n > hi and kind & SKIPPABLE):
+        if n > hi and kind in (TAP, CONSUMER) or (n > hi and kind & SKIPPABLE and kind != COPY):
             raise _Bad("a %s frame of %d bytes, more than the %d this hcbtrace reads" % (name, n, hi))
         if n < lo or n > hi:
             raise _Bad("a %s frame of %d bytes (expected %d to %d)" % (name, n, lo, hi))
@@ -227,6 +238,12 @@ class HcbcapReader:
             return Barrier(*struct.unpack_from("<QQ", b))
         if kind == END:
             return End(*struct.unpack_from("<QQQ", b))
+        if kind == COPY:
+            start, end = struct.unpack_from("<QQ", b)
+            if start > end:
+                raise _Bad("a tap's copy times end before they start (%d > %d)" % (start, end))
+            self.copy, self.copy_offset = (start, end), self.offset
+            return None
         return None             # a skippable frame of a later version
 
     def _tap(self, b, n):
@@ -243,5 +260,6 @@ class HcbcapReader:
         leaves = [np.frombuffer(b, dt, count, TAP_HEAD + off).reshape(shape)
                   for dt, count, off, shape in zip(c.numpy_dtypes(), c.counts, c._offsets,
                                                    c.shapes)]
+        copy, self.copy = self.copy, None
         return Tap(device, None if seq == U64_MAX else seq, ts, cid, c.name, dict(c.kwargs), c.tree,
-                   c.build(leaves), leaves, pid, tid)
+                   c.build(leaves), leaves, pid, tid, copy if copy and copy[1] else None)

@@ -50,6 +50,20 @@ def _str(obj, key, optional=False, limit=None):
     return v
 
 
+def _copy_ns(obj):
+    """A tap's "copy_ns" (formats/jsonl_copy.c): (start, end), or None
+    without one; [0, 0], an end not known, is none either."""
+    v = obj.get("copy_ns", _MISSING)
+    if v is _MISSING:
+        return None
+    if (type(v) is not list or len(v) != 2 or
+            not all(type(x) is int and 0 <= x <= U64_MAX for x in v)):
+        raise _Bad("'copy_ns' is not a list of two whole numbers from 0 to %d" % U64_MAX)
+    if v[0] > v[1]:
+        raise _Bad("'copy_ns' ends before it starts")
+    return (v[0], v[1]) if v[1] else None
+
+
 def _check_data(a, i, n):
     data = a.get("data")
     if type(data) is not list:
@@ -146,6 +160,7 @@ class JsonlReader:
             raise _Bad("'seq' is missing")
         if seq is not None:
             seq = _u64(obj, "seq", U64_MAX - 1)
+        copy_ns = _copy_ns(obj)
         kwargs = obj.get("kwargs", _MISSING)
         if kwargs is _MISSING:
             kwargs = {}
@@ -187,7 +202,8 @@ class JsonlReader:
         if ties:
             self._settle(line, leaves, ties, c)
         leaves = [flat.reshape(shape) for flat, shape in zip(leaves, c.shapes)]
-        return Tap(device, seq, ts, cid, name, dict(kwargs), tree, c.build(leaves), leaves)
+        return Tap(device, seq, ts, cid, name, dict(kwargs), tree, c.build(leaves), leaves,
+                   copy_ns=copy_ns)
 
     @staticmethod
     def _leaf_spec(a, i):

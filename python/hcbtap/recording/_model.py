@@ -123,16 +123,18 @@ class Tap(_Record):
     dicts as the recording's tree says; a lone leaf is the array itself);
     leaves: the same arrays, flat, in tree order.  seq: None where the
     recording has none; ts_ns: 0 where it has none.  pid, tid: the emitting
-    thread (.hcbcap only, else None)."""
+    thread (.hcbcap only, else None).  copy_ns: (start, end) of the tap's
+    device-to-host copies on the device, first start to last end, on ts_ns's
+    clock (hcbtrace record --cuda), or None where the recording has none."""
     __slots__ = ("device", "seq", "ts_ns", "consumer", "name", "kwargs", "tree", "value",
-                 "leaves", "pid", "tid")
+                 "leaves", "pid", "tid", "copy_ns")
     kind = "tap"
 
     def __init__(self, device, seq, ts_ns, consumer, name, kwargs, tree, value, leaves,
-                 pid=None, tid=None):
+                 pid=None, tid=None, copy_ns=None):
         self.device, self.seq, self.ts_ns, self.consumer = device, seq, ts_ns, consumer
         self.name, self.kwargs, self.tree, self.value = name, kwargs, tree, value
-        self.leaves, self.pid, self.tid = leaves, pid, tid
+        self.leaves, self.pid, self.tid, self.copy_ns = leaves, pid, tid, copy_ns
 
 
 class Drop(_Record):
