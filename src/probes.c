@@ -24,6 +24,7 @@ struct hcb_probes {
 	void *ctx;
 	int stop_err;         /* the callback's negative return, which stops the poll */
 	unsigned int batch;   /* records taken in this poll */
+	size_t batch_bytes;   /* and their bytes */
 	int yielded;
 	int exec_seen;        /* the target exec'd: later records are not its packets */
 	int exec_watch_err;   /* why execs are not watched for, or 0 */
@@ -34,8 +35,12 @@ struct hcb_probes {
 
 /* libbpf's ring_buffer__poll() returns only when it has caught up with the
  * producer, which a fast target may never let happen: return to the caller
- * after this many records, so it can see Ctrl-C, -d and a target's exit. */
+ * after this many records or bytes, so it can see Ctrl-C, -d, a target's
+ * exit and a barrier.  Bytes too: 4096 chunks of a large tap are 256 MiB,
+ * which a JSONL writer takes seconds to format, and a barrier waited that
+ * long to be looked at. */
 #define POLL_BATCH 4096
+#define POLL_BATCH_BYTES (1u << 20)
 
 static int on_record(void *ctx, void *data, size_t len)
 {
@@ -53,7 +58,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		p->stop_err = err;
 		return err;
 	}
-	if (++p->batch >= POLL_BATCH) {
+	p->batch_bytes += len;
+	if (++p->batch >= POLL_BATCH || p->batch_bytes >= POLL_BATCH_BYTES) {
 		/* libbpf has consumed this record already when we bail out */
 		p->yielded = 1;
 		return -EAGAIN;
@@ -224,6 +230,7 @@ int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
 	int n;
 
 	p->batch = 0;
+	p->batch_bytes = 0;
 	p->yielded = 0;
 	n = ring_buffer__poll(p->rb, timeout_ms);
 	/* the BPF side wakes us only for a backlog: take what came in quietly */
@@ -253,6 +260,7 @@ int hcb_probes_drain(struct hcb_probes *p)
 
 	do {
 		p->batch = 0;
+		p->batch_bytes = 0;
 		p->yielded = 0;
 		n = ring_buffer__consume(p->rb);
 		if (p->stop_err)
