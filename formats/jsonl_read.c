@@ -392,7 +392,8 @@ static int read_payload(struct hcb_reader *r, uint32_t arrays, const struct hcb_
 	uint32_t a = jfirst(arrays);
 	uint64_t off = 0;
 
-	if (hcb_grow(&s->payload, &s->payload_cap, c->total_bytes, 1))
+	/* never NULL, even for a tap of empty leaves: its users offset it */
+	if (hcb_grow(&s->payload, &s->payload_cap, c->total_bytes ? c->total_bytes : 1, 1))
 		return -ENOMEM;
 	for (unsigned int i = 0; i < c->nleaves; i++, a = d->nodes[a].end) {
 		const struct hcb_leaf_shape *l = &c->leaves[i];
