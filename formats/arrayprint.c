@@ -7,10 +7,10 @@
  * the shortest decimal that reads back as the same value of the element's
  * own type, capped at the precision.
  *
- * Digits come from Dragon4 (dragon4.c) called the way numpy's
- * FloatingFormat calls its own: the same modes, precisions and minimum
- * digit counts, so even the last digit of a value printed with more digits
- * than it needs is rounded as numpy rounds it.  That part, the columns of
+ * Digits come from Dragon4 (digits.c, mostly without running dragon4.c)
+ * called the way numpy's FloatingFormat calls its own: the same modes,
+ * precisions and minimum digit counts, so even the last digit of a value
+ * printed with more digits than it needs is rounded as numpy rounds it.  That part, the columns of
  * floats, is floatformat.c; this file is the per-dtype element formats and
  * the layout.
  */
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "arrayprint.h"
+#include "digits.h"
 #include "dtype.h"
 #include "floatformat.h"
 
@@ -173,11 +174,9 @@ static int efmt_put(struct hcb_buf *out, const struct efmt *e, const void *p)
 			return hcb_buf_puts(out, e->zero_d ? "True" : " True");
 		return hcb_buf_puts(out, "False");
 	case K_INT:
-		return hcb_buf_printf(out, "%*lld", e->int_width,
-				      (long long)hcb_elem_to_i64(e->dtype, p));
+		return hcb_put_i64(out, hcb_elem_to_i64(e->dtype, p), e->int_width);
 	case K_UINT:
-		return hcb_buf_printf(out, "%*llu", e->int_width,
-				      (unsigned long long)hcb_elem_to_u64(e->dtype, p));
+		return hcb_put_u64(out, hcb_elem_to_u64(e->dtype, p), e->int_width);
 	case K_FLOAT:
 		return ffmt_put(out, &e->re, hcb_elem_to_double(e->dtype, p));
 	case K_COMPLEX: {
@@ -293,6 +292,26 @@ static int extend_line(struct walk *w, struct hcb_buf *out, const char *word, si
 	return hcb_buf_add(&w->line, word, wlen);
 }
 
+/*
+ * An element, as extend_line would add it, but written straight into the
+ * line (no copy through a word buffer for each of an array's elements);
+ * moved to a new line, through word, only when it went past width.
+ */
+static int put_elem(struct walk *w, struct hcb_buf *out, struct hcb_buf *word, const void *p,
+		    int width, size_t indent, size_t *skip)
+{
+	size_t start = w->line.len;
+	int err = efmt_put(&w->line, w->ef, p);
+
+	if (err || (long)w->line.len <= width || start <= indent)
+		return err;
+	hcb_buf_reset(word);
+	err = hcb_buf_add(word, w->line.data + start, w->line.len - start);
+	w->line.len = start;
+	w->line.data[start] = '\0';  /* buf.h: data stays NUL terminated */
+	return err ?: extend_line(w, out, hcb_buf_str(word), word->len, width, indent, skip);
+}
+
 static int recurse(struct walk *w, unsigned int axis, uint64_t off, struct hcb_buf *out,
 		   int width)
 {
@@ -324,11 +343,8 @@ static int recurse(struct walk *w, unsigned int axis, uint64_t off, struct hcb_b
 				err = err ?: hcb_buf_putc(&w->line, ' ');
 				i = len - w->edge;
 			}
-			hcb_buf_reset(&word);
-			err = err ?: efmt_put(&word, w->ef,
-					      w->data + (off + i * w->stride[axis]) * w->ef->esize);
-			err = err ?: extend_line(w, out, hcb_buf_str(&word), word.len,
-						 elem_width, indent, &skip);
+			err = err ?: put_elem(w, out, &word, w->data + (off + i * w->stride[axis]) *
+					      w->ef->esize, elem_width, indent, &skip);
 			if (!err && i + 1 < len)
 				err = hcb_buf_putc(&w->line, ' ');
 		}

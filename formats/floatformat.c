@@ -3,9 +3,9 @@
  * floatformat.c - numpy 1.26's FloatingFormat for array2string
  * (arrayprint.c): how a column of floats is laid out (positional or
  * scientific, padding, precision) from the values it shows, and each value
- * printed in it with Dragon4's digits (dragon4.c), called the way numpy's
- * FloatingFormat calls its own: the same modes, precisions and minimum
- * digit counts.
+ * printed in it with Dragon4's digits (digits.c, mostly without running
+ * dragon4.c), called the way numpy's FloatingFormat calls its own: the
+ * same modes, precisions and minimum digit counts.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dragon4.h"
+#include "digits.h"
 #include "dtype.h"
 #include "floatformat.h"
 
@@ -63,16 +63,16 @@ static double round_to_half(double x)
 	return copysign(r, x);
 }
 
-/* Dragon4's view of v (finite, nonzero) as a value of its column's type. */
-static struct hcb_d4_float d4_bits(double v, unsigned int t)
+/* Dragon4's view of its column's type: whose shortest digits count. */
+static struct hcb_d4_type d4_type(unsigned int t)
 {
 	switch (t) {
 	case HCB_DT_FLOAT16:
-		return hcb_d4_split(v, 10, -14);
+		return (struct hcb_d4_type){ 10, -14 };
 	case HCB_DT_FLOAT32:
-		return hcb_d4_split(v, 23, -126);
+		return (struct hcb_d4_type){ 23, -126 };
 	default:
-		return hcb_d4_split(v, 52, -1022);
+		return (struct hcb_d4_type){ 52, -1022 };
 	}
 }
 
@@ -83,24 +83,25 @@ static struct hcb_d4_float d4_bits(double v, unsigned int t)
  * whole: numpy's min_digits=0, which array2string passes when printing
  * (not when sizing): the digits up to the units are the value's own, not
  * the zeros a shorter unique form would leave ("26512." for float16, where
- * the unique digits alone give "26510.").
+ * the unique digits alone give "26510.").  Returns the text's length and
+ * sets *dot to where its '.' is, which the callers need and would
+ * otherwise search for.
  */
-static void pos_body(double v, const struct ffmt *f, int prec, bool whole, char *out,
-		     size_t size)
+static int pos_body(double v, const struct ffmt *f, int prec, bool whole, char *out,
+		    size_t size, int *dot)
 {
-	struct hcb_d4_float bits;
 	struct hcb_decimal d;
 	int i, j = 0, last;
 
 	v = fabs(v);
+	*dot = 1;
 	if (v == 0) {
 		snprintf(out, size, "0.");
-		return;
+		return 2;
 	}
 	/* numpy's dragon4_positional(precision=prec, unique=True, min_digits=0
 	 * when printing, none when sizing) */
-	bits = d4_bits(v, f->dtype);
-	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_FRACTION, prec, whole ? 0 : -1, &d);
+	hcb_unique_digits(v, d4_type(f->dtype), HCB_D4_FRACTION, prec, whole ? 0 : -1, &d);
 	/* trim='.': no zeros at the end of the fraction */
 	for (last = d.n; last > 0 && d.d[last - 1] == '0' && d.e - (last - 1) < 0; last--)
 		;
@@ -114,11 +115,13 @@ static void pos_body(double v, const struct ffmt *f, int prec, bool whole, char 
 	} else {
 		for (i = 0; i <= d.e && j + 2 < (int)size; i++)
 			out[j++] = i < last ? d.d[i] : '0';
+		*dot = j;
 		out[j++] = '.';
 		for (; i < last && j + 1 < (int)size; i++)
 			out[j++] = d.d[i];
 	}
 	out[j] = '\0';
+	return j;
 }
 
 /* Number of exponent digits numpy writes: at least two. */
@@ -135,14 +138,13 @@ static int exp_digits(int e)
 }
 
 /*
- * Scientific digits of |v| (finite).  frac < 0: unique digits capped at
- * prec fraction digits, trailing zeros dropped (the sizing pass); else
- * exactly frac fraction digits.
+ * Scientific digits of |v| (finite).  frac < 0: the count and exponent
+ * (d->n, d->e) of the unique digits capped at prec fraction digits,
+ * trailing zeros dropped (the sizing pass); else exactly frac fraction
+ * digits.
  */
 static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struct hcb_decimal *d)
 {
-	struct hcb_d4_float bits;
-
 	v = fabs(v);
 	if (v == 0) {
 		d->n = frac < 0 ? 1 : frac + 1;
@@ -150,16 +152,14 @@ static void sci_digits(double v, const struct ffmt *f, int prec, int frac, struc
 		d->e = 0;
 		return;
 	}
-	bits = d4_bits(v, f->dtype);
 	if (frac < 0) {
-		/* dragon4_scientific(precision=prec, unique=True, trim='.') */
-		hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, prec + 1, -1, d);
-		while (d->n > 1 && d->d[d->n - 1] == '0')
-			d->n--;
+		/* dragon4_scientific(precision=prec, unique=True, trim='.'):
+		 * sizing needs the count and exponent, not the digits */
+		d->n = hcb_unique_count(v, d4_type(f->dtype), HCB_D4_TOTAL, prec + 1, -1, &d->e);
 		return;
 	}
 	/* dragon4_scientific(precision=frac, min_digits=frac, unique=True) */
-	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, frac + 1, frac + 1, d);
+	hcb_unique_digits(v, d4_type(f->dtype), HCB_D4_TOTAL, frac + 1, frac + 1, d);
 	while (d->n < frac + 1)
 		d->d[d->n++] = '0';
 }
@@ -196,23 +196,15 @@ int ffmt_put(struct hcb_buf *out, const struct ffmt *f, double v)
 
 		sci_digits(v, f, f->precision, f->precision, &d);
 		e = d.e;
-		err = pad(out, f->pad_left - 1 - (int)strlen(sign_of(v, f)));
-		err = err ?: hcb_buf_printf(out, "%s%c.%.*s", sign_of(v, f), d.d[0],
-					    d.n - 1, d.d + 1);
-		err = err ?: hcb_buf_printf(out, "e%c%0*d", e < 0 ? '-' : '+',
-					    f->exp_size, abs(e));
-		return err;
+		return hcb_put_sci(out, f->pad_left - 1 - (int)strlen(sign_of(v, f)), sign_of(v, f),
+				   d.d, d.n, e, f->exp_size);
 	} else {
-		const char *dot;
-		int ilen, flen;
+		int dot, len = pos_body(v, f, f->precision, true, body, sizeof(body), &dot);
+		int ilen = dot + (int)strlen(sign_of(v, f)), flen = len - dot - 1;
 
-		pos_body(v, f, f->precision, true, body, sizeof(body));
-		dot = strchr(body, '.');
-		ilen = (int)(dot - body) + (int)strlen(sign_of(v, f));
-		flen = (int)strlen(dot + 1);
 		err = pad(out, f->pad_left - ilen);
 		err = err ?: hcb_buf_puts(out, sign_of(v, f));
-		err = err ?: hcb_buf_puts(out, body);
+		err = err ?: hcb_buf_add(out, body, (size_t)len);
 		return err ?: pad(out, f->pad_right - flen);
 	}
 }
@@ -286,13 +278,10 @@ void ffmt_measure(struct ffmt *f, double v, int prec)
 			f->pad_left = ilen;
 	} else {
 		char body[400];
-		const char *dot;
-		int flen;
+		int dot, flen = pos_body(v, f, prec, false, body, sizeof(body), &dot);
 
-		pos_body(v, f, prec, false, body, sizeof(body));
-		dot = strchr(body, '.');
-		ilen = (int)(dot - body) + ilen - 1;
-		flen = (int)strlen(dot + 1);
+		ilen = dot + ilen - 1;
+		flen -= dot + 1;
 		if (ilen > f->pad_left)
 			f->pad_left = ilen;
 		if (flen > f->pad_right)

@@ -9,6 +9,7 @@
 #include "dragon4.h"
 #include "dtype.h"
 #include "jsonl.h"
+#include "jsonl_num.h"
 #include "jsonparse.h"
 
 /* Names and kwargs come from the target: bytes that are not UTF-8 are
@@ -101,7 +102,7 @@ static int put_repr(struct hcb_buf *out, int neg, const char *d, int nd, int e)
  * of those the nearest: Dragon4's unique digits, as Python's repr picks
  * them for a double), laid out as Python's repr would.
  */
-static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
+int hcb_json_real_d4(struct hcb_buf *out, unsigned int dtype, const void *p)
 {
 	double v = hcb_elem_to_double(dtype, p);
 	struct hcb_d4_float bits;
@@ -118,6 +119,22 @@ static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
 	while (d.n > 1 && d.d[d.n - 1] == '0')
 		d.n--;
 	return put_repr(out, signbit(v) != 0, d.d, d.n, d.e);
+}
+
+/* float32 and float64 by dragonbox (the same text: jsonl_num.h), the
+ * narrow floats by Dragon4 */
+static int json_real(struct hcb_buf *out, unsigned int dtype, const void *p)
+{
+	int err;
+
+	if (dtype != HCB_DT_FLOAT32 && dtype != HCB_DT_FLOAT64)
+		return hcb_json_real_d4(out, dtype, p);
+	err = hcb_buf_reserve(out, HCB_JSON_REAL_MAX);
+	if (err)
+		return err;
+	out->len += hcb_json_real_text(out->data + out->len, dtype, p);
+	out->data[out->len] = '\0';
+	return 0;
 }
 
 int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)
@@ -242,7 +259,9 @@ int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32
 			err = hcb_buf_printf(out, "%s%llu", d ? "," : "", (unsigned long long)l->dims[d]);
 		if (!err)
 			err = hcb_buf_puts(out, "],\"data\":[");
-		for (uint64_t e = 0; e < l->nelems && !err; e++) {
+		if (!err && (l->dtype == HCB_DT_FLOAT32 || l->dtype == HCB_DT_FLOAT64))
+			err = hcb_json_reals(out, l->dtype, payload, l->nelems);
+		else for (uint64_t e = 0; e < l->nelems && !err; e++) {
 			if (e)
 				err = hcb_buf_putc(out, ',');
 			if (!err)

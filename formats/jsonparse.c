@@ -57,20 +57,29 @@ static void ws(struct parser *p)
 		p->s++;
 }
 
-static int new_node(struct parser *p, enum jkind kind, uint32_t *idx)
+/* Room for one more node (out of line: it is seldom needed). */
+static __attribute__((noinline)) int grow_nodes(struct parser *p)
 {
 	struct jdoc *d = p->d;
+	/* node indices are uint32_t; cap grows by doubling, from 256 */
+	size_t cap = d->cap;
 
-	if (d->n == d->cap) {
-		/* node indices are uint32_t; cap grows by doubling, from 256 */
-		size_t cap = d->cap;
+	if ((size_t)d->n + 1 > (1u << 31))
+		return p->err = -E2BIG;
+	if (hcb_grow(&d->nodes, &cap, d->cap ? (size_t)d->n + 1 : 256, sizeof(*d->nodes)))
+		return p->err = -ENOMEM;
+	d->cap = (uint32_t)cap;
+	return 0;
+}
 
-		if ((size_t)d->n + 1 > (1u << 31))
-			return p->err = -E2BIG;
-		if (hcb_grow(&d->nodes, &cap, d->cap ? (size_t)d->n + 1 : 256, sizeof(*d->nodes)))
-			return p->err = -ENOMEM;
-		d->cap = (uint32_t)cap;
-	}
+/* Inline: a tap's data is one node per number, millions of them. */
+static inline int new_node(struct parser *p, enum jkind kind, uint32_t *idx)
+{
+	struct jdoc *d = p->d;
+	int err;
+
+	if (d->n == d->cap && (err = grow_nodes(p)))
+		return err;
 	*idx = d->n++;
 	d->nodes[*idx] = (struct jnode){ .kind = kind, .key = SIZE_MAX };
 	return 0;
@@ -203,37 +212,102 @@ static int string(struct parser *p, size_t *off, size_t *len)
 	return 0;
 }
 
+/*
+ * Past the run of ASCII digits at s.  Eight bytes at a time where there
+ * are eight: a byte is a digit when its high nibble is 3 and stays 3 with
+ * 6 added (a carry out of a byte only comes from one >= 0xfa, itself not
+ * a digit, so the first non-digit is found right).
+ */
+static inline const char *digits_end(const char *s, const char *end)
+{
+	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull;
+
+	while (end - s >= 8) {
+		uint64_t x, m;
+
+		memcpy(&x, s, 8);
+		m = ((x & hi) ^ threes) | (((x + 0x0606060606060606ull) & hi) ^ threes);
+		if (m)
+			return s + (__builtin_ctzll(m) >> 3);
+		s += 8;
+	}
+	while (s < end && *s >= '0' && *s <= '9')
+		s++;
+	return s;
+}
+
+/* Past the number at s: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?;
+ * or NULL, and *bad where it stops being one. */
+static inline const char *number_end(const char *s, const char *end, const char **bad)
+{
+	if (s < end && *s == '-')
+		s++;
+	if (s < end && *s == '0')
+		s++;
+	else if (s < end && *s >= '1' && *s <= '9')
+		s = digits_end(s + 1, end);
+	else
+		return *bad = s, NULL;
+	if (s < end && *s == '.') {
+		const char *f = digits_end(s + 1, end);
+
+		if (f == s + 1)
+			return *bad = f, NULL;
+		s = f;
+	}
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		const char *x;
+
+		s++;
+		if (s < end && (*s == '+' || *s == '-'))
+			s++;
+		x = digits_end(s, end);
+		if (x == s)
+			return *bad = x, NULL;
+		s = x;
+	}
+	return s;
+}
+
 static int number(struct parser *p, uint32_t idx)
 {
-	const char *s = p->s;
+	const char *start = p->s, *bad, *e = number_end(p->s, p->end, &bad);
 
-	if (p->s < p->end && *p->s == '-')
-		p->s++;
-	if (p->s < p->end && *p->s == '0')
-		p->s++;
-	else if (p->s < p->end && *p->s >= '1' && *p->s <= '9')
-		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
-			p->s++;
-	else
-		return fail(p, "bad number");
-	if (p->s < p->end && *p->s == '.') {
-		p->s++;
-		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
-			return fail(p, "bad number");
-		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
-			p->s++;
+	if (!e)
+		return p->s = bad, fail(p, "bad number");
+	p->s = e;
+	p->d->nodes[idx].num = start;
+	p->d->nodes[idx].numlen = (size_t)(e - start);
+	return 0;
+}
+
+/*
+ * A number at p->s, and those after it while each follows the last one's
+ * ',' directly, as nodes: what value() makes of them one by one, each
+ * node written once, the text in locals.  *count gets one for each but
+ * the first (the caller counts that one).
+ */
+static int number_run(struct parser *p, uint32_t *count)
+{
+	const char *s = p->s, *end = p->end, *e, *bad;
+	struct jdoc *d = p->d;
+	int err;
+
+	for (;;) {
+		if (!(e = number_end(s, end, &bad)))
+			return p->s = bad, fail(p, "bad number");
+		if (d->n == d->cap && (err = grow_nodes(p)))
+			return err;
+		d->nodes[d->n] = (struct jnode){ .kind = J_NUM, .end = d->n + 1, .key = SIZE_MAX,
+						 .num = s, .numlen = (size_t)(e - s) };
+		d->n++;
+		s = e;
+		if (end - s < 2 || s[0] != ',' || !(s[1] == '-' || (s[1] >= '0' && s[1] <= '9')))
+			break;
+		s++;
+		++*count;
 	}
-	if (p->s < p->end && (*p->s == 'e' || *p->s == 'E')) {
-		p->s++;
-		if (p->s < p->end && (*p->s == '+' || *p->s == '-'))
-			p->s++;
-		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
-			return fail(p, "bad number");
-		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
-			p->s++;
-	}
-	p->d->nodes[idx].num = s;
-	p->d->nodes[idx].numlen = (size_t)(p->s - s);
+	p->s = s;
 	return 0;
 }
 
@@ -267,6 +341,20 @@ static int member_name(struct parser *p, size_t *key)
 
 static int value(struct parser *p, int depth, size_t key);
 
+/*
+ * The next member of an array (open '[') or object at depth: value(), or
+ * a run of numbers in an array (a tap's data) taken as value() would take
+ * them, without a call each.
+ */
+static int member(struct parser *p, char open, int depth, size_t key, uint32_t *count)
+{
+	ws(p);
+	if (open == '[' && depth < JSON_MAX_DEPTH && p->s < p->end &&
+	    (*p->s == '-' || (*p->s >= '0' && *p->s <= '9')))
+		return number_run(p, count);
+	return value(p, depth + 1, key);
+}
+
 /* The object or array at p->s: its node, then its members' after it. */
 static int container(struct parser *p, int depth, size_t key)
 {
@@ -286,7 +374,7 @@ static int container(struct parser *p, int depth, size_t key)
 
 			if (open == '{' && member_name(p, &k))
 				return p->err;
-			if (value(p, depth + 1, k))
+			if (member(p, open, depth, k, &count))
 				return p->err;
 			count++;
 			ws(p);

@@ -22,10 +22,17 @@ struct jnode {
 	uint32_t end;       /* index after the last node of this value's subtree */
 	uint32_t count;     /* J_ARR/J_OBJ: children */
 	size_t key;         /* offset of the member's key in the string arena, or SIZE_MAX */
-	size_t str;         /* J_STR: offset of the decoded string in the arena */
-	size_t slen;        /* J_STR: its length */
-	const char *num;    /* J_NUM: the number's text, in the parsed line */
-	size_t numlen;
+	/* 40 bytes, not 56: a tap's data is a node per number */
+	union {
+		struct {
+			size_t str;         /* J_STR: offset of the decoded string in the arena */
+			size_t slen;        /* J_STR: its length */
+		};
+		struct {
+			const char *num;    /* J_NUM: the number's text, in the parsed line */
+			size_t numlen;
+		};
+	};
 };
 
 struct jdoc {

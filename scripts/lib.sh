@@ -6,14 +6,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${HCB_BUILD:-$ROOT/build}
 
 # Debian packages: build (meson, clang for BPF, bpftool for skeletons,
-# libbpf/libelf/zlib, jansson, ncurses, sdt.h), tests (cmocka, bats and its
+# libbpf/libelf/zlib/libdeflate, jansson, ncurses, sdt.h, dragonbox and
+# fast_float for the float digits), tests (cmocka, bats and its
 # helpers, python3, shells and bash-completion for the completion tests,
 # util-linux for setpriv/unshare, strace, valgrind; libFuzzer from
 # libclang-rt).
 PACKAGES=(
     build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
     libbpf-dev bpftool bpftrace libelf-dev zlib1g-dev libdeflate-dev libjansson-dev libncurses-dev
-    systemtap-sdt-dev linux-libc-dev
+    systemtap-sdt-dev linux-libc-dev libdragonbox-dev libfast-float-dev
     libcmocka-dev bats bats-assert bats-support python3 python3-venv python3-dev
     bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time tmux
 )
