@@ -43,24 +43,14 @@
 #include "fastfloat.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
+#include "testrand.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
 static uint64_t ncases = 200000;
 
-static uint64_t next64(void)
-{
-	/* splitmix64 */
-	uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n)
-{
-	return next64() % n;
-}
+/* the test's own stream, from seed */
+#define next64() testrand_next(&seed)
+#define below(n) testrand_below(&seed, (n))
 
 /* ---- values worth testing ---- */
 
