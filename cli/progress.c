@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include "progress.h"
 
 #define FIRST_NS 250000000ull       /* quick work shows nothing */
+#define FIRST_MS_MAX 3600000ul      /* an hour: a bigger delay is a typo */
 #define EVERY_NS 250000000ull       /* at most four redraws a second */
 
 /* Do stdout and stderr go to the same terminal? */
@@ -18,9 +20,26 @@ static int same_terminal(void)
 	       fstat(STDERR_FILENO, &b) == 0 && a.st_rdev == b.st_rdev;
 }
 
+/* How long work runs before its progress shows: HCBTRACE_PROGRESS_DELAY_MS,
+ * whole milliseconds, or the default (an unreadable value is ignored, as an
+ * unset one: the line is a courtesy, not worth an error). */
+static uint64_t first_ns(void)
+{
+	const char *s = getenv("HCBTRACE_PROGRESS_DELAY_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!s || *s < '0' || *s > '9')
+		return FIRST_NS;
+	ms = strtoul(s, &end, 10);
+	if (*end || ms > FIRST_MS_MAX)
+		return FIRST_NS;
+	return (uint64_t)ms * 1000000u;
+}
+
 void progress_start(struct progress *p, uint64_t total, int stdout_used)
 {
-	*p = (struct progress){ .total = total };
+	*p = (struct progress){ .total = total, .first_ns = first_ns() };
 	p->on = isatty(STDERR_FILENO) && !(stdout_used && same_terminal());
 	p->start_ns = p->last_ns = hcb_clock_ns(CLOCK_MONOTONIC);
 }
@@ -46,7 +65,7 @@ void progress_update(struct progress *p, uint64_t done)
 	if (!p->on)
 		return;
 	now = hcb_clock_ns(CLOCK_MONOTONIC);
-	if (now - p->start_ns < FIRST_NS || (p->shown && now - p->last_ns < EVERY_NS))
+	if (now - p->start_ns < p->first_ns || (p->shown && now - p->last_ns < EVERY_NS))
 		return;
 	p->last_ns = now;
 	secs = (double)(now - p->start_ns) / 1e9;

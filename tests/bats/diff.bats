@@ -277,7 +277,7 @@ EOF
 
 @test "diff: progress on a terminal's stderr, cleared at the end; nothing otherwise" {
     make_big_jsonl "$T/big.jsonl" 30 400000
-    in_terminal "$T/tty" "$HCBTRACE" diff "$T/big.jsonl" "$T/big.jsonl" ">$T/report.txt"
+    in_terminal "$T/tty" HCBTRACE_PROGRESS_DELAY_MS=0 "$HCBTRACE" diff "$T/big.jsonl" "$T/big.jsonl" ">$T/report.txt"
     [ "$(cat "$T/tty.rc")" = 0 ]
     progress_shown_and_cleared "$T/tty"
     # both files count: 96 MB in all
