@@ -13,6 +13,7 @@
 #include "grow.h"
 #include "isclose.h"
 #include "registry.h"
+#include "streamkey.h"
 
 struct pending {                 /* a tap waiting for its partner */
 	struct pending *next;
@@ -26,11 +27,8 @@ struct lone {                    /* a side's unmatched run of one key */
 };
 
 struct stream {                  /* one key without its index */
-	struct stream *hnext;
-	uint64_t hash;
-	uint32_t device, consumer_id;   /* the first tap's */
+	struct hcb_skey key;             /* first: a key in the table is its stream */
 	uint32_t side_id[2];         /* each side's first tap's consumer id */
-	char *name;                  /* NULL: by consumer id */
 	uint64_t count[2];           /* taps seen per side */
 	enum hcb_diff_side qside;    /* whose taps are queued */
 	struct pending *head, *tail;
@@ -54,8 +52,7 @@ struct hcb_diff {
 	const struct hcb_diff_ops *ops;
 	void *ctx;
 	struct side side[2];
-	struct stream **buckets;
-	size_t nbuckets, nstreams;
+	struct hcb_skeys streams;
 	struct hcb_diff_counts counts;
 	/* per-tap report scratch, grown to the most leaves seen */
 	struct hcb_diff_leaf *leaves;
@@ -81,11 +78,9 @@ int hcb_diff_new(struct hcb_diff **out, const struct hcb_diff_opts *opts,
 	d->opts = *opts;
 	d->ops = ops;
 	d->ctx = ctx;
-	d->nbuckets = 64;
-	d->buckets = calloc(d->nbuckets, sizeof(*d->buckets));
 	d->side[0].copies = hcb_registry_new();
 	d->side[1].copies = hcb_registry_new();
-	if (!d->buckets || !d->side[0].copies || !d->side[1].copies) {
+	if (hcb_skeys_init(&d->streams) || !d->side[0].copies || !d->side[1].copies) {
 		hcb_diff_free(d);
 		return -ENOMEM;
 	}
@@ -111,17 +106,14 @@ void hcb_diff_free(struct hcb_diff *d)
 {
 	if (!d)
 		return;
-	for (size_t b = 0; b < d->nbuckets && d->buckets; b++) {
-		while (d->buckets[b]) {
-			struct stream *s = d->buckets[b];
+	for (struct hcb_skey *k; (k = hcb_skeys_take(&d->streams));) {
+		struct stream *s = (struct stream *)k;
 
-			d->buckets[b] = s->hnext;
-			free_queue(d, s);
-			free(s->name);
-			free(s);
-		}
+		free_queue(d, s);
+		free(k->name);
+		free(s);
 	}
-	free(d->buckets);
+	hcb_skeys_release(&d->streams);
 	for (int i = 0; i < 2; i++) {
 		hcb_registry_free(d->side[i].copies);
 		for (size_t k = 0; k < d->side[i].nodd; k++)
@@ -134,73 +126,19 @@ void hcb_diff_free(struct hcb_diff *d)
 	free(d);
 }
 
-static const char *tap_name(const struct hcb_consumer *c)
-{
-	return c->name && c->name[0] ? c->name : NULL;
-}
-
-static uint64_t key_hash(uint32_t device, const char *name, uint32_t id)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	h = (h ^ device) * 1099511628211ull;
-	if (name)
-		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-			h = (h ^ *p) * 1099511628211ull;
-	else
-		h = ((h ^ 0xff) ^ ((uint64_t)id << 8)) * 1099511628211ull;
-	return h;
-}
-
-static int grow_buckets(struct hcb_diff *d)
-{
-	size_t n = d->nbuckets * 2;
-	struct stream **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nbuckets; i++) {
-		while (d->buckets[i]) {
-			struct stream *s = d->buckets[i];
-
-			d->buckets[i] = s->hnext;
-			s->hnext = b[s->hash & (n - 1)];
-			b[s->hash & (n - 1)] = s;
-		}
-	}
-	free(d->buckets);
-	d->buckets = b;
-	d->nbuckets = n;
-	return 0;
-}
-
 static struct stream *stream_get(struct hcb_diff *d, uint32_t device, const struct hcb_consumer *c)
 {
-	const char *name = tap_name(c);
-	uint64_t h = key_hash(device, name, c->id);
+	const char *name = hcb_skey_name(c);
+	struct hcb_skey *k = hcb_skeys_find(&d->streams, device, name, c->id);
 	struct stream *s;
 
-	for (s = d->buckets[h & (d->nbuckets - 1)]; s; s = s->hnext) {
-		if (s->hash != h || s->device != device || !s->name != !name)
-			continue;
-		if (name ? strcmp(s->name, name) == 0 : s->consumer_id == c->id)
-			return s;
-	}
-	if (d->nstreams >= d->nbuckets && grow_buckets(d))
-		return NULL;
+	if (k)
+		return (struct stream *)k;
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->hash = h;
-	s->device = device;
-	s->consumer_id = c->id;
-	if (name && !(s->name = strdup(name))) {
+	if (s && hcb_skeys_add(&d->streams, &s->key, device, name, c->id)) {
 		free(s);
 		return NULL;
 	}
-	s->hnext = d->buckets[h & (d->nbuckets - 1)];
-	d->buckets[h & (d->nbuckets - 1)] = s;
-	d->nstreams++;
 	return s;
 }
 
@@ -274,7 +212,7 @@ static int compare(struct hcb_diff *d, const struct stream *s, uint64_t index,
 		   const struct hcb_consumer *c[2], const unsigned char *p[2], const uint64_t seq[2])
 {
 	struct hcb_diff_tap t = {
-		.key = { s->device, s->name, s->side_id[0], index },
+		.key = { s->key.device, s->key.name, s->side_id[0], index },
 		.seq = { seq[0], seq[1] },
 		.consumer = { c[0], c[1] },
 		.payload = { p[0], p[1] },
@@ -435,8 +373,10 @@ int hcb_diff_end(struct hcb_diff *d, enum hcb_diff_side side)
 		return 0;
 	d->side[side].ended = 1;
 	/* what the other side has queued can never pair now */
-	for (size_t b = 0; b < d->nbuckets; b++)
-		for (struct stream *s = d->buckets[b]; s; s = s->hnext) {
+	for (size_t b = 0; b < d->streams.nb; b++)
+		for (struct hcb_skey *k = d->streams.b[b]; k; k = k->hnext) {
+			struct stream *s = (struct stream *)k;
+
 			if (!s->head || s->qside != other)
 				continue;
 			s->lone[other].first = s->count[side];
@@ -452,13 +392,7 @@ static int by_key(const void *pa, const void *pb)
 {
 	const struct stream *a = *(const struct stream *const *)pa, *b = *(const struct stream *const *)pb;
 
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (!a->name != !b->name)
-		return a->name ? -1 : 1;   /* named first */
-	if (a->name)
-		return strcmp(a->name, b->name);
-	return a->consumer_id < b->consumer_id ? -1 : a->consumer_id > b->consumer_id;
+	return hcb_skey_cmp(&a->key, &b->key);
 }
 
 int hcb_diff_finish(struct hcb_diff *d)
@@ -469,13 +403,16 @@ int hcb_diff_finish(struct hcb_diff *d)
 
 	hcb_diff_end(d, HCB_DIFF_REF);
 	hcb_diff_end(d, HCB_DIFF_NEW);
-	all = malloc((d->nstreams ? d->nstreams : 1) * sizeof(*all));
+	all = malloc((d->streams.n ? d->streams.n : 1) * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	for (size_t b = 0; b < d->nbuckets; b++)
-		for (struct stream *s = d->buckets[b]; s; s = s->hnext)
+	for (size_t b = 0; b < d->streams.nb; b++)
+		for (struct hcb_skey *k = d->streams.b[b]; k; k = k->hnext) {
+			struct stream *s = (struct stream *)k;
+
 			if (s->lone[0].count || s->lone[1].count)
 				all[n++] = s;
+		}
 	qsort(all, n, sizeof(*all), by_key);
 	for (int side = 0; side < 2 && !err; side++)
 		for (size_t i = 0; i < n && !err; i++) {
@@ -483,7 +420,7 @@ int hcb_diff_finish(struct hcb_diff *d)
 			struct lone *l = &s->lone[side];
 			struct hcb_diff_unmatched u = {
 				.side = (enum hcb_diff_side)side,
-				.key = { s->device, s->name, s->side_id[side], l->first },
+				.key = { s->key.device, s->key.name, s->side_id[side], l->first },
 				.count = l->count,
 				.first_seq = l->first_seq,
 				.last_seq = l->last_seq,

@@ -6,24 +6,27 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff_series_impl.h"
 #include "grow.h"
+#include "streamkey.h"
 
 struct entry {
-	struct entry *hnext;
-	uint64_t hash;
-	struct hcb_series_stream s;
-	char *name, *tree;              /* s.name and s.tree point here */
+	struct hcb_skey key;            /* first: a key in the table is its entry */
+	struct hcb_series_stream s;     /* s.name is key.name */
+	char *tree;                     /* s.tree points here */
 };
+
+/* The entry of one of its streams, as hcb_series_streams() hands them out. */
+#define ENTRY_OF(st) ((const struct entry *)((const char *)(st) - offsetof(struct entry, s)))
 
 struct hcb_series_set {
 	enum hcb_stat stat;
 	struct hcb_diff_opts opts;
-	struct entry **buckets;
-	size_t nbuckets, nentries;
+	struct hcb_skeys entries;
 	const struct hcb_series_stream **sorted;
 	struct hcb_sample *sample;
 };
@@ -39,9 +42,7 @@ int hcb_series_new(struct hcb_series_set **out, enum hcb_stat stat, const struct
 		return -ENOMEM;
 	s->stat = stat;
 	s->opts = *opts;
-	s->nbuckets = 64;
-	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (!s->buckets) {
+	if (hcb_skeys_init(&s->entries)) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -53,20 +54,17 @@ void hcb_series_free(struct hcb_series_set *s)
 {
 	if (!s)
 		return;
-	for (size_t b = 0; b < s->nbuckets; b++) {
-		while (s->buckets[b]) {
-			struct entry *e = s->buckets[b];
+	for (struct hcb_skey *k; (k = hcb_skeys_take(&s->entries));) {
+		struct entry *e = (struct entry *)k;
 
-			s->buckets[b] = e->hnext;
-			for (unsigned int i = 0; i < e->s.nseries; i++)
-				free(e->s.series[i].b);
-			free(e->s.series);
-			free(e->name);
-			free(e->tree);
-			free(e);
-		}
+		for (unsigned int i = 0; i < e->s.nseries; i++)
+			free(e->s.series[i].b);
+		free(e->s.series);
+		free(k->name);
+		free(e->tree);
+		free(e);
 	}
-	free(s->buckets);
+	hcb_skeys_release(&s->entries);
 	free(s->sorted);
 	hcb_sample_free(s->sample);
 	free(s);
@@ -82,86 +80,28 @@ const struct hcb_sample *hcb_series_sample(const struct hcb_series_set *s)
 	return s->sample;
 }
 
-/* ---- streams, keyed as diff.c keys them ---- */
-
-static const char *tap_name(const struct hcb_consumer *c)
-{
-	return c->name && c->name[0] ? c->name : NULL;
-}
-
-static uint64_t key_hash(uint32_t device, const char *name, uint32_t id)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	h = (h ^ device) * 1099511628211ull;
-	if (name)
-		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-			h = (h ^ *p) * 1099511628211ull;
-	else
-		h = ((h ^ 0xff) ^ ((uint64_t)id << 8)) * 1099511628211ull;
-	return h;
-}
-
-static struct entry *find(const struct hcb_series_set *s, uint32_t device, const char *name,
-			  uint32_t id, uint64_t h)
-{
-	for (struct entry *e = s->buckets[h & (s->nbuckets - 1)]; e; e = e->hnext) {
-		if (e->hash != h || e->s.device != device || !e->name != !name)
-			continue;
-		if (name ? !strcmp(e->name, name) : e->s.consumer_id == id)
-			return e;
-	}
-	return NULL;
-}
-
-static int grow_table(struct hcb_series_set *s)
-{
-	size_t n = s->nbuckets * 2;
-	struct entry **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nbuckets; i++) {
-		while (s->buckets[i]) {
-			struct entry *e = s->buckets[i];
-
-			s->buckets[i] = e->hnext;
-			e->hnext = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(s->buckets);
-	s->buckets = b;
-	s->nbuckets = n;
-	return 0;
-}
+/* ---- streams, keyed as diff.c keys them (streamkey.h) ---- */
 
 /* A new stream for the first tap of c on device. */
 static struct entry *stream_new(struct hcb_series_set *s, uint32_t device,
-				const struct hcb_consumer *c, uint64_t h)
+				const struct hcb_consumer *c)
 {
-	const char *name = tap_name(c);
-	struct entry *e;
+	struct entry *e = calloc(1, sizeof(*e));
 
-	if (s->nentries >= s->nbuckets && grow_table(s))
-		return NULL;
-	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	e->hash = h;
-	e->name = name ? strdup(name) : NULL;
 	e->tree = strdup(c->tree ? c->tree : "");
 	e->s.nseries = c->nleaves < HCB_SERIES_LEAVES ? c->nleaves : HCB_SERIES_LEAVES;
 	e->s.series = calloc(e->s.nseries ? e->s.nseries : 1, sizeof(*e->s.series));
-	if ((name && !e->name) || !e->tree || !e->s.series) {
-		free(e->name);
+	if (!e->tree || !e->s.series ||
+	    hcb_skeys_add(&s->entries, &e->key, device, hcb_skey_name(c), c->id)) {
 		free(e->tree);
 		free(e->s.series);
 		free(e);
 		return NULL;
 	}
 	e->s.device = device;
-	e->s.name = e->name;
+	e->s.name = e->key.name;
 	e->s.tree = e->tree;
 	e->s.consumer_id = c->id;
 	e->s.leaves = c->nleaves;
@@ -169,9 +109,6 @@ static struct entry *stream_new(struct hcb_series_set *s, uint32_t device,
 	for (unsigned int i = 0; i < e->s.nseries; i++)
 		e->s.series[i] = (struct hcb_series){ .leaf = i, .width = 1,
 						      .first_differ = HCB_SERIES_NONE };
-	e->hnext = s->buckets[h & (s->nbuckets - 1)];
-	s->buckets[h & (s->nbuckets - 1)] = e;
-	s->nentries++;
 	return e;
 }
 
@@ -286,15 +223,14 @@ int hcb_series_feed(struct hcb_series_set *s, enum hcb_diff_side side, const str
 	const struct hcb_consumer *c = tap->consumer;
 	const unsigned char *p = tap->payload;
 	struct entry *e;
-	uint64_t h, index;
+	uint64_t index;
 
 	if (rec->kind != HCB_REC_TAP)
 		return 0;
 	if (!c || (!p && c->total_bytes) || (side != HCB_DIFF_REF && side != HCB_DIFF_NEW))
 		return -EINVAL;
-	h = key_hash(tap->device, tap_name(c), c->id);
-	e = find(s, tap->device, tap_name(c), c->id, h);
-	if (!e && !(e = stream_new(s, tap->device, c, h)))
+	e = (struct entry *)hcb_skeys_find(&s->entries, tap->device, hcb_skey_name(c), c->id);
+	if (!e && !(e = stream_new(s, tap->device, c)))
 		return -ENOMEM;
 	index = e->s.taps[side]++;
 	for (unsigned int i = 0; i < e->s.nseries && i < c->nleaves; i++) {
@@ -310,7 +246,7 @@ int hcb_series_feed(struct hcb_series_set *s, enum hcb_diff_side side, const str
 
 static struct entry *find_key(const struct hcb_series_set *s, const struct hcb_diff_key *k)
 {
-	return find(s, k->device, k->name, k->consumer_id, key_hash(k->device, k->name, k->consumer_id));
+	return (struct entry *)hcb_skeys_find(&s->entries, k->device, k->name, k->consumer_id);
 }
 
 int hcb_series_tap_differs(struct hcb_series_set *s, const struct hcb_diff_tap *t)
@@ -357,18 +293,12 @@ static int by_key(const void *pa, const void *pb)
 	const struct hcb_series_stream *a = *(const struct hcb_series_stream *const *)pa;
 	const struct hcb_series_stream *b = *(const struct hcb_series_stream *const *)pb;
 
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (!a->name != !b->name)
-		return a->name ? -1 : 1;   /* named first */
-	if (a->name)
-		return strcmp(a->name, b->name);
-	return a->consumer_id < b->consumer_id ? -1 : a->consumer_id > b->consumer_id;
+	return hcb_skey_cmp(&ENTRY_OF(a)->key, &ENTRY_OF(b)->key);
 }
 
 size_t hcb_series_streams(struct hcb_series_set *s, const struct hcb_series_stream *const **out)
 {
-	const struct hcb_series_stream **all = realloc(s->sorted, (s->nentries + 1) * sizeof(*all));
+	const struct hcb_series_stream **all = realloc(s->sorted, (s->entries.n + 1) * sizeof(*all));
 	size_t n = 0;
 
 	if (!all) {
@@ -376,9 +306,9 @@ size_t hcb_series_streams(struct hcb_series_set *s, const struct hcb_series_stre
 		return 0;
 	}
 	s->sorted = all;
-	for (size_t b = 0; b < s->nbuckets; b++)
-		for (struct entry *e = s->buckets[b]; e; e = e->hnext)
-			all[n++] = &e->s;
+	for (size_t b = 0; b < s->entries.nb; b++)
+		for (struct hcb_skey *k = s->entries.b[b]; k; k = k->hnext)
+			all[n++] = &((struct entry *)k)->s;
 	qsort(all, n, sizeof(*all), by_key);
 	*out = all;
 	return n;
