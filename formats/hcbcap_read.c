@@ -352,6 +352,23 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 	}
 }
 
+/* The frame whose head was just read, body and all, past it: 1 and its
+ * record in rec, 0 for a frame that makes none, or an error. */
+static int whole_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t type, uint64_t len,
+		       struct hcb_record *rec)
+{
+	int n = read_body(r, st, type, len);
+
+	if (!n)
+		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
+	if (n < 0)
+		return n;
+	r->rec_off = record_start(st, type);
+	st->off += FRAME_HEAD + len + FRAME_TAIL;
+	r->pos = st->off;
+	return n ? 1 : 0;
+}
+
 static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 {
 	struct cap_reader *st = r->state;
@@ -370,17 +387,9 @@ static int cap_next(struct hcb_reader *r, struct hcb_record *rec)
 		n = read_frame_head(r, st, &type, &len);
 		if (n <= 0)
 			return n;
-		n = read_body(r, st, type, len);
+		n = whole_frame(r, st, type, len, rec);
 		if (n)
 			return n;
-		n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
-		if (n < 0)
-			return n;
-		r->rec_off = record_start(st, type);
-		st->off += FRAME_HEAD + len + FRAME_TAIL;
-		r->pos = st->off;
-		if (n)
-			return 1;
 	}
 }
 
@@ -439,16 +448,9 @@ static int cap_skim(struct hcb_reader *r, struct hcb_record *rec)
 			return n;
 		if (type == CAP_TAP)
 			return skim_tap(r, st, len, rec);
-		n = read_body(r, st, type, len);
-		if (!n)
-			n = parse_frame(r, st, type, st->buf + FRAME_HEAD, len, rec);
-		if (n < 0)
-			return n;
-		r->rec_off = record_start(st, type);
-		st->off += FRAME_HEAD + len + FRAME_TAIL;
-		r->pos = st->off;
+		n = whole_frame(r, st, type, len, rec);
 		if (n)
-			return 1;
+			return n;
 	}
 }
 

@@ -154,16 +154,18 @@ int hcb_reader_open_stream(struct hcb_reader **out, FILE *f, const char *name,
 	return 0;
 }
 
-int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
+/* The next record by the format's read (next or skim): an error sticks,
+ * and the session record is kept for later questions. */
+static int read_with(struct hcb_reader *r, struct hcb_record *rec,
+		     int (*read)(struct hcb_reader *, struct hcb_record *))
 {
 	int n;
 
 	if (r->err)
 		return r->err;
-	n = r->next(r, rec);
+	n = read(r, rec);
 	if (n < 0 && !r->err)
 		hcb_reader_fail(r, n, NULL, "%s", strerror(-n));
-
 	if (n == 1 && rec->kind == HCB_REC_SESSION) {
 		r->session = rec->session;
 		r->have_session = 1;
@@ -171,22 +173,14 @@ int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
 	return n < 0 ? r->err : n;
 }
 
+int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec)
+{
+	return read_with(r, rec, r->next);
+}
+
 int hcb_reader_skim(struct hcb_reader *r, struct hcb_record *rec)
 {
-	int n;
-
-	if (!r->skim)
-		return hcb_reader_next(r, rec);
-	if (r->err)
-		return r->err;
-	n = r->skim(r, rec);
-	if (n < 0 && !r->err)
-		hcb_reader_fail(r, n, NULL, "%s", strerror(-n));
-	if (n == 1 && rec->kind == HCB_REC_SESSION) {
-		r->session = rec->session;
-		r->have_session = 1;
-	}
-	return n < 0 ? r->err : n;
+	return read_with(r, rec, r->skim ? r->skim : r->next);
 }
 
 uint64_t hcb_reader_offset(const struct hcb_reader *r)
