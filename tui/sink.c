@@ -4,10 +4,9 @@
 
 #include "sink.h"
 
-int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes)
+/* The rest of a sink whose model init returned err. */
+static int sink_init(struct tui_sink *s, int err)
 {
-	int err = tui_model_init(&s->model, cap_taps, cap_bytes);
-
 	if (err)
 		return err;
 	pthread_mutex_init(&s->lock, NULL);
@@ -16,16 +15,14 @@ int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes)
 	return 0;
 }
 
+int tui_sink_init(struct tui_sink *s, size_t cap_taps, uint64_t cap_bytes)
+{
+	return sink_init(s, tui_model_init(&s->model, cap_taps, cap_bytes));
+}
+
 int tui_sink_init_indexed(struct tui_sink *s, const struct tui_fetch_ops *ops, void *ctx)
 {
-	int err = tui_model_init_indexed(&s->model, ops, ctx);
-
-	if (err)
-		return err;
-	pthread_mutex_init(&s->lock, NULL);
-	s->done = 0;
-	s->code = 0;
-	return 0;
+	return sink_init(s, tui_model_init_indexed(&s->model, ops, ctx));
 }
 
 void tui_sink_free(struct tui_sink *s)
