@@ -29,6 +29,7 @@
 #include "diff_series.h"
 #include "dtype.h"
 #include "record.h"
+#include "testcons.h"
 
 #define MAXC 8
 static struct hcb_consumer *made[MAXC];
@@ -38,13 +39,8 @@ static const struct hcb_consumer *consumer(uint32_t id, const char *name, unsign
 					   const struct hcb_leaf_spec *leaves)
 {
 	struct hcb_consumer_spec spec = { .name = name, .nleaves = nleaves, .leaves = leaves };
-	struct hcb_consumer *c;
-	void *blob;
-	size_t len;
+	struct hcb_consumer *c = test_consumer(&spec, id);
 
-	assert_int_equal(hcb_reg_build(&spec, id, &blob, &len), 0);
-	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
-	free(blob);
 	assert_true(nmade < MAXC);
 	made[nmade++] = c;
 	return c;

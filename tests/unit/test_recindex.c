@@ -34,6 +34,7 @@
 #include "consumer.h"
 #include "dtype.h"
 #include "recfile.h"
+#include "testcons.h"
 
 static char tmpdir[] = "/tmp/test_recindex.XXXXXX";
 
@@ -54,14 +55,8 @@ static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int
 	const struct hcb_leaf_spec leaf = { dtype, ndim, { d0, d1 } };
 	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
 				       .leaves = &leaf };
-	struct hcb_consumer *c = NULL;
-	void *blob = NULL;
-	size_t len = 0;
 
-	assert_int_equal(hcb_reg_build(&s, id, &blob, &len), 0);
-	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
-	free(blob);
-	return c;
+	return test_consumer(&s, id);
 }
 
 /* ---- what a reader returned, kept ---- */

@@ -28,6 +28,7 @@
 #include "../../tui/model.h"
 #include "../../tui/state.h"
 #include "consumer.h"
+#include "testcons.h"
 
 static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int dtype,
 				     unsigned int ndim, uint64_t d0, uint64_t d1)
@@ -36,14 +37,8 @@ static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int
 	const struct hcb_leaf_spec leaf = { dtype, ndim, { d0, d1 } };
 	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
 				       .leaves = &leaf };
-	struct hcb_consumer *c = NULL;
-	void *blob = NULL;
-	size_t len = 0;
 
-	assert_int_equal(hcb_reg_build(&s, id, &blob, &len), 0);
-	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
-	free(blob);
-	return c;
+	return test_consumer(&s, id);
 }
 
 /* ---- a fake recording: tap k at offset 1000 + 100 k ---- */

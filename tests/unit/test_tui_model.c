@@ -24,6 +24,7 @@
 #include "../../tui/model.h"
 #include "../../tui/state.h"
 #include "consumer.h"
+#include "testcons.h"
 
 /* ---- consumers and taps ---- */
 
@@ -34,14 +35,8 @@ static struct hcb_consumer *consumer(const char *name, uint32_t id, const char *
 	const struct hcb_leaf_spec leaf = { dtype, n ? 1 : 0, { n } };
 	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
 				       .leaves = &leaf };
-	struct hcb_consumer *c = NULL;
-	void *blob = NULL;
-	size_t len = 0;
 
-	assert_int_equal(hcb_reg_build(&s, id, &blob, &len), 0);
-	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
-	free(blob);
-	return c;
+	return test_consumer(&s, id);
 }
 
 static void tap(struct tui_model *m, const struct hcb_consumer *c, uint32_t device, uint64_t seq,
