@@ -51,12 +51,7 @@ static const char *tmp_path(const char *name)
 static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int dtype,
 				     unsigned int ndim, uint64_t d0, uint64_t d1)
 {
-	const char *kwargs[] = { "what", name, NULL };
-	const struct hcb_leaf_spec leaf = { dtype, ndim, { d0, d1 } };
-	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
-				       .leaves = &leaf };
-
-	return test_consumer(&s, id);
+	return test_leaf_consumer(name, id, name, dtype, ndim, d0, d1);
 }
 
 /* ---- what a reader returned, kept ---- */

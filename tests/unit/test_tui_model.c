@@ -31,12 +31,7 @@
 static struct hcb_consumer *consumer(const char *name, uint32_t id, const char *what,
 				     unsigned int dtype, uint64_t n)
 {
-	const char *kwargs[] = { "what", what, NULL };
-	const struct hcb_leaf_spec leaf = { dtype, n ? 1 : 0, { n } };
-	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
-				       .leaves = &leaf };
-
-	return test_consumer(&s, id);
+	return test_leaf_consumer(name, id, what, dtype, n ? 1 : 0, n, 0);
 }
 
 static void tap(struct tui_model *m, const struct hcb_consumer *c, uint32_t device, uint64_t seq,

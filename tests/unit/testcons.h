@@ -23,4 +23,17 @@ static inline struct hcb_consumer *test_consumer(const struct hcb_consumer_spec 
 	return c;
 }
 
+/* One leaf of dtype and up to two dims, its kwargs {"what": what}, tree "*". */
+static inline struct hcb_consumer *test_leaf_consumer(const char *name, uint32_t id, const char *what,
+						      unsigned int dtype, unsigned int ndim,
+						      uint64_t d0, uint64_t d1)
+{
+	const char *kwargs[] = { "what", what, NULL };
+	const struct hcb_leaf_spec leaf = { dtype, ndim, { d0, d1 } };
+	struct hcb_consumer_spec s = { .name = name, .kwargs = kwargs, .tree = "*", .nleaves = 1,
+				       .leaves = &leaf };
+
+	return test_consumer(&s, id);
+}
+
 #endif
