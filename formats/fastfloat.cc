@@ -63,22 +63,6 @@ template <class Float> int parse(const char *text, size_t len, Float *out)
 	return 0;
 }
 
-// flatten: fast_float inlined into the loop, whose iterations then overlap
-template <class Float> [[gnu::flatten]] size_t parse_n(const char *const *text, const size_t *len,
-							size_t n, void *out)
-{
-	char *p = static_cast<char *>(out);
-
-	for (size_t i = 0; i < n; i++) {
-		Float v;
-
-		if (parse(text[i], len[i], &v))
-			return i;
-		std::memcpy(p + i * sizeof(v), &v, sizeof(v));
-	}
-	return n;
-}
-
 } // namespace
 
 extern "C" struct hcb_shortest hcb_shortest_f64(double v)
@@ -113,14 +97,4 @@ extern "C" int hcb_parse_f64(const char *text, size_t len, double *out)
 extern "C" int hcb_parse_f32(const char *text, size_t len, float *out)
 {
 	return parse(text, len, out);
-}
-
-extern "C" size_t hcb_parse_f32_n(const char *const *text, const size_t *len, size_t n, void *out)
-{
-	return parse_n<float>(text, len, n, out);
-}
-
-extern "C" size_t hcb_parse_f64_n(const char *const *text, const size_t *len, size_t n, void *out)
-{
-	return parse_n<double>(text, len, n, out);
 }

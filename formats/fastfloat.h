@@ -47,12 +47,6 @@ void hcb_shortest_f64_n(const void *v, size_t n, struct hcb_shortest *out);
 int hcb_parse_f64(const char *text, size_t len, double *out);
 int hcb_parse_f32(const char *text, size_t len, float *out);
 
-/* The same for n numbers text[i][0..len[i]), stored as float32 / float64
- * at out (any alignment); stops at the first that is not such a number.
- * Returns how many were stored. */
-size_t hcb_parse_f32_n(const char *const *text, const size_t *len, size_t n, void *out);
-size_t hcb_parse_f64_n(const char *const *text, const size_t *len, size_t n, void *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -4,8 +4,10 @@
  *
  * Written: dragonbox's shortest digits are Dragon4's unique digits with no
  * cutoff (digits.c says why), so the text is the Dragon4 path's once laid
- * out the same way (put_repr in jsonl.c).  Read: fast_float rounds as
- * strtod / strtof do; integers are read here only when plain and in range,
+ * out the same way (put_repr in jsonl.c).  Read: a data number whose
+ * decimal the parser kept (jsonscan.h) and one rounding makes exact is
+ * converted from that, any other by fast_float; both round as strtod /
+ * strtof do.  Integers are read here only when plain and in range,
  * everything else is left to the general path in jsonl_read.c.
  */
 #include <errno.h>
@@ -278,49 +280,108 @@ bool hcb_json_nonfinite(const char *t, double *v)
 	return true;
 }
 
+/*
+ * sig * 10^exp10 (sign apart) as a double, when one rounding gives it:
+ * sig and 10^|exp10| are both exact doubles (sig <= 2^53, |exp10| <= 22),
+ * so their product or quotient, rounded once, is the correctly rounded
+ * value (Clinger's fast path).  Most data numbers are such.
+ */
+static inline bool decimal_f64(uint64_t sig, int32_t exp10, double *out)
+{
+	static const double pow10[23] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+					  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+					  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+	if (sig > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
+		return false;
+	*out = exp10 < 0 ? (double)sig / pow10[-exp10] : (double)sig * pow10[exp10];
+	return true;
+}
+
+/*
+ * The same as a float32, rounded from that double, which is right unless
+ * the double lies exactly halfway between two float32s: only then can the
+ * second rounding differ from rounding the decimal once (the halfway
+ * point is a double, so a decimal on either side of it rounds to it or
+ * to its own side).  The double is a normal float32's size (1e-22 up to
+ * 9.1e37), so halfway means its 29 low mantissa bits are 1 then zeros.
+ */
+static inline bool decimal_f32(uint64_t sig, int32_t exp10, float *out)
+{
+	uint64_t bits;
+	double v;
+
+	if (!decimal_f64(sig, exp10, &v))
+		return false;
+	memcpy(&bits, &v, 8);
+	if ((bits & ((UINT64_C(1) << 29) - 1)) == UINT64_C(1) << 28)
+		return false;
+	*out = (float)v;
+	return true;
+}
+
+/* The J_NUM node n as a float32 / float64 at p: 0, or -EINVAL. */
+static inline int node_f32(const struct jnode *n, unsigned char *p)
+{
+	float f;
+
+	if (n->exp10 != JNUM_LONG && decimal_f32(n->sig, n->exp10, &f)) {
+		if (n->num[0] == '-')
+			f = -f;
+	} else if (hcb_parse_f32(n->num, n->numlen, &f)) {
+		return -EINVAL;
+	}
+	memcpy(p, &f, 4);
+	return 0;
+}
+
+static inline int node_f64(const struct jnode *n, unsigned char *p)
+{
+	double v;
+
+	if (n->exp10 != JNUM_LONG && decimal_f64(n->sig, n->exp10, &v)) {
+		if (n->num[0] == '-')
+			v = -v;
+	} else if (hcb_parse_f64(n->num, n->numlen, &v)) {
+		return -EINVAL;
+	}
+	memcpy(p, &v, 8);
+	return 0;
+}
+
 uint64_t hcb_json_reals_read(const struct jdoc *d, uint32_t *node, unsigned int dtype, void *out,
 			     uint64_t n)
 {
-	const size_t size = dtype == HCB_DT_FLOAT32 ? 4 : 8;
+	const bool f32 = dtype == HCB_DT_FLOAT32;
 	unsigned char *p = out;
-	uint32_t e = *node, idx[64];
-	const char *text[64];
-	size_t len[64], m, got;
+	uint32_t e = *node;
 	uint64_t k = 0;
 	double v;
 
 	if (dtype != HCB_DT_FLOAT32 && dtype != HCB_DT_FLOAT64)
 		return 0;
-	while (k < n) {
-		/* a run of numbers (within the reader's limit on their
-		 * length), parsed in one call */
-		for (m = 0; m < 64 && k + m < n && d->nodes[e].kind == J_NUM &&
-			    d->nodes[e].numlen < 64; m++, e = d->nodes[e].end) {
-			idx[m] = e;
-			text[m] = d->nodes[e].num;
-			len[m] = d->nodes[e].numlen;
-		}
-		if (m) {
-			got = dtype == HCB_DT_FLOAT32 ? hcb_parse_f32_n(text, len, m, p + k * size) :
-							hcb_parse_f64_n(text, len, m, p + k * size);
-			k += got;
-			if (got < m) {
-				e = idx[got];
+	for (; k < n; k++) {
+		const struct jnode *nd = &d->nodes[e];
+
+		/* within the reader's limit on a number's length; a number's
+		 * node is a leaf (its end is the next), which the loop need
+		 * not wait to load */
+		if (nd->kind == J_NUM && nd->numlen < 64) {
+			if (f32 ? node_f32(nd, p + 4 * k) : node_f64(nd, p + 8 * k))
 				break;
-			}
+			e++;
 			continue;
 		}
-		if (d->nodes[e].kind != J_STR || !hcb_json_nonfinite(jstr(d, e), &v))
+		if (nd->kind != J_STR || !hcb_json_nonfinite(jstr(d, e), &v))
 			break;
-		if (dtype == HCB_DT_FLOAT32) {
+		e = nd->end;
+		if (f32) {
 			float f = (float)v;
 
 			memcpy(p + 4 * k, &f, 4);
 		} else {
 			memcpy(p + 8 * k, &v, 8);
 		}
-		k++;
-		e = d->nodes[e].end;
 	}
 	*node = e;
 	return k;

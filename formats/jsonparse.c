@@ -212,72 +212,23 @@ static int string(struct parser *p, size_t *off, size_t *len)
 	return 0;
 }
 
-/*
- * Past the run of ASCII digits at s.  Eight bytes at a time where there
- * are eight: a byte is a digit when its high nibble is 3 and stays 3 with
- * 6 added (a carry out of a byte only comes from one >= 0xfa, itself not
- * a digit, so the first non-digit is found right).
- */
-static inline const char *digits_end(const char *s, const char *end)
-{
-	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull;
-
-	while (end - s >= 8) {
-		uint64_t x, m;
-
-		memcpy(&x, s, 8);
-		m = ((x & hi) ^ threes) | (((x + 0x0606060606060606ull) & hi) ^ threes);
-		if (m)
-			return s + (__builtin_ctzll(m) >> 3);
-		s += 8;
-	}
-	while (s < end && *s >= '0' && *s <= '9')
-		s++;
-	return s;
-}
-
-/* Past the number at s: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?;
- * or NULL, and *bad where it stops being one. */
-static inline const char *number_end(const char *s, const char *end, const char **bad)
-{
-	if (s < end && *s == '-')
-		s++;
-	if (s < end && *s == '0')
-		s++;
-	else if (s < end && *s >= '1' && *s <= '9')
-		s = digits_end(s + 1, end);
-	else
-		return *bad = s, NULL;
-	if (s < end && *s == '.') {
-		const char *f = digits_end(s + 1, end);
-
-		if (f == s + 1)
-			return *bad = f, NULL;
-		s = f;
-	}
-	if (s < end && (*s == 'e' || *s == 'E')) {
-		const char *x;
-
-		s++;
-		if (s < end && (*s == '+' || *s == '-'))
-			s++;
-		x = digits_end(s, end);
-		if (x == s)
-			return *bad = x, NULL;
-		s = x;
-	}
-	return s;
-}
-
+/* The number at p->s into node idx (its kind and key already set). */
 static int number(struct parser *p, uint32_t idx)
 {
-	const char *start = p->s, *bad, *e = number_end(p->s, p->end, &bad);
+	const char *start = p->s, *bad, *e;
+	struct jscan_num num;
+	struct jnode *n;
 
-	if (!e)
+	if (!(e = jscan_number(p->s, p->end, &bad, &num)))
 		return p->s = bad, fail(p, "bad number");
+	if (e - start > UINT32_MAX)
+		return fail(p, "number too long");   /* at its start: p->s not moved */
 	p->s = e;
-	p->d->nodes[idx].num = start;
-	p->d->nodes[idx].numlen = (size_t)(e - start);
+	n = &p->d->nodes[idx];
+	n->num = start;
+	n->numlen = (uint32_t)(e - start);
+	n->sig = num.sig;
+	n->exp10 = num.exp10;
 	return 0;
 }
 
@@ -291,15 +242,19 @@ static int number_run(struct parser *p, uint32_t *count)
 {
 	const char *s = p->s, *end = p->end, *e, *bad;
 	struct jdoc *d = p->d;
+	struct jscan_num num;
 	int err;
 
 	for (;;) {
-		if (!(e = number_end(s, end, &bad)))
+		if (!(e = jscan_number(s, end, &bad, &num)))
 			return p->s = bad, fail(p, "bad number");
+		if (e - s > UINT32_MAX)
+			return p->s = s, fail(p, "number too long");
 		if (d->n == d->cap && (err = grow_nodes(p)))
 			return err;
-		d->nodes[d->n] = (struct jnode){ .kind = J_NUM, .end = d->n + 1, .key = SIZE_MAX,
-						 .num = s, .numlen = (size_t)(e - s) };
+		d->nodes[d->n] = (struct jnode){ .kind = J_NUM, .end = d->n + 1,
+						 .numlen = (uint32_t)(e - s), .exp10 = num.exp10,
+						 .key = SIZE_MAX, .num = s, .sig = num.sig };
 		d->n++;
 		s = e;
 		if (end - s < 2 || s[0] != ',' || !(s[1] == '-' || (s[1] >= '0' && s[1] <= '9')))

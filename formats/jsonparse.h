@@ -5,7 +5,8 @@
  * Why not jansson here: a tap's "data" holds millions of numbers, uint64 max
  * does not fit jansson's integers, and each value must be read in its own
  * dtype.  This parser builds a flat array of nodes (pre-order) over one
- * line and leaves numbers as text spans for the caller to convert.
+ * line and leaves numbers as text spans for the caller to convert, each
+ * with its exact decimal value when that has at most 19 digits.
  */
 #ifndef HCB_JSONPARSE_H
 #define HCB_JSONPARSE_H
@@ -14,13 +15,18 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "jsonscan.h"
 
 enum jkind { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jnode {
 	enum jkind kind;
 	uint32_t end;       /* index after the last node of this value's subtree */
-	uint32_t count;     /* J_ARR/J_OBJ: children */
+	union {
+		uint32_t count;     /* J_ARR/J_OBJ: children */
+		uint32_t numlen;    /* J_NUM: the length of its text */
+	};
+	int32_t exp10;      /* J_NUM: its value is sig * 10^exp10; JNUM_LONG: see the text */
 	size_t key;         /* offset of the member's key in the string arena, or SIZE_MAX */
 	/* 40 bytes, not 56: a tap's data is a node per number */
 	union {
@@ -30,7 +36,7 @@ struct jnode {
 		};
 		struct {
 			const char *num;    /* J_NUM: the number's text, in the parsed line */
-			size_t numlen;
+			uint64_t sig;       /* J_NUM: its digits, sign apart (jsonscan.h) */
 		};
 	};
 };
@@ -44,8 +50,9 @@ struct jdoc {
 
 #define JSON_MAX_DEPTH 64
 
-/* Parse text[0..len) as one JSON value (reusing doc's memory).
- * 0, -EBADMSG (doc->error says why), -ENOMEM, -E2BIG (over 2^31 nodes). */
+/* Parse text[0..len) as one JSON value (reusing doc's memory); a number's
+ * text may be at most 2^32 - 1 bytes.  0, -EBADMSG (doc->error says why),
+ * -ENOMEM, -E2BIG (over 2^31 nodes). */
 int jparse(struct jdoc *doc, const char *text, size_t len);
 void jdoc_free(struct jdoc *doc);
 

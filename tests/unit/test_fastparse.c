@@ -7,9 +7,11 @@
  * Decimal strings: random ones in JSON's grammar (1 to 60 digits, any
  * point, exponents past both ends of float64), the exact midpoints between
  * neighbouring float32 and float64 values and strings just above and below
- * them, subnormal and overflow boundaries, long runs of zeros.  Every
- * float dtype takes every string; integers of every size at and around
- * their limits.  HCB_FASTFLOAT_CASES=N: N random strings (default 300000),
+ * them, short decimals whose nearest double is a float32 midpoint,
+ * subnormal and overflow boundaries, long runs of zeros.  Every float
+ * dtype takes every string, alone and as a parsed array's element;
+ * integers of every size at and around their limits.
+ * HCB_FASTFLOAT_CASES=N: N random strings (default 300000),
  * HCB_FASTFLOAT_SEED=S another sequence.
  */
 #include <errno.h>
@@ -42,6 +44,32 @@ static uint64_t nbad, nstrings;
 
 /* ---- one string through every float dtype ---- */
 
+/* s as a data array's element, read through its parsed node: the
+ * decimal jsonscan.h kept, or the text when it kept none. */
+static void check_nodes(const char *s, size_t len, float want_f, double want_d)
+{
+	static struct jdoc d;
+	char arr[80];
+	uint32_t node = 1;
+	double v = 0;
+	float f = 0;
+
+	/* past the reader's limit on a number's length, the general path's */
+	if (len >= 64)
+		return;
+	arr[0] = '[';
+	memcpy(arr + 1, s, len);
+	arr[len + 1] = ']';
+	assert_int_equal(jparse(&d, arr, len + 2), 0);
+	assert_int_equal(hcb_json_reals_read(&d, &node, HCB_DT_FLOAT32, &f, 1), 1);
+	node = 1;
+	assert_int_equal(hcb_json_reals_read(&d, &node, HCB_DT_FLOAT64, &v, 1), 1);
+	if (memcmp(&f, &want_f, 4) && nbad++ < 10)
+		print_error("'%s': float32 node %a, strtof %a\n", s, (double)f, (double)want_f);
+	if (memcmp(&v, &want_d, 8) && nbad++ < 10)
+		print_error("'%s': float64 node %a, strtod %a\n", s, v, want_d);
+}
+
 static void check_float(const char *s)
 {
 	static const unsigned int narrow[] = { HCB_DT_FLOAT16, HCB_DT_BFLOAT16,
@@ -60,6 +88,7 @@ static void check_float(const char *s)
 		if (nbad++ < 10)
 			print_error("'%s': float32 %a, strtof %a\n", s, (double)f, (double)want_f);
 	}
+	check_nodes(s, len, want_f, want_d);
 	/* the reader's entry point, which the narrow floats go through */
 	assert_int_equal(hcb_json_number(s, len, HCB_DT_FLOAT64, got), 0);
 	assert_memory_equal(got, &want_d, 8);
@@ -144,6 +173,27 @@ static void check_around(long double x)
 	}
 }
 
+/* Short decimals (16 to 19 digits) near x, a float32 midpoint: their
+ * nearest double is often x itself, where rounding that double to float32
+ * would tie to even whichever side of x the decimal is on. */
+static void check_short(double x)
+{
+	char s[64], t[80], *e;
+
+	for (int prec = 16; prec <= 19; prec++) {
+		snprintf(s, sizeof(s), "%.*e", prec - 1, x);
+		check_float(s);
+		/* the last digit one up and one down (no carry or borrow past it) */
+		e = strchr(s, 'e');
+		for (int delta = -1; delta <= 1; delta += 2) {
+			if ((delta < 0 && e[-1] == '0') || (delta > 0 && e[-1] == '9'))
+				continue;
+			snprintf(t, sizeof(t), "%.*s%c%s", (int)(e - s - 1), s, e[-1] + delta, e);
+			check_float(t);
+		}
+	}
+}
+
 static void test_halfway(void **state)
 {
 	(void)state;
@@ -174,6 +224,7 @@ static void test_halfway(void **state)
 		check_around(((long double)d + h) / 2);
 		check_around(f);
 		check_around(d);
+		check_short((double)f / 2 + (double)g / 2);
 	}
 	print_message("%" PRIu64 " strings at and around halfway points, %" PRIu64 " differ\n",
 		      nstrings, nbad);
@@ -323,6 +374,7 @@ static void test_parser_numbers(void **state)
 		{ "[0.12345678901234567890123456789012345678901234567890123456789012345]", NULL },
 	};
 	struct jdoc d = { 0 };
+	const char *text;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -348,6 +400,18 @@ static void test_parser_numbers(void **state)
 	assert_int_equal(d.nodes[4].end, 7);
 	assert_int_equal(d.nodes[7].kind, J_STR);
 	assert_memory_equal(d.nodes[8].num, "7", 1);
+	/* their decimals: sig * 10^exp10, the sign left to the text */
+	assert_true(d.nodes[1].sig == 5 && d.nodes[1].exp10 == -1);
+	assert_true(d.nodes[2].sig == 1 && d.nodes[2].exp10 == -3);
+	assert_true(d.nodes[8].sig == 7 && d.nodes[8].exp10 == 0);
+	text = "[12345678.901234567e-2,0.0000000000000000001,1234567890.1234567890,"
+	       "1e1234567890,0e-0000000001]";
+	assert_int_equal(jparse(&d, text, strlen(text)), 0);
+	assert_true(d.nodes[1].sig == 12345678901234567ull && d.nodes[1].exp10 == -11);
+	assert_true(d.nodes[2].sig == 1 && d.nodes[2].exp10 == -19);
+	assert_int_equal(d.nodes[3].exp10, JNUM_LONG);   /* 20 digits */
+	assert_int_equal(d.nodes[4].exp10, JNUM_LONG);   /* a 10-digit exponent */
+	assert_int_equal(d.nodes[5].exp10, JNUM_LONG);
 	jdoc_free(&d);
 }
 
