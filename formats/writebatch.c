@@ -7,8 +7,16 @@
  * live session (hcb_writer_flush) and at the end, the file still only ever
  * grows by whole records: the batch knows where each one ends, and a write
  * the disk cuts short is cut back to the last whole record it took.
+ *
+ * A durable file (a live recording, which a barrier fsyncs) has the
+ * kernel start writing each WRITEBACK_BYTES out as soon as they are in,
+ * without waiting for it: a barrier's fsync then finds little still to
+ * write, where it found everything since the last one (a JSONL recording
+ * of a busy program fsynced 350 ms at its first barrier, 15 to 27 ms at
+ * later ones).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +25,7 @@
 #include "recfile_impl.h"
 
 #define BATCH_BYTES (1u << 20)
+#define WRITEBACK_BYTES (4u << 20)
 
 struct hcb_write_batch {
 	unsigned char *buf;
@@ -24,6 +33,8 @@ struct hcb_write_batch {
 	uint64_t *ends;       /* file offsets where the records in buf end */
 	size_t nends, ends_cap;
 	uint64_t done;        /* where the last whole record in the file ends */
+	uint64_t queued;      /* the file up to here was handed to writeback */
+	int no_writeback;     /* sync_file_range refused (not a regular file) */
 };
 
 int hcb_batch_new(struct hcb_writer *w)
@@ -36,9 +47,23 @@ int hcb_batch_new(struct hcb_writer *w)
 		free(b);
 		return -ENOMEM;
 	}
-	b->done = w->bytes;
+	b->done = b->queued = w->bytes;
 	w->batch = b;
 	return 0;
+}
+
+/* A durable file: start writing out what it holds past the last start,
+ * once that is WRITEBACK_BYTES, and go on without waiting. */
+static void start_writeback(struct hcb_writer *w)
+{
+	struct hcb_write_batch *b = w->batch;
+
+	if (!w->durable || b->no_writeback || w->written - b->queued < WRITEBACK_BYTES)
+		return;
+	if (sync_file_range(w->fd, (off64_t)b->queued, (off64_t)(w->written - b->queued),
+			    SYNC_FILE_RANGE_WRITE) < 0)
+		b->no_writeback = 1;   /* a pipe or a terminal: nothing to start */
+	b->queued = w->written;
 }
 
 void hcb_batch_free(struct hcb_writer *w)
@@ -106,6 +131,7 @@ static int flush_batch(struct hcb_writer *w)
 		b->done = b->ends[b->nends - 1];
 	b->len = 0;
 	b->nends = 0;
+	start_writeback(w);
 	return 0;
 }
 
@@ -134,6 +160,7 @@ int hcb_batch_write(struct hcb_writer *w, const void *p, size_t n)
 	}
 	w->written += n;
 	w->bytes += n;
+	start_writeback(w);
 	return 0;
 }
 
