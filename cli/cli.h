@@ -44,6 +44,7 @@ enum cli_long_opt {
 	OPT_PLOT_STAT,
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_CUDA,                       /* trace.h: run, record */
+	OPT_MAX_LAG,                    /* trace.h: attach, run, record, view */
 	OPT_LONG_END
 };
 

@@ -30,6 +30,7 @@ static const struct cli_opt view_opts[] = {
 	FILTER_OPTS,
 	PROVIDER_OPT,
 	{ 'b', "buffer-size", "MIB", "live: ring buffer size in MiB (default 64)" },
+	MAX_LAG_OPT("live: "),
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
 };

@@ -118,6 +118,7 @@ void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 64ull << 20;
+	o->max_lag_ns = TRACE_MAX_LAG_MS * 1000000ull;
 	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 }
 
@@ -184,6 +185,12 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 		return 0;
 	case 'b':
 		return parse_buffer(cmd, o, arg);
+	case OPT_MAX_LAG:
+		/* up to a minute: past that it is no limit anyone means */
+		if (cli_parse_u64(cmd, "max lag", arg, 60000, &v))
+			return EXIT_USAGE;
+		o->max_lag_ns = v * 1000000ull;
+		return 0;
 	case 'q':
 		o->quiet = 1;
 		return 0;
@@ -235,8 +242,8 @@ static int load_err(const struct trace_opts *o, int err)
 int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
 		   const char *name)
 {
-	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_taps = o->count,
-				       .filter = &o->filter, .output = name,
+	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_lag_ns = o->max_lag_ns,
+				       .max_taps = o->count, .filter = &o->filter, .output = name,
 				       .providers = o->providers, .device_timing = o->cuda };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;

@@ -25,12 +25,22 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_PROVIDER, "provider", "NAME", "trace through this provider only: hcbtap, " \
 	  "xla-outfeed or jax-callback (repeatable; default: every one the program has)" }
 
+/* How far behind the program the output may run by default, in ms of
+ * writing: a barrier waits about that long, a terminal shows taps that
+ * old (src/lag.h). */
+#define TRACE_MAX_LAG_MS 25
+
+#define MAX_LAG_OPT(WHEN) \
+	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "drop taps (counted) rather than fall over MS ms " \
+	  "of writing behind (default 25; 0: as far as -b holds)" }
+
 #define TRACE_OPTS \
 	FILTER_OPTS, \
 	PROVIDER_OPT, \
 	{ 'c', "count", "N", "stop after N taps" }, \
 	{ 'd', "duration", "SECS", "stop after SECS seconds" }, \
 	{ 'b', "buffer-size", "MIB", "ring buffer size in MiB (default 64)" }, \
+	MAX_LAG_OPT(""), \
 	{ 'q', "quiet", NULL, "no summary on exit" }, \
 	{ 'h', "help", NULL, "show this help" }
 
@@ -47,6 +57,7 @@ struct trace_opts {
 	enum trace_format format;      /* to stdout, when no output path */
 	const char *output;            /* record: the file to write */
 	uint64_t ring_bytes;
+	uint64_t max_lag_ns;           /* --max-lag; 0: no limit but the ring's */
 	int quiet;
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */

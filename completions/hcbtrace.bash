@@ -77,21 +77,21 @@ _hcbtrace()
     case $cmd in
         attach)
             opts="-p --pid -f --format $print_opts --device --consumer --provider -c --count
-                  -d --duration -b --buffer-size -q --quiet -h --help"
+                  -d --duration -b --buffer-size --max-lag -q --quiet -h --help"
             argopts="-p --pid -f --format $print_argopts --device --consumer --provider -c --count
-                     -d --duration -b --buffer-size"
+                     -d --duration -b --buffer-size --max-lag"
             ;;
         run)
             opts="-f --format --cuda $print_opts --device --consumer --provider -c --count -d --duration
-                  -b --buffer-size -q --quiet -h --help"
+                  -b --buffer-size --max-lag -q --quiet -h --help"
             argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
-                     -b --buffer-size"
+                     -b --buffer-size --max-lag"
             ;;
         record)
             opts='-p --pid -o --output --cuda --device --consumer --provider -c --count
-                  -d --duration -b --buffer-size -q --quiet -h --help'
+                  -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
             argopts='-p --pid -o --output --device --consumer --provider -c --count
-                     -d --duration -b --buffer-size'
+                     -d --duration -b --buffer-size --max-lag'
             ;;
         replay)
             opts="--device --consumer -c --count -f --format $print_opts --speed --no-wait
@@ -115,8 +115,8 @@ _hcbtrace()
             argopts=
             ;;
         view)
-            opts='-p --pid --device --consumer --provider -b --buffer-size -h --help'
-            argopts='-p --pid --device --consumer --provider -b --buffer-size'
+            opts='-p --pid --device --consumer --provider -b --buffer-size --max-lag -h --help'
+            argopts='-p --pid --device --consumer --provider -b --buffer-size --max-lag'
             ;;
         help)
             opts='-h --help'

@@ -35,6 +35,8 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
 	int err;
 
+	/* written (or passed over) before the ring's next record is read */
+	hcb_probes_delivered(s->probes);
 	/* after -c the session stops looking */
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
@@ -146,6 +148,8 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 	} else {
 		err = hcb_probes_new(&s->probes, c->o.ring_bytes, on_ring_record, s);
 	}
+	if (!err)
+		hcb_probes_set_max_lag(s->probes, c->o.max_lag_ns);
 	if (!err && p->prepare)
 		err = p->prepare(s->probes, &s->ti);
 	if (!err)

@@ -31,6 +31,8 @@ struct hcb_capture;
 
 struct hcb_capture_opts {
 	uint64_t ring_bytes;             /* a power of two, page multiple */
+	uint64_t max_lag_ns;             /* how far behind the output may run (lag.h);
+					  * 0: as far as the ring holds */
 	uint64_t max_taps;               /* stop after this many taps written; 0: no limit */
 	const struct hcb_filter *filter; /* NULL: every tap */
 	const char *what;                /* this session's command line, for `list` and barrier */

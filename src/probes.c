@@ -10,6 +10,8 @@
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
+#include "clock.h"
+#include "lag.h"
 #include "probes.h"
 
 #define MAX_LINKS 8
@@ -31,6 +33,9 @@ struct hcb_probes {
 	/* the ring's positions, mapped read-only beside libbpf's own mapping */
 	const volatile uint64_t *cons_pos, *prod_pos;
 	size_t page;
+	struct hcb_lag lag;   /* --max-lag: the backlog the BPF side lets build */
+	uint64_t done_pos;    /* the ring is read and delivered up to here */
+	int done_now;         /* the record being handled delivered what was held */
 };
 
 /* libbpf's ring_buffer__poll() returns only when it has caught up with the
@@ -41,6 +46,33 @@ struct hcb_probes {
  * long to be looked at. */
 #define POLL_BATCH 4096
 #define POLL_BATCH_BYTES (1u << 20)
+
+/* Where the record of len being handled ends in the ring: libbpf moves
+ * the read position past a record once its callback returns. */
+static uint64_t record_end(const struct hcb_probes *p, size_t len)
+{
+	return hcb_probes_ring_read(p) + ((len + BPF_RINGBUF_HDR_SZ + 7) & ~(size_t)7);
+}
+
+/* What the reader holds while it handles this record (lag.h): everything
+ * read since it last delivered a packet. */
+static void hold_until(struct hcb_probes *p, size_t len)
+{
+	__atomic_store_n(&p->skel->bss->lag_held, record_end(p, len) - p->done_pos,
+			 __ATOMIC_RELAXED);
+}
+
+static void release_held(struct hcb_probes *p, size_t len)
+{
+	p->done_now = 0;
+	p->done_pos = record_end(p, len);
+	__atomic_store_n(&p->skel->bss->lag_held, 0, __ATOMIC_RELAXED);
+}
+
+void hcb_probes_delivered(struct hcb_probes *p)
+{
+	p->done_now = 1;
+}
 
 static int on_record(void *ctx, void *data, size_t len)
 {
@@ -53,7 +85,11 @@ static int on_record(void *ctx, void *data, size_t len)
 		p->exec_seen = 1;
 		return 0;
 	}
+	if (p->lag.max_ns)
+		hold_until(p, len);
 	err = p->fn(p->ctx, data, len);
+	if (p->done_now)
+		release_held(p, len);
 	if (err < 0) {
 		p->stop_err = err;
 		return err;
@@ -225,10 +261,30 @@ uint64_t hcb_probes_ring_read(const struct hcb_probes *p)
 	return __atomic_load_n(p->cons_pos, __ATOMIC_ACQUIRE);
 }
 
+void hcb_probes_set_max_lag(struct hcb_probes *p, uint64_t max_ns)
+{
+	hcb_lag_init(&p->lag, max_ns);
+}
+
+/* What a pass that started at t0, with the ring read up to read0, tells of
+ * the reading rate: the BPF side's backlog limit follows it (lag.h). */
+static void pass_done(struct hcb_probes *p, uint64_t t0, uint64_t read0)
+{
+	uint64_t limit, now = hcb_clock_ns(CLOCK_MONOTONIC);
+
+	limit = hcb_lag_pass(&p->lag, hcb_probes_ring_read(p) - read0, now - t0, p->yielded);
+	__atomic_store_n(&p->skel->data->lag_limit, limit, __ATOMIC_RELAXED);
+}
+
 int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
 {
+	uint64_t t0 = 0, read0 = 0;
 	int n;
 
+	if (p->lag.max_ns) {
+		t0 = hcb_clock_ns(CLOCK_MONOTONIC);
+		read0 = hcb_probes_ring_read(p);
+	}
 	p->batch = 0;
 	p->batch_bytes = 0;
 	p->yielded = 0;
@@ -236,6 +292,8 @@ int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
 	/* the BPF side wakes us only for a backlog: take what came in quietly */
 	if (!p->yielded && !p->stop_err && (n >= 0 || n == -EINTR))
 		n = ring_buffer__consume(p->rb);
+	if (p->lag.max_ns)
+		pass_done(p, t0, read0);
 	if (p->stop_err)
 		return p->stop_err;
 	if (p->yielded)

@@ -58,6 +58,13 @@ int hcb_probes_exec_seen(const struct hcb_probes *p);
 /* Wait up to timeout_ms for records and pass them on.  Returns the number
  * of records, 0 on EINTR, or the callback's or ring buffer's -errno. */
 int hcb_probes_poll(struct hcb_probes *p, int timeout_ms);
+/* Let the reader fall at most max_ns behind (lag.h), as measured by the
+ * polls from now on; 0: as far as the ring holds (the default). */
+void hcb_probes_set_max_lag(struct hcb_probes *p, uint64_t max_ns);
+/* Called from the record callback: the record being handled completed a
+ * packet, which is delivered (written) by the time the callback returns;
+ * what was read before it no longer counts toward the lag. */
+void hcb_probes_delivered(struct hcb_probes *p);
 /* Release every attached program: the target's probes go. */
 void hcb_probes_detach(struct hcb_probes *p);
 /* Pass on every record already in the ring. */

@@ -32,10 +32,20 @@ HCB_DEVSTATS_MAP devstats SEC(".maps");
 /* Ring bytes promised to packets being copied right now, so that threads
  * checking for room at the same time do not all take the same room. */
 __u64 inflight = 0;
+/* The backlog (bytes written, not yet read) past which a packet is turned
+ * away though it would fit: how far behind its output the reader may run
+ * (--max-lag; user space sets it from its own reading rate, src/probes.c).
+ * All ones: only the ring's size counts. */
+__u64 lag_limit = ~0ULL;
+/* What the reader has taken from the ring and not yet written: the tap it
+ * is writing now, the chunks of one still coming (over_lag()). */
+__u64 lag_held = 0;
 #else
 extern HCB_RB_MAP rb SEC(".maps");
 extern HCB_DEVSTATS_MAP devstats SEC(".maps");
 extern __u64 inflight;
+extern __u64 lag_limit;
+extern __u64 lag_held;
 #endif
 
 /*
@@ -88,10 +98,26 @@ static __always_inline long read_user(void *dst, __u32 len, const void *src)
 }
 
 /*
+ * Whether a packet of need bytes would put the reader over lag_limit: it
+ * would make the backlog more than the limit, and the reader is already
+ * half the limit behind, counting what it holds.  So the backlog stays
+ * under the limit, small packets are taken while a large one is written,
+ * and a packet larger than the limit itself is taken whenever the reader
+ * has caught up to half of it.  (Bitwise, not &&: see nonzero().)
+ */
+static __always_inline __u64 over_lag(__u64 backlog, __u64 need)
+{
+	__u64 limit = lag_limit;
+
+	return (__u64)(backlog + need > limit) & (__u64)(backlog + lag_held > limit / 2);
+}
+
+/*
  * All or nothing where it can be known in advance: take need bytes of the
  * ring's free space for a packet about to be copied, or 0 if it does not
- * fit now (the packet is dropped whole, not half sent).  ring_release()
- * gives the promise back once the packet is in.
+ * fit now or would put the reader over its lag (the packet is dropped
+ * whole, not half sent).  ring_release() gives the promise back once the
+ * packet is in.
  */
 static __always_inline int ring_take(__u64 need)
 {
@@ -99,7 +125,7 @@ static __always_inline int ring_take(__u64 need)
 	__u64 used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
 	__u64 size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
 
-	if (used + promised + need > size) {
+	if (used + promised + need > size || over_lag(used + promised, need)) {
 		__sync_fetch_and_sub(&inflight, need);
 		return 0;
 	}

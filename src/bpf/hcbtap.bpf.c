@@ -125,7 +125,7 @@ static __always_inline void account(__u32 device, __u64 seq, int lost)
  * probe's second argument, see HCB_WIRE_INLINE_MAX): both in one read,
  * straight into the record.  1: sent; 0: not sent, the caller takes it
  * the long way (a consumer not yet sent, a header that does not add up, or
- * a full ring, which the long way counts).
+ * a full ring or a reader too far behind, which the long way counts).
  */
 #define WIRE_CLASS(SIZE)							\
 	do {									\
@@ -133,6 +133,8 @@ static __always_inline void account(__u32 device, __u64 seq, int lost)
 		__u64 id = bpf_get_current_pid_tgid();				\
 		__u32 device;							\
 		__u64 seq;							\
+		if (over_lag(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA), sizeof(*e))) \
+			return 0;   /* the long way counts the drop */		\
 		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
 		if (!e)								\
 			return 0;   /* the long way counts the drop */		\

@@ -37,6 +37,13 @@ teardown() { _common_teardown; }
     run --separate-stderr "$HCBTRACE" attach -b 3 1
     assert_failure 2
     [[ "$stderr" == *"power of two"* ]]
+    run --separate-stderr "$HCBTRACE" record --max-lag -5 -o x.jsonl -p 1
+    assert_failure 2
+    [[ "$stderr" == *"invalid max lag '-5': expected a whole number from 0 to 60000"* ]]
+    run --separate-stderr "$HCBTRACE" view --max-lag 60001 -p 1
+    assert_failure 2
+    [[ "$stderr" == *"invalid max lag '60001'"* ]]
+    [ ! -e x.jsonl ]
     run --separate-stderr "$HCBTRACE" attach --device 999 1
     assert_failure 2
     run --separate-stderr "$HCBTRACE" frobnicate
