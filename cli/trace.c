@@ -184,12 +184,17 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 			return cli_usage_err(cmd, "unknown format '%s': expected text or jsonl", arg);
 		return 0;
 	case 'b':
+		/* a ring asked for is one to absorb bursts in: no lag limit
+		 * unless --max-lag says so too */
+		if (!o->max_lag_given)
+			o->max_lag_ns = 0;
 		return parse_buffer(cmd, o, arg);
 	case OPT_MAX_LAG:
 		/* up to a minute: past that it is no limit anyone means */
 		if (cli_parse_u64(cmd, "max lag", arg, 60000, &v))
 			return EXIT_USAGE;
 		o->max_lag_ns = v * 1000000ull;
+		o->max_lag_given = 1;
 		return 0;
 	case 'q':
 		o->quiet = 1;

@@ -32,7 +32,7 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
 #define MAX_LAG_OPT(WHEN) \
 	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "drop taps (counted) rather than fall over MS ms " \
-	  "of writing behind (default 25; 0: as far as -b holds)" }
+	  "of writing behind (default 25, or 0 with -b: as far as the ring holds)" }
 
 #define TRACE_OPTS \
 	FILTER_OPTS, \
@@ -58,6 +58,7 @@ struct trace_opts {
 	const char *output;            /* record: the file to write */
 	uint64_t ring_bytes;
 	uint64_t max_lag_ns;           /* --max-lag; 0: no limit but the ring's */
+	int max_lag_given;             /* --max-lag was given (else -b turns it off) */
 	int quiet;
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
