@@ -118,7 +118,6 @@ void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 64ull << 20;
-	o->max_lag_ns = TRACE_MAX_LAG_MS * 1000000ull;
 	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 }
 
@@ -184,17 +183,12 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 			return cli_usage_err(cmd, "unknown format '%s': expected text or jsonl", arg);
 		return 0;
 	case 'b':
-		/* a ring asked for is one to absorb bursts in: no lag limit
-		 * unless --max-lag says so too */
-		if (!o->max_lag_given)
-			o->max_lag_ns = 0;
 		return parse_buffer(cmd, o, arg);
 	case OPT_MAX_LAG:
 		/* up to a minute: past that it is no limit anyone means */
 		if (cli_parse_u64(cmd, "max lag", arg, 60000, &v))
 			return EXIT_USAGE;
 		o->max_lag_ns = v * 1000000ull;
-		o->max_lag_given = 1;
 		return 0;
 	case 'q':
 		o->quiet = 1;

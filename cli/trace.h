@@ -25,14 +25,11 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_PROVIDER, "provider", "NAME", "trace through this provider only: hcbtap, " \
 	  "xla-outfeed or jax-callback (repeatable; default: every one the program has)" }
 
-/* How far behind the program the output may run by default, in ms of
- * writing: a barrier waits about that long, a terminal shows taps that
- * old (src/lag.h). */
-#define TRACE_MAX_LAG_MS 25
-
+/* --max-lag is off by default: a burst the ring holds is kept whole,
+ * where a lag limit would turn it away (src/lag.h). */
 #define MAX_LAG_OPT(WHEN) \
 	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "drop taps (counted) rather than fall over MS ms " \
-	  "of writing behind (default 25, or 0 with -b: as far as the ring holds)" }
+	  "of writing behind (default 0: as far as the ring holds)" }
 
 #define TRACE_OPTS \
 	FILTER_OPTS, \
@@ -58,7 +55,6 @@ struct trace_opts {
 	const char *output;            /* record: the file to write */
 	uint64_t ring_bytes;
 	uint64_t max_lag_ns;           /* --max-lag; 0: no limit but the ring's */
-	int max_lag_given;             /* --max-lag was given (else -b turns it off) */
 	int quiet;
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
