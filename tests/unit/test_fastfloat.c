@@ -523,11 +523,7 @@ int main(void)
 		cmocka_unit_test(test_array_text),
 		cmocka_unit_test(test_f32_walk),
 	};
-	const char *s;
 
-	if ((s = getenv("HCB_FASTFLOAT_CASES")))
-		ncases = strtoull(s, NULL, 0);
-	if ((s = getenv("HCB_FASTFLOAT_SEED")))
-		seed = strtoull(s, NULL, 0);
+	testrand_env(&ncases, &seed);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -461,11 +461,7 @@ int main(void)
 		cmocka_unit_test(test_parser_numbers),
 		cmocka_unit_test(test_reals_read),
 	};
-	const char *s;
 
-	if ((s = getenv("HCB_FASTFLOAT_CASES")))
-		ncases = strtoull(s, NULL, 0);
-	if ((s = getenv("HCB_FASTFLOAT_SEED")))
-		seed = strtoull(s, NULL, 0);
+	testrand_env(&ncases, &seed);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

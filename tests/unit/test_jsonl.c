@@ -31,6 +31,7 @@
 #include "dtype.h"
 #include "jsonl.h"
 #include "recfile.h"
+#include "testcons.h"
 
 /* ---- helpers ---- */
 
@@ -550,18 +551,6 @@ static void test_complex(void **state)
 
 /* ---- records ---- */
 
-static struct hcb_consumer *consumer(const struct hcb_consumer_spec *s, uint32_t id)
-{
-	struct hcb_consumer *c = NULL;
-	void *blob = NULL;
-	size_t len = 0;
-
-	assert_int_equal(hcb_reg_build(s, id, &blob, &len), 0);
-	assert_int_equal(hcb_consumer_from_reg(blob, len, &c), 0);
-	free(blob);
-	return c;
-}
-
 /* Parse one record line: exactly one '\n', at the end; "type" first. */
 static json_t *parse_line(const struct hcb_buf *b, const char *type)
 {
@@ -623,7 +612,7 @@ static void test_tap_record(void **state)
 		.name = "loss", .kwargs = kw, .tree = "{ a=* b=( * * ) c=[ * * ] d=* }",
 		.nleaves = 6, .leaves = leaves,
 	};
-	struct hcb_consumer *c = consumer(&spec, 305419897);
+	struct hcb_consumer *c = test_consumer(&spec, 305419897);
 	unsigned char payload[128], *p = payload;
 	float f32[6] = { 1.0f, 2.5f, -0.0f, NAN, INFINITY, -INFINITY };
 	int64_t i64 = INT64_MIN;
@@ -742,7 +731,7 @@ static void test_tap_record_small(void **state)
 	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
 	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
 	const struct hcb_consumer_spec none = { .name = "nothing", .nleaves = 0 };
-	struct hcb_consumer *c = consumer(&one, 1), *n = consumer(&none, 2);
+	struct hcb_consumer *c = test_consumer(&one, 1), *n = test_consumer(&none, 2);
 	double v = 0.1;
 	struct hcb_buf b = HCB_BUF_INIT;
 	json_t *j, *a;
@@ -792,7 +781,7 @@ static void test_tap_record_hostile_text(void **state)
 		struct hcb_consumer_spec s2 = spec;
 
 		s2.kwargs = kw2;
-		c = consumer(&s2, 9);
+		c = test_consumer(&s2, 9);
 	}
 	assert_int_equal(hcb_jsonl_tap(&b, c, 0, 0, 0, (const unsigned char *)""), 0);
 	hcb_consumer_free(c);
@@ -822,7 +811,7 @@ static void test_copy_ns_written(void **state)
 {
 	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
 	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
-	struct hcb_consumer *c = consumer(&one, 1);
+	struct hcb_consumer *c = test_consumer(&one, 1);
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	struct hcb_buf b = HCB_BUF_INIT;
 	double v = 0.1;
@@ -926,7 +915,7 @@ static void test_copy_ns_round_trip(void **state)
 	};
 	static const struct hcb_leaf_spec leaf[] = { { HCB_DT_FLOAT64, 0, { 0 } } };
 	const struct hcb_consumer_spec one = { .name = "x", .nleaves = 1, .leaves = leaf };
-	struct hcb_consumer *c = consumer(&one, 1);
+	struct hcb_consumer *c = test_consumer(&one, 1);
 	struct hcb_buf b = HCB_BUF_INIT;
 	uint64_t copy[2];
 	double v = 0.1;

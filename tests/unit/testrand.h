@@ -8,6 +8,7 @@
 #define HCB_TESTRAND_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 static inline uint64_t testrand_next(uint64_t *state)
 {
@@ -22,6 +23,18 @@ static inline uint64_t testrand_next(uint64_t *state)
 static inline uint64_t testrand_below(uint64_t *state, uint64_t n)
 {
 	return testrand_next(state) % n;
+}
+
+/* HCB_FASTFLOAT_CASES=N and HCB_FASTFLOAT_SEED=S, where set, over the
+ * differential tests' defaults: more cases, or another sequence. */
+static inline void testrand_env(uint64_t *ncases, uint64_t *seed)
+{
+	const char *s;
+
+	if ((s = getenv("HCB_FASTFLOAT_CASES")))
+		*ncases = strtoull(s, NULL, 0);
+	if ((s = getenv("HCB_FASTFLOAT_SEED")))
+		*seed = strtoull(s, NULL, 0);
 }
 
 #endif
