@@ -65,6 +65,8 @@ static void hold_until(struct hcb_probes *p, size_t len)
 static void release_held(struct hcb_probes *p, size_t len)
 {
 	p->done_now = 0;
+	if (!p->lag.max_ns)
+		return;   /* nothing held: the BPF side does not look */
 	p->done_pos = record_end(p, len);
 	__atomic_store_n(&p->skel->bss->lag_held, 0, __ATOMIC_RELAXED);
 }
