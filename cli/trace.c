@@ -118,6 +118,7 @@ void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 64ull << 20;
+	o->max_lag_ns = TRACE_MAX_LAG_MS * 1000000ull;
 	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
 }
 

@@ -25,11 +25,13 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_PROVIDER, "provider", "NAME", "trace through this provider only: hcbtap, " \
 	  "xla-outfeed or jax-callback (repeatable; default: every one the program has)" }
 
-/* --max-lag is off by default: a burst the ring holds is kept whole,
- * where a lag limit would turn it away (src/lag.h). */
+/* --max-lag: a barrier on a program that outruns a JSONL recording
+ * answers in about 50 ms rather than a second; it applies only while taps
+ * are being lost, so a burst the ring holds is kept whole (src/lag.h). */
+#define TRACE_MAX_LAG_MS 25
 #define MAX_LAG_OPT(WHEN) \
-	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "drop taps (counted) rather than fall over MS ms " \
-	  "of writing behind (default 0: as far as the ring holds)" }
+	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "while taps are being lost, drop them (counted) " \
+	  "rather than fall over MS ms of writing behind (default 25; 0: as far as the ring holds)" }
 
 #define TRACE_OPTS \
 	FILTER_OPTS, \

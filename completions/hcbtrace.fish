@@ -75,7 +75,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s d -l duration -x -d 'stop after SECS seconds'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'ring buffer size in MiB (default 64)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'drop taps rather than fall over MS ms of writing behind (default 0: off)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'while taps are lost, drop them rather than fall over MS ms behind (default 25; 0: off)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no summary on exit'
 
 # numpy's print options of the text format: attach, run and replay
@@ -127,7 +127,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'live: ring buffer size in MiB (default 64)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'live: drop taps rather than fall over MS ms behind (default 0: off)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'live: while taps are lost, drop them rather than fall over MS ms behind (default 25; 0: off)'
 
 # options of every command
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier list view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

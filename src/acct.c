@@ -12,6 +12,7 @@ const char *hcb_loss_reason(enum hcb_loss_cause cause)
 		[HCB_LOSS_STAGING] = "device staging full",
 		[HCB_LOSS_DEVICE_COPY] = "device copy failed",
 		[HCB_LOSS_NO_RUNTIME] = "no device runtime",
+		[HCB_LOSS_LAG] = "output too far behind",
 		[HCB_LOSS_UNDELIVERED] = "not delivered",
 	};
 

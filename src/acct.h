@@ -17,8 +17,9 @@
  *   - at a barrier and at the end, seqs below the probe's handled count
  *     that never arrived are lost (the tail, which no later packet shows);
  *   - losses are split by cause as far as the probe's and the decoder's
- *     counters tell (ring full, target memory unreadable, malformed), the
- *     rest "not delivered" (e.g. issued while the detach was under way);
+ *     counters tell (ring full, output too far behind, target memory
+ *     unreadable, malformed), the rest "not delivered" (e.g. issued
+ *     while the detach was under way);
  *   - seqs compare modulo 2^64, so a counter that wraps keeps counting.
  * Where a device's packets may arrive out of seq order (its calls run on
  * several threads at once), a jump in seq says nothing: such accounting is
@@ -39,6 +40,7 @@ enum hcb_loss_cause {
 	HCB_LOSS_STAGING,       /* the emitter's device staging memory was full */
 	HCB_LOSS_DEVICE_COPY,   /* the emitter's copy off the device failed */
 	HCB_LOSS_NO_RUNTIME,    /* the emitter had no device runtime */
+	HCB_LOSS_LAG,           /* turned away: the output was over --max-lag */
 	HCB_LOSS_UNDELIVERED,   /* no counter says why */
 	HCB_LOSS_CAUSES
 };

@@ -25,6 +25,7 @@ static void loss_seen(void *ctx, uint32_t d, struct hcb_loss_seen *out)
 	hcb_probes_dev_stats(s->probes, d, &b);
 	out->n[HCB_LOSS_RING] = b.drops;
 	out->n[HCB_LOSS_UNREADABLE] = b.read_errors;
+	out->n[HCB_LOSS_LAG] = b.lag_drops;
 	out->n[HCB_LOSS_MALFORMED] = 0;
 	for (int i = 0; st && i < HCB_DECODE_PROBLEMS; i++)
 		out->n[HCB_LOSS_MALFORMED] += st->problems[i];

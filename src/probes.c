@@ -273,8 +273,18 @@ void hcb_probes_set_max_lag(struct hcb_probes *p, uint64_t max_ns)
 static void pass_done(struct hcb_probes *p, uint64_t t0, uint64_t read0)
 {
 	uint64_t limit, now = hcb_clock_ns(CLOCK_MONOTONIC);
+	uint64_t read = hcb_probes_ring_read(p);
+	/* the BPF side's clock is CLOCK_MONOTONIC too; 0: never, long ago */
+	uint64_t refused = __atomic_load_n(&p->skel->bss->last_refusal_ns, __ATOMIC_RELAXED);
+	struct hcb_lag_pass pass = {
+		.bytes = read - read0,
+		.ns = now - t0,
+		.busy = p->yielded,
+		.backlog = hcb_probes_ring_written(p) - read,
+		.since_refusal_ns = now > refused ? now - refused : 0,
+	};
 
-	limit = hcb_lag_pass(&p->lag, hcb_probes_ring_read(p) - read0, now - t0, p->yielded);
+	limit = hcb_lag_pass(&p->lag, &pass);
 	__atomic_store_n(&p->skel->data->lag_limit, limit, __ATOMIC_RELAXED);
 }
 

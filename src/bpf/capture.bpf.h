@@ -40,13 +40,23 @@ __u64 lag_limit = ~0ULL;
 /* What the reader has taken from the ring and not yet written: the tap it
  * is writing now, the chunks of one still coming (over_lag()). */
 __u64 lag_held = 0;
+/* When a packet was last turned away, full ring or lag (bpf_ktime_get_ns,
+ * CLOCK_MONOTONIC): user space applies lag_limit only within a while of
+ * one, so a burst the ring holds is kept whole (src/lag.h). */
+__u64 last_refusal_ns = 0;
 #else
 extern HCB_RB_MAP rb SEC(".maps");
 extern HCB_DEVSTATS_MAP devstats SEC(".maps");
 extern __u64 inflight;
 extern __u64 lag_limit;
 extern __u64 lag_held;
+extern __u64 last_refusal_ns;
 #endif
+
+/* Why a packet was lost, as the probes count it (struct hcb_dev_stats). */
+#define LOST_RING 1          /* drops */
+#define LOST_UNREADABLE 2    /* read_errors */
+#define LOST_LAG 3           /* lag_drops */
 
 /*
  * Waking the reader costs the target an interrupt (a VM exit under a
@@ -101,35 +111,45 @@ static __always_inline long read_user(void *dst, __u32 len, const void *src)
  * Whether a packet of need bytes would put the reader over lag_limit: it
  * would make the backlog more than the limit, and the reader is already
  * half the limit behind, counting what it holds.  So the backlog stays
- * under the limit, small packets are taken while a large one is written,
- * and a packet larger than the limit itself is taken whenever the reader
- * has caught up to half of it.  (Bitwise, not &&: see nonzero().)
+ * under the limit, and a packet larger than the limit itself is taken
+ * whenever the reader has caught up to half of it.  A small packet (a
+ * sixteenth of the limit: a scalar's print, a loss) is taken until the
+ * backlog is twice the limit: such taps are what a reader most wants to
+ * see, cost little to write, and would otherwise be turned away behind
+ * each large one.  (Bitwise, not &&: see nonzero().)
  */
 static __always_inline __u64 over_lag(__u64 backlog, __u64 need)
 {
 	__u64 limit = lag_limit;
+	__u64 over = (__u64)(backlog + need > limit) & (__u64)(backlog + lag_held > limit / 2);
+	__u64 small = (__u64)(need <= limit / 16) & (__u64)(backlog / 2 + need <= limit);
 
-	return (__u64)(backlog + need > limit) & (__u64)(backlog + lag_held > limit / 2);
+	return over & (small ^ 1);
 }
 
 /*
  * All or nothing where it can be known in advance: take need bytes of the
- * ring's free space for a packet about to be copied, or 0 if it does not
- * fit now or would put the reader over its lag (the packet is dropped
- * whole, not half sent).  ring_release() gives the promise back once the
- * packet is in.
+ * ring's free space for a packet about to be copied.  0: taken, and
+ * ring_release() gives the promise back once the packet is in.  Else why
+ * not, LOST_RING or LOST_LAG: it does not fit now, or would put the reader
+ * over its lag (the packet is dropped whole, not half sent).
  */
 static __always_inline int ring_take(__u64 need)
 {
 	__u64 promised = __sync_fetch_and_add(&inflight, need);
 	__u64 used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
 	__u64 size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
+	int why = 0;
 
-	if (used + promised + need > size || over_lag(used + promised, need)) {
+	if (used + promised + need > size)
+		why = LOST_RING;
+	else if (over_lag(used + promised, need))
+		why = LOST_LAG;
+	if (why) {
 		__sync_fetch_and_sub(&inflight, need);
-		return 0;
+		last_refusal_ns = bpf_ktime_get_ns();
 	}
-	return 1;
+	return why;
 }
 
 static __always_inline void ring_release(__u64 need)

@@ -21,7 +21,7 @@ struct copy_ctx {
 	__u64 data_addrs;    /* u64[nleaves] in the target */
 	__u64 leaf_bytes;    /* u64[nleaves] in the target */
 	__u32 leaf;          /* next leaf to start */
-	__u32 failed;        /* 1: ring full, 2: unreadable */
+	__u32 failed;        /* LOST_RING or LOST_UNREADABLE */
 	__u64 src;           /* current leaf or blob */
 	__u64 left;          /* bytes of it still to copy */
 	__u64 offset;        /* of the next byte in the whole blob or payload */
@@ -35,7 +35,7 @@ struct copy_ctx {
 		__u32 n = c->left < (SIZE) ? (__u32)c->left : (SIZE);		\
 		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
 		if (!e)								\
-			return 1;						\
+			return LOST_RING;					\
 		e->h.type = c->type;						\
 		e->h.consumer_id = c->consumer_id;				\
 		e->h.device = c->device;					\
@@ -48,7 +48,7 @@ struct copy_ctx {
 			n = (SIZE);						\
 		if (read_user(e->d, n, (const void *)c->src)) {		\
 			bpf_ringbuf_discard(e, 0);				\
-			return 2;						\
+			return LOST_UNREADABLE;					\
 		}								\
 		bpf_ringbuf_submit(e, c->left == n && c->leaf >= c->nleaves ?	\
 				   wake_flag(sizeof(*e)) : BPF_RB_NO_WAKEUP);	\
@@ -105,7 +105,7 @@ static long copy_step(__u32 i, void *arg)
 		slot = (__u64)c->leaf * sizeof(__u64);
 		if (read_user(&c->src, sizeof(c->src), (const void *)(c->data_addrs + slot)) ||
 		    read_user(&c->left, sizeof(c->left), (const void *)(c->leaf_bytes + slot))) {
-			c->failed = 2;
+			c->failed = LOST_UNREADABLE;
 			return 1;
 		}
 		c->leaf++;

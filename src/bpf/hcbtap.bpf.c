@@ -64,8 +64,10 @@ static __always_inline void count(__u32 device, int what)
 		return;
 	if (what == 0)
 		__sync_fetch_and_add(&s->packets, 1);
-	else if (what == 1)
+	else if (what == LOST_RING)
 		__sync_fetch_and_add(&s->drops, 1);
+	else if (what == LOST_LAG)
+		__sync_fetch_and_add(&s->lag_drops, 1);
 	else
 		__sync_fetch_and_add(&s->read_errors, 1);
 }
@@ -103,19 +105,14 @@ static __always_inline void fill_pkt(struct hcb_ev_pkt *e, const struct hcb_wire
 	e->lost_reason = pkt->magic == HCB_LOST_MAGIC ? (__u32)pkt->leaf_bytes : 0;
 }
 
-/* Sent, or lost (1: ring full, 2: unreadable), counted in one look-up. */
-static __always_inline void account(__u32 device, __u64 seq, int lost)
+/* Sent and through (count() and handled() in one look-up). */
+static __always_inline void sent(__u32 device, __u64 seq)
 {
 	struct hcb_dev_stats *s = dev_stats(device);
 
 	if (!s)
 		return;
-	if (!lost)
-		__sync_fetch_and_add(&s->packets, 1);
-	else if (lost == 1)
-		__sync_fetch_and_add(&s->drops, 1);
-	else
-		__sync_fetch_and_add(&s->read_errors, 1);
+	__sync_fetch_and_add(&s->packets, 1);
 	if (seq + 1 > s->handled)
 		s->handled = seq + 1;
 }
@@ -152,7 +149,7 @@ static __always_inline void account(__u32 device, __u64 seq, int lost)
 		device = e->h.pkt.device;					\
 		seq = e->h.pkt.seq;						\
 		bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));			\
-		account(device, seq, 0);					\
+		sent(device, seq);						\
 		return 1;							\
 	} while (0)
 
@@ -178,6 +175,7 @@ int hcbtap_packet(struct pt_regs *ctx)
 	__u64 need, inline_bytes;
 	const void *arg;
 	__u8 one = 1;
+	int lost;
 
 	usdt_args2(ctx, (__u64 *)&arg, &inline_bytes);
 
@@ -188,8 +186,9 @@ int hcbtap_packet(struct pt_regs *ctx)
 		return 0;
 
 	need = ring_need(&pkt);
-	if (!ring_take(need)) {
-		count(pkt.device, 1);
+	lost = ring_take(need);
+	if (lost) {
+		count(pkt.device, lost);
 		handled(pkt.device, pkt.seq);
 		return 0;
 	}
@@ -211,7 +210,7 @@ int hcbtap_packet(struct pt_regs *ctx)
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		ring_release(need);
-		count(pkt.device, 1);
+		count(pkt.device, LOST_RING);
 		handled(pkt.device, pkt.seq);
 		return 0;
 	}

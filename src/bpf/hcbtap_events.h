@@ -119,6 +119,7 @@ struct hcb_dev_stats {
 	HCB_WIRE_U64 packets;      /* PKT records emitted */
 	HCB_WIRE_U64 drops;        /* packets lost: ring buffer full */
 	HCB_WIRE_U64 read_errors;  /* packets lost: target memory unreadable */
+	HCB_WIRE_U64 lag_drops;    /* packets turned away: output over --max-lag */
 	HCB_WIRE_U64 handled;      /* seq + 1 of the last packet through the probe,
 				    * sent or lost (a device's packets come in order) */
 };

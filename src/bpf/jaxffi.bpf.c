@@ -200,12 +200,12 @@ static __always_inline int start_operand(struct walk *w)
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
-		return 1;
+		return LOST_RING;
 	__builtin_memset(e->dims, 0, sizeof(e->dims));
 	r = read_operand(w, i, &o, e->dims);
 	if (r) {
 		bpf_ringbuf_discard(e, 0);
-		return r == 1 ? 0 : 2;   /* a token: nothing to send */
+		return r == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
 	}
 	e->type = HCB_EV_JARG;
 	e->device = c->device;
@@ -295,8 +295,10 @@ static __always_inline void count(struct hcb_dev_stats *s, int what)
 {
 	if (what == 0)
 		__sync_fetch_and_add(&s->packets, 1);
-	else if (what == 1)
+	else if (what == LOST_RING)
 		__sync_fetch_and_add(&s->drops, 1);
+	else if (what == LOST_LAG)
+		__sync_fetch_and_add(&s->lag_drops, 1);
 	else
 		__sync_fetch_and_add(&s->read_errors, 1);
 }
@@ -359,6 +361,7 @@ int jaxffi_call(struct pt_regs *ctx)
 	struct hcb_ev_jcall *e;
 	struct walk w = {};
 	__u64 hdr[5], need;
+	int lost;
 	__s32 device = -1;
 	__u32 dev;
 
@@ -382,7 +385,7 @@ int jaxffi_call(struct pt_regs *ctx)
 									     attrs))) {
 		if (s) {   /* no device to count it on: the first one's */
 			__sync_fetch_and_add(&s->handled, 1);
-			count(s, 2);
+			count(s, LOST_UNREADABLE);
 		}
 		return 0;
 	}
@@ -398,21 +401,22 @@ int jaxffi_call(struct pt_regs *ctx)
 
 	bpf_loop(HCB_MAX_LEAVES, measure_step, &w, 0);
 	if (w.bad || w.too_big) {
-		count(s, w.bad ? 2 : 1);
+		count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
 
 	/* all or nothing, as hcbtap.bpf.c: a call that does not fit in the
 	 * free space now is dropped whole, not half sent */
 	need = ring_need(&w);
-	if (!ring_take(need)) {
-		count(s, 1);
+	lost = ring_take(need);
+	if (lost) {
+		count(s, lost);
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		ring_release(need);
-		count(s, 1);
+		count(s, LOST_RING);
 		return 0;
 	}
 	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));

@@ -30,6 +30,7 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	struct hcb_dev_stats *s;
 	__u32 device = 0;
 	__u64 need, seq;
+	int lost;
 	__u32 n;
 
 	if (run_options &&
@@ -45,8 +46,9 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	if (len < 0)
 		len = 0;
 	need = 2 * ((__u64)len + sizeof(*e)) + 1024;
-	if (!ring_take(need)) {
-		__sync_fetch_and_add(&s->drops, 1);
+	lost = ring_take(need);
+	if (lost) {
+		__sync_fetch_and_add(lost == LOST_LAG ? &s->lag_drops : &s->drops, 1);
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
@@ -85,6 +87,6 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	bpf_loop(MAX_STEPS, copy_step, &c, 0);
 	ring_release(need);
 	if (c.failed)
-		__sync_fetch_and_add(c.failed == 1 ? &s->drops : &s->read_errors, 1);
+		__sync_fetch_and_add(c.failed == LOST_RING ? &s->drops : &s->read_errors, 1);
 	return 0;
 }

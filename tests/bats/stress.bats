@@ -70,34 +70,54 @@ stress()
     grep -q '"type":"drop"' "$T/s.jsonl"
 }
 
-# burst MAXLAG FILE: record (with --max-lag MAXLAG, unless "") 8 steps of 16 MiB (four 4 MiB field taps, and
-# the small ones) a step each 10 ms, more than a JSONL writer takes, into a
-# 256 MiB ring that holds them all; the program's issued counters in
-# $T/issued.
-burst()
+# example FILE STEPS INTERVAL_MS RECORD_OPTS...: record hcb-example (4
+# devices; a 4 MiB field tap and four small ones per step) from its start
+# to its end; its issued counters in $T/issued.
+example()
 {
-    "$HCBTRACE" record -b 256 ${1:+--max-lag "$1"} -o "$2" -- "$EXAMPLE" --devices 4 --steps 8 \
-        --interval-ms 10 --report-issued 2>"$T/rec.err"
+    local file=$1 steps=$2 interval=$3
+    shift 3
+    "$HCBTRACE" record "$@" -o "$file" -- "$EXAMPLE" --devices 4 --steps "$steps" \
+        --interval-ms "$interval" --report-issued 2>"$T/rec.err"
     grep -q 'target exited' "$T/rec.err"
     grep -o 'issued cpu:[0-9]* [0-9]*' "$T/rec.err" >"$T/issued"
     [ "$(wc -l <"$T/issued")" = 4 ]
 }
 
-@test "stress: --max-lag turns a burst away that the ring would hold, counted exactly; by default it is kept" {
-    # by default, as far as the ring holds: nothing lost
-    burst "" "$T/all.jsonl"
+# small_taps FILE: how many taps of the example's small consumers FILE holds
+small_taps()
+{
+    grep -c '"type":"tap".*"name":"\(loss\|power3\|params\|status\)"' "$1"
+}
+
+@test "stress: a burst the ring holds is kept whole, though it outruns the JSONL writer" {
+    # 8 steps of 16 MiB a step each 10 ms, into a 256 MiB ring, with the
+    # lag limit at its default: it comes on only once taps are lost
+    example "$T/all.jsonl" 8 10 -b 256
     run $CHECK "$T/all.jsonl" "$T/issued" --exact
     assert_success
     ! grep -q '"type":"drop"' "$T/all.jsonl"
     grep -q ' 0 lost$' "$T/rec.err"
-    # 25 ms of JSONL writing is a few MiB: the burst's later
-    # field taps are dropped, each one counted where it was lost
-    burst 25 "$T/lag.jsonl"
+}
+
+@test "stress: a program that outruns the JSONL writer for good: held to --max-lag, counted exactly" {
+    # the bundled example as it comes, 200 steps: 3.2 GiB of taps in a second or two
+    example "$T/lag.jsonl" 200 1
     run $CHECK "$T/lag.jsonl" "$T/issued" --exact
     echo "$output" >&3
     assert_success
-    grep -q '"type":"drop"' "$T/lag.jsonl"
-    ! grep -q ' 0 lost$' "$T/rec.err"
+    # the ring overflowed, then the limit turned taps away, each one counted
+    grep -q '"reason":"output too far behind"' "$T/lag.jsonl"
+    # the small taps get in beside the large ones (all 3200 as a rule)
+    small=$(small_taps "$T/lag.jsonl")
+    echo "small taps kept: $small of 3200" >&3
+    [ "$small" -ge 2880 ]
     run "$HCBTRACE" convert "$T/lag.jsonl" -o "$T/lag.hcbcap"
     assert_success
+    # without the limit, only the ring's size counts
+    example "$T/nolag.jsonl" 200 1 --max-lag 0
+    run $CHECK "$T/nolag.jsonl" "$T/issued" --exact
+    assert_success
+    grep -q '"reason":"ring buffer full"' "$T/nolag.jsonl"
+    ! grep -q '"reason":"output too far behind"' "$T/nolag.jsonl"
 }

@@ -74,23 +74,26 @@ static void test_gap_by_cause(void **state)
 	counters[1].n[HCB_LOSS_RING] = 2;
 	counters[1].n[HCB_LOSS_UNREADABLE] = 1;
 	counters[1].n[HCB_LOSS_MALFORMED] = 1;
-	/* seqs 1..6 lost: 2 ring, 1 unreadable, 1 malformed, 2 unknown */
-	assert_int_equal(hcb_acct_packet(&a, 1, 7, &src, out), 4);
+	counters[1].n[HCB_LOSS_LAG] = 3;
+	/* seqs 1..9 lost: 2 ring, 1 unreadable, 1 malformed, 3 lag, 2 unknown */
+	assert_int_equal(hcb_acct_packet(&a, 1, 10, &src, out), 5);
 	assert_loss(&out[0], HCB_LOSS_RING, 2);
 	assert_loss(&out[1], HCB_LOSS_UNREADABLE, 1);
 	assert_loss(&out[2], HCB_LOSS_MALFORMED, 1);
-	assert_loss(&out[3], HCB_LOSS_UNDELIVERED, 2);
-	assert_int_equal(a.dev[1].dropped, 6);
+	assert_loss(&out[3], HCB_LOSS_LAG, 3);
+	assert_loss(&out[4], HCB_LOSS_UNDELIVERED, 2);
+	assert_int_equal(a.dev[1].dropped, 9);
 	/* the counters' losses are told once: the next gap of 1 is unexplained */
-	assert_int_equal(hcb_acct_packet(&a, 1, 9, &src, out), 1);
+	assert_int_equal(hcb_acct_packet(&a, 1, 12, &src, out), 1);
 	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 1);
 	/* a gap smaller than the counters' news takes only what it needs */
 	counters[1].n[HCB_LOSS_RING] = 10;
-	assert_int_equal(hcb_acct_packet(&a, 1, 12, &src, out), 1);
+	assert_int_equal(hcb_acct_packet(&a, 1, 15, &src, out), 1);
 	assert_loss(&out[0], HCB_LOSS_RING, 2);
 	assert_int_equal(a.dev[1].told[HCB_LOSS_RING], 4);
-	assert_int_equal(a.dev[1].dropped, 9);
+	assert_int_equal(a.dev[1].dropped, 12);
 	assert_string_equal(hcb_loss_reason(HCB_LOSS_RING), "ring buffer full");
+	assert_string_equal(hcb_loss_reason(HCB_LOSS_LAG), "output too far behind");
 	assert_string_equal(hcb_loss_reason(HCB_LOSS_UNDELIVERED), "not delivered");
 }
 
