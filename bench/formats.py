@@ -5,8 +5,9 @@
 Side by side in one run, on the same data:
   * id_print text: `hcbtrace replay --no-wait` of N taps against numpy's own
     array2string(threshold=1024) on the same arrays (format_vs_numpy_speedup);
-  * JSONL read and write, .hcbcap write, and diff in MB/s, against `cat` of
-    the same file (cat_MB_per_s), and diff's peak memory.
+  * JSONL read and write, .hcbcap write, and diff of JSONL and of .hcbcap
+    files in MB/s (of both files), against `cat` of the same JSONL file
+    (cat_MB_per_s), and diff's peak memory.
 Needs numpy (bench/run passes the project's venv python).
 """
 import json
@@ -72,6 +73,9 @@ t_capw = timed([HCB, "convert", cap, "-o", cap + ".2.hcbcap"])   # .hcbcap read 
 t_diff = timed([HCB, "diff", "-q", big, big + ".2.jsonl"])
 peak = child_peak_kb([HCB, "diff", "-q", big, big + ".2.jsonl"])
 capsize = os.path.getsize(cap) / 1e6
+# the same values as .hcbcap: diff compares them value by value all the same
+t_capdiff = min(timed([HCB, "diff", "-q", cap, cap + ".2.hcbcap"]) for _ in range(3))
+cappeak = child_peak_kb([HCB, "diff", "-q", cap, cap + ".2.hcbcap"])
 
 res = {
     "format_vs_numpy_speedup": round(t_numpy / t_hcb, 2),
@@ -82,6 +86,8 @@ res = {
     "hcbcap_rw_MB_per_s": round(capsize / t_capw, 1),
     "diff_MB_per_s": round(2 * size / t_diff, 1),
     "diff_peak_kB": peak,
+    "diff_hcbcap_MB_per_s": round(2 * capsize / t_capdiff, 1),
+    "diff_hcbcap_peak_kB": cappeak,
     "file_MB": round(size, 1),
 }
 if "--json" in sys.argv:
@@ -90,6 +96,7 @@ else:
     print(f"id_print text: hcbtrace {len(render)} taps in {t_hcb*1e3:.0f} ms, numpy array2string "
           f"{t_numpy*1e3:.0f} ms: {res['format_vs_numpy_speedup']}x")
     print(f"on {size:.0f} MB of float32 taps (cat {res['cat_MB_per_s']} MB/s):")
-    for k in ("jsonl_read_MB_per_s", "jsonl_write_MB_per_s", "hcbcap_rw_MB_per_s", "diff_MB_per_s"):
+    for k in ("jsonl_read_MB_per_s", "jsonl_write_MB_per_s", "hcbcap_rw_MB_per_s", "diff_MB_per_s",
+              "diff_hcbcap_MB_per_s"):
         print(f"  {k:24s} {res[k]:8.1f}   ratio to cat {res[k] / res['cat_MB_per_s']:.4f}")
-    print(f"  diff peak memory        {peak} kB")
+    print(f"  diff peak memory        {peak} kB (JSONL), {cappeak} kB (.hcbcap)")
