@@ -14,8 +14,8 @@
  *
  * It applies only while the program outruns the reader: within
  * HCB_LAG_HOLD_NS of a packet turned away (a full ring, or the limit
- * itself, which keeps it on while the overload lasts).  A burst the ring
- * holds is so kept whole, as without the limit.  When it comes on, the
+ * itself, which keeps it on while the overload lasts).  So a burst the
+ * ring holds is kept whole, as without the limit.  When it comes on, the
  * ring is full: the limit starts at the backlog there is and comes down
  * at half the reading rate, so taps still come in, at half that rate,
  * while the output catches up, rather than none at all until it has.
@@ -39,8 +39,8 @@
 struct hcb_lag {
 	uint64_t max_ns;      /* 0: no limit but the ring's size */
 	double bytes, ns;     /* decayed sums of what busy passes read, and their time */
-	uint64_t start;       /* while it comes on: the backlog it started from, less
-			       * half of what was read since; UINT64_MAX: off */
+	uint64_t start;       /* the backlog it came on with, less half of what was
+			       * read since (0 once caught up); UINT64_MAX: off */
 };
 
 /* What one pass of the reader saw. */

@@ -101,7 +101,7 @@ small_taps()
 }
 
 @test "stress: a program that outruns the JSONL writer for good: held to --max-lag, counted exactly" {
-    # the bundled example as it comes, 200 steps: 3.2 GiB of taps in a second or two
+    # the bundled example as it comes, 200 steps: 3.1 GiB of taps in a second or two
     example "$T/lag.jsonl" 200 1
     run $CHECK "$T/lag.jsonl" "$T/issued" --exact
     echo "$output" >&3
