@@ -101,6 +101,37 @@ finish_modern()
     assert_output --partial ", 0 mismatches"
 }
 
+@test "modern jax: a program that outruns the JSONL writer: every call a tap or counted lost, by cause; taps whole" {
+    # 2000 debug.callback calls of 256 KiB in one jitted loop, far faster
+    # than JSONL is written: the 16 MiB ring overflows, then the lag limit
+    # holds the output back (the probe's "output too far behind")
+    run --separate-stderr "$HCBTRACE" record -b 16 -o "$T/rec.jsonl" -- \
+        "$PY" "$ROOT/tests/jax/flood.py" 2000 65536
+    assert_success
+    [[ "$stderr" == *"target exited"* ]]
+    assert_output "calls 2000"
+    run "$PY" - "$T/rec.jsonl" <<'EOF'
+import collections, json, sys
+taps, lost = [], collections.Counter()
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "tap":
+        d = r["arrays"][0]["data"]
+        assert len(d) == 65536 and d.count(d[0]) == len(d), "a torn tap"
+        taps.append(int(d[0]))
+    elif r["type"] == "drop":
+        lost[r["reason"]] += r["count"]
+    elif r["type"] == "end":
+        assert (r["taps"], r["drops"]) == (len(taps), sum(lost.values())), r
+assert len(set(taps)) == len(taps) and all(0 <= i < 2000 for i in taps), "a call twice"
+print(len(taps), "taps", dict(lost))
+assert len(taps) + sum(lost.values()) == 2000
+assert lost["ring buffer full"] > 0 and lost["output too far behind"] > 0
+EOF
+    echo "# $output" >&3
+    assert_success
+}
+
 @test "modern jax: attach, -c detach and SIGKILL leave the program running to its end; the next attach works" {
     start_modern --until "$T/stop"
     touch "$T/go"
