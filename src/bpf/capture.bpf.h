@@ -162,4 +162,17 @@ static __always_inline struct hcb_dev_stats *dev_stats(__u32 device)
 	return bpf_map_lookup_elem(&devstats, &device);
 }
 
+/* Count a packet in its device's counters: 0, sent; else lost, why (LOST_*). */
+static __always_inline void dev_count(struct hcb_dev_stats *s, int what)
+{
+	if (what == 0)
+		__sync_fetch_and_add(&s->packets, 1);
+	else if (what == LOST_RING)
+		__sync_fetch_and_add(&s->drops, 1);
+	else if (what == LOST_LAG)
+		__sync_fetch_and_add(&s->lag_drops, 1);
+	else
+		__sync_fetch_and_add(&s->read_errors, 1);
+}
+
 #endif

@@ -60,16 +60,8 @@ static __always_inline void count(__u32 device, int what)
 {
 	struct hcb_dev_stats *s = dev_stats(device);
 
-	if (!s)
-		return;
-	if (what == 0)
-		__sync_fetch_and_add(&s->packets, 1);
-	else if (what == LOST_RING)
-		__sync_fetch_and_add(&s->drops, 1);
-	else if (what == LOST_LAG)
-		__sync_fetch_and_add(&s->lag_drops, 1);
-	else
-		__sync_fetch_and_add(&s->read_errors, 1);
+	if (s)
+		dev_count(s, what);
 }
 
 /* The packet is through: sent, or lost and counted.  libhcbtap fires a

@@ -291,18 +291,6 @@ static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
 	return 0;
 }
 
-static __always_inline void count(struct hcb_dev_stats *s, int what)
-{
-	if (what == 0)
-		__sync_fetch_and_add(&s->packets, 1);
-	else if (what == LOST_RING)
-		__sync_fetch_and_add(&s->drops, 1);
-	else if (what == LOST_LAG)
-		__sync_fetch_and_add(&s->lag_drops, 1);
-	else
-		__sync_fetch_and_add(&s->read_errors, 1);
-}
-
 /*
  * The call record: the call site from the thread's thunk, if the thread
  * ran one.  The entry goes with it: a later call without a thunk of its own
@@ -385,7 +373,7 @@ int jaxffi_call(struct pt_regs *ctx)
 									     attrs))) {
 		if (s) {   /* no device to count it on: the first one's */
 			__sync_fetch_and_add(&s->handled, 1);
-			count(s, LOST_UNREADABLE);
+			dev_count(s, LOST_UNREADABLE);
 		}
 		return 0;
 	}
@@ -401,7 +389,7 @@ int jaxffi_call(struct pt_regs *ctx)
 
 	bpf_loop(HCB_MAX_LEAVES, measure_step, &w, 0);
 	if (w.bad || w.too_big) {
-		count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
+		dev_count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
 
@@ -410,18 +398,18 @@ int jaxffi_call(struct pt_regs *ctx)
 	need = ring_need(&w);
 	lost = ring_take(need);
 	if (lost) {
-		count(s, lost);
+		dev_count(s, lost);
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		ring_release(need);
-		count(s, LOST_RING);
+		dev_count(s, LOST_RING);
 		return 0;
 	}
 	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
 	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	count(s, 0);
+	dev_count(s, 0);
 
 	w.c.type = HCB_EV_JDATA;
 	w.c.total = w.total;
@@ -429,6 +417,6 @@ int jaxffi_call(struct pt_regs *ctx)
 	bpf_loop(MAX_STEPS, send_step, &w, 0);
 	ring_release(need);
 	if (w.c.failed)
-		count(s, w.c.failed);
+		dev_count(s, w.c.failed);
 	return 0;
 }

@@ -48,13 +48,13 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	need = 2 * ((__u64)len + sizeof(*e)) + 1024;
 	lost = ring_take(need);
 	if (lost) {
-		__sync_fetch_and_add(lost == LOST_LAG ? &s->lag_drops : &s->drops, 1);
+		dev_count(s, lost);
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		ring_release(need);
-		__sync_fetch_and_add(&s->drops, 1);
+		dev_count(s, LOST_RING);
 		return 0;
 	}
 	e->type = HCB_EV_XLEAF;
@@ -87,6 +87,6 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	bpf_loop(MAX_STEPS, copy_step, &c, 0);
 	ring_release(need);
 	if (c.failed)
-		__sync_fetch_and_add(c.failed == LOST_RING ? &s->drops : &s->read_errors, 1);
+		dev_count(s, c.failed);
 	return 0;
 }
