@@ -272,7 +272,7 @@ static int view_file(struct view_args *a, const char *path)
 		tui_source_close(src);
 		return EXIT_FAIL;
 	}
-	n = tui_source_ended(src) ? tui_source_result(src, &msg) : 0;
+	n = tui_source_checked(src, &msg);
 	if (n < 0 && n != -ENODATA) {
 		cli_err("%s", msg);
 		tui_source_close(src);

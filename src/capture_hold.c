@@ -38,10 +38,16 @@ struct hcb_hold {
 	uint64_t bytes;
 };
 
-/* Whether some provider's taps get copy times now: asked now and then. */
+/*
+ * Whether some provider's taps get copy times now: asked now and then once
+ * they do, and at every record while they do not, so that the first taps
+ * after a device starts are held too, however soon the program ends (a
+ * read of the target's memory a tap, only under --cuda while none come).
+ */
 static int timing_active(struct hcb_capture *c, uint64_t now)
 {
-	if (!c->o.device_timing || now - c->timing_checked_ns < TIMING_CHECK_NS)
+	if (!c->o.device_timing ||
+	    (c->timing_active && now - c->timing_checked_ns < TIMING_CHECK_NS))
 		return c->timing_active;
 	c->timing_checked_ns = now;
 	c->timing_active = 0;
@@ -49,7 +55,7 @@ static int timing_active(struct hcb_capture *c, uint64_t now)
 		struct hcb_slot *s = &c->slot[i];
 
 		if (s->prov->timing && s->prov->timing(s->state, c->timing_why, sizeof(c->timing_why)))
-			c->timing_active = c->timing_ever = 1;
+			c->timing_active = 1;
 	}
 	return c->timing_active;
 }
@@ -151,7 +157,10 @@ void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, u
 	/* times from the target are not trusted: a copy that ends before it
 	 * starts (or past the clock's range) is no time at all, and recordings
 	 * refuse it */
-	if (!h || device >= HCB_MAX_DEVICES || !end_ns || start_ns > end_ns || start > end || !end)
+	if (device >= HCB_MAX_DEVICES || !end_ns || start_ns > end_ns || start > end || !end)
+		return;
+	s->c->copies_seen = 1;
+	if (!h)
 		return;
 	/* a device's taps are held in seq order, their times come in it too */
 	for (struct hcb_held *e = h->dhead[device]; e; e = e->dnext)
@@ -171,7 +180,8 @@ void hcb_capture_timing_notice(struct hcb_capture *c)
 {
 	struct hcb_warning w = { .kind = HCB_WARN_NO_DEVICE_TIMING, .detail = c->timing_why };
 
-	if (!c->o.device_timing || c->timing_ever)
+	/* said when no copy time came at all, whatever the provider thought */
+	if (!c->o.device_timing || c->copies_seen)
 		return;
 	/* the last word while the program ran: it may be gone by now */
 	if (!c->timing_why[0])

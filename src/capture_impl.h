@@ -42,7 +42,7 @@ struct hcb_capture {
 	struct hcb_sess *sess;           /* NULL when unpublished */
 	/* device copy times (capture_hold.c) */
 	struct hcb_hold *hold;           /* records waiting for them, NULL: none yet */
-	int timing_active, timing_ever;
+	int timing_active, copies_seen;
 	uint64_t timing_checked_ns;
 	char timing_why[160];            /* why they do not come */
 };

@@ -33,7 +33,7 @@ struct hcbtap_state {
 	void *ctx;
 	pid_t pid;
 	uint64_t cupti_status;           /* its status's address, 0: not there */
-	int cupti_active;                /* what it last said: ACTIVE */
+	int cupti_active, cupti_failed;  /* what it last said: ACTIVE, FAILED */
 	char cupti[4096];
 };
 
@@ -128,14 +128,16 @@ static int timing(void *state, char *why, size_t size)
 		return 0;
 	}
 	if (hcb_target_read(st->pid, st->cupti_status, &s, sizeof(s)) || s.magic != HCBTAP_CUPTI_MAGIC) {
-		/* gone, most likely: what it said before stands, for the taps
-		 * and copy times still in the ring */
+		/* gone, most likely, perhaps before it was seen to start: its
+		 * taps still in the ring may have copy times after them, unless
+		 * it said it failed.  What it said last stands as the why. */
 		if (!why[0])
 			snprintf(why, size, "cannot read the status of %s", st->cupti);
-		return st->cupti_active;
+		return !st->cupti_failed;
 	}
 	s.message[sizeof(s.message) - 1] = '\0';
 	st->cupti_active = s.state == HCBTAP_CUPTI_ACTIVE;
+	st->cupti_failed = s.state == HCBTAP_CUPTI_FAILED;
 	if (st->cupti_active)
 		return 1;
 	if (s.state == HCBTAP_CUPTI_FAILED)

@@ -31,6 +31,7 @@ struct tui_source {
 	atomic_int stop;
 	pthread_cond_t cond;            /* with the sink's lock: checked or done */
 	int checked, done, result;
+	int failed_whole;               /* the read that ended it was of the checked part */
 	char msg[512];
 	struct batched *batch;
 };
@@ -131,7 +132,7 @@ static void publish(struct tui_source *s, int k, int n)
 static int read_batch(struct tui_source *s, int *k)
 {
 	uint64_t t0 = hcb_clock_ns(CLOCK_MONOTONIC);
-	int n = 1;
+	int n = 1, whole;
 
 	*k = 0;
 	while (*k < BATCH && !atomic_load(&s->stop)) {
@@ -142,12 +143,15 @@ static int read_batch(struct tui_source *s, int *k)
 		if (hcb_clock_ns(CLOCK_MONOTONIC) - t0 > BATCH_NS)
 			break;
 		/* the first bytes whole, values and all; the rest skimmed */
-		if (hcb_reader_tell(s->r) < TUI_SOURCE_CHECKED)
-			n = hcb_reader_next(s->r, &b->rec);
-		else
-			n = hcb_reader_skim(s->r, &b->rec);
-		if (n != 1)
+		whole = hcb_reader_tell(s->r) < TUI_SOURCE_CHECKED;
+		n = whole ? hcb_reader_next(s->r, &b->rec) : hcb_reader_skim(s->r, &b->rec);
+		if (n != 1) {
+			/* where it failed, not when: what the display does
+			 * with it must not depend on how far this thread got
+			 * before the main one looked */
+			s->failed_whole = whole && n < 0;
 			return n;
+		}
 		if (b->rec.kind == HCB_REC_TAP) {
 			if (s->filtered && !hcb_filter_match(&s->filter, &b->rec.tap))
 				continue;
@@ -196,14 +200,15 @@ static void stop(struct tui_source *s)
 	s->started = 0;
 }
 
-int tui_source_ended(struct tui_source *s)
+int tui_source_checked(struct tui_source *s, const char **msg)
 {
-	int done;
+	int n;
 
 	tui_sink_lock(s->sink);
-	done = s->done;
+	n = s->done && s->failed_whole ? s->result : 0;
 	tui_sink_unlock(s->sink);
-	return done;
+	*msg = s->msg;
+	return n;
 }
 
 int tui_source_result(struct tui_source *s, const char **msg)

@@ -28,8 +28,11 @@ int tui_source_open(struct tui_source **out, const char *path, struct tui_sink *
 /* Start indexing, and wait until the checked part is read (or all of the
  * file, or the first damage): 0, or -errno when the thread cannot start. */
 int tui_source_start(struct tui_source *s);
-/* Has indexing ended (the end of the file, or damage)? */
-int tui_source_ended(struct tui_source *s);
+/* How reading the checked part ended, once tui_source_start returned: 0
+ * read whole (or not there yet: the thread reads on), or the reader's
+ * error in it (-ENODATA: truncated there) with its message in *msg.
+ * Damage past it is tui_source_result's, whenever the thread met it. */
+int tui_source_checked(struct tui_source *s, const char **msg);
 /* Stop indexing (if it still runs) and say how it ended: 0 at the end of
  * the file, -EINTR stopped before, or the reader's error (-ENODATA:
  * truncated, -EBADMSG ...) with its message in *msg. */

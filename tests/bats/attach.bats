@@ -9,7 +9,8 @@ teardown() { _common_teardown; }
 
 @test "attach: every tap of a 4-device example matches what it sent" {
     start_example --devices 4 --steps 0 --interval-ms 20 --field-size 4096 --truth "$T/truth.jsonl"
-    run --separate-stderr "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID"
+    # a count, not a duration: how many steps a time holds is the machine's speed
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 200 "$EX_PID"
     assert_success
     printf '%s\n' "$output" >"$T/cap.jsonl"
     # the example goes on; stop it so its truth file is complete
@@ -17,7 +18,7 @@ teardown() { _common_teardown; }
     run python3 "$ROOT/tests/tools/compare_truth.py" "$T/cap.jsonl" "$T/truth.jsonl" --devices 4
     assert_success
     assert_output --partial "from 4 devices match the truth"
-    # at least a few steps of all five consumers on each device
+    # at least a few steps of all five consumers (200 taps: 40 steps)
     for c in loss power3 params status field; do
         [ "$(grep -c "\"name\":\"$c\"" "$T/cap.jsonl")" -ge 8 ]
     done
@@ -97,7 +98,10 @@ PY
     run --separate-stderr "$HCBTRACE" attach -d 1.5 -f jsonl "$EX_PID"
     assert_success
     elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
-    [ "$elapsed" -ge 1400 ] && [ "$elapsed" -lt 4000 ]
+    # -d ends the session (its clock starts once the probes are in place);
+    # how long starting and ending take is the machine's, hence the slack
+    [ "$elapsed" -ge 1400 ]
+    [ "$elapsed" -lt 30000 ]
     [[ "$stderr" == *"duration reached"* ]]
     kill -0 "$EX_PID"    # the target runs on
 }
@@ -118,11 +122,18 @@ PY
 }
 
 @test "attach: the target exiting mid-capture ends the session with everything it sent" {
-    start_example --devices 4 --steps 30 --interval-ms 30 --field-size 256 --truth "$T/truth.jsonl"
-    run --separate-stderr timeout 20 "$HCBTRACE" attach -f jsonl "$EX_PID"
-    assert_success
-    [[ "$stderr" == *"target exited"* ]]
-    printf '%s\n' "$output" >"$T/cap.jsonl"
+    start_example --devices 4 --steps 0 --interval-ms 30 --field-size 256 --truth "$T/truth.jsonl"
+    "$HCBTRACE" attach -f jsonl "$EX_PID" >"$T/cap.jsonl" 2>"$T/err" &
+    tracer=$!
+    PIDS+=("$tracer")
+    # the target ends once the session has taps from it (on SIGTERM the
+    # example finishes its step and exits), not after a number of steps
+    # that may all be over before the session has started
+    wait_for "$T/cap.jsonl" '"type":"tap","device":3'
+    kill -TERM "$EX_PID"
+    wait "$EX_PID"
+    wait "$tracer"    # exit status 0, or the test fails here
+    grep -q "target exited" "$T/err"
     # from the first tap seen to the example's last one, nothing is missing
     python3 - "$T/cap.jsonl" "$T/truth.jsonl" <<'PY'
 import json, sys
@@ -149,8 +160,7 @@ PY
     wait "$tracer" || true
     kill -0 "$EX_PID"
     # the kernel released the probe with the tracer's last file descriptor
-    for i in $(seq 50); do [ "$(semaphore "$EX_PID")" = 0 ] && break; sleep 0.1; done
-    [ "$(semaphore "$EX_PID")" = 0 ]
+    retry 60 semaphore_is "$EX_PID" 0
     run --separate-stderr "$HCBTRACE" attach -c 5 "$EX_PID"
     assert_success
     [ "$(grep -c '^device: ' <<<"$output")" -eq 5 ]
@@ -159,10 +169,15 @@ PY
 
 @test "attach: two sessions at once both receive every tap" {
     start_example --devices 2 --steps 0 --interval-ms 10 --field-size 64
-    "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID" >"$T/a.jsonl" 2>/dev/null &
+    "$HCBTRACE" attach -f jsonl "$EX_PID" >"$T/a.jsonl" 2>/dev/null &
     a=$!
-    "$HCBTRACE" attach -f jsonl -d 2 "$EX_PID" >"$T/b.jsonl" 2>/dev/null &
+    "$HCBTRACE" attach -f jsonl "$EX_PID" >"$T/b.jsonl" 2>/dev/null &
     b=$!
+    PIDS+=("$a" "$b")
+    # both running at once, each with taps of its own, then both stopped
+    retry 60 lines_at_least "$T/a.jsonl" '"type":"tap"' 21
+    retry 60 lines_at_least "$T/b.jsonl" '"type":"tap"' 21
+    kill -INT "$a" "$b"
     wait "$a"; wait "$b"
     tail -1 "$T/a.jsonl" >&3; tail -1 "$T/b.jsonl" >&3
     [ "$(grep -c '"type":"tap"' "$T/a.jsonl")" -gt 20 ]

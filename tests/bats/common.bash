@@ -54,11 +54,12 @@ start_example()
     wait_registered "$EX_PID"
 }
 
-# wait_registered PID: until `hcbtrace list` shows PID with its 5 consumers.
+# wait_registered PID: until `hcbtrace list` shows PID with its 5 consumers
+# (at most 60 s: a loaded machine starts a process slowly)
 wait_registered()
 {
     local i
-    for i in $(seq 100); do
+    for i in $(seq 1200); do
         if grep -q "^  consumers: 5" < <("$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p"); then
             return 0
         fi
@@ -69,10 +70,11 @@ wait_registered()
 }
 
 # wait_session PID [SECS]: until `hcbtrace list` shows an hcbtrace session
-# attached to PID (it is published once the session's probes are in place)
+# attached to PID (it is published once the session's probes are in place);
+# at most SECS (default 120: probing a jaxlib takes a while)
 wait_session()
 {
-    local i n=$(( ${2:-30} * 20 ))
+    local i n=$(( ${2:-120} * 20 ))
     for i in $(seq "$n"); do
         if grep -Eq '^  sessions: [1-9]' < <("$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p"); then
             return 0
@@ -97,10 +99,11 @@ retry()
     return 1
 }
 
-# wait_for FILE PATTERN [SECS]: until FILE has a line matching PATTERN.
+# wait_for FILE PATTERN [SECS]: until FILE has a line matching PATTERN (at
+# most SECS, default 60).
 wait_for()
 {
-    local i n=$(( ${3:-10} * 20 ))
+    local i n=$(( ${3:-60} * 20 ))
     for i in $(seq "$n"); do
         grep -q -- "$2" "$1" 2>/dev/null && return 0
         sleep 0.05
@@ -113,6 +116,21 @@ wait_for()
 semaphore()
 {
     "$TOOLS/semaphore_check" "$1"
+}
+
+# semaphore_is PID VALUE: PID's semaphore reads VALUE
+semaphore_is()
+{
+    [ "$(semaphore "$1")" = "$2" ]
+}
+
+# stopped PID: every thread of PID is stopped (state T): after kill -STOP,
+# which only sends the signal, none runs on
+stopped()
+{
+    local states
+    states=$(sed 's/^.*) //' /proc/"$1"/task/*/stat 2>/dev/null | cut -c1 | sort -u)
+    [ "$states" = T ]
 }
 
 # no_tracefs CMD...: run CMD in a private mount namespace where no tracefs
@@ -142,6 +160,16 @@ issued_past()
     [ "$(issued_total "$1")" -ge "$2" ]
 }
 
+# issued_each_past PID FILE N: on every device of FILE (read_issued.py's
+# "DEVICE COUNT" lines, taken earlier), PID has issued N taps more since
+issued_each_past()
+{
+    python3 "$ROOT/tests/tools/read_issued.py" "$1" |
+        awk -v n="$3" 'NR == FNR { was[$1] = $2; next }
+                       ($1 in was) && $2 >= was[$1] + n { ok++ }
+                       END { exit !(ok == length(was) && ok > 0) }' "$2" -
+}
+
 # switches PID: context switches of all PID's threads so far
 switches()
 {
@@ -150,14 +178,33 @@ switches()
 }
 
 # runs_on PID [N]: wait until PID has been scheduled N (default 20) more
-# times: it is alive and making progress, not merely not dead yet
+# times: it is alive and making progress, not merely not dead yet.  For a
+# program that sleeps or waits between steps (each one a switch); one that
+# never does is switched only when something else wants its CPU: busy_for.
 runs_on()
 {
     local want=$(( $(switches "$1") + ${2:-20} ))
-    retry 30 switches_past "$1" "$want"
+    retry 120 switches_past "$1" "$want"
     kill -0 "$1"
 }
 switches_past() { kill -0 "$1" && [ "$(switches "$1")" -ge "$2" ]; }
+
+# cpu_ticks PID: the CPU time of all PID's threads so far, in clock ticks
+# (utime + stime of /proc/PID/stat)
+cpu_ticks()
+{
+    sed 's/^.*) //' /proc/"$1"/stat 2>/dev/null | awk '{ print $12 + $13 }'
+}
+
+# busy_for PID TICKS: wait until PID has run TICKS clock ticks more on a
+# CPU: a program that never sleeps is alive and making progress
+busy_for()
+{
+    local want=$(( $(cpu_ticks "$1") + $2 ))
+    retry 120 ticks_past "$1" "$want"
+    kill -0 "$1"
+}
+ticks_past() { kill -0 "$1" && [ "$(cpu_ticks "$1")" -ge "$2" ]; }
 
 # lines_at_least FILE PATTERN N: FILE has N lines or more matching PATTERN
 lines_at_least()
@@ -177,21 +224,33 @@ refute()
 # in_terminal LOG CMDLINE: run CMDLINE (a shell command line) in a terminal
 # of its own (tmux, 100x10), everything written to that terminal logged to
 # LOG; returns once it has ended, its exit status in LOG.rc and the screen
-# it left in LOG.screen.
+# it left in LOG.screen (then a line "in_terminal: end", written after it).
 in_terminal()
 {
-    local log=$1 sock="hcbterm-$$-${BATS_TEST_NUMBER:-0}"
+    local log=$1 sock="hcbterm-$$-${BATS_TEST_NUMBER:-0}" end="in_terminal: end"
     shift
-    rm -f "$log" "$log.rc" "$log.go" "$log.screen"
+    rm -f "$log" "$log.rc" "$log.rc.tmp" "$log.go" "$log.screen"
     # the command waits until the log is attached
     tmux -L "$sock" new-session -d -s t -x 100 -y 10 \
-        "until [ -f $log.go ]; do sleep 0.02; done; $*; echo \$? >$log.rc.tmp; sleep 600"
+        "until [ -f $log.go ]; do sleep 0.02; done; $*; echo \$? >$log.rc.tmp; echo '$end'; sleep 600"
     tmux -L "$sock" pipe-pane -t t -o "cat >>$log"
     touch "$log.go"
-    retry 120 test -f "$log.rc.tmp" || { tmux -L "$sock" kill-server; return 1; }
-    tmux -L "$sock" capture-pane -p -t t >"$log.screen"
+    # tmux passes the command's last output on to the log and the screen
+    # after the command has ended: the line after it there says it has
+    if ! retry 120 test -f "$log.rc.tmp" || ! wait_for "$log" "$end" ||
+        ! retry 60 tmux_shows "$sock" "$end" "$log.screen"; then
+        tmux -L "$sock" kill-server 2>/dev/null
+        return 1
+    fi
     tmux -L "$sock" kill-server 2>/dev/null || true
     mv "$log.rc.tmp" "$log.rc"
+}
+
+# tmux_shows SOCK TEXT FILE: the screen of in_terminal's tmux SOCK, saved to
+# FILE, has a line TEXT
+tmux_shows()
+{
+    tmux -L "$1" capture-pane -p -t t >"$3" && grep -qF -- "$2" "$3"
 }
 
 # progress_shown_and_cleared LOG: LOG holds a progress line ("[ 43%] 43 MB

@@ -114,7 +114,8 @@ start_legacy()
     wait_for "$T/fake.out" up
     run --separate-stderr "$HCBTRACE" attach "$fake"
     assert_failure 3
-    [ "${#lines[@]}" = 0 ] && [ "$(wc -l <<<"$stderr")" = 1 ]
+    [ "${#lines[@]}" = 0 ]
+    [ "$(wc -l <<<"$stderr")" = 1 ]
     [[ "$stderr" == "hcbtrace: process $fake ("*"/jaxlib/xla_extension.so) runs jaxlib 0.4.99, whose outfeed hcbtrace cannot read; supported jaxlib versions: 0.4.31" ]]
     run "$HCBTRACE" list
     grep -q '^  jaxlib 0.4.99: not supported (supported jaxlib versions: 0.4.31)$' <<<"$output"

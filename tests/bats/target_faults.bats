@@ -41,6 +41,7 @@ teardown()
     PIDS+=("$rec")
     wait_for "$T/rec.jsonl" '"type":"tap","device":3'
     kill -STOP "$EX_PID"
+    retry 60 stopped "$EX_PID"
     $ISSUED "$EX_PID" >"$T/issued"
     kill -SEGV "$EX_PID"
     kill -CONT "$EX_PID"
@@ -61,11 +62,15 @@ teardown()
     [ "$(semaphore "$EX_PID")" != 0 ]
     kill -9 "$rec"
     wait "$rec" || true
-    for i in $(seq 50); do [ "$(semaphore "$EX_PID")" = 0 ] && break; sleep 0.1; done
-    [ "$(semaphore "$EX_PID")" = 0 ]
-    # detached again: taps cost a semaphore check, so no more are issued
+    retry 60 semaphore_is "$EX_PID" 0
+    # detached again: taps cost a semaphore check, so no more are issued.
+    # The example never sleeps (--interval-ms 0): it shows that it runs by
+    # the CPU time it takes.  The counts are read once it has run a while
+    # (a tap that saw the semaphore set just before is issued by then),
+    # and again after it has run as long again.
+    busy_for "$EX_PID" 20
     a=$($ISSUED "$EX_PID" | md5sum)
-    runs_on "$EX_PID" 200
+    busy_for "$EX_PID" 20
     [ "$($ISSUED "$EX_PID" | md5sum)" = "$a" ]
     # the file the killed session left is valid up to its last line
     head -n -1 "$T/rec.jsonl" | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]'
@@ -84,7 +89,7 @@ exec_session()
     EX_PID=$!
     PIDS+=("$EX_PID")
     wait_registered "$EX_PID"
-    run --separate-stderr "$@" timeout 30 "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl"
+    run --separate-stderr "$@" timeout 120 "$HCBTRACE" record -p "$EX_PID" -o "$T/rec.jsonl"
     assert_success
     [[ "$stderr" == *"target exec'd a new program (attach again to trace it)"* ]]
     [[ "$stderr" != *"cannot watch"* ]]
@@ -109,7 +114,7 @@ PY
 # exec_launch [WRAP...]: record -- CMD where CMD exec's: it runs to its end
 exec_launch()
 {
-    run --separate-stderr "$@" timeout 60 "$HCBTRACE" record -o "$T/rec.jsonl" -- "$EXAMPLE" \
+    run --separate-stderr "$@" timeout 120 "$HCBTRACE" record -o "$T/rec.jsonl" -- "$EXAMPLE" \
         --devices 2 --steps 0 --interval-ms 20 --field-size 16 --exec-at 3
     assert_success
     [[ "$stderr" == *"exec'ing a new image"* ]]

@@ -34,7 +34,7 @@ XLA_FFI_Error *hcbtap_ffi_tap_cuda(XLA_FFI_CallFrame *call);
 static int (*run_stream)(void *stream);
 static size_t (*pending)(void);
 static unsigned long (*calls)(void);
-static atomic_int stop, paused;
+static atomic_int stop, paused, parked;
 static void *const stream = (void *)0x5100;
 
 static void nap(void)
@@ -42,13 +42,19 @@ static void nap(void)
 	nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 }
 
-/* The device and CUDA's host function thread, in one. */
+/* The device and CUDA's host function thread, in one.  Paused, it says
+ * so in parked once it has seen the pause: from then on it runs nothing
+ * until the pause ends. */
 static void *device(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&stop)) {
-		if (!atomic_load(&paused))
+		if (atomic_load(&paused)) {
+			atomic_store(&parked, 1);
+		} else {
+			atomic_store(&parked, 0);
 			run_stream(stream);
+		}
 		nap();
 	}
 	return NULL;
@@ -101,9 +107,16 @@ int main(void)
 		for (int j = 0; j < 4; j++)
 			x[k][j] = (float)(10 * k + j);
 		if (k == NX - 1) {
-			/* the device stalls: the staging memory fills */
+			/* the device stalls: the staging memory fills.  The
+			 * big taps are queued once it is parked, not merely
+			 * asked to: a device still in run_stream() could play
+			 * one and free its staging, room for the fourth (and
+			 * drain() returns while the last x's host function
+			 * may still run) */
 			drain();
 			atomic_store(&paused, 1);
+			while (!atomic_load(&parked))
+				nap();
 			for (int b = 0; b < 4 && !err; b++) {
 				memset(big[b], b + 1, BIG);
 				err = tap(&f, big_id, big[b]);
@@ -117,7 +130,7 @@ int main(void)
 	atomic_store(&stop, 1);
 	pthread_join(dev, NULL);
 	if (!err)
-		err = hcbtap_barrier_wait(30000);
+		err = hcbtap_barrier_wait(120000);
 	fprintf(stderr, "issued 0 %lld\ncuda calls %lu\n", (long long)hcbtap_issued(0), calls());
 	return err ? 1 : 0;
 }
