@@ -418,7 +418,8 @@ static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void
 
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
-	const char *why;
+	const struct hcb_target_info *ti;
+	const char *why, *refusal = NULL;
 	int err, cerr, werr, code = EXIT_FAIL;
 
 	if (!alive) {
@@ -442,13 +443,17 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	} else if (werr) {
 		cli_err("writing to %s: %s", t->outname, strerror(-werr));
 		why = "output failed";
+	} else if (err == -EPROTO && (refusal = hcb_capture_refusal(t->cap, &ti))) {
+		code = cli_target_refused(ti, refusal);
+		why = "refused";
 	} else if (err < 0) {
 		cli_err("reading the ring buffer: %s", strerror(-err));
 		why = "failed";
 	} else {
 		code = EXIT_OK;
 	}
-	if (!t->o->quiet) {
+	/* a refusal is its one line: nothing was read to sum up */
+	if (!t->o->quiet && !refusal) {
 		warn_unmatched(t);
 		summary(t, why);
 	}

@@ -82,3 +82,15 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 		return EXIT_TARGET;
 	}
 }
+
+int cli_target_refused(const struct hcb_target_info *ti, const char *why)
+{
+	const struct cli_provider_words *w = cli_provider_words(ti->provider ? ti->provider->name : NULL);
+
+	/* nothing read through the layout refused was shown; a layout not
+	 * proven may differ anywhere, so nothing more is read */
+	cli_err("process %d (%s) runs %s %s, whose %s did not pass hcbtrace's layout check: %s; "
+		"hcbtrace reads no more of it", (int)ti->pid, ti->comm[0] ? ti->comm : "?",
+		w->library, ti->version[0] ? ti->version : "?", w->reads, why);
+	return EXIT_TARGET;
+}

@@ -36,5 +36,8 @@ const struct cli_provider_words *cli_provider_words(const char *name);
  * machine's (privilege, kernel).
  */
 int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti);
+/* Say that the provider reading ti refused on its first call (its layout
+ * check failed: why); returns EXIT_TARGET. */
+int cli_target_refused(const struct hcb_target_info *ti, const char *why);
 
 #endif

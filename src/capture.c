@@ -80,11 +80,22 @@ static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t sta
 	hcb_capture_copy_times(ctx, device, seq, start_ns, end_ns);
 }
 
+static void on_refuse(void *ctx, const char *why)
+{
+	struct hcb_slot *s = ctx;
+
+	if (s->c->refused)
+		return;
+	s->c->refused = s;
+	snprintf(s->c->refusal, sizeof(s->c->refusal), "%s", why);
+}
+
 static const struct hcb_decoder_ops decoder_ops = {
 	.packet = on_packet,
 	.read_target = read_target,
 	.warn = on_decode_problem,
 	.copy_times = on_copy_times,
+	.refuse = on_refuse,
 };
 
 static int on_ring_record(void *ctx, const void *data, size_t len)
@@ -365,6 +376,14 @@ int hcb_capture_end(struct hcb_capture *c)
 int hcb_capture_receiver_error(const struct hcb_capture *c)
 {
 	return c->rx_err;
+}
+
+const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_target_info **ti)
+{
+	if (!c->refused)
+		return NULL;
+	*ti = &c->refused->ti;
+	return c->refusal;
 }
 
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f)

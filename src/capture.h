@@ -95,6 +95,9 @@ enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c);
 int hcb_capture_end(struct hcb_capture *c);
 /* The receiver's sticky error (the output failed), or 0. */
 int hcb_capture_receiver_error(const struct hcb_capture *c);
+/* Why a provider refused to read on (poll returned -EPROTO: its layout
+ * check failed), and the target it was reading in *ti; NULL if none did. */
+const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_target_info **ti);
 
 /* What the session knows of one device. */
 struct hcb_capture_dev {

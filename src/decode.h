@@ -59,6 +59,10 @@ struct hcb_decoder_ops {
 	 * device-side (CLOCK_MONOTONIC ns); it comes after the packet. */
 	void (*copy_times)(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
 			   uint64_t end_ns);
+	/* Optional: the input cannot be read as this process lays it out (a
+	 * layout check failed: why); the decoder reads no more, its feed
+	 * returns -EPROTO. */
+	void (*refuse)(void *ctx, const char *why);
 };
 
 struct hcb_stream_stats {

@@ -5,8 +5,11 @@
  * jax.debug.callback, io_callback, pure_callback and buffer_callback calls
  * bpf/jaxffi.bpf.c sees at XLA's FFI handlers.
  *
- *   - the jaxlib versions whose XLA internals were checked, and the
- *     offsets the BPF side needs for each (hcb_jaxffi_layout_for);
+ *   - where XLA keeps what the probes read (hcb_jaxffi_layout): one layout
+ *     for every jaxlib from 0.6 on, found by reading each release's code,
+ *     and proven on the running process, not trusted by version: the first
+ *     callback call must pass the layout check (the decoder, below) or the
+ *     session refuses, in one line, and shows nothing;
  *   - the target: libjax_common.so in the process, its jaxlib version, its
  *     symbols (hcb_jaxffi_find);
  *   - the decoder: ring records (bpf/jaxffi_events.h) back into packets.
@@ -23,15 +26,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bpf/jaxffi_events.h"
 #include "decode.h"
 
 /*
- * Where XLA keeps what the probes read, in one jaxlib version.  All of it
- * is XLA's internal C++ layout, not the FFI C API: each entry was checked
- * against that jaxlib's code and a running program (see jaxffi.c).
+ * Where XLA keeps what the probes read.  All of it is XLA's internal C++
+ * layout, not the FFI C API, so none of it is taken on trust: the layout
+ * check (jaxffi_decode.c) proves it on the first call of every session.
  */
 struct hcb_jaxffi_layout {
-	const char *jaxlib;            /* "0.10.2", as jaxlib/version.py says */
 	const char *thunk_execute;     /* xla::cpu::CustomCallThunk::Execute, mangled */
 	const char *handler;           /* the Python callbacks' FFI handler */
 	const char *buffer_handler;    /* buffer_callback's */
@@ -39,15 +42,15 @@ struct hcb_jaxffi_layout {
 					* the returned AsyncValueRef's slot) */
 	uint32_t op_off;               /* Thunk::info_.op_name, a std::string */
 	uint32_t module_off;           /* Thunk::info_.module_name */
-	uint32_t target_off;           /* CustomCallThunk::target_name_ */
+	/* CustomCallThunk::target_name_: the places it has been, or may be */
+	uint32_t target_offs[HCB_JAXFFI_TARGET_PLACES];
 	uint32_t params_ccp_off;       /* Thunk::ExecuteParams::custom_call_params */
 	uint32_t ccp_device_off;       /* its device_ordinal (int32), after the run id */
 	uint32_t ctx_device_off;       /* XLA_FFI_ExecutionContext::device_ordinal (int32) */
 };
 
-/* The layout of a jaxlib version, or NULL for one never checked. */
-const struct hcb_jaxffi_layout *hcb_jaxffi_layout_for(const char *jaxlib_version);
-/* "0.6.2, 0.10.2, 0.12.0.1": for messages naming what is supported. */
+const struct hcb_jaxffi_layout *hcb_jaxffi_layout(void);
+/* What the provider reads, for messages naming what is supported. */
 const char *hcb_jaxffi_supported(void);
 
 /* The custom call targets whose handlers the provider probes. */
@@ -56,17 +59,27 @@ int hcb_jaxffi_is_callback_target(const char *target);
 struct hcb_jaxffi_target {
 	char lib[4096];                /* libjax_common.so, as this process can open it */
 	char version[64];              /* jaxlib's, "unknown" if unreadable */
-	const struct hcb_jaxffi_layout *layout;
 	/* file offsets of the probed functions (uprobes); buffer 0: none */
 	uint64_t thunk_off, handler_off, buffer_off;
+	/* XLA_FFI_ExecutionContext's device ordinal, as the library's own
+	 * XLA_FFI_INTERNAL_DeviceOrdinal_Get reads it (its code proves the
+	 * offset); -1 where that code is not the one-load function known */
+	int ctx_device_off;
 };
+
+/*
+ * The offset the code at file offset off of path loads the device ordinal
+ * from, as XLA_FFI_INTERNAL_DeviceOrdinal_Get does in every jaxlib since
+ * 0.5: [endbr64] [push %rbp; mov %rsp,%rbp] mov disp8(%rdi),%eax
+ * [pop %rbp] ret.  -1 for any other code (or none readable).
+ */
+int hcb_jaxffi_code_ordinal(const char *path, uint64_t off);
 
 /* 1 for jaxlib's libjax_common.so (a path from /proc/PID/maps). */
 int hcb_jaxffi_is_library(const char *path);
 /*
  * Find jaxlib in process pid and what to probe there.  0, or:
  *   -ESRCH    no such process          -ENOENT   no libjax_common.so mapped
- *   -ENOTSUP  a jaxlib version not in the table (t->version says which)
  *   -ENODATA  the library has no symbol table (stripped): the functions
  *             probed are local symbols, found in .symtab only
  *   -ENOEXEC  the symbol table lacks the functions (an unusual build)
@@ -81,10 +94,16 @@ unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype);
 struct hcb_jaxffi;
 
 int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx);
+/* The execution context's device ordinal is read where the library's own
+ * code reads it (t->ctx_device_off): calls with no thunk to prove the
+ * layout are shown before one does. */
+void hcb_jaxffi_device_proven(struct hcb_jaxffi *x);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
 /* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG or HCB_EV_JDATA.
  * 0 (malformed records included: they are counted), the packet callback's
- * negative value, or -ENOMEM. */
+ * negative value, -ENOMEM, or -EPROTO from the call that failed the layout
+ * check (jaxffi_check.h; ops->refuse was told why) on: nothing more is
+ * read. */
 int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len);
 /* Calls whose records are still coming. */
 unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x);

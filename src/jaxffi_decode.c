@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "dtype.h"
 #include "jaxffi.h"
+#include "jaxffi_check.h"
 #include "shapeproto.h"
 
 #define MAX_PAYLOAD (UINT64_C(4) << 30)   /* as decode.c: a call is held whole */
@@ -57,6 +58,7 @@ struct hcb_jaxffi {
 	struct jcall **calls;              /* in flight, oldest first */
 	unsigned int ncalls;
 	struct jdev *dev[HCB_MAX_DEVICES];
+	struct hcb_jaxffi_check check;     /* the layout, proven or refused */
 };
 
 int hcb_jaxffi_is_callback_target(const char *target)
@@ -116,6 +118,11 @@ int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, v
 	x->ctx = ctx;
 	*out = x;
 	return 0;
+}
+
+void hcb_jaxffi_device_proven(struct hcb_jaxffi *x)
+{
+	x->check.device_proven = 1;
 }
 
 static void call_free(struct jcall *c)
@@ -203,19 +210,10 @@ static void call_stopped(struct hcb_jaxffi *x, unsigned int i, const char *why)
 	call_drop(x, i);
 }
 
-/* A name from the target, NUL-terminated and printable whatever it held. */
-static void clean_name(char *s, size_t size)
-{
-	s[size - 1] = '\0';
-	for (char *p = s; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
-}
-
 static bool same_site(const struct site *s, const struct jcall *c)
 {
 	return !strcmp(s->op, c->h.op) && !strcmp(s->module, c->h.module) &&
-	       !strcmp(s->target, c->h.target) && s->nleaves == c->h.nargs &&
+	       !strcmp(s->target, c->h.target[0]) && s->nleaves == c->h.nargs &&
 	       (!s->nleaves || !memcmp(s->shapes, c->shapes, s->nleaves * sizeof(*s->shapes)));
 }
 
@@ -277,7 +275,7 @@ static const struct hcb_consumer *consumer_for(struct hcb_jaxffi *x, const struc
 	}
 	memcpy(s->op, c->h.op, sizeof(s->op));
 	memcpy(s->module, c->h.module, sizeof(s->module));
-	memcpy(s->target, c->h.target, sizeof(s->target));
+	memcpy(s->target, c->h.target[0], sizeof(s->target));
 	s->nleaves = c->h.nargs;
 	if (c->h.nargs)
 		memcpy(s->shapes, c->shapes, c->h.nargs * sizeof(*s->shapes));
@@ -332,38 +330,47 @@ static int maybe_done(struct hcb_jaxffi *x, unsigned int i)
 }
 
 /*
- * The call site the thunk gave, if it gave one: a thread that ran no
- * CustomCallThunk first, or one of another custom call, says nothing of
- * this call.  Then the site is named after the callback's index.  0, or
- * -1 for a call whose two device ordinals disagree (a layout gone wrong).
+ * The call site the thunk gave, if it gave one, proven by the layout check
+ * (jaxffi_check.h): a thread that ran no callback's CustomCallThunk first
+ * says nothing of this call, which is then named after its index.  0; -1
+ * for a call that disagrees with the layout proven before (counted);
+ * -EPROTO once the layout is refused (said once, through ops->refuse).
  */
 static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 {
-	bool thunk = h->flags & HCB_JAXFFI_F_THUNK;
+	char why[384];
+	int n = hcb_jaxffi_check_site(&x->check, h, why, sizeof(why));
 
-	clean_name(h->op, sizeof(h->op));
-	clean_name(h->module, sizeof(h->module));
-	clean_name(h->target, sizeof(h->target));
-	if (thunk && hcb_jaxffi_is_callback_target(h->target) && h->op[0]) {
-		if (h->thunk_device != UINT32_MAX && h->thunk_device != h->device) {
-			problem(x, h->device, HCB_BAD_RECORD, "device %u: callback call %llu (%s): "
-				"device ordinal self-check failed, the thunk's parameters say %u: "
-				"is this jaxlib's layout the one in the table?", h->device,
-				(unsigned long long)h->seq, h->op, h->thunk_device);
-			return -1;
-		}
+	if (n == -EPROTO) {
+		if (x->check.state == HCB_JAXFFI_REFUSED && why[0] && x->ops->refuse)
+			x->ops->refuse(x->ctx, why);
+		return n;
+	}
+	if (n == -EINVAL) {
+		problem(x, h->device, HCB_BAD_RECORD, "device %u: callback call %llu (%s): the "
+			"layout check failed: %s", h->device, (unsigned long long)h->seq, h->op, why);
+		return -1;
+	}
+	if (n == 0)
 		return 0;
+	if (x->check.state != HCB_JAXFFI_PROVEN && !x->check.device_proven) {
+		/* its device is the execution context's, which only a call with
+		 * a thunk proves here */
+		problem(x, h->device, HCB_UNKNOWN_CONSUMER, "device %u: callback call %llu: no call "
+			"site, and the layout not yet proven (no thunk ran on thread %u): not "
+			"shown", h->device, (unsigned long long)h->seq, h->tid);
+		return -1;
 	}
 	problem(x, h->device, HCB_UNKNOWN_CONSUMER, "device %u: callback call %llu: no call "
 		"site (%s on thread %u), named after its index", h->device,
-		(unsigned long long)h->seq, thunk ? "the thread's custom call was another" :
-		"no custom call thunk ran", h->tid);
+		(unsigned long long)h->seq, h->flags & HCB_JAXFFI_F_THUNK ?
+		"the thread's custom call was another" : "no custom call thunk ran", h->tid);
 	if (h->flags & HCB_JAXFFI_F_INDEX)
 		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
 	else
 		snprintf(h->op, sizeof(h->op), "callback");
 	snprintf(h->module, sizeof(h->module), "unknown");
-	snprintf(h->target, sizeof(h->target), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "unknown");
 	return 0;
 }
 
@@ -371,6 +378,7 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 {
 	struct jcall *c;
 	struct hcb_ev_jcall h;
+	int n;
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.device >= HCB_MAX_DEVICES) {
@@ -387,8 +395,9 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 		}
 	if (x->ncalls == MAX_INFLIGHT)
 		call_stopped(x, 0, "too many calls under way");
-	if (check_site(x, &h))
-		return 0;
+	n = check_site(x, &h);
+	if (n)
+		return n == -EPROTO ? n : 0;
 	if (h.nargs > HCB_MAX_LEAVES || h.total_bytes > MAX_PAYLOAD) {
 		problem(x, h.device, HCB_SHORT_PAYLOAD, "device %u: callback call %llu (%s) of %u "
 			"operands, %llu bytes: more than hcbtrace holds", h.device,
@@ -495,6 +504,8 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 {
 	uint32_t type;
 
+	if (x->check.state == HCB_JAXFFI_REFUSED)
+		return -EPROTO;
 	if (len < sizeof(type))
 		goto bad;
 	memcpy(&type, rec, sizeof(type));

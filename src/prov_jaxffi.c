@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -11,7 +12,10 @@
 #include "probes.h"
 #include "prov_jaxffi.h"
 
-enum { THUNK, HANDLER, BUFFER_HANDLER };   /* ti->probe_off[] */
+/* ti->probe_off[]: where the probes go; and, not a probe, where the
+ * library's own code reads the execution context's device ordinal, plus
+ * one (0: its code is not the function known, jaxffi.h) */
+enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE };
 
 static int find(pid_t pid, struct hcb_target_info *ti)
 {
@@ -23,32 +27,49 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	/* str(device) is TFRT_CPU_0 in these versions, but jax.debug.print and
 	 * the callbacks' device arguments say cpu:0: so does hcbtrace */
 	snprintf(ti->platform, sizeof(ti->platform), "cpu");
-	if (err == -ENOTSUP)
-		return -EPROTONOSUPPORT;
 	if (err)
 		return err;
 	ti->probe_off[THUNK] = t.thunk_off;
 	ti->probe_off[HANDLER] = t.handler_off;
 	ti->probe_off[BUFFER_HANDLER] = t.buffer_off;
+	ti->probe_off[CTX_DEVICE] = t.ctx_device_off >= 0 ? (uint64_t)t.ctx_device_off + 1 : 0;
 	return 0;
 }
 
-/* The XLA internals the programs read, for this jaxlib: read-only
- * variables, so they are set before the programs load. */
+/*
+ * A test's own layout shift (HCBTRACE_TEST_JAXFFI_SHIFT, bytes added to
+ * the thunk's and the execute parameters' offsets): a real process read
+ * through a wrong layout, which the layout check must refuse
+ * (tests/bats/modern.bats).  0 otherwise.
+ */
+static uint32_t test_shift(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_JAXFFI_SHIFT");
+	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
+
+	return v <= 64 ? (uint32_t)v : 0;
+}
+
+/* The XLA internals the programs read: read-only variables, so they are
+ * set before the programs load; the decoder proves them on the first call. */
 static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 {
-	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout_for(ti->version);
+	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout();
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	uint32_t shift = test_shift();
 
-	if (!l)
-		return -EPROTONOSUPPORT;
 	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
-	skel->rodata->jaxffi_op_off = l->op_off;
-	skel->rodata->jaxffi_module_off = l->module_off;
-	skel->rodata->jaxffi_target_off = l->target_off;
-	skel->rodata->jaxffi_params_ccp_off = l->params_ccp_off;
+	skel->rodata->jaxffi_op_off = l->op_off + shift;
+	skel->rodata->jaxffi_module_off = l->module_off + shift;
+	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
+		skel->rodata->jaxffi_target_offs[i] = l->target_offs[i] + shift;
+	skel->rodata->jaxffi_params_ccp_off = l->params_ccp_off + shift;
 	skel->rodata->jaxffi_ccp_device_off = l->ccp_device_off;
-	skel->rodata->jaxffi_ctx_device_off = l->ctx_device_off;
+	/* as the library's code reads it, where that proves it; not shifted:
+	 * a device read wrong there is a loss on device 0 (counted
+	 * unreadable), never a value shown */
+	skel->rodata->jaxffi_ctx_device_off = ti->probe_off[CTX_DEVICE] ?
+		(uint32_t)ti->probe_off[CTX_DEVICE] - 1 : l->ctx_device_off;
 	return 0;
 }
 
@@ -72,6 +93,8 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 
 	if (err)
 		return err;
+	if (ti->probe_off[CTX_DEVICE])
+		hcb_jaxffi_device_proven(x);
 	/* the thunk first: a handler call then always finds its call site */
 	err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
 	if (!err)

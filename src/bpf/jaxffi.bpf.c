@@ -17,9 +17,11 @@
  *
  * The thunk's fields, the execute parameters and the execution context's
  * device ordinal are XLA internals: their offsets are set by user space
- * from its table of checked jaxlib versions (src/jaxffi.c).  The device
- * ordinal is read twice, from the execution context and from the thunk's
- * execute parameters, so the reader can tell a layout that went wrong.
+ * (src/jaxffi.c), and what is read with them proves them on every call:
+ * the target name is read at each place it may be, and the reader keeps
+ * the one that names a callback's custom call target; the device ordinal
+ * is read twice, from the execution context and from the thunk's execute
+ * parameters, so the reader can tell a layout that went wrong.
  *
  * Linked with the other providers' programs and common.bpf.c into one
  * object (bpftool gen object): the ring buffer, the per-device counters and
@@ -36,11 +38,12 @@
 #include "jaxffi_abi.h"
 #include "jaxffi_events.h"
 
-/* Set by user space from the version table before load. */
+/* Set by user space from its layout before load (src/jaxffi.c). */
 const volatile __u32 jaxffi_thunk_arg = 1;       /* Execute's this: after the sret slot */
 const volatile __u32 jaxffi_op_off = 16;         /* Thunk::info_.op_name (std::string) */
 const volatile __u32 jaxffi_module_off = 48;     /* Thunk::info_.module_name */
-const volatile __u32 jaxffi_target_off = 88;     /* CustomCallThunk::target_name_ */
+/* CustomCallThunk::target_name_: where it may be, each place read */
+const volatile __u32 jaxffi_target_offs[HCB_JAXFFI_TARGET_PLACES] = { 88, 96, 80, 104 };
 const volatile __u32 jaxffi_params_ccp_off = 48; /* ExecuteParams::custom_call_params */
 const volatile __u32 jaxffi_ccp_device_off = 8;  /* CustomCallExecuteParams::device_ordinal */
 const volatile __u32 jaxffi_ctx_device_off = 8;  /* XLA_FFI_ExecutionContext::device_ordinal */
@@ -314,7 +317,8 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	e->handler = handler;
 	e->thunk_device = ~0u;
 	e->flags = find_index(attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0;
-	e->op_len = e->module_len = e->target_len = e->pad = 0;
+	e->op_len = e->module_len = 0;
+	__builtin_memset(e->target_len, 0, sizeof(e->target_len));
 	__builtin_memset(e->op, 0, sizeof(e->op));
 	__builtin_memset(e->module, 0, sizeof(e->module));
 	__builtin_memset(e->target, 0, sizeof(e->target));
@@ -327,7 +331,9 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	e->thunk_device = seen.device;
 	e->op_len = read_name(seen.thunk, jaxffi_op_off, e->op, sizeof(e->op));
 	e->module_len = read_name(seen.thunk, jaxffi_module_off, e->module, sizeof(e->module));
-	e->target_len = read_name(seen.thunk, jaxffi_target_off, e->target, sizeof(e->target));
+	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
+		e->target_len[i] = read_name(seen.thunk, jaxffi_target_offs[i], e->target[i],
+					     sizeof(e->target[i]));
 }
 
 /* What a call may take in the ring: its bytes with their padding (less

@@ -43,6 +43,10 @@ enum hcb_jaxffi_handler {
 #define HCB_JAXFFI_OP_MAX 64u
 #define HCB_JAXFFI_MODULE_MAX 128u
 #define HCB_JAXFFI_TARGET_MAX 48u
+/* The places in a CustomCallThunk where its target name may be: read at
+ * each, the reader keeps the one that holds a callback target's name
+ * (src/jaxffi.h: the layout check). */
+#define HCB_JAXFFI_TARGET_PLACES 4u
 
 struct hcb_ev_jcall {
 	HCB_WIRE_U32 type;          /* HCB_EV_JCALL */
@@ -63,11 +67,12 @@ struct hcb_ev_jcall {
 	/* the names' lengths in the target; a name longer than its field is cut */
 	HCB_WIRE_U32 op_len;
 	HCB_WIRE_U32 module_len;
-	HCB_WIRE_U32 target_len;
-	HCB_WIRE_U32 pad;
+	HCB_WIRE_U32 target_len[HCB_JAXFFI_TARGET_PLACES];
 	char op[HCB_JAXFFI_OP_MAX];             /* HLO op: "debug_print.1" */
 	char module[HCB_JAXFFI_MODULE_MAX];     /* HLO module: "jit_step" */
-	char target[HCB_JAXFFI_TARGET_MAX];     /* custom call target: "xla_ffi_python_cpu_callback" */
+	/* custom call target, "xla_ffi_python_cpu_callback", read at each
+	 * place it may be (empty where nothing readable was) */
+	char target[HCB_JAXFFI_TARGET_PLACES][HCB_JAXFFI_TARGET_MAX];
 };
 
 struct hcb_ev_jarg {

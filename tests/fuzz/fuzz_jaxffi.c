@@ -71,8 +71,12 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 		d->seq++;   /* a call dropped by the BPF side */
 	snprintf(e.op, sizeof(e.op), "%s", ops_[b % 4]);
 	snprintf(e.module, sizeof(e.module), "jit_f%u", a % 3);
-	snprintf(e.target, sizeof(e.target), "%s", kind & 0x08 ? "other_target" :
-		 "xla_ffi_python_cpu_callback");
+	/* the target name at one of the places read (the layout check takes
+	 * the first place it meets, and holds every later call to it), or
+	 * another custom call's; the other places hold input bytes */
+	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
+		snprintf(e.target[i], sizeof(e.target[i]), "%s", i != (a >> 2) % 4 ? "jit\033x" :
+			 kind & 0x08 ? "other_target" : "xla_ffi_python_cpu_callback");
 	d->total = e.total_bytes;
 	d->got = 0;
 	d->arg = 0;
@@ -124,6 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 
 	if (hcb_jaxffi_new(&x, &ops, NULL))
 		return 0;
+	/* the input's first call proves the layout or refuses it: past a
+	 * refusal every record is -EPROTO, so most inputs prove it */
 	while (size >= 4) {
 		unsigned int kind = in[0], dev = in[1] % 4, a = in[2], b = in[3];
 		size_t n;
