@@ -14,6 +14,7 @@
 #include "idprint.h"
 #include "provider.h"
 #include "session.h"
+#include "target.h"
 #include "words.h"
 
 static const struct cli_opt list_opts[] = {
@@ -115,6 +116,32 @@ static int list_described(struct hcb_target_info *ti)
 	return 0;
 }
 
+/*
+ * Why ti's provider reads the process when another provider's library is
+ * mapped too (jaxlib 0.6.0 maps both a vestigial xla_extension.so and
+ * libjax_common.so): what that provider's own look at it found.
+ */
+static void list_others(pid_t pid, const struct hcb_target_info *ti)
+{
+	for (size_t i = 0; hcb_providers[i]; i++) {
+		const struct hcb_provider *p = hcb_providers[i];
+		struct hcb_target_info t = { .pid = pid, .provider = p };
+		char path[4096];
+		uint64_t base;
+		int err;
+
+		if (p == ti->provider ||
+		    hcb_target_find_mapping(pid, p->is_library, path, sizeof(path), &base))
+			continue;
+		err = p->find(pid, &t);
+		printf("  also maps %s (the %s provider's): %s\n", path, p->name,
+		       !err ? "readable too, but the provider above answers first" :
+		       err == -EPROTONOSUPPORT ? "not a version it reads" :
+		       err == -ENOEXEC ? "without the functions it probes" :
+		       err == -ENODATA ? "stripped" : strerror(-err));
+	}
+}
+
 static int list_one(pid_t pid)
 {
 	struct hcb_target_info ti;
@@ -133,6 +160,7 @@ static int list_one(pid_t pid)
 		       w->library, ti.provider->supported ? ti.provider->supported() : "none");
 	else
 		printf("  %s %s: %s\n", w->library, ti.version, w->kind);
+	list_others(pid, &ti);
 	list_sessions(pid);
 	return 0;
 }
