@@ -75,6 +75,9 @@ static int efmt_init(struct efmt *e, const struct hcb_array *a, const struct hcb
 		return -EINVAL;
 	if (t == HCB_DT_BOOL)
 		e->kind = K_BOOL;
+	else if (hcb_dtype_bits(t) < 8)
+		/* ml_dtypes' int2 and int4 are not np.integer either */
+		e->kind = K_REPR;
 	else if (hcb_dtype_is_signed(t))
 		e->kind = K_INT;
 	else if (hcb_dtype_is_unsigned(t))
@@ -200,7 +203,8 @@ static int efmt_put(struct hcb_buf *out, const struct efmt *e, const void *p)
 	}
 	case K_REPR: {
 		/* ml_dtypes' repr: the value as a float through an ostream,
-		 * i.e. %g; NaN loses its sign */
+		 * i.e. %g (its integers' too, exact at these sizes); NaN
+		 * loses its sign */
 		double v = hcb_elem_to_double(e->dtype, p);
 		char s[64];
 

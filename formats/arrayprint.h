@@ -5,8 +5,9 @@
  * id_print shows every leaf the way numpy 1.26 prints it, so the text has to
  * be byte for byte what numpy.array2string(arr, threshold=...) returns with
  * the other print options at their defaults (floatmode 'maxprec', sign '-',
- * separator ' ', prefix '').  bfloat16 and float8 arrays come out the way
- * numpy prints ml_dtypes scalars: through their repr, without alignment.
+ * separator ' ', prefix '').  bfloat16, float8, float4, int2 and int4
+ * arrays (and uint2, uint4) come out the way numpy prints ml_dtypes
+ * scalars: through their repr, without alignment.
  */
 #ifndef HCB_ARRAYPRINT_H
 #define HCB_ARRAYPRINT_H

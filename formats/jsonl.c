@@ -49,14 +49,10 @@ int hcb_json_string(struct hcb_buf *out, const char *str)
  * mantissa bits and smallest normal exponent decide its shortest digits. */
 static struct hcb_d4_float d4_bits(unsigned int dtype, double v)
 {
-	switch (dtype) {
-	case HCB_DT_FLOAT32: return hcb_d4_split(v, 23, -126);
-	case HCB_DT_FLOAT16: return hcb_d4_split(v, 10, -14);
-	case HCB_DT_BFLOAT16: return hcb_d4_split(v, 7, -126);
-	case HCB_DT_FLOAT8_E4M3FN: return hcb_d4_split(v, 3, -6);
-	case HCB_DT_FLOAT8_E5M2: return hcb_d4_split(v, 2, -14);
-	default: return hcb_d4_split(v, 52, -1022);
-	}
+	int mant_bits = 52, min_exp = -1022;
+
+	hcb_dtype_float_format(dtype, &mant_bits, &min_exp);
+	return hcb_d4_split(v, mant_bits, min_exp);
 }
 
 /*
@@ -114,6 +110,11 @@ int hcb_json_real_d4(struct hcb_buf *out, unsigned int dtype, const void *p)
 		return hcb_buf_puts(out, v > 0 ? "\"inf\"" : "\"-inf\"");
 	if (v == 0)
 		return hcb_buf_puts(out, signbit(v) ? "-0.0" : "0.0");
+	/* float8_e8m0fnu's smallest, 2^-127: ml_dtypes reads anything above it
+	 * as 2^-126 (it rounds there as if the code were 0), so only its exact
+	 * digits read back */
+	if (dtype == HCB_DT_FLOAT8_E8M0FNU && v == 0x1p-127)
+		return hcb_buf_puts(out, "5.877471754111438e-39");
 	bits = d4_bits(dtype, v);
 	hcb_dragon4(&bits, HCB_D4_UNIQUE, HCB_D4_TOTAL, -1, -1, &d);
 	while (d.n > 1 && d.d[d.n - 1] == '0')

@@ -205,9 +205,10 @@ int hcb_json_reals(struct hcb_buf *out, unsigned int dtype, const void *data, ui
 /* A plain JSON integer (-?digits, at most 19 of them) in range of dtype. */
 static int json_int(const char *s, size_t len, unsigned int dtype, void *p)
 {
-	size_t size = hcb_dtype_size(dtype), i = 0;
+	size_t i = 0;
 	bool neg = len > 0 && s[0] == '-';
-	uint64_t x = 0, lim;
+	uint64_t x = 0, max;
+	int64_t min;
 
 	i = neg;
 	if (len - i < 1 || len - i > 19)
@@ -219,22 +220,16 @@ static int json_int(const char *s, size_t len, unsigned int dtype, void *p)
 			return -EINVAL;
 		x = x * 10 + c;
 	}
+	hcb_dtype_int_range(dtype, &min, &max);
 	if (hcb_dtype_is_signed(dtype)) {
-		int64_t v;
-
-		lim = size == 8 ? INT64_MAX : (UINT64_C(1) << (size * 8 - 1)) - 1;
-		if (x > lim + neg)
+		if (x > (neg ? 0 - (uint64_t)min : max))
 			return -EINVAL;
-		v = neg ? (int64_t)(0 - x) : (int64_t)x;
-		memcpy(p, &v, size);   /* little endian: the low bytes */
+		hcb_int_store(dtype, neg ? 0 - x : x, p);
 		return 0;
 	}
-	if (!hcb_dtype_is_unsigned(dtype) || neg)
+	if (!hcb_dtype_is_unsigned(dtype) || neg || x > max)
 		return -EINVAL;
-	lim = size == 8 ? UINT64_MAX : (UINT64_C(1) << (size * 8)) - 1;
-	if (x > lim)
-		return -EINVAL;
-	memcpy(p, &x, size);
+	hcb_int_store(dtype, x, p);
 	return 0;
 }
 

@@ -112,24 +112,24 @@ static int copy_str(struct hcb_reader *r, uint32_t obj, const char *key, char *d
 static int int_element(struct hcb_reader *r, const char *buf, unsigned int dtype, unsigned char *p,
 		       uint64_t index)
 {
-	size_t size = hcb_dtype_size(dtype);
+	uint64_t max;
+	int64_t min;
 	char *end;
 
+	hcb_dtype_int_range(dtype, &min, &max);
 	errno = 0;
 	if (hcb_dtype_is_signed(dtype)) {
 		long long x = strtoll(buf, &end, 10);
-		long long lim = size == 8 ? INT64_MAX : (1ll << (size * 8 - 1)) - 1;
 
-		if (errno || *end || x > lim || x < -lim - 1)
+		if (errno || *end || x > (long long)max || x < min)
 			goto range;
-		memcpy(p, &x, size);   /* little endian: the low bytes */
+		hcb_int_store(dtype, (uint64_t)x, p);
 	} else {
 		unsigned long long x = strtoull(buf, &end, 10);
-		unsigned long long lim = size == 8 ? UINT64_MAX : (1ull << (size * 8)) - 1;
 
-		if (errno || *end || x > lim || buf[0] == '-')
+		if (errno || *end || x > max || buf[0] == '-')
 			goto range;
-		memcpy(p, &x, size);
+		hcb_int_store(dtype, x, p);
 	}
 	return 0;
 range:

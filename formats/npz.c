@@ -11,9 +11,13 @@
  * is a naming pattern gives the device's own name instead of PLATFORMDEVICE
  * (TFRT_CPU_%u: consumer-7/TFRT_CPU_1/000000.npy).  Characters other than
  * [A-Za-z0-9_.-] in NAME and the device's name become '_'.  numpy has no
- * bfloat16 or float8: such leaves are stored as their raw bits ('<u2',
- * '|u1') and the member __dtypes__.json (always written, last) maps their
- * array names to the real dtype, e.g. {"w/cpu0/000003": "bfloat16"}.
+ * bfloat16, float8, float4, int2, int4, uint2 or uint4: such leaves are
+ * stored as their raw bits ('<u2', '|u1': a sub-byte element one to a
+ * byte, as ml_dtypes holds it) and the member __dtypes__.json (always
+ * written, last) maps their array names to the real dtype, e.g.
+ * {"w/cpu0/000003": "bfloat16"}: arr.view(ml_dtypes.bfloat16) is the leaf.
+ * (np.save of an ml_dtypes array writes '<V2', which np.load gives back
+ * as void: bits without their type.)
  *
  * Members are written as taps arrive, so memory does not grow with the
  * data: only the central directory entries are kept, and written at close.
@@ -78,6 +82,21 @@ struct npz_writer {
 	uint16_t last_time, last_date;
 };
 
+/* ml_dtypes' types, which numpy lacks: stored as their raw bits. */
+static int raw_bits(unsigned int dtype)
+{
+	switch (dtype) {
+	case HCB_DT_BFLOAT16: case HCB_DT_FLOAT8_E4M3FN: case HCB_DT_FLOAT8_E5M2:
+	case HCB_DT_FLOAT8_E3M4: case HCB_DT_FLOAT8_E4M3: case HCB_DT_FLOAT8_E4M3FNUZ:
+	case HCB_DT_FLOAT8_E4M3B11FNUZ: case HCB_DT_FLOAT8_E5M2FNUZ: case HCB_DT_FLOAT8_E8M0FNU:
+	case HCB_DT_FLOAT4_E2M1FN: case HCB_DT_INT2: case HCB_DT_INT4: case HCB_DT_UINT2:
+	case HCB_DT_UINT4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* numpy's descr for a dtype's bytes on disk; raw bits for what numpy lacks. */
 static const char *npy_descr(unsigned int dtype)
 {
@@ -97,16 +116,8 @@ static const char *npy_descr(unsigned int dtype)
 	case HCB_DT_FLOAT64: return "<f8";
 	case HCB_DT_COMPLEX64: return "<c8";
 	case HCB_DT_COMPLEX128: return "<c16";
-	case HCB_DT_FLOAT8_E4M3FN: return "|u1";
-	case HCB_DT_FLOAT8_E5M2: return "|u1";
-	default: return NULL;
+	default: return raw_bits(dtype) ? "|u1" : NULL;   /* float8, float4, int4 ... */
 	}
-}
-
-static int raw_bits(unsigned int dtype)
-{
-	return dtype == HCB_DT_BFLOAT16 || dtype == HCB_DT_FLOAT8_E4M3FN ||
-	       dtype == HCB_DT_FLOAT8_E5M2;
 }
 
 /* A path component: [A-Za-z0-9_.-] kept, the rest '_'; "." and ".." never. */

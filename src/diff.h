@@ -22,10 +22,12 @@
  *   - floats compute |new - ref| <= atol + rtol*|ref| in their own dtype
  *     (float32 in float32, float16 in float16, with rtol and atol first
  *     rounded to that dtype, one rounding per operation, as numpy's ufuncs
- *     do; bfloat16 and float8 the same way, as ml_dtypes does), except
+ *     do; bfloat16, float8 and float4 the same way, as ml_dtypes does,
+ *     but float8_e8m0fnu, which holds no zero, in float32), except
  *     scalars (shape []): numpy's value-based casting computes those in
  *     float64;
- *   - integers and bools are converted to float64 first (numpy.isclose casts
+ *   - integers (int2 and int4 too) and bools are converted to float64
+ *     first (numpy.isclose casts
  *     REF to result_type(REF, 1.0) = float64), so int64 values past 2^53
  *     compare as their float64 roundings, like numpy;
  *   - complex: |new - ref| and |ref| are complex magnitudes in the part's

@@ -72,6 +72,20 @@ enum hcb_dtype {
 	HCB_DT_COMPLEX128 = 15,
 	HCB_DT_FLOAT8_E4M3FN = 16,
 	HCB_DT_FLOAT8_E5M2 = 17,
+	/* ml_dtypes' other float8 kinds, float4 and the sub-byte integers
+	 * (names as jax.numpy's).  A sub-byte element takes one byte, in its
+	 * low bits, the bits above zero: as numpy holds ml_dtypes' arrays. */
+	HCB_DT_FLOAT8_E3M4 = 18,
+	HCB_DT_FLOAT8_E4M3 = 19,
+	HCB_DT_FLOAT8_E4M3FNUZ = 20,
+	HCB_DT_FLOAT8_E4M3B11FNUZ = 21,
+	HCB_DT_FLOAT8_E5M2FNUZ = 22,
+	HCB_DT_FLOAT8_E8M0FNU = 23,
+	HCB_DT_FLOAT4_E2M1FN = 24,
+	HCB_DT_INT2 = 25,
+	HCB_DT_INT4 = 26,
+	HCB_DT_UINT2 = 27,
+	HCB_DT_UINT4 = 28,
 	HCB_DT__COUNT
 };
 

@@ -28,9 +28,13 @@ struct tol {
 	double rtol, atol;
 };
 
-/* The dtype numpy computes isclose in (result_type(ref, 1.0)), as a real type. */
+/* The dtype numpy computes isclose in (result_type(ref, 1.0)), as a real
+ * type.  float8_e8m0fnu holds no zero, so no difference of two equal
+ * values: float32, which ml_dtypes' ufuncs compute its values in. */
 static unsigned int compute_type(unsigned int dtype)
 {
+	if (dtype == HCB_DT_FLOAT8_E8M0FNU)
+		return HCB_DT_FLOAT32;
 	if (hcb_dtype_is_float(dtype))
 		return dtype;
 	if (dtype == HCB_DT_COMPLEX64)

@@ -88,7 +88,7 @@ int hcb_jaxffi_is_library(const char *path);
 int hcb_jaxffi_find(pid_t pid, struct hcb_jaxffi_target *t);
 
 /* XLA_FFI_DataType -> enum hcb_dtype; HCB_DT_INVALID for types hcbtrace
- * cannot show (sub-byte, the float8 kinds numpy has no name for, token). */
+ * cannot show (S1 and U1, which JAX has no type for, token). */
 unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype);
 
 struct hcb_jaxffi;

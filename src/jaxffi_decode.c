@@ -95,6 +95,17 @@ unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype)
 		[JAXFFI_XLA_C128] = HCB_DT_COMPLEX128,
 		[JAXFFI_XLA_F8E4M3FN] = HCB_DT_FLOAT8_E4M3FN,
 		[JAXFFI_XLA_F8E5M2] = HCB_DT_FLOAT8_E5M2,
+		[JAXFFI_XLA_F8E3M4] = HCB_DT_FLOAT8_E3M4,
+		[JAXFFI_XLA_F8E4M3] = HCB_DT_FLOAT8_E4M3,
+		[JAXFFI_XLA_F8E4M3FNUZ] = HCB_DT_FLOAT8_E4M3FNUZ,
+		[JAXFFI_XLA_F8E4M3B11FNUZ] = HCB_DT_FLOAT8_E4M3B11FNUZ,
+		[JAXFFI_XLA_F8E5M2FNUZ] = HCB_DT_FLOAT8_E5M2FNUZ,
+		[JAXFFI_XLA_F8E8M0FNU] = HCB_DT_FLOAT8_E8M0FNU,
+		[JAXFFI_XLA_F4E2M1FN] = HCB_DT_FLOAT4_E2M1FN,
+		[JAXFFI_XLA_S2] = HCB_DT_INT2,
+		[JAXFFI_XLA_S4] = HCB_DT_INT4,
+		[JAXFFI_XLA_U2] = HCB_DT_UINT2,
+		[JAXFFI_XLA_U4] = HCB_DT_UINT4,
 	};
 
 	return xla_dtype < JAXFFI_XLA_NDTYPES ? map[xla_dtype] : HCB_DT_INVALID;
@@ -301,7 +312,9 @@ static int deliver(struct hcb_jaxffi *x, unsigned int i)
 		call_drop(x, i);
 		return 0;
 	}
-	con = d ? consumer_for(x, c) : NULL;
+	/* sub-byte operands come packed: one element a byte in a tap */
+	err = d ? hcb_xshape_unpack(c->shapes, c->h.nargs, &c->payload) : 0;
+	con = d && !err ? consumer_for(x, c) : NULL;
 	if (!con) {
 		call_drop(x, i);
 		return -ENOMEM;
@@ -417,8 +430,9 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 	return maybe_done(x, x->ncalls - 1);
 }
 
-/* The operand's shape, or why it is none hcbtrace can show. */
-static const char *arg_shape(const struct hcb_ev_jarg *e, struct hcb_xshape *s)
+/* The operand's shape and the bytes the probe sends of it (*wire: packed,
+ * for the sub-byte types), or why it is none hcbtrace can show. */
+static const char *arg_shape(const struct hcb_ev_jarg *e, struct hcb_xshape *s, uint64_t *wire)
 {
 	uint64_t n;
 
@@ -433,6 +447,7 @@ static const char *arg_shape(const struct hcb_ev_jarg *e, struct hcb_xshape *s)
 	if (hcb_shape_elems(s->ndim, s->dims, &n) || n > MAX_PAYLOAD)
 		return "more elements than hcbtrace holds";
 	s->nbytes = n * hcb_dtype_size(s->dtype);
+	*wire = hcb_packed_bytes(s->dtype, n);
 	return NULL;
 }
 
@@ -442,6 +457,7 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 	struct hcb_xshape s;
 	struct jcall *c;
 	const char *why;
+	uint64_t wire;
 	int i;
 
 	memcpy(&e, rec, sizeof(e));
@@ -455,7 +471,7 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 		call_drop(x, (unsigned int)i);
 		return 0;
 	}
-	why = arg_shape(&e, &s);
+	why = arg_shape(&e, &s, &wire);
 	if (why) {
 		problem(x, e.device, HCB_BAD_REGISTRATION, "device %u: callback call %llu (%s): "
 			"operand %u (XLA type %u, rank %u): %s", e.device, (unsigned long long)e.seq,
@@ -463,11 +479,11 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 		call_drop(x, (unsigned int)i);
 		return 0;
 	}
-	if (s.nbytes != e.nbytes || e.nbytes > c->h.total_bytes - c->got) {
+	if (wire != e.nbytes || e.nbytes > c->h.total_bytes - c->got) {
 		problem(x, e.device, HCB_SHORT_PAYLOAD, "device %u: callback call %llu (%s): operand "
 			"%u of %llu bytes for a shape of %llu, with %llu of the call's left", e.device,
 			(unsigned long long)e.seq, c->h.op, e.arg, (unsigned long long)e.nbytes,
-			(unsigned long long)s.nbytes, (unsigned long long)(c->h.total_bytes - c->got));
+			(unsigned long long)wire, (unsigned long long)(c->h.total_bytes - c->got));
 		call_drop(x, (unsigned int)i);
 		return 0;
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "shapeproto.h"
 
@@ -260,4 +261,35 @@ void hcb_xshape_specs(const struct hcb_xshape *shapes, unsigned int n, struct hc
 		out[i].ndim = shapes[i].ndim;
 		memcpy(out[i].dims, shapes[i].dims, sizeof(out[i].dims));
 	}
+}
+
+int hcb_xshape_unpack(const struct hcb_xshape *shapes, unsigned int n, struct hcb_buf *payload)
+{
+	const unsigned char *in = (const unsigned char *)payload->data;
+	struct hcb_buf out = HCB_BUF_INIT;
+	bool packed = false;
+	uint64_t elems;
+
+	for (unsigned int k = 0; k < n; k++)
+		packed |= hcb_dtype_bits(shapes[k].dtype) < 8;
+	if (!packed)
+		return 0;
+	for (unsigned int k = 0; k < n; k++) {
+		const struct hcb_xshape *s = &shapes[k];
+
+		if (hcb_buf_reserve(&out, s->nbytes)) {
+			hcb_buf_free(&out);
+			return -ENOMEM;
+		}
+		hcb_shape_elems(s->ndim, s->dims, &elems);
+		if (hcb_dtype_bits(s->dtype) < 8)
+			hcb_unpack_subbyte(s->dtype, (unsigned char *)out.data + out.len, in, elems);
+		else if (s->nbytes)
+			memcpy(out.data + out.len, in, s->nbytes);
+		out.len += s->nbytes;
+		in += hcb_packed_bytes(s->dtype, elems);
+	}
+	hcb_buf_free(payload);
+	*payload = out;
+	return 0;
 }

@@ -85,7 +85,7 @@ int jaxffi_thunk(struct pt_regs *ctx)
 }
 
 /* Bytes per element of the XLA types that have whole bytes; 0 for the rest
- * (sub-byte integers and floats, token), whose bytes are not sent. */
+ * (sub-byte integers and floats, token). */
 static __always_inline __u64 xla_dtype_size(__u32 t)
 {
 	switch (t) {
@@ -104,6 +104,21 @@ static __always_inline __u64 xla_dtype_size(__u32 t)
 		return 16;
 	}
 	return 0;
+}
+
+/* Bytes elems elements take in an operand's buffer: XLA's CPU runtime packs
+ * the sub-byte types (element i in bits (i * bits) % 8 up of byte
+ * i * bits / 8: two S4 a byte), and their bytes are sent so; 0 for a type
+ * whose bytes are not sent (token, S1, U1). */
+static __always_inline __u64 xla_dtype_bytes(__u32 t, __u64 elems)
+{
+	switch (t) {
+	case JAXFFI_XLA_S2: case JAXFFI_XLA_U2:
+		return (elems + 3) / 4;
+	case JAXFFI_XLA_S4: case JAXFFI_XLA_U4: case JAXFFI_XLA_F4E2M1FN:
+		return (elems + 1) / 2;
+	}
+	return elems * xla_dtype_size(t);
 }
 
 /* More elements than the ring can ever hold: the call is dropped.  Small
@@ -165,7 +180,7 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 		if (elems > MAX_ELEMS)
 			return 2;
 	}
-	o->nbytes = elems * xla_dtype_size(o->b.dtype);
+	o->nbytes = xla_dtype_bytes(o->b.dtype, elems);
 	return 0;
 }
 

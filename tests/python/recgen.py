@@ -27,7 +27,15 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
           "float8_e4m3fn", "float8_e5m2"]
 CODE = {name: i + 1 for i, name in enumerate(DTYPES)}
-ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+# ml_dtypes' later types (src/hcb_wire.h's codes), where this ml_dtypes has them (0.4.1: the
+# fnuz kinds, int4 and uint4; 0.5 all)
+LATER = ["float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz",
+         "float8_e8m0fnu", "float4_e2m1fn", "int2", "int4", "uint2", "uint4"]
+CODE.update({name: 18 + i for i, name in enumerate(LATER)})
+DTYPES += [name for name in LATER if hasattr(ml_dtypes, name)]
+ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2") + tuple(LATER)
+SUBBYTE = {"float4_e2m1fn": 4, "int2": 2, "int4": 4, "uint2": 2, "uint4": 4}
+INTS = ("int2", "int4", "uint2", "uint4")     # ml_dtypes' integers: no NaN
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SHAPES = [(), (1,), (7,), (3, 4), (0,), (2, 0, 3), (2, 1, 2, 1, 2, 1, 1, 2), (1, 5, 1)]
 KEYS = ["a", "b", "w", "k(1]", "\u043a\u043b\u044e\u0447", "$x", "a.b", "z9"]
@@ -45,6 +53,11 @@ IEEE = {"float16": (5, 10), "bfloat16": (8, 7), "float32": (8, 23), "float64": (
 
 def nan_bits(rng, name, n):
     """n NaNs of dtype name (a float, or a complex's part) with random signs and payloads."""
+    if name in LATER:      # the codes that are NaN (float4 has none: any code)
+        codes = np.arange(1 << SUBBYTE.get(name, 8), dtype=np.uint8).view(np_dtype(name))
+        with np.errstate(invalid="ignore"):
+            nans = codes[np.isnan(codes.astype(np.float32))]
+        return rng.choice(nans if nans.size else codes, n)
     if name == "float8_e4m3fn":
         return (rng.integers(0, 2, n, dtype=np.uint8) << 7 | 0x7f).view(np_dtype(name))
     ebits, mbits = IEEE[name]
@@ -65,6 +78,8 @@ def random_values(rng, name, n, nans=0.0):
     if dt.kind == "c":
         size //= 2
     bits = rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt).copy()
+    if name in SUBBYTE:    # one a byte, the bits above the element's zero
+        bits = rng.integers(0, 1 << SUBBYTE[name], n, dtype=np.uint8).view(dt)
     if dt.kind in "iu" and n:
         info = np.iinfo(dt)
         bits[rng.integers(0, n, 2)] = [info.min, info.max]

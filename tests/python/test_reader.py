@@ -150,7 +150,7 @@ def same_records(a, b, what, nan_payloads=False):
 def canon(arr):
     """arr's bytes with every NaN as numpy's own (JSON keeps no payload)."""
     arr = np.array(arr)
-    if arr.dtype.kind in "fcV" or arr.dtype.name in recgen.ML:
+    if (arr.dtype.kind in "fcV" or arr.dtype.name in recgen.ML) and arr.dtype.name not in recgen.INTS:
         parts = arr.reshape(-1)
         if arr.dtype.kind == "c":
             parts = parts.view(np.float32 if arr.dtype == np.complex64 else np.float64)
@@ -192,7 +192,8 @@ def check_raw(work):
     nans = 0
     for tap in R.taps(c):
         for leaf in tap.leaves:
-            if leaf.dtype.kind in "fc" or leaf.dtype.name in recgen.ML:
+            if (leaf.dtype.kind in "fc" or leaf.dtype.name in recgen.ML) and \
+                    leaf.dtype.name not in recgen.INTS:
                 v = leaf.reshape(-1)
                 if leaf.dtype.kind == "c":
                     v = v.view(np.float32 if leaf.dtype == np.complex64 else np.float64)

@@ -9,8 +9,9 @@ the same taps, reading the archive with numpy.load itself:
     (INDEX counting that consumer name's taps on that device from 0, _LEAF
     added for taps of several leaves; characters other than [A-Za-z0-9_.-]
     as '_'; PLATFORM from the last session record before the tap, else cpu);
-  * its dtype and shape are the tap's; bfloat16 and float8 are stored as raw
-    bits ('<u2' / '|u1') and __dtypes__.json names their real dtype (ml_dtypes);
+  * its dtype and shape are the tap's; bfloat16, float8, float4 and the
+    sub-byte integers are stored as raw bits ('<u2' / '|u1', a sub-byte
+    element one a byte) and __dtypes__.json names their real dtype (ml_dtypes);
   * every element equals the JSONL value: integers and bools exactly, floats
     bit for bit (the JSONL text reads back to exactly the stored value in the
     element's own dtype, -0.0 keeps its sign, NaN is NaN);
@@ -28,10 +29,14 @@ import numpy as np
 
 try:
     import ml_dtypes
-except ImportError:  # only needed for bfloat16 and float8
+except ImportError:  # only needed for ml_dtypes' types
     ml_dtypes = None
 
+ML_INTS = ("int2", "int4", "uint2", "uint4")
 RAW = {"bfloat16": np.uint16, "float8_e4m3fn": np.uint8, "float8_e5m2": np.uint8}
+RAW.update({name: np.uint8 for name in ("float8_e3m4", "float8_e4m3", "float8_e4m3fnuz",
+                                        "float8_e4m3b11fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+                                        "float4_e2m1fn") + ML_INTS})
 UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SAFE = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -122,7 +127,12 @@ def compare(arr, got, where, problems):
         problems.append(f"{where}: JSONL holds {len(data)} elements for shape {shape}")
         return
     flat = got.reshape(-1)
-    if dtn == "bool" or dt.kind in "iu":
+    if dtn in ML_INTS:
+        want = np.array(data, dtype=np.int64).astype(dt).view(np.uint8)
+        if not np.array_equal(want, flat.view(np.uint8)):
+            i = int(np.flatnonzero(want != flat.view(np.uint8))[0])
+            problems.append(f"{where}: element {i}: JSONL {data[i]}, npz bits {flat.view(np.uint8)[i]}")
+    elif dtn == "bool" or dt.kind in "iu":
         want = np.array(data, dtype=dt)
         if not np.array_equal(want, flat):
             i = int(np.flatnonzero(want != flat)[0])

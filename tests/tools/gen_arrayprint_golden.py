@@ -3,11 +3,14 @@
 """Generate golden cases for tests/unit/test_arrayprint.c from real numpy.
 
 Needs numpy 1.26.4 (the version id_print's text comes from) and ml_dtypes
-for bfloat16 / float8:
+for bfloat16, float8, float4 and the sub-byte integers (0.4.1 made the files
+of the dtypes it has; 0.5.4, beside numpy 1.26.4, those of float8_e3m4,
+float8_e4m3, float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz,
+float8_e8m0fnu, float4_e2m1fn, int2, int4, uint2 and uint4):
 
     python3 -m venv /tmp/npvenv
-    /tmp/npvenv/bin/pip install numpy==1.26.4 ml_dtypes==0.4.1
-    /tmp/npvenv/bin/python tests/tools/gen_arrayprint_golden.py tests/data/arrayprint
+    /tmp/npvenv/bin/pip install numpy==1.26.4 ml_dtypes==0.5.4
+    /tmp/npvenv/bin/python tests/tools/gen_arrayprint_golden.py tests/data/arrayprint [N [DTYPE...]]
 
 One file per dtype, <dtype>.txt, a sequence of cases:
 
@@ -45,8 +48,19 @@ DTYPES = {
     "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
     "float8_e5m2": ml_dtypes.float8_e5m2,
 }
+# ml_dtypes' other types: numpy prints them through their repr, like float8
+ML_FLOATS = ("float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
+             "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn")
+ML_INTS = ("int2", "int4", "uint2", "uint4")
+for _name in ML_FLOATS + ML_INTS:
+    if hasattr(ml_dtypes, _name):
+        DTYPES[_name] = getattr(ml_dtypes, _name)
+# raw bit patterns (bits of them) are drawn for these
+RAW = {"bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8, "float8_e3m4": 8, "float8_e4m3": 8,
+       "float8_e4m3fnuz": 8, "float8_e4m3b11fnuz": 8, "float8_e5m2fnuz": 8, "float8_e8m0fnu": 8,
+       "float4_e2m1fn": 4}
 
-FLOATS = ("float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+FLOATS = ("float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2") + ML_FLOATS
 
 
 def rand_shape(rng, rank, maxdim=6):
@@ -90,6 +104,10 @@ def make_array(rng, name, shape):
     n = int(np.prod(shape)) if shape else 1
     if name == "bool":
         a = np.array([rng.random() < 0.5 for _ in range(n)], dtype=np.bool_)
+    elif name in ML_INTS:
+        info = ml_dtypes.iinfo(dt)
+        a = np.array([rng.randint(int(info.min), int(info.max)) for _ in range(n)],
+                     dtype=np.int64).astype(dt)
     elif np.issubdtype(dt, np.integer):
         info = np.iinfo(dt)
         bits = rng.choice((2, 4, 8, 16, 32, 64))
@@ -103,10 +121,9 @@ def make_array(rng, name, shape):
         u = np.uint16 if name == "float16" else np.uint32
         bits = 16 if name == "float16" else 32
         a = np.array([rng.getrandbits(bits) for _ in range(n)], dtype=u).view(dt)
-    elif name in ("bfloat16", "float8_e4m3fn", "float8_e5m2") and rng.random() < 0.3:
+    elif name in RAW and rng.random() < 0.3:
         u = np.uint16 if name == "bfloat16" else np.uint8
-        bits = 16 if name == "bfloat16" else 8
-        a = np.array([rng.getrandbits(bits) for _ in range(n)], dtype=u).view(dt)
+        a = np.array([rng.getrandbits(RAW[name]) for _ in range(n)], dtype=u).view(dt)
     elif name.startswith("complex"):
         re = float_values(rng, n)
         im = float_values(rng, n) if rng.random() < 0.8 else [0.0] * n
@@ -181,7 +198,7 @@ def edge_cases(f, name):
     if name not in FLOATS:
         return
     dt = DTYPES[name]
-    if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+    if name in RAW:
         info = ml_dtypes.finfo(dt)
     else:
         info = np.finfo(dt)
@@ -206,8 +223,9 @@ def edge_cases(f, name):
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else "tests/data/arrayprint"
     ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+    names = sys.argv[3:] or list(DTYPES)
     os.makedirs(outdir, exist_ok=True)
-    for name in DTYPES:
+    for name in names:
         print(gen(name, outdir, ncases))
 
 

@@ -246,6 +246,10 @@ int main(int argc, char **argv)
 		GOLDEN("float16"), GOLDEN("float32"), GOLDEN("float64"),
 		GOLDEN("complex64"), GOLDEN("complex128"),
 		GOLDEN("bfloat16"), GOLDEN("float8_e4m3fn"), GOLDEN("float8_e5m2"),
+		GOLDEN("float8_e3m4"), GOLDEN("float8_e4m3"), GOLDEN("float8_e4m3fnuz"),
+		GOLDEN("float8_e4m3b11fnuz"), GOLDEN("float8_e5m2fnuz"), GOLDEN("float8_e8m0fnu"),
+		GOLDEN("float4_e2m1fn"), GOLDEN("int2"), GOLDEN("int4"), GOLDEN("uint2"),
+		GOLDEN("uint4"),
 	};
 
 	data_dir = argc > 1 ? argv[1] : getenv("HCB_TEST_DATA");

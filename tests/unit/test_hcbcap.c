@@ -463,9 +463,17 @@ static void test_every_dtype(void **state)
 				buf[i] = (unsigned char)(rnd() & 1);
 			break;
 		case HCB_DT_INT8: case HCB_DT_UINT8:
-		case HCB_DT_FLOAT8_E4M3FN: case HCB_DT_FLOAT8_E5M2:
+		case HCB_DT_FLOAT8_E4M3FN: case HCB_DT_FLOAT8_E5M2: case HCB_DT_FLOAT8_E3M4:
+		case HCB_DT_FLOAT8_E4M3: case HCB_DT_FLOAT8_E4M3FNUZ: case HCB_DT_FLOAT8_E4M3B11FNUZ:
+		case HCB_DT_FLOAT8_E5M2FNUZ: case HCB_DT_FLOAT8_E8M0FNU:
 			for (size_t i = 0; i < 256; i++)
 				buf[i] = (unsigned char)i;   /* every bit pattern */
+			break;
+		case HCB_DT_FLOAT4_E2M1FN: case HCB_DT_INT2: case HCB_DT_INT4:
+		case HCB_DT_UINT2: case HCB_DT_UINT4:
+			/* every value, one a byte, the bits above zero */
+			for (size_t i = 0; i < 256; i++)
+				buf[i] = (unsigned char)(i % (1u << hcb_dtype_bits(dt)));
 			break;
 		case HCB_DT_INT64: {
 			const int64_t v[] = { INT64_MIN, INT64_MAX, -1, 0 };

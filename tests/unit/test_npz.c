@@ -351,7 +351,9 @@ static const char *descr_of(unsigned int dt)
 		[HCB_DT_FLOAT8_E4M3FN] = "|u1", [HCB_DT_FLOAT8_E5M2] = "|u1",
 	};
 
-	return d[dt];
+	/* the other float8 kinds, float4 and the sub-byte integers: ml_dtypes'
+	 * bits, a byte each */
+	return dt >= HCB_DT_FLOAT8_E3M4 ? "|u1" : d[dt];
 }
 
 static void expect_leaf(struct expects *x, const char *name, const struct hcb_leaf_shape *l,
@@ -374,7 +376,8 @@ static void expect_leaf(struct expects *x, const char *name, const struct hcb_le
 			      (unsigned long long)l->dims[d], l->ndim == 1 || d + 1 < l->ndim ? "," : "");
 	snprintf(e->dict + k, sizeof(e->dict) - (size_t)k, "), }");
 	e->real_dtype = l->dtype == HCB_DT_BFLOAT16 || l->dtype == HCB_DT_FLOAT8_E4M3FN ||
-			l->dtype == HCB_DT_FLOAT8_E5M2 ? hcb_dtype_name(l->dtype) : NULL;
+			l->dtype == HCB_DT_FLOAT8_E5M2 || l->dtype >= HCB_DT_FLOAT8_E3M4 ?
+			hcb_dtype_name(l->dtype) : NULL;
 	e->size = (size_t)l->nbytes;
 	e->data = malloc(e->size ? e->size : 1);
 	assert_non_null(e->data);

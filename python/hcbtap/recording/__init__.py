@@ -15,8 +15,8 @@ A damaged recording raises RecordingError ("FILE:LINE: what", or
 returned; a truncated one (the file ends inside its last record) warns
 (RecordingWarning) and ends, as hcbtrace replay does.
 
-Needs numpy only: ml_dtypes for bfloat16 and float8 arrays, pandas for
-scalars(); never jax.  See python/README.md."""
+Needs numpy only: ml_dtypes for bfloat16, float8, float4 and sub-byte
+integer arrays, pandas for scalars(); never jax.  See python/README.md."""
 import io
 import os
 import sys
@@ -213,8 +213,9 @@ def scalars(source, *, names=None, devices=None, **kw):
     named by its path: "loss" (a lone array), "power3[1]" (a tuple's or
     list's item), "params.b" (a dict's).  Leaves that are not 0-d arrays
     are left out.  A cell is empty (NaN, or <NA> in an integer or bool
-    column) where the row's tap has no such leaf.  bfloat16 and float8
-    values come as float32 (pandas knows no ml_dtypes).  names, devices:
+    column) where the row's tap has no such leaf.  bfloat16, float8 and
+    float4 values come as float32, int2 and int4 as int8, uint2 and uint4
+    as uint8 (pandas knows no ml_dtypes).  names, devices:
     only taps of these consumer names, devices.  source: a path, "-", a
     file object, a Recording, or any iterable of Tap."""
     try:

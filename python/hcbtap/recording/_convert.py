@@ -7,9 +7,12 @@
   * float32 and complex64's parts: the text's nearest float, rounded once
     as strtof does: through the double, except where the double is exactly
     halfway between two floats, where the text itself decides (Fraction);
-  * float16, bfloat16, float8: the nearest double, then rounded to the
-    dtype (hcb_double_to_narrow_bits: round half to even, e4m3fn's
-    overflow and infinities to its NaN, other NaNs to the quiet NaN);
+  * float16, bfloat16, float8_e4m3fn, float8_e5m2: the nearest double,
+    then rounded to the dtype (hcb_double_to_narrow_bits: round half to
+    even, e4m3fn's overflow and infinities to its NaN, other NaNs to the
+    quiet NaN);
+  * the other float8 kinds and float4_e2m1fn: the nearest double, then as
+    ml_dtypes converts it (hcb_double_to_narrow_bits: through float32);
   * integers exactly, in their dtype's range; bools from true/false;
   * "nan", "inf", "-inf" as strings.
 A vectorised path takes every well-formed list; anything odd goes
@@ -25,12 +28,16 @@ SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 # ebits, mbits, "finite" (e4m3fn: no infinities, only S.1111.111 is NaN)
 NARROW = {"float16": (5, 10, False), "bfloat16": (8, 7, False),
           "float8_e4m3fn": (4, 3, True), "float8_e5m2": (5, 2, False)}
-FLOATS = {"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2"}
+# ml_dtypes' own conversion, through float32
+ML_FLOATS = {"float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
+             "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn"}
+FLOATS = {"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2"} | ML_FLOATS
 INT_RANGE = {
     "int8": (-(1 << 7), (1 << 7) - 1), "int16": (-(1 << 15), (1 << 15) - 1),
     "int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1),
     "uint8": (0, (1 << 8) - 1), "uint16": (0, (1 << 16) - 1),
     "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1),
+    "int2": (-2, 1), "int4": (-8, 7), "uint2": (0, 3), "uint4": (0, 15),
 }
 _F32_HALF_PAST_MAX = 2.0 ** 128 - 2.0 ** 103    # halfway from FLT_MAX to 2^128
 
@@ -130,8 +137,11 @@ def from_float64(vals, dtype):
             x = vals.astype(np.float32)
         idx, mids = _f32_ties(vals, x)
         return x, idx, mids
-    bits = narrow_bits(vals, dtype)
     dt = numpy_dtype(dtype)
+    if dtype in ML_FLOATS:
+        with np.errstate(all="ignore"):
+            return vals.astype(np.float32).astype(dt), none, None
+    bits = narrow_bits(vals, dtype)
     return bits.astype(np.uint8 if dt.itemsize == 1 else np.uint16).view(dt), none, None
 
 
@@ -204,6 +214,8 @@ def int_values(data, dtype):
             raise DataError("data[%d] = %s is out of range for %s" % (k, _int_text(x), dtype), k)
         if not lo <= x <= hi:
             raise DataError("data[%d] = %s is out of range for %s" % (k, x, dtype))
+    if dtype in ("int2", "int4", "uint2", "uint4"):     # ml_dtypes' take no objects
+        return np.array(data, dtype=np.int64).astype(dt)
     return np.array(data, dtype=object).astype(dt)
 
 

@@ -23,16 +23,25 @@ DTYPES = {
     6: ("uint8", 1), 7: ("uint16", 2), 8: ("uint32", 4), 9: ("uint64", 8),
     10: ("float16", 2), 11: ("bfloat16", 2), 12: ("float32", 4), 13: ("float64", 8),
     14: ("complex64", 8), 15: ("complex128", 16), 16: ("float8_e4m3fn", 1), 17: ("float8_e5m2", 1),
+    18: ("float8_e3m4", 1), 19: ("float8_e4m3", 1), 20: ("float8_e4m3fnuz", 1),
+    21: ("float8_e4m3b11fnuz", 1), 22: ("float8_e5m2fnuz", 1), 23: ("float8_e8m0fnu", 1),
+    24: ("float4_e2m1fn", 1), 25: ("int2", 1), 26: ("int4", 1), 27: ("uint2", 1), 28: ("uint4", 1),
 }
 SIZES = {name: size for name, size in DTYPES.values()}
 CODES = {name: code for code, (name, _) in DTYPES.items()}
-ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")   # numpy has none of these
+# numpy has none of these: ml_dtypes' types (a sub-byte element one a byte,
+# in its low bits, as ml_dtypes holds it)
+ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e3m4", "float8_e4m3",
+             "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+             "float4_e2m1fn", "int2", "int4", "uint2", "uint4")
+ML_INTS = ("int2", "int4", "uint2", "uint4")
 _NP_DTYPES = {}
 
 
 def numpy_dtype(name):
-    """The numpy dtype of an hcbtrace dtype name, little endian; bfloat16 and
-    float8 from ml_dtypes, imported only when a recording holds them."""
+    """The numpy dtype of an hcbtrace dtype name, little endian; bfloat16,
+    float8, float4 and the sub-byte integers from ml_dtypes, imported only
+    when a recording holds them."""
     dt = _NP_DTYPES.get(name)
     if dt is None:
         if name in ML_DTYPES:
@@ -42,6 +51,10 @@ def numpy_dtype(name):
                 raise ImportError(
                     "hcbtap.recording: this recording holds %s arrays, and numpy has no %s: "
                     "install ml_dtypes (pip install ml_dtypes) to read them" % (name, name)) from None
+            if not hasattr(ml_dtypes, name):
+                raise ImportError(
+                    "hcbtap.recording: this recording holds %s arrays, which ml_dtypes %s lacks: "
+                    "upgrade it (pip install -U ml_dtypes)" % (name, ml_dtypes.__version__))
             dt = np.dtype(getattr(ml_dtypes, name))
         else:
             dt = np.dtype(name).newbyteorder("<")

@@ -2,7 +2,7 @@
 """The scalar streams of a recording as a pandas DataFrame (scalars())."""
 import numpy as np
 
-from ._model import ML_DTYPES, leaf_paths, parse_tree
+from ._model import ML_DTYPES, ML_INTS, leaf_paths, parse_tree
 
 # pandas' nullable dtypes, for integer and bool columns with empty cells
 _NULLABLE = {"bool": "boolean", "int8": "Int8", "int16": "Int16", "int32": "Int32",
@@ -68,7 +68,9 @@ def _column(pd, rows, values, n, index):
     if len(dtypes) == 1:
         dt = values[0].dtype
         arr = np.array(values, dtype=dt) if values else np.zeros(0, dt)
-        if dt.name in ML_DTYPES:
+        if dt.name in ML_INTS:      # ml_dtypes' int2 ... uint4: int8 or uint8 columns
+            arr = arr.astype(np.int8 if dt.name.startswith("int") else np.uint8)
+        elif dt.name in ML_DTYPES:
             arr = arr.astype(np.float32)
     else:   # a name whose consumers differ in dtype: numpy's common type
         arr = np.array([v[()] for v in values])

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testjaxffi.h - what the jaxffi decoder's unit tests share: a receiver
+ * that keeps what it was handed, and the ring records jaxffi.bpf.c writes
+ * for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c).
+ */
+#ifndef HCB_TESTJAXFFI_H
+#define HCB_TESTJAXFFI_H
+
+struct seen {
+	int packets;
+	struct hcb_packet last;
+	const struct hcb_consumer *consumer;
+	unsigned char payload[4096];
+	char text[512];
+	int problems[HCB_DECODE_PROBLEMS];
+	char warning[256];
+	int refusals;
+};
+
+static inline int on_packet(void *ctx, const struct hcb_packet *p)
+{
+	static const struct hcb_print_opts o = HCB_PRINT_OPTS_IDPRINT;
+	struct seen *s = ctx;
+	struct hcb_buf b = HCB_BUF_INIT;
+
+	s->packets++;
+	s->last = *p;
+	s->consumer = p->consumer;
+	if (p->consumer->total_bytes <= sizeof(s->payload))
+		memcpy(s->payload, p->payload, p->consumer->total_bytes);
+	assert_int_equal(hcb_idprint(&b, p->consumer, "cpu", p->device, p->payload, &o), 0);
+	snprintf(s->text, sizeof(s->text), "%s", hcb_buf_str(&b));
+	hcb_buf_free(&b);
+	return 0;
+}
+
+static inline void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device, uint32_t consumer,
+		    const char *detail)
+{
+	struct seen *s = ctx;
+
+	(void)device;
+	(void)consumer;
+	s->problems[what]++;
+	snprintf(s->warning, sizeof(s->warning), "%s", detail);
+}
+
+static const struct hcb_decoder_ops ops = { .packet = on_packet, .warn = on_warn };
+
+/* A call record as jaxffi.bpf.c writes it after a thunk of jit_step. */
+static inline struct hcb_ev_jcall jcall(uint32_t dev, uint64_t seq, uint32_t tid, const char *op,
+				 uint32_t nargs, uint64_t total)
+{
+	struct hcb_ev_jcall e = {
+		.type = HCB_EV_JCALL, .device = dev, .seq = seq, .ts_ns = 1000 + seq, .pid = 7,
+		.tid = tid, .index = 3, .total_bytes = total, .nargs = nargs,
+		.handler = HCB_JAXFFI_PYTHON, .thunk_device = dev,
+		.flags = HCB_JAXFFI_F_THUNK | HCB_JAXFFI_F_INDEX,
+	};
+
+	snprintf(e.op, sizeof(e.op), "%s", op);
+	snprintf(e.module, sizeof(e.module), "jit_step");
+	snprintf(e.target[0], sizeof(e.target[0]), "xla_ffi_python_cpu_callback");
+	e.op_len = (uint32_t)strlen(e.op);
+	e.module_len = 8;
+	e.target_len[0] = (uint32_t)strlen(e.target[0]);
+	return e;
+}
+
+static inline void feed_call(struct hcb_jaxffi *x, const struct hcb_ev_jcall *e)
+{
+	assert_int_equal(hcb_jaxffi_feed(x, e, sizeof(*e)), 0);
+}
+
+static inline void feed_arg(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq, uint32_t arg,
+		     uint32_t xla_dtype, uint32_t rank, const uint64_t *dims, uint64_t nbytes)
+{
+	struct hcb_ev_jarg e = { .type = HCB_EV_JARG, .device = dev, .seq = seq, .arg = arg,
+				 .dtype = xla_dtype, .rank = rank, .nbytes = nbytes };
+
+	memcpy(e.dims, dims, (rank < HCB_MAX_DIMS ? rank : HCB_MAX_DIMS) * sizeof(*dims));
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
+}
+
+static inline void feed_data(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq, uint32_t arg,
+		      uint64_t offset, uint64_t total, const void *data, uint32_t len)
+{
+	unsigned char buf[sizeof(struct hcb_ev_chunk) + 256];
+	struct hcb_ev_chunk c = { .type = HCB_EV_JDATA, .consumer_id = arg, .device = dev,
+				  .len = len, .seq = seq, .offset = offset, .total = total };
+
+	assert_true(len <= 256);
+	memcpy(buf, &c, sizeof(c));
+	memcpy(buf + sizeof(c), data, len);
+	/* padded to a size class, as the ring holds it */
+	assert_int_equal(hcb_jaxffi_feed(x, buf, sizeof(c) + 64 > sizeof(c) + len ?
+					 sizeof(c) + 64 : sizeof(c) + len), 0);
+}
+
+/* One float32[3] operand, whole. */
+static inline void f32_call(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq, uint32_t tid,
+		     const char *op, const float *v)
+{
+	static const uint64_t d3[] = { 3 };
+	struct hcb_ev_jcall e = jcall(dev, seq, tid, op, 1, 12);
+
+	feed_call(x, &e);
+	feed_arg(x, dev, seq, 0, JAXFFI_XLA_F32, 1, d3, 12);
+	feed_data(x, dev, seq, 0, 0, 12, v, 12);
+}
+
+static inline int no_problems(const struct seen *s)
+{
+	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+		if (s->problems[i])
+			return 0;
+	return 1;
+}
+
+#endif
