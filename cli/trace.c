@@ -307,14 +307,25 @@ int trace_attach(struct trace *t, pid_t pid)
 {
 	int err;
 
+	const struct hcb_target_info *ti;
+	const char *not_read;
+
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
+	ti = hcb_capture_target(t->cap);
 	/* found, and gone before its probes were in place */
-	if (err == -ESRCH && hcb_capture_target(t->cap)->provider) {
+	if (err == -ESRCH && ti->provider) {
 		cli_err("process %d exited before hcbtrace could attach", (int)pid);
 		return EXIT_TARGET;
 	}
-	return err ? cli_target_err(err, pid, hcb_capture_target(t->cap)) : EXIT_OK;
+	if (err)
+		return cli_target_err(err, pid, ti);
+	/* a session that would otherwise show nothing, silently */
+	not_read = cli_provider_words(ti->provider ? ti->provider->name : NULL)->not_read;
+	if (not_read && !t->o->quiet)
+		cli_warn("process %d runs %s %s: %s", (int)pid,
+			 cli_provider_words(ti->provider->name)->library, ti->version, not_read);
+	return EXIT_OK;
 }
 
 const char *trace_comm(const struct trace *t)

@@ -10,7 +10,10 @@ static const struct cli_provider_words words[] = {
 	{ "xla-outfeed", "jaxlib", "outfeed", "legacy outfeed", "host_callback's outfeed; taps print with their consumer id "
 	  "(kwargs live in Python)",
 	  "which counts nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
-	  "host_callback.barrier_wait() waits for its own receiver" },
+	  "host_callback.barrier_wait() waits for its own receiver",
+	  "only host_callback's outfeed taps (id_tap, id_print) are read: jax.debug.print and "
+	  "JAX's other callbacks on a jaxlib before 0.6 (custom call xla_python_cpu_callback) "
+	  "are not read yet" },
 	{ "jax-callback", "jaxlib", "callbacks", "callbacks",
 	  "JAX's callbacks (jax.debug.print, debug.callback, io_callback, pure_callback, "
 	  "buffer_callback); each call site prints as callback: OP module: MODULE",

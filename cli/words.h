@@ -24,6 +24,9 @@ struct cli_provider_words {
 	const char *kind;          /* what its taps are, for `list` */
 	const char *no_barrier;    /* why `hcbtrace barrier` does not apply, and what
 				    * to use instead; NULL where it does */
+	const char *not_read;      /* what else such a program may send that this
+				    * provider does not read, said once as a session
+				    * starts; NULL where nothing is */
 };
 
 /* The words for provider name (never NULL: plain words for one unknown). */

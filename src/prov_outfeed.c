@@ -25,9 +25,12 @@ static const struct { const char *version; unsigned int device_offset; } version
  * quiet this long: host_callback sends a packet's leaves back to back. */
 #define QUIET_NS 20000000ull
 
+/* For the refusal's "supported jaxlib versions: ...": what this provider
+ * reads, and where JAX's own callbacks are read instead. */
 static const char *supported(void)
 {
-	return SUPPORTED;
+	return SUPPORTED " (host_callback's outfeed); JAX's callbacks (jax.debug.print and its "
+	       "kin): 0.6.0 and later";
 }
 
 static unsigned int device_offset(const char *version)

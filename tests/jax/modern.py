@@ -30,6 +30,7 @@ and is not recorded.  tests/tools/check_jaxffi_truth.py compares an
 hcbtrace recording of this program with the truth.
 """
 import base64
+import inspect
 import json
 import os
 import sys
@@ -49,6 +50,11 @@ try:
     from jax.experimental.buffer_callback import buffer_callback
 except ImportError:
     buffer_callback = None
+
+# jax.debug.callback's partitioned=, from jax 0.6 on
+JAX_VERSION = tuple(int(p) for p in jax.__version__.split(".")[:2])
+PARTITIONED = {"partitioned": True} if JAX_VERSION >= (0, 6) else {}
+VMAP_METHOD = "vmap_method" in inspect.signature(jax.pure_callback).parameters
 
 BIG = 1 << 20            # elements of the one large operand
 TRUTH = []
@@ -88,6 +94,10 @@ def debug_print(site, module, fmt, *args, device=0, **kw):
 
 
 def pure(site, module, x, device=0, **kw):
+    # vmap_method= is jax 0.4.34's; before, vectorized= said as much
+    if "vmap_method" in kw and not VMAP_METHOD:
+        kw["vectorized"] = kw.pop("vmap_method") == "expand_dims"
+
     def cb(*a):
         note("pure_callback", site, module, device, a)
         return np.asarray(a[-1]) + np.asarray(1, a[-1].dtype)
@@ -116,8 +126,9 @@ def f_kinds(x):
     debug_print("kinds", m, "x={} sum={}", x, x.sum())
     jax.debug.callback(recorder("debug_callback", "kinds", m), x * 2)
     jax.debug.callback(recorder("debug_callback", "kinds-ordered", m), x - 1, ordered=True)
+    # partitioned= is jax 0.6's; before, it would reach the callback
     jax.debug.callback(recorder("debug_callback", "kinds-partitioned", m), x + 5,
-                       partitioned=True)
+                       **PARTITIONED)
     y = pure("kinds", m, x * 3)
     io("kinds", m, y, ordered=True)
     io("kinds-unordered", m, y + 1)
