@@ -187,6 +187,19 @@ lines_past()
     assert_success
 }
 
+# attach_again_and_finish: a new session on the program started with
+# --until takes 5 taps; then the program ends well, its output undisturbed
+attach_again_and_finish()
+{
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 5 "$MOD_PID"
+    assert_success
+    [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
+    touch "$T/stop"
+    wait "$MOD_PID"
+    grep -q '^done [1-9]' "$T/prog.out"
+    refute grep -qi 'error\|traceback' "$T/prog.err"
+}
+
 @test "modern jax: attach, -c detach and SIGKILL leave the program running to its end; the next attach works" {
     start_modern --until "$T/stop"
     touch "$T/go"
@@ -202,13 +215,7 @@ lines_past()
     wait "$rec" || true
     runs_on "$MOD_PID"
     # and the next session works as the first did
-    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 5 "$MOD_PID"
-    assert_success
-    [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
-    touch "$T/stop"
-    wait "$MOD_PID"
-    grep -q '^done [1-9]' "$T/prog.out"
-    refute grep -qi 'error\|traceback' "$T/prog.err"
+    attach_again_and_finish
 }
 
 # record_whole FILE: record a run of the program into FILE, again (five
@@ -285,13 +292,7 @@ fake_jaxlib()
     # what it did show (calls no thunk named, read through the C API
     # only) is whole; the program goes on, and the next attach reads it
     [ -z "$(grep '^callback: ' <<<"$output" | grep -v ' module: unknown$')" ]
-    run --separate-stderr "$HCBTRACE" attach -f jsonl -c 5 "$MOD_PID"
-    assert_success
-    [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
-    touch "$T/stop"
-    wait "$MOD_PID"
-    grep -q '^done [1-9]' "$T/prog.out"
-    refute grep -qi 'error\|traceback' "$T/prog.err"
+    attach_again_and_finish
 }
 
 @test "modern jax: a stripped jaxlib, one without the handlers: one line each" {

@@ -42,6 +42,7 @@
 
 static const char *data_dir;
 static char tmpdir[] = "/tmp/test_dtypes.XXXXXX";
+#include "testtmp.h"
 
 static const unsigned int NEW[] = {
 	HCB_DT_FLOAT8_E3M4, HCB_DT_FLOAT8_E4M3, HCB_DT_FLOAT8_E4M3FNUZ,
@@ -495,20 +496,6 @@ static void test_isclose(void **state)
 	assert_int_equal(hcb_isclose(HCB_DT_INT4, &x, &y, &o), 0);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 #define GOLDEN(name) cmocka_unit_test_prestate(run_narrow_golden, (void *)name)
 

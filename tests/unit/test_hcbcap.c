@@ -59,6 +59,7 @@
 #include "recfile_impl.h"
 
 static char tmpdir[] = "/tmp/test_hcbcap.XXXXXX";
+#include "testtmp.h"
 
 static const char *tmp_path(const char *name)
 {
@@ -419,23 +420,6 @@ static size_t walk(const unsigned char *p, size_t len, size_t *starts, size_t ma
 	if (starts && n < max)
 		starts[n] = len;
 	return n;
-}
-
-/* ---- fixtures ---- */
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 /* ---- tests ---- */

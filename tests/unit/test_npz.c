@@ -40,6 +40,7 @@
 #include "recfile_impl.h"
 
 static char tmpdir[] = "/tmp/test_npz.XXXXXX";
+#include "testtmp.h"
 
 static const char *tmp_path(const char *name)
 {
@@ -502,20 +503,6 @@ static void write_session(struct hcb_writer *w, const char *platform)
 	assert_int_equal(hcb_writer_write(w, &rec), 0);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* ---- tests ---- */
 

@@ -37,6 +37,7 @@
 #include "testcons.h"
 
 static char tmpdir[] = "/tmp/test_recindex.XXXXXX";
+#include "testtmp.h"
 
 static const char *tmp_path(const char *name)
 {
@@ -494,20 +495,6 @@ static void test_pipe(void **state)
 	hcb_reader_close(r);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 int main(void)
 {
