@@ -277,6 +277,10 @@ int hcb_xshape_unpack(const struct hcb_xshape *shapes, unsigned int n, struct hc
 	for (unsigned int k = 0; k < n; k++) {
 		const struct hcb_xshape *s = &shapes[k];
 
+		/* an empty operand has no bytes either side (and the buffers
+		 * may have no memory yet to point into) */
+		if (!s->nbytes)
+			continue;
 		if (hcb_buf_reserve(&out, s->nbytes)) {
 			hcb_buf_free(&out);
 			return -ENOMEM;
@@ -284,7 +288,7 @@ int hcb_xshape_unpack(const struct hcb_xshape *shapes, unsigned int n, struct hc
 		hcb_shape_elems(s->ndim, s->dims, &elems);
 		if (hcb_dtype_bits(s->dtype) < 8)
 			hcb_unpack_subbyte(s->dtype, (unsigned char *)out.data + out.len, in, elems);
-		else if (s->nbytes)
+		else
 			memcpy(out.data + out.len, in, s->nbytes);
 		out.len += s->nbytes;
 		in += hcb_packed_bytes(s->dtype, elems);
