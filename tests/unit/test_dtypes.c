@@ -51,16 +51,6 @@ static const unsigned int NEW[] = {
 };
 #define NNEW (sizeof(NEW) / sizeof(NEW[0]))
 
-static const char *tmp_path(const char *name)
-{
-	static char path[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
-
 /* How many codes a dtype has: 256 for a float8, 16 or 4 for the rest. */
 static unsigned int ncodes(unsigned int dt)
 {

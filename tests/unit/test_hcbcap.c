@@ -61,16 +61,6 @@
 static char tmpdir[] = "/tmp/test_hcbcap.XXXXXX";
 #include "testtmp.h"
 
-static const char *tmp_path(const char *name)
-{
-	static char path[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd(void)

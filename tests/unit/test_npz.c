@@ -42,14 +42,6 @@
 static char tmpdir[] = "/tmp/test_npz.XXXXXX";
 #include "testtmp.h"
 
-static const char *tmp_path(const char *name)
-{
-	static char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	return path;
-}
-
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint32_t rnd(void)

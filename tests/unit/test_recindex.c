@@ -39,16 +39,6 @@
 static char tmpdir[] = "/tmp/test_recindex.XXXXXX";
 #include "testtmp.h"
 
-static const char *tmp_path(const char *name)
-{
-	static char path[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
-
 static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int dtype,
 				     unsigned int ndim, uint64_t d0, uint64_t d1)
 {
