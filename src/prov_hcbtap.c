@@ -33,7 +33,7 @@ struct hcbtap_state {
 	void *ctx;
 	pid_t pid;
 	uint64_t cupti_status;           /* its status's address, 0: not there */
-	int cupti_active, cupti_failed;  /* what it last said: ACTIVE, FAILED */
+	int cupti_failed;                /* what it last said: FAILED */
 	char cupti[4096];
 };
 
@@ -136,11 +136,10 @@ static int timing(void *state, char *why, size_t size)
 		return !st->cupti_failed;
 	}
 	s.message[sizeof(s.message) - 1] = '\0';
-	st->cupti_active = s.state == HCBTAP_CUPTI_ACTIVE;
 	st->cupti_failed = s.state == HCBTAP_CUPTI_FAILED;
-	if (st->cupti_active)
+	if (s.state == HCBTAP_CUPTI_ACTIVE)
 		return 1;
-	if (s.state == HCBTAP_CUPTI_FAILED)
+	if (st->cupti_failed)
 		snprintf(why, size, "CUPTI failed: %s (error %d)", s.message, s.error);
 	else
 		snprintf(why, size, "the program never started a CUDA device (no GPU?)");
