@@ -68,8 +68,14 @@ struct cli_cmd {
 extern const struct cli_cmd cmd_attach, cmd_barrier, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
 extern const struct cli_cmd cmd_view;
 
+/* The message goes out with its control characters made visible (a target
+ * or a file may have named what it shows): hcb_buf_put_visible(). */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);
+/* s as hcb_buf_put_visible() shows it, for printf: valid until eight more
+ * calls ("?" if out of memory).  Everything a target or a file names that
+ * goes to stdout or stderr by printf goes through here. */
+const char *cli_vis(const char *s);
 /* "hcbtrace: MSG\nTry 'hcbtrace NAME --help'.\n", returns EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int cli_usage_err(const struct cli_cmd *cmd, const char *fmt, ...);
 

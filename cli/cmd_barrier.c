@@ -110,7 +110,7 @@ static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint
 	int ended = st->state == HCB_SESS_ENDED || !hcb_sess_peer_alive(p);
 
 	fprintf(stderr, "  session %d (%s, writing to %s): %s\n", (int)p->session_pid,
-		(const char *)st->what, (const char *)st->output,
+		cli_vis((const char *)st->what), cli_vis((const char *)st->output),
 		r == PEER_DONE ? "done" : ended ? "ended before the barrier was reached" : "not done");
 	if (r == PEER_DONE)
 		return;
@@ -182,8 +182,10 @@ struct barrier_round {
 /* Ask every session, then wait for their answers until the deadline. */
 static void wait_answers(struct barrier_round *b, int pid, const uint64_t *issued, uint64_t deadline)
 {
+	/* a session ending now is seen below; one that cannot answer by the
+	 * deadline gives the barrier up then */
 	for (size_t i = 0; i < b->n; i++)
-		hcb_sess_request(pid, &b->peers[i]);   /* a session ending now is seen below */
+		hcb_sess_request(pid, &b->peers[i], deadline ? deadline : UINT64_MAX);
 	for (b->pending = b->n; b->pending && !interrupted && (!deadline || now_ns() < deadline);) {
 		struct timespec nap = { 0, 200000 };
 
@@ -270,6 +272,12 @@ static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code;
 	err = hcb_sess_list(a.pid, &b.peers, &b.n);
+	if (err == -EPERM) {
+		cli_err("cannot look for sessions in %s: the run directory is not trusted (it must "
+			"be root's, or this user's, writable by no one else, and not a symlink); "
+			"remove it, or set HCBTRACE_RUNDIR to such a directory", hcb_sess_dir());
+		return EXIT_SYSTEM;
+	}
 	if (err) {
 		cli_err("cannot look for sessions in %s: %s", hcb_sess_dir(), strerror(-err));
 		return err == -EACCES || err == -EPERM ? EXIT_SYSTEM : EXIT_FAIL;

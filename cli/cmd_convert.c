@@ -38,6 +38,7 @@ static int convert_opt(void *ctx, int c, const char *arg)
 static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct convert_args a = { .cmd = cmd };
+	struct cli_output dest;
 	const char *out;
 	struct hcb_writer *w;
 	int code, err;
@@ -59,15 +60,20 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 	default:
 		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap, .npz or .json (timeline)", out);
 	}
-	if (!strcmp(out, argv[optind]))
-		return cli_usage_err(cmd, "'%s' is both input and output", out);
+	/* by the file, not its name: ./x, x and a hard link of x are one */
+	if (!strcmp(out, argv[optind]) || cli_same_file(out, argv[optind]))
+		return cli_usage_err(cmd, "'%s' is the input '%s' itself: converting it into itself "
+				     "would lose it; give the output another name", out, argv[optind]);
 	trace_install_signals();
-	err = hcb_writer_open(&w, out, HCB_FMT_UNKNOWN);
+	err = cli_output_open(&dest, out, HCB_FMT_UNKNOWN, &w);
 	if (err) {
 		cli_err("cannot create '%s': %s", out, strerror(-err));
 		return EXIT_FAIL;
 	}
-	return playback(argv[optind], w, out, &a.o);
+	a.o.dest = &dest;
+	code = playback(argv[optind], w, out, &a.o);
+	cli_output_done(&dest);
+	return code;
 }
 
 const struct cli_cmd cmd_convert = {

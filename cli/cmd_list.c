@@ -35,15 +35,21 @@ static void list_sessions(pid_t pid)
 {
 	struct hcb_sess_peer *peers;
 	size_t n;
+	int err = hcb_sess_list(pid, &peers, &n);
 
-	if (hcb_sess_list(pid, &peers, &n) || !n) {
+	if (err == -EPERM) {
+		printf("  sessions: not looked for (the run directory %s is not trusted: see "
+		       "HCBTRACE_RUNDIR in hcbtrace(1))\n", cli_vis(hcb_sess_dir()));
+		return;
+	}
+	if (err || !n) {
 		printf("  sessions: none\n");
 		return;
 	}
 	printf("  sessions: %zu\n", n);
 	for (size_t i = 0; i < n; i++)
-		printf("    %-10d %s > %s\n", (int)peers[i].session_pid, (const char *)peers[i].st->what,
-		       (const char *)peers[i].st->output);
+		printf("    %-10d %s > %s\n", (int)peers[i].session_pid,
+		       cli_vis((const char *)peers[i].st->what), cli_vis((const char *)peers[i].st->output));
 	hcb_sess_peers_free(peers, n);
 }
 
@@ -74,7 +80,7 @@ static void print_consumers(const struct hcb_registry *reg)
 		const struct hcb_consumer *c = hcb_registry_at(reg, i);
 
 		hcb_buf_reset(&line);
-		hcb_buf_printf(&line, "    %-10u %-16s %s ", c->id, c->name, c->tree);
+		hcb_buf_printf(&line, "    %-10u %-16s %s ", c->id, cli_vis(c->name), cli_vis(c->tree));
 		for (unsigned int l = 0; l < c->nleaves && l < 8; l++) {
 			hcb_buf_puts(&line, l ? "," : "");
 			print_shape(&line, &c->leaves[l]);
@@ -82,7 +88,8 @@ static void print_consumers(const struct hcb_registry *reg)
 		if (c->nleaves > 8)
 			hcb_buf_printf(&line, ",... (%u leaves)", c->nleaves);
 		for (unsigned int k = 0; k < c->nkwargs; k++)
-			hcb_buf_printf(&line, " %s: %s", c->kwargs[k].key, c->kwargs[k].value);
+			hcb_buf_printf(&line, " %s: %s", cli_vis(c->kwargs[k].key),
+				       cli_vis(c->kwargs[k].value));
 		printf("%s\n", hcb_buf_str(&line));
 	}
 	hcb_buf_free(&line);
@@ -107,8 +114,8 @@ static int list_described(struct hcb_target_info *ti)
 		hcb_registry_free(reg);
 		return err == -ENOMEM ? err : 0;
 	}
-	printf("%d %s\n", (int)ti->pid, ti->comm);
-	printf("  library: %s\n", ti->path);
+	printf("%d %s\n", (int)ti->pid, cli_vis(ti->comm));
+	printf("  library: %s\n", cli_vis(ti->path));
 	print_devices(ti->platform, mask);
 	list_sessions(ti->pid);
 	print_consumers(reg);
@@ -134,7 +141,7 @@ static void list_others(pid_t pid, const struct hcb_target_info *ti)
 		    hcb_target_find_mapping(pid, p->is_library, path, sizeof(path), &base))
 			continue;
 		err = p->find(pid, &t);
-		printf("  also maps %s (the %s provider's): %s\n", path, p->name,
+		printf("  also maps %s (the %s provider's): %s\n", cli_vis(path), p->name,
 		       !err ? "readable too, but the provider above answers first" :
 		       err == -EPROTONOSUPPORT ? "not a version it reads" :
 		       err == -ENOEXEC ? "without the functions it probes" :
@@ -153,13 +160,13 @@ static int list_one(pid_t pid)
 	if (!err && ti.provider->describe)
 		return list_described(&ti);
 	w = cli_provider_words(ti.provider->name);
-	printf("%d %s\n", (int)pid, strcmp(ti.comm, "?") ? ti.comm : "");
-	printf("  library: %s\n", ti.path);
+	printf("%d %s\n", (int)pid, strcmp(ti.comm, "?") ? cli_vis(ti.comm) : "");
+	printf("  library: %s\n", cli_vis(ti.path));
 	if (err)
-		printf("  %s %s: not supported (supported %s versions: %s)\n", w->library, ti.version,
+		printf("  %s %s: not supported (supported %s versions: %s)\n", w->library, cli_vis(ti.version),
 		       w->library, ti.provider->supported ? ti.provider->supported() : "none");
 	else
-		printf("  %s %s: %s\n", w->library, ti.version, w->kind);
+		printf("  %s %s: %s\n", w->library, cli_vis(ti.version), w->kind);
 	list_others(pid, &ti);
 	list_sessions(pid);
 	return 0;

@@ -6,14 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 
+/* A message names what a target or a file named (a path, a consumer): a
+ * control character in it is shown, never acted on (hcb_buf_put_visible). */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	struct hcb_buf raw = HCB_BUF_INIT, shown = HCB_BUF_INIT;
+
 	fflush(stdout);
-	fprintf(stderr, "hcbtrace: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (hcb_buf_vprintf(&raw, fmt, ap) || hcb_buf_put_visible(&shown, raw.data, raw.len))
+		fprintf(stderr, "hcbtrace: %sout of memory\n", prefix);
+	else
+		fprintf(stderr, "hcbtrace: %s%s\n", prefix, hcb_buf_str(&shown));
+	hcb_buf_free(&raw);
+	hcb_buf_free(&shown);
+}
+
+const char *cli_vis(const char *s)
+{
+	/* a few at once: one printf may show several */
+	static struct hcb_buf ring[8];
+	static unsigned int next;
+	struct hcb_buf *b = &ring[next++ % 8];
+
+	hcb_buf_reset(b);
+	if (!s || hcb_buf_put_visible(b, s, strlen(s)))
+		return "?";
+	return hcb_buf_str(b);
 }
 
 void cli_err(const char *fmt, ...)

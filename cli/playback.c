@@ -33,6 +33,13 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 	int n, err = 0, code = EXIT_OK;
 
 	n = hcb_reader_open(&r, in);
+	/* the input is open: the output takes the old file's place */
+	if (!n && o->dest && (n = cli_output_place(o->dest))) {
+		hcb_reader_close(r);
+		hcb_writer_close(w);
+		cli_err("cannot put the output in place as '%s': %s", o->dest->path, strerror(-n));
+		return EXIT_FAIL;
+	}
 	if (n) {
 		hcb_writer_close(w);
 		if (n == -EPROTONOSUPPORT)

@@ -4,6 +4,7 @@
 #define HCB_CLI_PLAYBACK_H
 
 #include "filter_opts.h"
+#include "output.h"
 #include "recfile.h"
 
 struct playback_opts {
@@ -12,6 +13,7 @@ struct playback_opts {
 	double speed;               /* pacing: 1 original, 2 twice as fast; 0: no waiting */
 	int quiet;
 	int to_stdout;              /* the output is standard output (progress.h) */
+	struct cli_output *dest;    /* NULL, or w's file: put in place once in is open */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "recfile.h"
 #include "session.h"
 #include "target.h"
+#include "output.h"
 #include "trace.h"
 #include "words.h"
 
@@ -21,6 +22,7 @@ struct trace {
 	const struct trace_opts *o;
 	struct hcb_capture *cap;
 	struct hcb_writer *w;           /* stdout (text or JSONL) or the recording; NULL: out */
+	struct cli_output dest;         /* the recording's file, once placed (cli_output) */
 	struct hcb_receiver out;        /* where records go: the writer, or the viewer's */
 	const char *outname;            /* for messages: "standard output", the file, "the viewer" */
 	char what[256];                 /* this session's command line, for `list` and barrier */
@@ -99,8 +101,22 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 			 w->detail ? w->detail : "");
 		break;
 	case HCB_WARN_UNPUBLISHED:
-		cli_warn("cannot publish this session in %s (%s): 'hcbtrace barrier' and "
-			 "'hcbtrace list' will not see it", hcb_sess_dir(), strerror(-w->err));
+		if (w->err == -EPERM)
+			cli_warn("cannot publish this session in %s: the run directory is not "
+				 "trusted (it must be root's, or this user's, and writable by no one "
+				 "else, and not a symlink); 'hcbtrace barrier' and 'hcbtrace list' "
+				 "will not see it: set HCBTRACE_RUNDIR to such a directory",
+				 cli_vis(hcb_sess_dir()));
+		else
+			cli_warn("cannot publish this session in %s (%s): 'hcbtrace barrier' and "
+				 "'hcbtrace list' will not see it", cli_vis(hcb_sess_dir()),
+				 strerror(-w->err));
+		break;
+	case HCB_WARN_BARRIER_GIVEN_UP:
+		cli_warn("gave up a barrier when the last one waiting for it timed out: process %d "
+			 "claims taps on device %u that its probe never saw (its issued counts run "
+			 "ahead of what it sends); later barriers are served afresh", (int)t->pid,
+			 w->device);
 		break;
 	}
 }
@@ -271,11 +287,14 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 int trace_new(struct trace **out, const struct trace_opts *o)
 {
 	struct hcb_writer *w;
+	struct cli_output dest = { 0 };
 	const char *name = o->output ? o->output : "standard output";
 	int err, code;
 
 	if (o->output) {
-		err = hcb_writer_open(&w, o->output, HCB_FMT_UNKNOWN);
+		/* written beside it until attached: a failed attach (cli_output)
+		 * leaves what the file held */
+		err = cli_output_open(&dest, o->output, HCB_FMT_UNKNOWN, &w);
 		if (err == -EPROTONOSUPPORT) {
 			cli_err("'%s': unknown recording format: name it .jsonl or .hcbcap", o->output);
 			return EXIT_USAGE;
@@ -297,9 +316,11 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	code = trace_new_into(out, o, hcb_writer_receiver(w), name);
 	if (code != EXIT_OK) {
 		hcb_writer_close(w);
+		cli_output_done(&dest);
 		return code;
 	}
 	(*out)->w = w;
+	(*out)->dest = dest;
 	return EXIT_OK;
 }
 
@@ -320,6 +341,12 @@ int trace_attach(struct trace *t, pid_t pid)
 	}
 	if (err)
 		return cli_target_err(err, pid, ti);
+	/* the session has started: its recording takes the old one's place */
+	err = cli_output_place(&t->dest);
+	if (err) {
+		cli_err("cannot put the recording in place as '%s': %s", t->dest.path, strerror(-err));
+		return EXIT_FAIL;
+	}
 	/* a session that would otherwise show nothing, silently */
 	not_read = cli_provider_words(ti->provider ? ti->provider->name : NULL)->not_read;
 	if (not_read && !t->o->quiet)
@@ -482,5 +509,6 @@ void trace_free(struct trace *t)
 		return;
 	hcb_capture_free(t->cap);
 	hcb_writer_close(t->w);
+	cli_output_done(&t->dest);   /* never placed: the old file stays */
 	free(t);
 }

@@ -17,9 +17,12 @@ int hcb_idprint_device(struct hcb_buf *out, const char *platform, uint32_t devic
 	/* a pattern with one %u names devices as the program's runtime does
 	 * (JAX's CPU devices print as TFRT_CPU_0); anything else is a name */
 	pct = strchr(platform, '%');
-	if (pct && pct[1] == 'u' && !strchr(pct + 2, '%'))
-		return hcb_buf_printf(out, "%.*s%u%s", (int)(pct - platform), platform, device, pct + 2);
-	return hcb_buf_printf(out, "%s:%u", platform, device);
+	if (!pct || pct[1] != 'u' || strchr(pct + 2, '%'))
+		return hcb_buf_put_visible(out, platform, strlen(platform)) ?:
+		       hcb_buf_printf(out, ":%u", device);
+	/* the platform is the target's word: shown, never acted on */
+	return hcb_buf_put_visible(out, platform, (size_t)(pct - platform)) ?:
+	       hcb_buf_printf(out, "%u", device) ?: hcb_buf_put_visible(out, pct + 2, strlen(pct + 2));
 }
 
 struct kv {
@@ -46,8 +49,16 @@ static int kwargs_line(struct hcb_buf *out, const struct hcb_consumer *c, const 
 			kv[n++] = (struct kv){ c->kwargs[i].key, c->kwargs[i].value };
 	kv[n++] = (struct kv){ "device", device };
 	qsort(kv, n, sizeof(*kv), kv_cmp);
-	for (unsigned int i = 0; i < n && !err; i++)
-		err = hcb_buf_printf(out, "%s%s: %s", i ? " " : "", kv[i].key, kv[i].value);
+	/* what the target named is shown, never acted on by a terminal */
+	for (unsigned int i = 0; i < n && !err; i++) {
+		err = hcb_buf_puts(out, i ? " " : "");
+		if (!err)
+			err = hcb_buf_put_visible(out, kv[i].key, strlen(kv[i].key));
+		if (!err)
+			err = hcb_buf_puts(out, ": ");
+		if (!err)
+			err = hcb_buf_put_visible(out, kv[i].value, strlen(kv[i].value));
+	}
 	if (!err)
 		err = hcb_buf_putc(out, '\n');
 	free(kv);
@@ -103,20 +114,17 @@ static struct hcb_doc *build_doc(struct build *b, const struct hcb_tree *t)
 		struct hcb_doc *v = build_doc(b, kids[i]);
 
 		if (kids[i]->key) {
-			size_t kl = strlen(kids[i]->key);
-			char *k = malloc(kl + 2);
 			struct hcb_doc *kv[2];
 
-			if (!k) {
+			hcb_buf_reset(&b->text);
+			if (hcb_buf_put_visible(&b->text, kids[i]->key, strlen(kids[i]->key)) ||
+			    hcb_buf_putc(&b->text, '=')) {
 				b->err = -ENOMEM;
 				v = NULL;
 			} else {
-				memcpy(k, kids[i]->key, kl);
-				k[kl] = '=';
-				kv[0] = hcb_doc_text(b->arena, k, kl + 1);
+				kv[0] = hcb_doc_text(b->arena, hcb_buf_str(&b->text), b->text.len);
 				kv[1] = v;
 				v = hcb_doc_concat(b->arena, kv, 2);
-				free(k);
 			}
 		}
 		if (i)

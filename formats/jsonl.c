@@ -13,7 +13,8 @@
 #include "jsonparse.h"
 
 /* Names and kwargs come from the target: bytes that are not UTF-8 are
- * written as U+FFFD, so every record stays valid JSON. */
+ * written as U+FFFD, so every record stays valid JSON; every control
+ * character (C0, DEL, C1) is written as an escape. */
 int hcb_json_string(struct hcb_buf *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -28,7 +29,11 @@ int hcb_json_string(struct hcb_buf *out, const char *str)
 			s++;
 			continue;
 		}
-		if (n > 1)
+		/* a C1 control (U+0080..U+009F) escaped too: a recording shown on a
+		 * terminal shows it, and JSON reads it back as the same character */
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+			err = hcb_buf_printf(out, "\\u%04x", s[1]);
+		else if (n > 1)
 			err = hcb_buf_add(out, s, (size_t)n);
 		else if (ch == '"' || ch == '\\')
 			err = hcb_buf_printf(out, "\\%c", ch);

@@ -395,9 +395,10 @@ EXPORT int hcbtap_barrier_wait(int timeout_ms)
 	err = hcb_sess_list(getpid(), &peers, &n);
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++)
-		hcb_sess_request(getpid(), &peers[i]);
 	start = hcb_clock_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < n; i++)
+		hcb_sess_request(getpid(), &peers[i], timeout_ms >= 0 ?
+				 start + (uint64_t)timeout_ms * 1000000u : UINT64_MAX);
 	for (;;) {
 		pending = 0;
 		for (size_t i = 0; i < n; i++)

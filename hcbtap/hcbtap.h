@@ -72,8 +72,11 @@ int64_t hcbtap_issued(unsigned int device);
  * been written by every hcbtrace session attached to this process (each
  * marks the point with a barrier record), at once if none is attached.
  * Sessions are found in $HCBTRACE_RUNDIR (default /run/hcbtrace), as
- * `hcbtrace barrier` finds them.  timeout_ms < 0 waits without limit.
- * 0, -ETIMEDOUT, or -errno if the run directory cannot be read.
+ * `hcbtrace barrier` finds them, and only in a run directory that this
+ * user or root owns and nobody else may write to.  timeout_ms < 0 waits
+ * without limit; a session that cannot answer by then gives the barrier up.
+ * 0, -ETIMEDOUT, -EPERM if the run directory is not to be trusted, or
+ * -errno if it cannot be read.
  */
 int hcbtap_barrier_wait(int timeout_ms);
 

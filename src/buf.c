@@ -109,3 +109,52 @@ const char *hcb_buf_str(const struct hcb_buf *b)
 {
 	return b->data ? b->data : "";
 }
+
+/* The length of the UTF-8 sequence of a printable character at s (at most
+ * n bytes), 0 if s starts none: C1 controls (U+0080..U+009F), overlong
+ * forms, surrogates and stray bytes are not one (RFC 3629). */
+static size_t printable_utf8(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
+		return 0;
+	if (s[0] == 0xc2)
+		lo = 0xa0;   /* U+0080..U+009F are the C1 controls */
+	else if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+int hcb_buf_put_visible(struct hcb_buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	/* room for the text as it is (most is), and terminated even if empty */
+	int err = hcb_buf_reserve(b, n) ?: hcb_buf_add(b, "", 0);
+
+	for (size_t i = 0; i < n && !err;) {
+		size_t k = p[i] >= 0x20 && p[i] < 0x7f ? 1 : p[i] >= 0x80 ? printable_utf8(p + i, n - i) : 0;
+
+		if (k) {
+			err = hcb_buf_add(b, p + i, k);
+			i += k;
+			continue;
+		}
+		err = p[i] == '\n' ? hcb_buf_puts(b, "\\n") : p[i] == '\r' ? hcb_buf_puts(b, "\\r") :
+		      p[i] == '\t' ? hcb_buf_puts(b, "\\t") : hcb_buf_printf(b, "\\x%02x", p[i]);
+		i++;
+	}
+	return err;
+}

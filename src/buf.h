@@ -23,6 +23,16 @@ int hcb_buf_printf(struct hcb_buf *b, const char *fmt, ...)
 int hcb_buf_vprintf(struct hcb_buf *b, const char *fmt, va_list ap);
 /* Append n copies of c. */
 int hcb_buf_fill(struct hcb_buf *b, char c, size_t n);
+/*
+ * Append s (n bytes) as text that a terminal shows and never acts on: what a
+ * traced program or a recording names (consumers, kwargs, paths) goes
+ * through here before it reaches a terminal.  Printable ASCII and printable
+ * UTF-8 are kept as they are (the backslash too); newline, carriage return
+ * and tab become \n, \r and \t; every other C0 control, DEL, the bytes of a
+ * C1 control (U+0080..U+009F) and bytes that are no valid UTF-8 become
+ * \xHH, lower-case hex.  -ENOMEM.
+ */
+int hcb_buf_put_visible(struct hcb_buf *b, const char *s, size_t n);
 void hcb_buf_reset(struct hcb_buf *b);   /* len = 0, keeps memory */
 void hcb_buf_free(struct hcb_buf *b);
 /* "" when nothing was added yet. */

@@ -295,6 +295,38 @@ static int take_records(struct hcb_capture *c)
 	return 0;
 }
 
+/* How long a barrier asked without a deadline (an older client) may wait. */
+#define BARRIER_DEFAULT_NS (60ull * 1000000000u)
+
+/*
+ * A barrier the target's counts make unanswerable (it claims taps it never
+ * sent: its issued counters ran ahead) is given up once every barrier that
+ * asked for it has stopped waiting: unanswered, so that nobody takes it for
+ * done, and the next request is served afresh.
+ */
+static void barrier_give_up(struct hcb_capture *c)
+{
+	struct hcb_warning w = { .kind = HCB_WARN_BARRIER_GIVEN_UP };
+	uint64_t now;
+
+	if (!c->bar.req || !c->sess)
+		return;
+	now = hcb_clock_ns(CLOCK_MONOTONIC);
+	if (c->bar.req != c->bar_taken) {
+		uint64_t d = hcb_sess_deadline(c->sess);
+
+		c->bar_taken = c->bar.req;
+		c->bar_deadline = d ? d : now + BARRIER_DEFAULT_NS;
+	}
+	if (now < c->bar_deadline)
+		return;
+	for (w.device = 0; w.device < HCB_MAX_DEVICES - 1; w.device++)
+		if (c->issuer && c->bar.issued[w.device] > hcb_acct_next(&c->issuer->acct, w.device))
+			break;
+	hcb_barrier_answered(&c->bar);
+	hcb_capture_warn(c, &w);
+}
+
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 {
 	struct pollfd fds[HCB_CAPTURE_SLOTS + 1];
@@ -309,12 +341,18 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 		timeout_ms = 1;
 	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
+	/* a wake-up left in the FIFO would keep poll() from ever sleeping;
+	 * the request itself is in the session's status */
+	if (c->sess && (fds[n - 1].revents & POLLIN))
+		hcb_sess_drain(c->sess);
 	err = take_records(c);
 	hcb_capture_timing_check(c);
 	if (!err)
 		err = hcb_capture_hold_flush(c, 0);
 	if (!err)
 		err = hcb_capture_serve_barrier(c);
+	if (!err)
+		barrier_give_up(c);
 	/* what this poll took goes out: a file behind by one poll at most */
 	if (!err && !c->rx_err && c->rx.ops->flush) {
 		err = c->rx.ops->flush(c->rx.ctx);

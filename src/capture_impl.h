@@ -39,6 +39,8 @@ struct hcb_capture {
 	uint64_t written;                /* taps handed to the receiver */
 	enum hcb_capture_stop stop;
 	struct hcb_barrier_point bar;
+	uint64_t bar_taken;              /* the request bar_deadline is of */
+	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
 	struct hcb_sess *sess;           /* NULL when unpublished */
 	/* device copy times (capture_hold.c) */
 	struct hcb_hold *hold;           /* records waiting for them, NULL: none yet */

@@ -23,6 +23,10 @@ enum hcb_warning_kind {
 				   * session (err: why the run directory failed) */
 	HCB_WARN_NO_DEVICE_TIMING, /* device copy times were asked for and never
 				    * came (detail: why not) */
+	HCB_WARN_BARRIER_GIVEN_UP, /* a barrier could not be answered by the time
+				    * every barrier that asked for it had stopped
+				    * waiting: the target claimed taps its probe
+				    * never saw (device: the first such) */
 };
 
 struct hcb_warning {

@@ -12,6 +12,11 @@
  *                a file nobody holds a lock on was left by a killed session
  *   T.S.wake     a FIFO the session polls; a barrier writes a byte to it
  * A barrier raises barrier_req and waits for barrier_done to reach it.
+ *
+ * The run directory is trusted only as its owner's: it must be this user's
+ * or root's and writable by nobody else, or every call refuses it (-EPERM);
+ * its files are reached only through it (openat, no symlink followed), and
+ * each must be what it should be (a regular file, a FIFO).
  */
 #ifndef HCB_SESSION_H
 #define HCB_SESSION_H
@@ -49,6 +54,10 @@ struct hcb_sess_shared {
 	char what[256];             /* the session's command line, for reports */
 	char output[256];           /* where it writes */
 	struct hcb_sess_dev dev[HCB_MAX_DEVICES];
+	uint64_t barrier_deadline_ns; /* CLOCK_MONOTONIC: the latest time a barrier
+				       * asked for waits (raised by each; UINT64_MAX:
+				       * for ever); the session gives up a barrier
+				       * it has not answered by then */
 };
 
 /* ---- the session's side ---- */
@@ -56,7 +65,9 @@ struct hcb_sess_shared {
 struct hcb_sess;
 
 /* Publish a session of target (pid of this process, what it runs, where it
- * writes).  -errno: the run directory cannot be made or written. */
+ * writes), after removing what killed sessions left in the run directory.
+ * -errno: the run directory cannot be made or written; -EPERM: it is not
+ * to be trusted (not this user's or root's, or others may write to it). */
 int hcb_sess_open(struct hcb_sess **out, pid_t target, const char *what, const char *output);
 /* The shared status; the session updates it with relaxed atomic stores. */
 struct hcb_sess_shared *hcb_sess_status(struct hcb_sess *s);
@@ -64,6 +75,11 @@ struct hcb_sess_shared *hcb_sess_status(struct hcb_sess *s);
 int hcb_sess_wake_fd(struct hcb_sess *s);
 /* The highest barrier asked for so far (after emptying the wake FIFO). */
 uint64_t hcb_sess_requested(struct hcb_sess *s);
+/* Empty the wake FIFO: a wake-up left in it keeps poll() from sleeping. */
+void hcb_sess_drain(struct hcb_sess *s);
+/* Until when the barriers asked for so far wait (CLOCK_MONOTONIC ns;
+ * UINT64_MAX: for ever; 0: none said). */
+uint64_t hcb_sess_deadline(struct hcb_sess *s);
 /* Barrier req is satisfied: everything it asked for is written and flushed. */
 void hcb_sess_done(struct hcb_sess *s, uint64_t req);
 /* Mark the session ended (final figures stay readable to whoever has the
@@ -82,11 +98,13 @@ struct hcb_sess_peer {
 /*
  * The live sessions of target, ascending by session pid; *peers is
  * malloc'ed (hcb_sess_peers_free).  Files of sessions that no longer run
- * are removed on the way.  0 sessions is not an error.
+ * are removed on the way.  0 sessions is not an error; -EPERM: the run
+ * directory is not to be trusted (as for hcb_sess_open).
  */
 int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n);
-/* Ask peer for a barrier: raise its barrier_req and wake it. */
-int hcb_sess_request(pid_t target, struct hcb_sess_peer *peer);
+/* Ask peer for a barrier, waited for until deadline_ns (CLOCK_MONOTONIC;
+ * UINT64_MAX: for ever): raise its barrier_req and wake it. */
+int hcb_sess_request(pid_t target, struct hcb_sess_peer *peer, uint64_t deadline_ns);
 /* 1 while the peer's session process runs (it holds its lock), else 0. */
 int hcb_sess_peer_alive(const struct hcb_sess_peer *peer);
 

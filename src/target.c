@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -55,6 +57,90 @@ static int is_libhcbtap(const char *path)
 	return strncmp(base, "libhcbtap.so", 12) == 0;
 }
 
+/* "\\012" is how the kernel shows a newline in a path of the maps file */
+static void unescape_path(char *p)
+{
+	char *w = p;
+
+	for (; *p; p++) {
+		if (p[0] == '\\' && !strncmp(p + 1, "012", 3)) {
+			*w++ = '\n';
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+}
+
+int hcb_maps_parse_line(const char *line, struct hcb_maps_line *m)
+{
+	unsigned int maj, min;
+	int n = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
+		   &m->end, &m->off, &maj, &min, &m->ino, &n) < 6 || !n || m->end < m->start)
+		return -EINVAL;
+	m->dev_major = maj;
+	m->dev_minor = min;
+	if (sscanf(line + n, "%4095[^\n]", m->path) != 1)
+		m->path[0] = '\0';
+	unescape_path(m->path);
+	return 0;
+}
+
+int hcb_target_open_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO planted at the path must not hang the open */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* path is, here, the regular file the mapping m maps (device and inode) */
+static int same_file(const char *path, const struct hcb_maps_line *m)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == m->ino &&
+	       major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor;
+}
+
+/*
+ * A path to open the file of mapping m by: as the process names it, if that
+ * is the same file here; through /proc/PID/root (another mount namespace);
+ * else the kernel's own link to the mapped file, /proc/PID/map_files/
+ * (a library deleted since, or replaced: whatever now has its name is not
+ * the file, and may be a FIFO that would block an open).  -ESTALE if none.
+ */
+static int mapped_path(pid_t pid, const struct hcb_maps_line *m, char *path, size_t size)
+{
+	struct stat st;
+	int n;
+
+	if (same_file(m->path, m) && strlen(m->path) < size) {
+		snprintf(path, size, "%s", m->path);
+		return 0;
+	}
+	n = snprintf(path, size, "/proc/%d/root%s", (int)pid, m->path);
+	if (n > 0 && (size_t)n < size && same_file(path, m))
+		return 0;
+	n = snprintf(path, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
+	if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	return -ESTALE;
+}
+
 int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
 			    uint64_t *base)
 {
@@ -69,24 +155,14 @@ int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *pat
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char file[4096];
-		struct stat st;
-		int n = 0;
+		struct hcb_maps_line m;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &off, &n) < 3 || !n)
+		if (hcb_maps_parse_line(line, &m) || m.path[0] != '/' || m.off != 0 || !is_it(m.path))
 			continue;
-		if (sscanf(line + n, "%4095[^\n]", file) != 1 || file[0] != '/' || !is_it(file))
-			continue;
-		if (off != 0)
-			continue;
-		/* prefer the path as the process sees it, if it is the same file here */
-		if (stat(file, &st) == 0 && strlen(file) < size)
-			snprintf(path, size, "%s", file);
-		else if ((size_t)snprintf(path, size, "/proc/%d/root%s", (int)pid, file) >= size)
-			continue;
-		*base = start;
-		err = 0;
+		err = mapped_path(pid, &m, path, size);
+		if (err)
+			continue;   /* another mapping of it may do */
+		*base = m.start;
 		break;
 	}
 	if (ferror(f))
@@ -105,15 +181,21 @@ int hcb_target_version_py(const char *lib_path, char *version, size_t vsize)
 	char vpath[4200], line[256];
 	const char *slash = strrchr(lib_path, '/');
 	FILE *f;
+	int fd;
 
 	/* version.py beside it: _version = "0.4.31" */
 	snprintf(version, vsize, "unknown");
 	if (!slash)
 		return -ENOENT;
 	snprintf(vpath, sizeof(vpath), "%.*s/version.py", (int)(slash - lib_path), lib_path);
-	f = fopen(vpath, "re");
-	if (!f)
-		return -errno;
+	fd = hcb_target_open_file(vpath);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "re");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char v[64];
 
@@ -171,9 +253,9 @@ int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *o
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(lib_path, O_RDONLY | O_CLOEXEC);
+	fd = hcb_target_open_file(lib_path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_getphdrnum(elf, &nphdr)) {
 		err = -EBADMSG;
@@ -259,9 +341,9 @@ int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned in
 	memset(offs, 0, n * sizeof(*offs));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hcb_target_open_file(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* mmap'ed: jaxlib's libraries are hundreds of megabytes */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

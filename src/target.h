@@ -14,6 +14,25 @@
 int hcb_target_exists(pid_t pid);
 /* 1 while pid runs, 0 once it has exited (a zombie counts as exited). */
 int hcb_target_alive(pid_t pid);
+/* One line of /proc/PID/maps: what the target says it maps. */
+struct hcb_maps_line {
+	uint64_t start, end, off, ino;
+	unsigned int dev_major, dev_minor;
+	char path[4096];     /* "" for an anonymous mapping; may end in " (deleted)" */
+};
+/* Parse one line of a maps file (a newline in a path comes back as one).
+ * -EINVAL for a line that is not one. */
+int hcb_maps_parse_line(const char *line, struct hcb_maps_line *m);
+
+/*
+ * Open a file a target names (a library it maps, a file beside it) for
+ * reading: only a regular file, and never blocking on the way (a FIFO or a
+ * device planted at the path would hang a plain open()).  The fd, or
+ * -errno; -ESTALE for what is not a regular file.  Every open of such a
+ * path goes through here.
+ */
+int hcb_target_open_file(const char *path);
+
 /*
  * The path of the libhcbtap the process has mapped (through /proc/PID/root
  * when it is not visible from here) and its load base.  -ENOENT: none
@@ -22,9 +41,11 @@ int hcb_target_alive(pid_t pid);
 int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
 /*
  * The first mapping (at file offset 0) of a file is_it() accepts: its path
- * (through /proc/PID/root when it is not visible from here) and its load
- * base.  -ENOENT: none mapped; -ESRCH: no such process; -EACCES: its maps
- * are not readable.
+ * and its load base.  The path is one that names the very file mapped (its
+ * device and inode, a regular file): as the process names it, else through
+ * /proc/PID/root, else /proc/PID/map_files/ (a library deleted or replaced
+ * since).  -ENOENT: none mapped; -ESTALE: mapped, but no path here leads to
+ * it; -ESRCH: no such process; -EACCES: its maps are not readable.
  */
 int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
 			    uint64_t *base);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "detail.h"
@@ -82,9 +83,11 @@ int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const str
 	char when[32];
 
 	tui_format_time(when, sizeof(when), t->ts_ns);
-	return hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer %s (%u)\n",
-			      (unsigned long long)t->index, (unsigned long long)t->seq, when,
-			      c->name, c->id);
+	/* the name is the target's: shown, never acted on */
+	return hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer ", (unsigned long long)t->index,
+			      (unsigned long long)t->seq, when) ?:
+	       hcb_buf_put_visible(out, c->name, strlen(c->name)) ?:
+	       hcb_buf_printf(out, " (%u)\n", c->id);
 }
 
 /* ns as microseconds, exactly: "1234.567 us" */

@@ -22,16 +22,17 @@ static int count_lines(const char *s)
 /* "plot: [1] w float32[4]" */
 static void caption(struct tui_detail_pane *d, const struct hcb_consumer *c)
 {
-	struct hcb_buf shape = HCB_BUF_INIT;
+	struct hcb_buf shape = HCB_BUF_INIT, path = HCB_BUF_INIT;
 	char **paths = NULL;
-	const char *path = "";
 
+	/* the pytree's keys are the target's words: shown, never acted on */
 	if (!hcb_leaf_paths(c->tree, c->nleaves, &paths))
-		path = paths[d->leaf];
+		hcb_buf_put_visible(&path, paths[d->leaf], strlen(paths[d->leaf]));
 	tui_shape_text(&shape, &c->leaves[d->leaf]);
-	snprintf(d->caption, sizeof(d->caption), "plot: [%u]%s%s %s", d->leaf, *path ? " " : "",
-		 path, hcb_buf_str(&shape));
+	snprintf(d->caption, sizeof(d->caption), "plot: [%u]%s%s %s", d->leaf, path.len ? " " : "",
+		 hcb_buf_str(&path), hcb_buf_str(&shape));
 	hcb_buf_free(&shape);
+	hcb_buf_free(&path);
 	if (paths)
 		hcb_leaf_paths_free(paths, c->nleaves);
 }

@@ -33,6 +33,7 @@ void tui_model_free(struct tui_model *m)
 	tui_cache_free(m->cache);
 	for (unsigned int i = 0; i < m->ncons; i++) {
 		hcb_consumer_free(m->cons[i].c);
+		free(m->cons[i].name);
 		free(m->cons[i].label);
 		free(m->cons[i].kwtext);
 	}
@@ -60,14 +61,22 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 	memset(tc, 0, sizeof(*tc));
 	if (hcb_consumer_dup(c, &tc->c))
 		return -ENOMEM;
-	for (unsigned int k = 0; k < c->nkwargs; k++)
-		hcb_buf_printf(&kw, "%s%s: %s", k ? " " : "", c->kwargs[k].key, c->kwargs[k].value);
-	hcb_buf_printf(&label, "%s %s", c->name, hcb_buf_str(&kw));
+	/* the target's words, shown on the screen and never acted on by it */
+	for (unsigned int k = 0; k < c->nkwargs; k++) {
+		hcb_buf_puts(&kw, k ? " " : "");
+		hcb_buf_put_visible(&kw, c->kwargs[k].key, strlen(c->kwargs[k].key));
+		hcb_buf_puts(&kw, ": ");
+		hcb_buf_put_visible(&kw, c->kwargs[k].value, strlen(c->kwargs[k].value));
+	}
+	hcb_buf_put_visible(&label, c->name, strlen(c->name));
+	tc->name = strdup(hcb_buf_str(&label));
+	hcb_buf_printf(&label, " %s", hcb_buf_str(&kw));
 	tc->label = strdup(hcb_buf_str(&label));
 	tc->kwtext = strdup(hcb_buf_str(&kw));
 	hcb_buf_free(&label);
 	hcb_buf_free(&kw);
-	if (!tc->label || !tc->kwtext) {
+	if (!tc->name || !tc->label || !tc->kwtext) {
+		free(tc->name);
 		free(tc->label);
 		free(tc->kwtext);
 		hcb_consumer_free(tc->c);

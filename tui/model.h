@@ -33,6 +33,8 @@ enum tui_stat { TUI_STAT_MEAN, TUI_STAT_MIN, TUI_STAT_MAX, TUI_STATS };
 /* A consumer as the model keeps it (its own copy), with its search text. */
 struct tui_consumer {
 	struct hcb_consumer *c;
+	char *name;             /* c->name as the screen shows it (controls made
+				 * visible: hcb_buf_put_visible) */
 	char *label;            /* "name key: value ..." for search and display */
 	char *kwtext;           /* "key: value ..." (id_print's kwargs, "what: loss") */
 };

@@ -229,7 +229,7 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		if (i == f->ssel)
 			attr = st->focus == TUI_PANE_STREAMS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %-7s%-14.14s %9llu %9s %7llu  %s",
-		     dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].c->name,
+		     dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].name,
 		     (unsigned long long)str->count, rate,
 		     (unsigned long long)(str->device < 256 ? snap->drops[str->device] : 0),
 		     f->srows[row - 1].value);
@@ -241,12 +241,13 @@ static void spark_title(const struct tui_screen *s, const struct tui_frame *f,
 			const struct tui_model *m)
 {
 	const struct hcb_consumer *c = m->cons[f->spark_cons].c;
+	const char *name = m->cons[f->spark_cons].name;
 	int scalar = c->nleaves && c->leaves[0].nelems == 1;
 	char buf[512], what[32];
 
 	snprintf(what, sizeof(what), "%s of [0]", tui_stat_name((enum tui_stat)f->spark_stat));
 	snprintf(buf, sizeof(buf), " Sparkline: %s, %s per device (s: statistic; range right)",
-		 c->name, scalar ? "value" : what);
+		 name, scalar ? "value" : what);
 	title(s, &f->lay.spark, 0, buf);
 }
 
@@ -316,7 +317,7 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 			attr = st->focus == TUI_PANE_TAPS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %-8llu %-12s %-7s %-14.14s %s",
 		     (unsigned long long)t->index, when, dev_name(dev, sizeof(dev), m->platform, t->device),
-		     m->cons[t->cons].c->name, t->value);
+		     m->cons[t->cons].name, t->value);
 	}
 }
 
