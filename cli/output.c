@@ -35,15 +35,17 @@ int cli_output_open(struct cli_output *o, const char *path, enum hcb_file_format
 	/* a FIFO, a terminal, a pipe: written as it is, streaming */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return hcb_writer_open(w, path, f);
-	/* through a symlink, the file it names is replaced, not the link */
+	/* through a symlink, the file it names is replaced, not the link (a
+	 * dangling one: ENOENT, as its directory may not exist) */
 	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
 		o->path = realpath(path, NULL);
 	else
 		o->path = strdup(path);
+	err = o->path ? 0 : errno == ENOMEM ? -ENOMEM : -errno;
 	o->tmp = o->path ? tmp_name(o->path) : NULL;
 	if (!o->tmp) {
 		cli_output_done(o);
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	}
 	unlink(o->tmp);
 	err = hcb_writer_open(w, o->tmp, f);
