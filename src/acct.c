@@ -35,8 +35,11 @@ void hcb_acct_init(struct hcb_acct *a, const uint64_t *base, int unordered)
 
 uint64_t hcb_acct_next(const struct hcb_acct *a, uint32_t d)
 {
-	const struct hcb_acct_dev *v = &a->dev[d];
+	const struct hcb_acct_dev *v;
 
+	if (d >= HCB_MAX_DEVICES)
+		return 0;
+	v = &a->dev[d];
 	return v->started ? v->through : v->base;
 }
 
@@ -70,10 +73,16 @@ static unsigned int lose(struct hcb_acct_dev *v, uint32_t d, uint64_t n,
 unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 			     const struct hcb_loss_source *src, struct hcb_loss out[HCB_LOSS_CAUSES])
 {
-	struct hcb_acct_dev *v = &a->dev[d];
+	struct hcb_acct_dev *v;
 	uint64_t expect = hcb_acct_next(a, d);
 	unsigned int k = 0;
 
+	/* the device number is the target's word: no room past the table */
+	if (d >= HCB_MAX_DEVICES) {
+		a->stray++;
+		return 0;
+	}
+	v = &a->dev[d];
 	if (after(seq, expect) && !a->unordered)
 		k = lose(v, d, seq - expect, src, out);
 	if (!v->started || after(seq + 1, v->through))
@@ -86,9 +95,12 @@ unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 unsigned int hcb_acct_upto(struct hcb_acct *a, uint32_t d, uint64_t upto,
 			   const struct hcb_loss_source *src, struct hcb_loss out[HCB_LOSS_CAUSES])
 {
-	struct hcb_acct_dev *v = &a->dev[d];
+	struct hcb_acct_dev *v;
 	uint64_t expect = hcb_acct_next(a, d), missing;
 
+	if (d >= HCB_MAX_DEVICES)
+		return 0;
+	v = &a->dev[d];
 	if (a->unordered) {
 		/* what passed the probe since the base, less what is accounted for */
 		missing = upto - v->base - v->delivered - v->dropped;
@@ -106,7 +118,8 @@ unsigned int hcb_acct_upto(struct hcb_acct *a, uint32_t d, uint64_t upto,
 
 void hcb_acct_written(struct hcb_acct *a, uint32_t d)
 {
-	a->dev[d].written++;
+	if (d < HCB_MAX_DEVICES)
+		a->dev[d].written++;
 }
 
 void hcb_barrier_begin(struct hcb_barrier_point *b, uint64_t req, const uint64_t *issued)

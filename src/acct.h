@@ -72,6 +72,7 @@ struct hcb_acct_dev {
 struct hcb_acct {
 	struct hcb_acct_dev dev[HCB_MAX_DEVICES];
 	int unordered;          /* losses counted, not placed (see above) */
+	uint64_t stray;         /* packets of a device out of range: refused */
 };
 
 /* Where the counters of losses come from: asked only when a loss is
@@ -85,6 +86,8 @@ struct hcb_loss_source {
  * (HCB_MAX_DEVICES of them), or NULL for a probe that counts from 0;
  * unordered: the device's packets may arrive out of seq order. */
 void hcb_acct_init(struct hcb_acct *a, const uint64_t *base, int unordered);
+/* A device d of HCB_MAX_DEVICES or more has no figures here: a packet of
+ * one is refused (counted in stray), a loss or a write ignored. */
 /* The seq device d's next packet should have. */
 uint64_t hcb_acct_next(const struct hcb_acct *a, uint32_t d);
 /*

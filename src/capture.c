@@ -41,6 +41,9 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
 	err = hcb_capture_account(s, p->device, p->seq);
+	/* a device nothing downstream has room for: counted, never written */
+	if (err == -ERANGE)
+		return 0;
 	if (err)
 		return err;
 	if (c->o.filter && !hcb_filter_match(c->o.filter, p))
@@ -428,17 +431,20 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 {
 	int any = 0;
 
-	if (d >= HCB_MAX_DEVICES)
+	if (d > HCB_MAX_DEVICES)
 		return -ENOENT;
 	*f = (struct hcb_capture_dev){ 0 };
 	for (unsigned int i = 0; i < c->nslots; i++) {
 		const struct hcb_slot *s = &c->slot[i];
 		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
+		uint64_t dropped = d < HCB_MAX_DEVICES ? s->acct.dev[d].dropped : 0;
 
-		if (!st && !s->acct.dev[d].dropped)
+		if (d == HCB_MAX_DEVICES)
+			f->bad += s->acct.stray;
+		if (!st && !dropped && !(d == HCB_MAX_DEVICES && s->acct.stray))
 			continue;
 		any = 1;
-		f->dropped += s->acct.dev[d].dropped;
+		f->dropped += dropped;
 		if (!st)
 			continue;
 		f->taps += st->packets;

@@ -106,7 +106,9 @@ struct hcb_capture_dev {
 	uint64_t dropped;       /* packets recorded as lost: the sum of its drop records */
 	uint64_t bad;           /* malformed or incomplete (decoder problems) */
 };
-/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise. */
+/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise.
+ * d == HCB_MAX_DEVICES: every device out of range together (what a target
+ * claimed for them: refused, counted as bad, never written). */
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);

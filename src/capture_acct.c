@@ -46,11 +46,12 @@ static struct hcb_slot *published(struct hcb_capture *c)
 /* Device d's figures into the session's shared status. */
 static void publish_dev(struct hcb_slot *s, uint32_t d)
 {
-	const struct hcb_acct_dev *a = &s->acct.dev[d];
+	const struct hcb_acct_dev *a;
 	struct hcb_sess_dev *st;
 
-	if (!s->c->sess || s != published(s->c))
+	if (d >= HCB_MAX_DEVICES || !s->c->sess || s != published(s->c))
 		return;
+	a = &s->acct.dev[d];
 	st = &hcb_sess_status(s->c->sess)->dev[d];
 	__atomic_store_n(&st->through, hcb_acct_next(&s->acct, d), __ATOMIC_RELAXED);
 	__atomic_store_n(&st->delivered, a->delivered, __ATOMIC_RELAXED);
@@ -85,8 +86,15 @@ int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq)
 {
 	struct hcb_loss_source src = { loss_seen, s };
 	struct hcb_loss lost[HCB_LOSS_CAUSES];
-	unsigned int n = hcb_acct_packet(&s->acct, d, seq, &src, lost);
+	unsigned int n;
 
+	/* decoders refuse such devices; should one not, the session files
+	 * and the accounting have no room for it all the same */
+	if (d >= HCB_MAX_DEVICES) {
+		s->acct.stray++;
+		return -ERANGE;
+	}
+	n = hcb_acct_packet(&s->acct, d, seq, &src, lost);
 	return write_losses(s, d, lost, n);
 }
 
@@ -102,6 +110,8 @@ static int account_upto(struct hcb_slot *s, uint32_t d, uint64_t upto)
 
 void hcb_capture_count_written(struct hcb_slot *s, uint32_t d)
 {
+	if (d >= HCB_MAX_DEVICES)
+		return;
 	hcb_acct_written(&s->acct, d);
 	if (s->c->sess && s == published(s->c))
 		__atomic_store_n(&hcb_sess_status(s->c->sess)->dev[d].written,

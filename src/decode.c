@@ -1,50 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * decode.c - the hcbtap decoder's records and packets (decode.h).  Every
+ * figure it keeps and every byte it holds for the target is within
+ * decoder_bounds.h; registrations are decode_reg.c's, unfinished packets
+ * decode_hold.c's.
+ */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/hcbtap_events.h"
-#include "decode.h"
-
-/* A packet being reassembled.  One per (device, seq); a device normally has
- * one in flight, several when several threads tap for it. */
-struct pending {
-	struct pending *next;
-	uint32_t device, consumer_id;
-	uint64_t seq, ts_ns, received;
-	uint32_t pid, tid;
-	const struct hcb_consumer *consumer;
-	unsigned char *buf;
-};
-
-/* A registration blob being reassembled, per consumer id.  Several threads
- * may send copies at once, their chunks interleaved; the copies are the
- * same bytes, so a chunk of any copy fills its place, and a bitmap of the
- * bytes already there keeps the count honest. */
-struct pending_reg {
-	struct pending_reg *next;
-	uint32_t consumer_id;
-	uint64_t total, received;
-	unsigned char *buf;
-	unsigned char *have;   /* a bit per byte of buf */
-};
-
-struct device_state {
-	int seen;
-	struct hcb_stream_stats st;
-};
-
-struct hcb_decoder {
-	const struct hcb_decoder_ops *ops;
-	void *ctx;
-	struct hcb_registry *reg;
-	struct pending *pending;
-	struct pending_reg *regs;
-	/* one more: where devices out of range are counted, apart from real ones */
-	struct device_state dev[HCB_MAX_DEVICES + 1];
-};
+#include "decode_impl.h"
 
 static const char *const problem_names[HCB_DECODE_PROBLEMS] = {
 	[HCB_BAD_MAGIC] = "bad magic",
@@ -54,6 +19,8 @@ static const char *const problem_names[HCB_DECODE_PROBLEMS] = {
 	[HCB_BAD_CHUNK] = "bad chunk",
 	[HCB_BAD_RECORD] = "bad record",
 	[HCB_INCOMPLETE] = "incomplete",
+	[HCB_BAD_DEVICE] = "device out of range",
+	[HCB_OVER_BOUND] = "over a bound",
 };
 
 const char *hcb_decode_problem_name(enum hcb_decode_problem what)
@@ -74,291 +41,187 @@ int hcb_decoder_new(struct hcb_decoder **out, const struct hcb_decoder_ops *ops,
 	}
 	d->ops = ops;
 	d->ctx = ctx;
+	hcb_bounds_init(&d->b, ops, ctx);
 	*out = d;
 	return 0;
+}
+
+void hcb_decoder_set_budget(struct hcb_decoder *d, uint64_t packet_bytes)
+{
+	if (packet_bytes > d->b.packets.limit)
+		d->b.packets.limit = packet_bytes;
 }
 
 void hcb_decoder_free(struct hcb_decoder *d)
 {
 	if (!d)
 		return;
-	while (d->pending) {
-		struct pending *p = d->pending;
-
-		d->pending = p->next;
-		free(p->buf);
-		free(p);
-	}
-	while (d->regs) {
-		struct pending_reg *r = d->regs;
-
-		d->regs = r->next;
-		free(r->buf);
-		free(r->have);
-		free(r);
-	}
+	while (d->pending)
+		hcb_dec_unhold(d, d->pending);
+	hcb_dec_regs_free(d);
 	hcb_registry_free(d->reg);
 	free(d);
 }
 
-static struct device_state *device(struct hcb_decoder *d, uint32_t dev)
+int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p)
 {
-	return &d->dev[dev < HCB_MAX_DEVICES ? dev : HCB_MAX_DEVICES];
-}
-
-static void problem(struct hcb_decoder *d, enum hcb_decode_problem what, uint32_t dev,
-		    uint32_t cid, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void problem(struct hcb_decoder *d, enum hcb_decode_problem what, uint32_t dev,
-		    uint32_t cid, const char *fmt, ...)
-{
-	char detail[256];
-	va_list ap;
-
-	device(d, dev)->st.problems[what]++;
-	if (!d->ops->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	d->ops->warn(d->ctx, what, dev, cid, detail);
-}
-
-static int add_registration(struct hcb_decoder *d, uint32_t dev, uint32_t cid,
-			    const void *blob, size_t len)
-{
-	struct hcb_consumer *c;
-	int err;
-
-	if (hcb_registry_get(d->reg, cid))
-		return 0;
-	err = hcb_consumer_from_reg(blob, len, &c);
-	if (err == -ENOMEM)
-		return err;
-	if (err || c->id != cid) {
-		if (!err)
-			hcb_consumer_free(c);
-		problem(d, HCB_BAD_REGISTRATION, dev, cid, "registration of consumer %u is malformed", cid);
-		return 0;
-	}
-	err = hcb_registry_add(d->reg, c);
-	return err == -EEXIST ? 0 : err;
-}
-
-static int on_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
-{
-	struct pending_reg **pp, *r;
-	int err;
-
-	if (hcb_registry_get(d->reg, h->consumer_id))
-		return 0;   /* another thread's copy got here first */
-	for (pp = &d->regs; *pp && (*pp)->consumer_id != h->consumer_id; pp = &(*pp)->next)
-		;
-	r = *pp;
-	if (h->total == 0 || h->total > HCB_MAX_REG_BYTES || h->offset > h->total ||
-	    h->len > h->total - h->offset || (r && r->total != h->total)) {
-		problem(d, HCB_BAD_CHUNK, h->device, h->consumer_id,
-			"registration chunk of consumer %u out of bounds", h->consumer_id);
-		return 0;
-	}
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r || !(r->buf = malloc(h->total)) || !(r->have = calloc(h->total / 8 + 1, 1))) {
-			if (r)
-				free(r->buf);
-			free(r);
-			return -ENOMEM;
-		}
-		r->consumer_id = h->consumer_id;
-		r->total = h->total;
-		r->next = d->regs;
-		d->regs = r;
-		pp = &d->regs;
-	}
-	memcpy(r->buf + h->offset, data, h->len);
-	for (uint64_t i = h->offset; i < h->offset + h->len; i++)
-		if (!(r->have[i / 8] & (1u << (i % 8)))) {
-			r->have[i / 8] |= (unsigned char)(1u << (i % 8));
-			r->received++;
-		}
-	if (r->received < r->total)
-		return 0;
-	*pp = r->next;
-	err = add_registration(d, h->device, h->consumer_id, r->buf, r->total);
-	free(r->buf);
-	free(r->have);
-	free(r);
-	return err;
-}
-
-static const struct hcb_consumer *lookup_consumer(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
-{
-	const struct hcb_consumer *c = hcb_registry_get(d->reg, e->consumer_id);
-	void *blob;
-
-	if (c || !d->ops->read_target || e->reg_len == 0 || e->reg_len > HCB_MAX_REG_BYTES)
-		return c;
-	/* its registration chunks were lost: read it from the target */
-	blob = malloc(e->reg_len);
-	if (!blob)
-		return NULL;
-	if (d->ops->read_target(d->ctx, e->reg_addr, blob, e->reg_len) == 0)
-		add_registration(d, e->device, e->consumer_id, blob, e->reg_len);
-	free(blob);
-	return hcb_registry_get(d->reg, e->consumer_id);
-}
-
-static int deliver(struct hcb_decoder *d, struct pending *p)
-{
-	struct device_state *ds = device(d, p->device);
 	struct hcb_packet pkt = {
 		.device = p->device, .seq = p->seq, .ts_ns = p->ts_ns,
 		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
 		.payload = p->buf,
 	};
 
-	if (!ds->seen || p->seq < ds->st.first_seq)
-		ds->st.first_seq = p->seq;
-	if (!ds->seen || p->seq > ds->st.last_seq)
-		ds->st.last_seq = p->seq;
-	ds->seen = 1;
-	ds->st.packets++;
-	ds->st.bytes += p->consumer->total_bytes;
+	hcb_bounds_delivered(&d->b, p->device, p->seq, p->consumer->total_bytes);
 	return d->ops->packet(d->ctx, &pkt);
-}
-
-static void unlink_pending(struct hcb_decoder *d, struct pending *p)
-{
-	for (struct pending **pp = &d->pending; *pp; pp = &(*pp)->next)
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	free(p->buf);
-	free(p);
 }
 
 /* A packet the emitter could not send: it took its seq, nothing is
  * delivered, and the device's count of such losses says why. */
 static int on_lost(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 {
-	device(d, e->device)->st.lost[e->lost_reason < HCB_LOST_REASONS ? e->lost_reason : 0]++;
+	hcb_bounds_dev(&d->b, e->device)->st.lost[e->lost_reason < HCB_LOST_REASONS ? e->lost_reason : 0]++;
 	return 0;
+}
+
+/* Whether packet e's header can be taken at all: a device hcbtrace keeps
+ * figures for (past HCB_MAX_DEVICES nothing downstream has room for it),
+ * and the magic.  Else a problem counted, 0. */
+static int pkt_ok(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+{
+	if (!hcb_bounds_device_ok(e->device)) {
+		hcb_bounds_lose(&d->b, HCB_BOUND_DEVICE, e->device, e->consumer_id,
+				"packet %llu of consumer %u is for device %u; devices go up to %u",
+				(unsigned long long)e->seq, e->consumer_id, e->device,
+				HCB_MAX_DEVICES - 1);
+		return 0;
+	}
+	if (e->magic != HCB_OUTFEED_MAGIC) {
+		hcb_bounds_problem(&d->b, HCB_BAD_MAGIC, e->device, e->consumer_id,
+				   "packet %llu of device %u has magic %u, not %u", (unsigned long long)e->seq,
+				   e->device, e->magic, HCB_OUTFEED_MAGIC);
+		return 0;
+	}
+	return 1;
 }
 
 /* The consumer of packet e, checked against it; NULL (a problem counted)
  * if it has none or does not match. */
 static const struct hcb_consumer *pkt_consumer(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 {
-	const struct hcb_consumer *c;
+	const struct hcb_consumer *c = hcb_registry_get(d->reg, e->consumer_id);
 
-	if (e->magic != HCB_OUTFEED_MAGIC) {
-		problem(d, HCB_BAD_MAGIC, e->device, e->consumer_id,
-			"packet %llu of device %u has magic %u, not %u", (unsigned long long)e->seq,
-			e->device, e->magic, HCB_OUTFEED_MAGIC);
-		return NULL;
-	}
-	c = lookup_consumer(d, e);
+	/* its registration chunks were lost: read it from the target */
+	if (!c)
+		c = hcb_dec_read_reg(d, e->device, e->consumer_id, e->reg_addr, e->reg_len);
 	if (!c) {
-		problem(d, HCB_UNKNOWN_CONSUMER, e->device, e->consumer_id,
-			"packet %llu of device %u is for unknown consumer %u",
-			(unsigned long long)e->seq, e->device, e->consumer_id);
+		hcb_bounds_problem(&d->b, HCB_UNKNOWN_CONSUMER, e->device, e->consumer_id,
+				   "packet %llu of device %u is for unknown consumer %u",
+				   (unsigned long long)e->seq, e->device, e->consumer_id);
 		return NULL;
 	}
 	if (e->total_bytes != c->total_bytes || e->nleaves != c->nleaves) {
-		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
-			"packet %llu of device %u has %llu bytes in %u leaves; consumer %u (%s) registered %llu in %u",
-			(unsigned long long)e->seq, e->device, (unsigned long long)e->total_bytes,
-			e->nleaves, c->id, c->name, (unsigned long long)c->total_bytes, c->nleaves);
+		hcb_bounds_problem(&d->b, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
+				   "packet %llu of device %u has %llu bytes in %u leaves; consumer %u (%s) "
+				   "registered %llu in %u", (unsigned long long)e->seq, e->device,
+				   (unsigned long long)e->total_bytes, e->nleaves, c->id, c->name,
+				   (unsigned long long)c->total_bytes, c->nleaves);
 		return NULL;
 	}
 	return c;
 }
 
-/* A thread emits its packets one after the other: whatever it left
- * pending when its next packet starts was cut short (ring full mid-packet). */
-static void cut_short(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+/*
+ * What every packet header goes through first: a device and magic that
+ * can be taken, the end of its thread's last packet (what that left
+ * unfinished was cut short), the end of the registration copy it sent.
+ * 1 and *c its consumer, or NULL when it waits for another thread's copy
+ * of the registration still arriving; 0 when it is not to be had (counted);
+ * or the callback's error.
+ */
+static int pkt_begin(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const struct hcb_consumer **c)
 {
-	for (struct pending *q = d->pending, *next; q; q = next) {
-		next = q->next;
-		if (q->tid == e->tid && q->pid == e->pid) {
-			problem(d, HCB_INCOMPLETE, q->device, q->consumer_id,
-				"packet %llu of device %u was cut short (%llu of %llu bytes)",
-				(unsigned long long)q->seq, q->device, (unsigned long long)q->received,
-				(unsigned long long)q->consumer->total_bytes);
-			unlink_pending(d, q);
-		}
+	int wait, err;
+
+	if (!pkt_ok(d, e)) {
+		err = hcb_dec_reg_copy_over(d, e->consumer_id, e->device, e->seq);
+		return err < 0 ? err : 0;
 	}
+	err = hcb_dec_cut_short(d, e->pid, e->tid);
+	if (err)
+		return err;
+	wait = hcb_dec_reg_copy_over(d, e->consumer_id, e->device, e->seq);
+	if (wait < 0)
+		return wait;
+	*c = hcb_registry_get(d->reg, e->consumer_id);
+	if (!*c && wait)
+		return 1;
+	*c = pkt_consumer(d, e);
+	return *c ? 1 : 0;
 }
 
-static void pending_from(struct pending *p, const struct hcb_ev_pkt *e, const struct hcb_consumer *c)
+/* Packet p is whole: out now, or in its turn behind what waits. */
+static int pkt_whole(struct hcb_decoder *d, struct pending *p)
 {
-	p->device = e->device;
-	p->consumer_id = e->consumer_id;
-	p->seq = e->seq;
-	p->ts_ns = e->ts_ns;
-	p->pid = e->pid;
-	p->tid = e->tid;
-	p->consumer = c;
+	int err;
+
+	if (p->queued)
+		return hcb_dec_drain(d, p->device);
+	err = hcb_dec_deliver(d, p);
+	hcb_dec_unhold(d, p);
+	return err;
 }
 
 static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 {
-	const struct hcb_consumer *c;
+	const struct hcb_consumer *c = NULL;
 	struct pending *p;
+	int ok;
 
 	if (e->magic == HCB_LOST_MAGIC)
 		return on_lost(d, e);
-	c = pkt_consumer(d, e);
-	if (!c)
-		return 0;
-	cut_short(d, e);
-	p = calloc(1, sizeof(*p));
+	ok = pkt_begin(d, e, &c);
+	if (ok <= 0)
+		return ok;
+	p = hcb_dec_hold(d, e, c);
 	if (!p)
-		return -ENOMEM;
-	/* no ring buffer holds more than 4 GiB: a larger packet cannot come */
-	p->buf = c->total_bytes <= (UINT64_C(4) << 30) ? malloc(c->total_bytes ? c->total_bytes : 1) : NULL;
-	if (!p->buf) {
-		/* a shape too large for this machine must not end the session */
-		free(p);
-		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
-			"packet %llu of device %u: cannot hold %llu bytes for consumer %u (%s)",
-			(unsigned long long)e->seq, e->device, (unsigned long long)c->total_bytes,
-			c->id, c->name);
 		return 0;
-	}
-	pending_from(p, e, c);
-	p->next = d->pending;
-	d->pending = p;
-	if (c->total_bytes == 0) {
-		int err = deliver(d, p);
-
-		unlink_pending(d, p);
-		return err;
-	}
-	return 0;
+	/* waiting, or behind one that waits: in the device's order */
+	if (!c || hcb_dec_queued(d, e->device))
+		hcb_dec_enqueue(d, p);
+	return p->total == 0 ? pkt_whole(d, p) : 0;
 }
 
-/* A small packet whose payload came with it: delivered from the record. */
+/* A small packet whose payload came with it: delivered from the record,
+ * or a copy of it held in its device's order. */
 static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const void *payload,
 			 size_t len)
 {
-	const struct hcb_consumer *c = pkt_consumer(d, e);
-	struct pending p = { 0 };
+	const struct hcb_consumer *c = NULL;
+	struct pending *p, now = { 0 };
+	int ok = pkt_begin(d, e, &c);
 
-	if (!c)
-		return 0;
-	cut_short(d, e);
-	if (len < c->total_bytes) {
-		problem(d, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
-			"packet %llu of device %u holds %zu bytes of %llu", (unsigned long long)e->seq,
-			e->device, len, (unsigned long long)c->total_bytes);
+	if (ok <= 0)
+		return ok;
+	if (len < e->total_bytes) {
+		hcb_bounds_problem(&d->b, HCB_SHORT_PAYLOAD, e->device, e->consumer_id,
+				   "packet %llu of device %u holds %zu bytes of %llu",
+				   (unsigned long long)e->seq, e->device, len,
+				   (unsigned long long)e->total_bytes);
 		return 0;
 	}
-	pending_from(&p, e, c);
-	p.buf = (unsigned char *)payload;
-	return deliver(d, &p);
+	if (c && !hcb_dec_queued(d, e->device)) {
+		now = (struct pending){ .device = e->device, .seq = e->seq, .ts_ns = e->ts_ns,
+					.pid = e->pid, .tid = e->tid, .consumer = c,
+					.buf = (unsigned char *)payload };
+		return hcb_dec_deliver(d, &now);
+	}
+	p = hcb_dec_hold(d, e, c);
+	if (!p)
+		return 0;
+	memcpy(p->buf, payload, p->total);
+	p->received = p->total;
+	hcb_dec_enqueue(d, p);
+	return hcb_dec_drain(d, e->device);
 }
 
 /* A small packet as libhcbtap laid it out: its header as the other packet
@@ -369,7 +232,7 @@ static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
 	struct hcb_ev_pkt e;
 
 	if (len < sizeof(w)) {
-		problem(d, HCB_BAD_RECORD, 0, 0, "packet record of %zu bytes", len);
+		hcb_bounds_problem(&d->b, HCB_BAD_RECORD, 0, 0, "packet record of %zu bytes", len);
 		return 0;
 	}
 	memcpy(&w, rec, sizeof(w));
@@ -385,7 +248,6 @@ static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
 static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
 	struct pending *p;
-	int err;
 
 	for (p = d->pending; p; p = p->next)
 		if (p->device == h->device && p->seq == h->seq && p->consumer_id == h->consumer_id)
@@ -394,21 +256,19 @@ static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, co
 		/* its PKT record was rejected (counted there) or never came */
 		return 0;
 	}
-	if (h->total != p->consumer->total_bytes || h->offset != p->received ||
-	    h->len > h->total - h->offset) {
-		problem(d, HCB_BAD_CHUNK, h->device, h->consumer_id,
-			"chunk at %llu of packet %llu of device %u out of order or bounds",
-			(unsigned long long)h->offset, (unsigned long long)h->seq, h->device);
-		unlink_pending(d, p);
-		return 0;
+	if (h->total != p->total || h->offset != p->received || h->len > h->total - h->offset) {
+		uint32_t dev = p->device;
+
+		hcb_bounds_problem(&d->b, HCB_BAD_CHUNK, h->device, h->consumer_id,
+				   "chunk at %llu of packet %llu of device %u out of order or bounds",
+				   (unsigned long long)h->offset, (unsigned long long)h->seq, h->device);
+		hcb_dec_unhold(d, p);
+		return hcb_dec_drain(d, dev);
 	}
 	memcpy(p->buf + h->offset, data, h->len);
 	p->received += h->len;
-	if (p->received < h->total)
-		return 0;
-	err = deliver(d, p);
-	unlink_pending(d, p);
-	return err;
+	p->touched_ns = d->b.now_ns;
+	return p->received < p->total ? 0 : pkt_whole(d, p);
 }
 
 int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
@@ -417,7 +277,7 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 	uint32_t type;
 
 	if (len < sizeof(type)) {
-		problem(d, HCB_BAD_RECORD, 0, 0, "record of %zu bytes", len);
+		hcb_bounds_problem(&d->b, HCB_BAD_RECORD, 0, 0, "record of %zu bytes", len);
 		return 0;
 	}
 	memcpy(&type, rec, sizeof(type));
@@ -427,63 +287,80 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 		struct hcb_ev_pkt e;
 
 		if (len < sizeof(e)) {
-			problem(d, HCB_BAD_RECORD, 0, 0, "packet record of %zu bytes", len);
+			hcb_bounds_problem(&d->b, HCB_BAD_RECORD, 0, 0, "packet record of %zu bytes", len);
 			return 0;
 		}
 		memcpy(&e, rec, sizeof(e));
 		return on_pkt(d, &e);
 	}
 	if ((type != HCB_EV_REG && type != HCB_EV_DATA) || len < sizeof(h)) {
-		problem(d, HCB_BAD_RECORD, 0, 0, "record of type %u and %zu bytes", type, len);
+		hcb_bounds_problem(&d->b, HCB_BAD_RECORD, 0, 0, "record of type %u and %zu bytes", type, len);
 		return 0;
 	}
 	memcpy(&h, rec, sizeof(h));
 	if (h.len > len - sizeof(h)) {
-		problem(d, HCB_BAD_RECORD, h.device, h.consumer_id,
-			"chunk claims %u bytes in a record of %zu", h.len, len);
+		hcb_bounds_problem(&d->b, HCB_BAD_RECORD, h.device, h.consumer_id,
+				   "chunk claims %u bytes in a record of %zu", h.len, len);
 		return 0;
 	}
 	if (type == HCB_EV_REG)
-		return on_reg_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
+		return hcb_dec_reg_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
 	return on_data_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
+}
+
+int hcb_decoder_tick(struct hcb_decoder *d, uint64_t now_ns)
+{
+	d->b.now_ns = now_ns ? now_ns : 1;
+	return hcb_dec_expire(d);
 }
 
 unsigned int hcb_decoder_pending(const struct hcb_decoder *d)
 {
-	unsigned int n = 0;
-
-	for (const struct pending *p = d->pending; p; p = p->next)
-		n++;
-	return n;
+	return d->b.packets.n;
 }
 
-void hcb_decoder_finish(struct hcb_decoder *d)
+/* The oldest packet that never got whole. */
+static struct pending *unfinished(struct hcb_decoder *d)
 {
-	while (d->pending) {
-		struct pending *p = d->pending;
+	for (struct pending *p = d->oldest; p; p = p->prev)
+		if (p->received < p->total)
+			return p;
+	return NULL;
+}
 
-		problem(d, HCB_INCOMPLETE, p->device, p->consumer_id,
-			"packet %llu of device %u was cut short (%llu of %llu bytes)",
-			(unsigned long long)p->seq, p->device, (unsigned long long)p->received,
-			(unsigned long long)p->consumer->total_bytes);
-		unlink_pending(d, p);
+int hcb_decoder_finish(struct hcb_decoder *d)
+{
+	struct pending *p;
+	int err = 0;
+
+	/* no copy will come now: what waited for one goes without it */
+	err = hcb_dec_regs_finish(d);
+	while (!err && (p = unfinished(d))) {
+		uint32_t dev = p->device;
+
+		hcb_bounds_problem(&d->b, HCB_INCOMPLETE, p->device, p->consumer_id,
+				   "packet %llu of device %u was cut short (%llu of %llu bytes)",
+				   (unsigned long long)p->seq, p->device, (unsigned long long)p->received,
+				   (unsigned long long)p->total);
+		hcb_dec_unhold(d, p);
+		err = hcb_dec_drain(d, dev);
 	}
+	return err;
 }
 
 const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, uint32_t dev)
 {
-	const struct device_state *ds;
+	return hcb_bounds_stats(&d->b, dev);
+}
 
-	if (dev >= HCB_MAX_DEVICES)
-		return NULL;
-	ds = &d->dev[dev];
-	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
-		if (ds->st.problems[i])
-			return &ds->st;
-	for (int i = 0; i < HCB_LOST_REASONS; i++)
-		if (ds->st.lost[i])
-			return &ds->st;
-	return ds->seen ? &ds->st : NULL;
+const struct hcb_stream_stats *hcb_decoder_stray(const struct hcb_decoder *d)
+{
+	return hcb_bounds_stray(&d->b);
+}
+
+const struct hcb_bounds *hcb_decoder_bounds(const struct hcb_decoder *d)
+{
+	return &d->b;
 }
 
 uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s)

@@ -34,6 +34,7 @@ struct hcb_probes {
 	const volatile uint64_t *cons_pos, *prod_pos;
 	size_t page;
 	struct hcb_lag lag;   /* --max-lag: the backlog the BPF side lets build */
+	uint64_t ring_bytes;  /* the ring's size */
 	uint64_t done_pos;    /* the ring is read and delivered up to here */
 	int done_now;         /* the record being handled delivered what was held */
 };
@@ -163,9 +164,13 @@ static int map_positions(struct hcb_probes *p)
  * before a program is started; the object takes it over at load. */
 static int make_ring(struct hcb_probes *p, uint64_t ring_bytes)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0, (uint32_t)ring_bytes, NULL);
-	int err;
+	int fd, err;
 
+	/* the kernel takes a ring's size in 32 bits: one that does not fit
+	 * must not wrap to another size (4 GiB was 0) */
+	if (ring_bytes == 0 || ring_bytes > UINT32_MAX)
+		return -E2BIG;
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0, (uint32_t)ring_bytes, NULL);
 	if (fd < 0)
 		return -errno;
 	err = bpf_map__set_max_entries(p->skel->maps.rb, (uint32_t)ring_bytes);
@@ -189,6 +194,7 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 	/* older kernels charge BPF memory to RLIMIT_MEMLOCK; harmless on new ones */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 	p->skel = hcb_capture_bpf__open();
+	p->ring_bytes = ring_bytes;
 	err = p->skel ? make_ring(p, ring_bytes) : -errno;
 	if (err) {
 		hcb_probes_close(p);
@@ -251,6 +257,11 @@ int hcb_probes_exec_seen(const struct hcb_probes *p)
 int hcb_probes_fd(struct hcb_probes *p)
 {
 	return ring_buffer__epoll_fd(p->rb);
+}
+
+uint64_t hcb_probes_ring_size(const struct hcb_probes *p)
+{
+	return p->ring_bytes;
 }
 
 uint64_t hcb_probes_ring_written(const struct hcb_probes *p)

@@ -76,6 +76,8 @@ int hcb_probes_fd(struct hcb_probes *p);
  * this reader has consumed.  Once read passes a written value taken after
  * a packet's probe returned, the packet's records have all been passed on.
  */
+/* The ring's size in bytes, as made. */
+uint64_t hcb_probes_ring_size(const struct hcb_probes *p);
 uint64_t hcb_probes_ring_written(const struct hcb_probes *p);
 uint64_t hcb_probes_ring_read(const struct hcb_probes *p);
 /* The BPF side's counters for device dev (zeros if never seen). */

@@ -83,6 +83,8 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 		free(st);
 		return err;
 	}
+	/* an honest target never has more unfinished than its ring holds */
+	hcb_decoder_set_budget(st->dec, hcb_probes_ring_size(probes));
 	attach_cupti(st, probes);
 	/* the platform only names devices; an old or odd registry keeps "cpu" */
 	if (hcb_target_read_registry(ti->pid, ti->path, ti->base, &root, NULL) == 0 && root.platform[0])
@@ -110,10 +112,14 @@ static unsigned int pending(const void *state)
 	return hcb_decoder_pending(((const struct hcbtap_state *)state)->dec);
 }
 
+static int tick(void *state, uint64_t now_ns)
+{
+	return hcb_decoder_tick(((struct hcbtap_state *)state)->dec, now_ns);
+}
+
 static int finish(void *state)
 {
-	hcb_decoder_finish(((struct hcbtap_state *)state)->dec);
-	return 0;
+	return hcb_decoder_finish(((struct hcbtap_state *)state)->dec);
 }
 
 /* Whether the injection library times the taps' device copies: 1, or 0
@@ -172,7 +178,10 @@ static int describe(struct hcb_target_info *ti, uint64_t *device_mask, struct hc
 
 static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
 {
-	return hcb_decoder_stats(((const struct hcbtap_state *)state)->dec, device);
+	const struct hcb_decoder *dec = ((const struct hcbtap_state *)state)->dec;
+
+	/* HCB_MAX_DEVICES: every device out of range, together */
+	return device == HCB_MAX_DEVICES ? hcb_decoder_stray(dec) : hcb_decoder_stats(dec, device);
 }
 
 static struct hcb_registry *registry(void *state)
@@ -199,6 +208,7 @@ const struct hcb_provider hcb_prov_hcbtap = {
 	.find = find,
 	.open = open_hcbtap,
 	.feed = feed,
+	.tick = tick,
 	.pending = pending,
 	.finish = finish,
 	.timing = timing,

@@ -104,6 +104,9 @@ struct hcb_provider {
 	 * consumers into reg (may be NULL).  -EBADMSG: a declaration of another
 	 * version than this hcbtrace reads. */
 	int (*describe)(struct hcb_target_info *ti, uint64_t *device_mask, struct hcb_registry *reg);
+	/* Per-device figures, NULL for a device never heard of; device
+	 * HCB_MAX_DEVICES: every device out of range together (NULL for a
+	 * provider whose decoder does not keep them). */
 	const struct hcb_stream_stats *(*stats)(const void *state, uint32_t device);
 	struct hcb_registry *(*registry)(void *state);
 	void (*close)(void *state);

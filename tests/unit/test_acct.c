@@ -329,6 +329,33 @@ static void test_unordered(void **state)
 	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 2);
 }
 
+/* A device number past the table (the target's word, should a decoder
+ * let one through): refused and counted, no figure of any device touched,
+ * no counters asked. */
+static void test_device_out_of_range(void **state)
+{
+	static const uint32_t bad[] = { HCB_MAX_DEVICES, 300, 1000, 4000000, 0xffffffffu };
+	struct hcb_acct a, clean;
+	struct hcb_loss out[HCB_LOSS_CAUSES];
+
+	(void)state;
+	hcb_acct_init(&a, NULL, 0);
+	hcb_acct_init(&clean, NULL, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(hcb_acct_packet(&a, bad[i], 1000, &src, out), 0);
+		assert_int_equal(hcb_acct_upto(&a, bad[i], 5000, &src, out), 0);
+		hcb_acct_written(&a, bad[i]);
+		assert_int_equal(hcb_acct_next(&a, bad[i]), 0);
+	}
+	assert_int_equal(a.stray, 5);
+	assert_int_equal(seen_calls, 0);
+	assert_memory_equal(a.dev, clean.dev, sizeof(a.dev));
+	/* 255 is a device */
+	assert_int_equal(hcb_acct_packet(&a, HCB_MAX_DEVICES - 1, 0, &src, out), 0);
+	assert_int_equal(a.dev[HCB_MAX_DEVICES - 1].delivered, 1);
+	assert_int_equal(a.stray, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +368,7 @@ int main(void)
 		cmocka_unit_test_setup(test_barrier_stages, setup),
 		cmocka_unit_test_setup(test_barrier_reachable, setup),
 		cmocka_unit_test_setup(test_unordered, setup),
+		cmocka_unit_test_setup(test_device_out_of_range, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1115,20 +1115,27 @@ static void test_gaps_duplicate_seq(void **state)
 	ctx_free(c);
 }
 
-/* Devices past HCB_MAX_DEVICES: delivered, never mistaken for device 255. */
+/* Devices past HCB_MAX_DEVICES: never delivered (nothing downstream has
+ * room for one), counted apart from real ones, never as device 255. */
 static void test_device_out_of_range(void **state)
 {
 	struct ctx *c = ctx_new(&ops_plain);
 	struct blob b = make_blob(&none_spec, 3);
+	const struct hcb_stream_stats *stray;
 
 	(void)state;
 	feed_reg(c, 3, 0, b.p, b.len, 1000);
 	deliver_seq(c, 3, 1000, 42, 1);
-	assert_int_equal(c->npackets, 1);
-	assert_int_equal(c->got[0].device, 1000);
+	assert_int_equal(c->npackets, 0);
+	assert_int_equal(warned(c, HCB_BAD_DEVICE), 1);
+	assert_non_null(strstr(c->warn[0].detail, "device 1000"));
 	assert_null(hcb_decoder_stats(c->d, 1000));
 	assert_null(hcb_decoder_stats(c->d, HCB_MAX_DEVICES));
 	assert_null(hcb_decoder_stats(c->d, HCB_MAX_DEVICES - 1));   /* 255 never sent anything */
+	stray = hcb_decoder_stray(c->d);
+	assert_non_null(stray);
+	assert_int_equal(stray->problems[HCB_BAD_DEVICE], 1);
+	assert_int_equal(stray->packets, 0);
 	release(b.p);
 	ctx_free(c);
 }
