@@ -149,14 +149,21 @@ static int parse_duration(const struct cli_cmd *cmd, struct trace_opts *o, const
 	return 0;
 }
 
+/* The largest ring: the kernel counts a ring's bytes in 32 bits (4096 MiB
+ * was 0 there), and takes powers of two only. */
+#define TRACE_MAX_BUFFER_MIB 2048ull
+
 static int parse_buffer(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
 {
 	unsigned long long v;
+	char *end;
 
-	if (cli_parse_u64(cmd, "buffer size", arg, 4096, &v))
-		return EXIT_USAGE;
-	if (v == 0 || (v & (v - 1)))
-		return cli_usage_err(cmd, "invalid buffer size '%s': expected a power of two from 1 to 4096 (MiB)", arg);
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || strchr(arg, '-') || v == 0 || (v & (v - 1)) ||
+	    v > TRACE_MAX_BUFFER_MIB)
+		return cli_usage_err(cmd, "invalid buffer size '%s': expected a power of two from 1 to "
+				     "%llu (MiB)", arg, TRACE_MAX_BUFFER_MIB);
 	o->ring_bytes = v << 20;
 	return 0;
 }
@@ -388,21 +395,25 @@ static int proc_alive(void *ctx)
 }
 
 /* Per device, and the totals: to stderr, as tcpdump does. */
-static void summary(struct trace *t, const char *why)
+static void summary(struct trace *t, const char *why, uint64_t written)
 {
 	const struct hcb_target_info *ti = hcb_capture_target(t->cap);
 	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
 	struct hcb_buf line = HCB_BUF_INIT;
 	struct hcb_capture_dev f;
 
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+	/* HCB_MAX_DEVICES: what the target claimed for devices out of range */
+	for (uint32_t d = 0; d <= HCB_MAX_DEVICES; d++) {
 		if (hcb_capture_device(t->cap, d, &f))
 			continue;
-		devices++;
+		devices += d < HCB_MAX_DEVICES;
 		taps += f.taps;
 		bytes += f.bytes;
 		lost += f.dropped;
-		hcb_idprint_device(&line, ti->platform, d);
+		if (d < HCB_MAX_DEVICES)
+			hcb_idprint_device(&line, ti->platform, d);
+		else
+			hcb_buf_puts(&line, "(invalid)");
 		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
 			hcb_buf_str(&line), (unsigned long long)f.taps, (unsigned long long)f.bytes,
 			(unsigned long long)f.dropped, (unsigned long long)f.gaps,
@@ -412,7 +423,7 @@ static void summary(struct trace *t, const char *why)
 	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
 		"%llu written, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
 		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
-		(unsigned long long)hcb_capture_written(t->cap), (unsigned long long)lost);
+		(unsigned long long)written, (unsigned long long)lost);
 	hcb_buf_free(&line);
 }
 
@@ -459,6 +470,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	const struct hcb_target_info *ti;
 	const char *why, *refusal = NULL;
 	int err, cerr, werr, code = EXIT_FAIL;
+	uint64_t written;
 
 	if (!alive) {
 		alive = proc_alive;
@@ -471,8 +483,11 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		err = cerr;
 	/* the writer's last words (npz's directory, the final fsync) count too */
 	werr = hcb_capture_receiver_error(t->cap);
+	/* written: what the output holds, not what was handed to it (a disk
+	 * that filled up cut the last records back) */
+	written = t->w ? hcb_writer_taps(t->w) : hcb_capture_written(t->cap);
 	if (!werr && t->w) {
-		werr = hcb_writer_close(t->w);
+		werr = hcb_writer_close_taps(t->w, &written);
 		t->w = NULL;
 	}
 	if (err == -ENOMEM) {
@@ -493,7 +508,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	/* a refusal is its one line: nothing was read to sum up */
 	if (!t->o->quiet && !refusal) {
 		warn_unmatched(t);
-		summary(t, why);
+		summary(t, why, written);
 	}
 	return code;
 }

@@ -359,6 +359,8 @@ int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec)
 		w->have_session = 1;
 	}
 	err = w->write(w, rec);
+	if (!err && rec->kind == HCB_REC_TAP)
+		w->taps++;
 	if (!err && w->batch)
 		err = hcb_batch_record_end(w);
 	return err;
@@ -414,6 +416,11 @@ int hcb_writer_sync(struct hcb_writer *w)
 
 int hcb_writer_close(struct hcb_writer *w)
 {
+	return hcb_writer_close_taps(w, NULL);
+}
+
+int hcb_writer_close_taps(struct hcb_writer *w, uint64_t *taps)
+{
 	int err = 0;
 
 	if (!w)
@@ -426,6 +433,8 @@ int hcb_writer_close(struct hcb_writer *w)
 		err = err ? err : ferr;
 		hcb_batch_free(w);
 	}
+	if (taps)
+		*taps = w->taps;
 	if (w->own_fd) {
 		if (!err && w->durable && fsync(w->fd) < 0 && errno != EINVAL)
 			err = -errno;
@@ -439,4 +448,9 @@ int hcb_writer_close(struct hcb_writer *w)
 uint64_t hcb_writer_bytes(const struct hcb_writer *w)
 {
 	return w->bytes;
+}
+
+uint64_t hcb_writer_taps(const struct hcb_writer *w)
+{
+	return w->taps;
 }

@@ -138,7 +138,13 @@ int hcb_writer_sync(struct hcb_writer *w);
 void hcb_writer_set_durable(struct hcb_writer *w);
 /* Flush (npz writes its directory here) and close; -errno on failure. */
 int hcb_writer_close(struct hcb_writer *w);
+/* The same, and *taps: the taps the file holds then (see hcb_writer_taps). */
+int hcb_writer_close_taps(struct hcb_writer *w, uint64_t *taps);
 /* Bytes written so far. */
 uint64_t hcb_writer_bytes(const struct hcb_writer *w);
+/* Tap records written whole so far: those a disk that filled up cut back
+ * are not counted (they are not in the file), those still in the batch are
+ * (they are, once it goes out, unless that fails). */
+uint64_t hcb_writer_taps(const struct hcb_writer *w);
 
 #endif

@@ -71,6 +71,7 @@ struct hcb_writer {
 	uint64_t bytes;                       /* handed to the writer: the file's size
 					       * once the batch is out */
 	uint64_t written;                     /* in the file */
+	uint64_t taps;                        /* tap records in bytes: whole, not cut back */
 	struct hcb_write_batch *batch;        /* NULL: each write goes straight out */
 	struct hcb_session_info session;      /* the last session record written */
 	struct hcb_print_opts print;          /* text: numpy's print options */

@@ -31,8 +31,10 @@ struct hcb_write_batch {
 	unsigned char *buf;
 	size_t len;
 	uint64_t *ends;       /* file offsets where the records in buf end */
-	size_t nends, ends_cap;
+	uint64_t *ends_taps;  /* and the writer's taps up to there */
+	size_t nends, ends_cap, taps_cap;
 	uint64_t done;        /* where the last whole record in the file ends */
+	uint64_t done_taps;   /* the taps up to there */
 	uint64_t queued;      /* the file up to here was handed to writeback */
 	int no_writeback;     /* sync_file_range refused (not a regular file) */
 };
@@ -48,6 +50,7 @@ int hcb_batch_new(struct hcb_writer *w)
 		return -ENOMEM;
 	}
 	b->done = b->queued = w->bytes;
+	b->done_taps = w->taps;
 	w->batch = b;
 	return 0;
 }
@@ -72,6 +75,7 @@ void hcb_batch_free(struct hcb_writer *w)
 		return;
 	free(w->batch->buf);
 	free(w->batch->ends);
+	free(w->batch->ends_taps);
 	free(w->batch);
 	w->batch = NULL;
 }
@@ -100,16 +104,21 @@ static int write_out(int fd, const void *p, size_t n, size_t *out)
 static void cut_back(struct hcb_writer *w, uint64_t at)
 {
 	struct hcb_write_batch *b = w->batch;
-	uint64_t keep = b->done;
+	uint64_t keep = b->done, taps = b->done_taps;
 
-	for (size_t i = 0; i < b->nends && b->ends[i] <= at; i++)
+	for (size_t i = 0; i < b->nends && b->ends[i] <= at; i++) {
 		keep = b->ends[i];
+		taps = b->ends_taps[i];
+	}
 	if (keep != at && ftruncate(w->fd, (off_t)keep) == 0)
 		lseek(w->fd, (off_t)keep, SEEK_SET);
 	b->done = keep;
+	b->done_taps = taps;
 	b->len = 0;
 	b->nends = 0;
 	w->written = w->bytes = keep;
+	/* what the file no longer holds was never written */
+	w->taps = taps;
 }
 
 /* What the batch holds, out to the file. */
@@ -127,8 +136,10 @@ static int flush_batch(struct hcb_writer *w)
 		return err;
 	}
 	w->written += b->len;
-	if (b->nends)
+	if (b->nends) {
 		b->done = b->ends[b->nends - 1];
+		b->done_taps = b->ends_taps[b->nends - 1];
+	}
 	b->len = 0;
 	b->nends = 0;
 	start_writeback(w);
@@ -171,16 +182,21 @@ int hcb_batch_record_end(struct hcb_writer *w)
 	if (!b->len) {
 		/* the record went out whole, straight */
 		b->done = w->bytes;
+		b->done_taps = w->taps;
 		return 0;
 	}
-	if (hcb_grow(&b->ends, &b->ends_cap, b->nends + 1, sizeof(*b->ends))) {
+	if (hcb_grow(&b->ends, &b->ends_cap, b->nends + 1, sizeof(*b->ends)) ||
+	    hcb_grow(&b->ends_taps, &b->taps_cap, b->nends + 1, sizeof(*b->ends_taps))) {
 		/* no room to note where it ends: out with it all, then */
 		int err = flush_batch(w);
 
-		if (!err)
+		if (!err) {
 			b->done = w->bytes;
+			b->done_taps = w->taps;
+		}
 		return err;
 	}
+	b->ends_taps[b->nends] = w->taps;
 	b->ends[b->nends++] = w->bytes;
 	return 0;
 }

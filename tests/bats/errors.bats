@@ -37,6 +37,12 @@ teardown() { _common_teardown; }
     run --separate-stderr "$HCBTRACE" attach -b 3 1
     assert_failure 2
     [[ "$stderr" == *"power of two"* ]]
+    # 4096 MiB does not fit the kernel's 32 bits (it was a ring of 0 bytes)
+    for b in 4096 0 -1 1e3; do
+        run --separate-stderr "$HCBTRACE" record -b "$b" -o x.jsonl -p 1
+        assert_failure 2
+        [[ "$stderr" == *"invalid buffer size '$b': expected a power of two from 1 to 2048 (MiB)"* ]]
+    done
     run --separate-stderr "$HCBTRACE" record --max-lag -5 -o x.jsonl -p 1
     assert_failure 2
     [[ "$stderr" == *"invalid max lag '-5': expected a whole number from 0 to 60000"* ]]

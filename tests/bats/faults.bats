@@ -94,6 +94,7 @@ no_torn_tail()
     # the error, then the summary
     assert_equal "$(head -1 <<<"$stderr")" "hcbtrace: writing to $T/rec.jsonl: No space left on device"
     [ "$(grep -c 'No space left' <<<"$stderr")" -eq 1 ]
+    summary=$stderr
     runs_on "$EX_PID"
     [ "$(stat -c %s "$T/rec.jsonl")" -le 10000 ]
     # every complete line parses; the first is the session, then taps
@@ -106,6 +107,10 @@ assert all(r["type"] == "tap" for r in recs[1:])
 print(len(recs))' "$T/rec.jsonl"
     assert_success
     [ "$output" -ge 2 ]
+    # the summary's "written" is what the file holds, not what was handed
+    # to the writer before the disk filled up
+    written=$(sed -n 's/.*), \([0-9]*\) written, [0-9]* lost$/\1/p' <<<"$summary")
+    [ "$written" -eq $(( output - 1 )) ]
     run --separate-stderr "$HCBTRACE" replay --no-wait -f jsonl "$T/rec.jsonl"
     assert_success
 }
