@@ -15,8 +15,8 @@
 #include "svgplot_impl.h"
 
 /* matplotlib's first colours: blue, orange; purple for differences */
-const char *const sv_colors[SVGPLOT_COLORS] = { "#1f77b4", "#ff7f0e", "#7b3294" };
-const char *const sv_color_names[SVGPLOT_COLORS] = { "ref", "new", "diff" };
+const char *const svgplot_colors[SVGPLOT_COLORS] = { "#1f77b4", "#ff7f0e", "#7b3294" };
+const char *const svgplot_color_names[SVGPLOT_COLORS] = { "ref", "new", "diff" };
 
 #define MARK_COLOR "#d62728"
 #define DOC_TOP 66.0             /* under the document's title lines */
@@ -89,7 +89,7 @@ int svgplot_escape(struct hcb_buf *out, const char *str, size_t max)
 	return err;
 }
 
-void sv_printf(struct svgplot *p, const char *fmt, ...)
+void svgplot_printf(struct svgplot *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -100,18 +100,18 @@ void sv_printf(struct svgplot *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-void sv_text(struct svgplot *p, const char *s, size_t max)
+void svgplot_text(struct svgplot *p, const char *s, size_t max)
 {
 	if (!p->err)
 		p->err = svgplot_escape(&p->body, s, max);
 }
 
-void sv_label(struct svgplot *p, double x, double y, const char *attrs, const char *s, size_t max)
+void svgplot_label(struct svgplot *p, double x, double y, const char *attrs, const char *s, size_t max)
 {
-	sv_printf(p, "<text x=\"%.1f\" y=\"%.1f\"%s%s>", x, y, attrs && *attrs ? " " : "",
-		  attrs ? attrs : "");
-	sv_text(p, s, max);
-	sv_printf(p, "</text>\n");
+	svgplot_printf(p, "<text x=\"%.1f\" y=\"%.1f\"%s%s>", x, y, attrs && *attrs ? " " : "",
+		       attrs ? attrs : "");
+	svgplot_text(p, s, max);
+	svgplot_printf(p, "</text>\n");
 }
 
 /* ---- numbers ---- */
@@ -197,7 +197,7 @@ void svgplot_free(struct svgplot *p)
 	free(p);
 }
 
-double sv_place(struct svgplot *p, double h)
+double svgplot_place(struct svgplot *p, double h)
 {
 	double top = p->height;
 
@@ -207,9 +207,9 @@ double sv_place(struct svgplot *p, double h)
 
 int svgplot_note(struct svgplot *p, const char *text)
 {
-	double top = sv_place(p, 24);
+	double top = svgplot_place(p, 24);
 
-	sv_label(p, 20, top + 16, "class=\"note\" fill=\"#333333\"", text, 0);
+	svgplot_label(p, 20, top + 16, "class=\"note\" fill=\"#333333\"", text, 0);
 	return p->err;
 }
 
@@ -285,72 +285,72 @@ static void chart_frame(struct svgplot *p, const struct svgplot_chart *c, const 
 	char a[40], b[40];
 	const char *pre = c->xprefix ? c->xprefix : "";
 
-	sv_label(p, 20, f->top + 20, "class=\"title\" font-size=\"14\" font-weight=\"bold\"", c->title,
-		 SV_TITLE_MAX);
-	sv_label(p, 20, f->top + 38, "class=\"subtitle\" fill=\"#333333\"", c->subtitle, 150);
-	sv_printf(p, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	svgplot_label(p, 20, f->top + 20, "class=\"title\" font-size=\"14\" font-weight=\"bold\"", c->title,
+		      SVGPLOT_TITLE_MAX);
+	svgplot_label(p, 20, f->top + 38, "class=\"subtitle\" fill=\"#333333\"", c->subtitle, 150);
+	svgplot_printf(p, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		     "fill=\"#fafafa\" stroke=\"#888888\" data-xmin=\"%.17g\" data-xmax=\"%.17g\"",
 		  f->l, f->t, f->r - f->l, f->b - f->t, f->xmin, f->xmax);
 	if (f->have_y)
-		sv_printf(p, " data-ymin=\"%.17g\" data-ymax=\"%.17g\"", f->ylo, f->yhi);
-	sv_printf(p, "/>\n");
+		svgplot_printf(p, " data-ymin=\"%.17g\" data-ymax=\"%.17g\"", f->ylo, f->yhi);
+	svgplot_printf(p, "/>\n");
 	if (f->have_y) {
 		svgplot_label_pair(f->ylo, f->yhi, a, b, sizeof(a));
 		for (int k = 0; k < (f->ylo == f->yhi ? 1 : 2); k++) {
 			double y = py(f, k ? f->yhi : f->ylo);
 
-			sv_printf(p, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+			svgplot_printf(p, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
 				     "stroke=\"#cccccc\" stroke-dasharray=\"2 3\"/>\n", f->l, f->r, y, y);
-			sv_label(p, f->l - 6, y + 4, k ? "class=\"ymax\" text-anchor=\"end\"" :
-				 "class=\"ymin\" text-anchor=\"end\"", k ? b : a, 0);
+			svgplot_label(p, f->l - 6, y + 4, k ? "class=\"ymax\" text-anchor=\"end\"" :
+				      "class=\"ymin\" text-anchor=\"end\"", k ? b : a, 0);
 		}
 	}
 	svgplot_label_pair(f->xmin, f->xmax, a, b, sizeof(a));
-	sv_printf(p, "<text class=\"xmin\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", px(f, f->xmin),
-		  f->b + 16);
-	sv_text(p, pre, 8);
-	sv_printf(p, "%s</text>\n", a);
+	svgplot_printf(p, "<text class=\"xmin\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", px(f, f->xmin),
+		       f->b + 16);
+	svgplot_text(p, pre, 8);
+	svgplot_printf(p, "%s</text>\n", a);
 	if (f->xmax != f->xmin) {
-		sv_printf(p, "<text class=\"xmax\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-			  px(f, f->xmax), f->b + 16);
-		sv_text(p, pre, 8);
-		sv_printf(p, "%s</text>\n", b);
+		svgplot_printf(p, "<text class=\"xmax\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			       px(f, f->xmax), f->b + 16);
+		svgplot_text(p, pre, 8);
+		svgplot_printf(p, "%s</text>\n", b);
 	}
-	sv_label(p, (f->l + f->r) / 2, f->b + 32, "class=\"xlabel\" text-anchor=\"middle\" fill=\"#333333\"",
-		 c->xlabel, 100);
+	svgplot_label(p, (f->l + f->r) / 2, f->b + 32, "class=\"xlabel\" text-anchor=\"middle\" fill=\"#333333\"",
+		      c->xlabel, 100);
 }
 
 /* The band of s from run [i, j): hi forward, lo back. */
 static void band(struct svgplot *p, const struct frame *f, const struct svgplot_series *s, size_t i, size_t j)
 {
-	sv_printf(p, "<polygon class=\"band %s\" fill=\"%s\" fill-opacity=\"0.22\" stroke=\"none\" points=\"",
-		  sv_color_names[s->color], sv_colors[s->color]);
+	svgplot_printf(p, "<polygon class=\"band %s\" fill=\"%s\" fill-opacity=\"0.22\" stroke=\"none\" points=\"",
+		       svgplot_color_names[s->color], svgplot_colors[s->color]);
 	for (size_t k = i; k < j; k++)
-		sv_printf(p, "%s%.2f,%.2f", k > i ? " " : "", px(f, s->x[k]), py(f, s->hi[k]));
+		svgplot_printf(p, "%s%.2f,%.2f", k > i ? " " : "", px(f, s->x[k]), py(f, s->hi[k]));
 	for (size_t k = j; k-- > i;)
-		sv_printf(p, " %.2f,%.2f", px(f, s->x[k]), py(f, s->lo[k]));
-	sv_printf(p, "\"/>\n");
+		svgplot_printf(p, " %.2f,%.2f", px(f, s->x[k]), py(f, s->lo[k]));
+	svgplot_printf(p, "\"/>\n");
 }
 
 /* One run [i, j) of finite points of s as a polyline, with its data. */
 static void line(struct svgplot *p, const struct frame *f, const struct svgplot_series *s, size_t i, size_t j)
 {
-	sv_printf(p, "<polyline class=\"line %s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
-		     "stroke-linejoin=\"round\" data-label=\"", sv_color_names[s->color], sv_colors[s->color]);
-	sv_text(p, s->label, 0);
-	sv_printf(p, "\" points=\"");
+	svgplot_printf(p, "<polyline class=\"line %s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
+		     "stroke-linejoin=\"round\" data-label=\"", svgplot_color_names[s->color], svgplot_colors[s->color]);
+	svgplot_text(p, s->label, 0);
+	svgplot_printf(p, "\" points=\"");
 	for (size_t k = i; k < j; k++)
-		sv_printf(p, "%s%.2f,%.2f", k > i ? " " : "", px(f, s->x[k]), py(f, s->y[k]));
-	sv_printf(p, "\" data-x=\"");
+		svgplot_printf(p, "%s%.2f,%.2f", k > i ? " " : "", px(f, s->x[k]), py(f, s->y[k]));
+	svgplot_printf(p, "\" data-x=\"");
 	for (size_t k = i; k < j; k++)
-		sv_printf(p, "%s%.17g", k > i ? " " : "", s->x[k]);
-	sv_printf(p, "\" data-y=\"");
+		svgplot_printf(p, "%s%.17g", k > i ? " " : "", s->x[k]);
+	svgplot_printf(p, "\" data-y=\"");
 	for (size_t k = i; k < j; k++)
-		sv_printf(p, "%s%.17g", k > i ? " " : "", s->y[k]);
-	sv_printf(p, "\"/>\n");
+		svgplot_printf(p, "%s%.17g", k > i ? " " : "", s->y[k]);
+	svgplot_printf(p, "\"/>\n");
 	for (size_t k = i; s->n <= SVGPLOT_MARKERS_MAX && k < j; k++)
-		sv_printf(p, "<circle class=\"dot %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.6\" fill=\"%s\"/>\n",
-			  sv_color_names[s->color], px(f, s->x[k]), py(f, s->y[k]), sv_colors[s->color]);
+		svgplot_printf(p, "<circle class=\"dot %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.6\" fill=\"%s\"/>\n",
+			       svgplot_color_names[s->color], px(f, s->x[k]), py(f, s->y[k]), svgplot_colors[s->color]);
 }
 
 /* A point of the line (or of the band) that can be drawn. */
@@ -383,33 +383,33 @@ static void mark_and_flags(struct svgplot *p, const struct svgplot_chart *c, con
 {
 	for (size_t i = 0; i < c->nflags; i++)
 		if (isfinite(c->flags[i]))
-			sv_printf(p, "<rect class=\"flag\" x=\"%.2f\" y=\"%.1f\" width=\"2\" height=\"7\" "
+			svgplot_printf(p, "<rect class=\"flag\" x=\"%.2f\" y=\"%.1f\" width=\"2\" height=\"7\" "
 				     "fill=\"%s\" data-x=\"%.17g\"/>\n", px(f, c->flags[i]) - 1, f->b - 7,
 				  MARK_COLOR, c->flags[i]);
 	if (isfinite(c->mark)) {
 		double x = px(f, c->mark);
 		int right = x > f->r - 220;
 
-		sv_printf(p, "<line class=\"mark\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		svgplot_printf(p, "<line class=\"mark\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			     "stroke-width=\"1.2\" stroke-dasharray=\"5 3\" data-x=\"%.17g\"/>\n",
 			  x, x, f->t, f->b, MARK_COLOR, c->mark);
-		sv_label(p, right ? x - 4 : x + 4, f->t + 12, right ?
-			 "class=\"mark-label\" text-anchor=\"end\" fill=\"#d62728\"" :
-			 "class=\"mark-label\" fill=\"#d62728\"", c->mark_label, 60);
+		svgplot_label(p, right ? x - 4 : x + 4, f->t + 12, right ?
+			      "class=\"mark-label\" text-anchor=\"end\" fill=\"#d62728\"" :
+			      "class=\"mark-label\" fill=\"#d62728\"", c->mark_label, 60);
 	}
 }
 
 /* One entry of the legend at x: a swatch (a line, dashed or not, or a tick) and its text. */
 static double legend_entry(struct svgplot *p, double x, double y, const char *color, int kind, const char *text)
 {
-	sv_printf(p, "<g class=\"entry\">");
+	svgplot_printf(p, "<g class=\"entry\">");
 	if (kind == 2)
-		sv_printf(p, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"9\" fill=\"%s\"/>", x + 9, y - 8, color);
+		svgplot_printf(p, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"9\" fill=\"%s\"/>", x + 9, y - 8, color);
 	else
-		sv_printf(p, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>",
-			  x, x + 20, y - 4, y - 4, color, kind ? " stroke-dasharray=\"5 3\"" : "");
-	sv_label(p, x + 26, y, NULL, text, 60);
-	sv_printf(p, "</g>\n");
+		svgplot_printf(p, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>",
+			       x, x + 20, y - 4, y - 4, color, kind ? " stroke-dasharray=\"5 3\"" : "");
+	svgplot_label(p, x + 26, y, NULL, text, 60);
+	svgplot_printf(p, "</g>\n");
 	/* about 6.6 px a character at 12 px, no font metrics at hand */
 	return x + 26 + 6.6 * (double)(strlen(text) < 60 ? strlen(text) : 60) + 22;
 }
@@ -418,21 +418,21 @@ static void legend(struct svgplot *p, const struct svgplot_chart *c, const struc
 {
 	double x = f->l, y = f->b + 52;
 
-	sv_printf(p, "<g class=\"legend\">\n");
+	svgplot_printf(p, "<g class=\"legend\">\n");
 	for (unsigned int i = 0; i < c->nseries; i++)
-		x = legend_entry(p, x, y, sv_colors[c->series[i].color], 0, c->series[i].label);
+		x = legend_entry(p, x, y, svgplot_colors[c->series[i].color], 0, c->series[i].label);
 	if (isfinite(c->mark) && c->mark_label)
 		x = legend_entry(p, x, y, MARK_COLOR, 1, c->mark_label);
 	if (c->nflags && c->flags_label)
 		legend_entry(p, x, y, MARK_COLOR, 2, c->flags_label);
-	sv_printf(p, "</g>\n");
+	svgplot_printf(p, "</g>\n");
 	if (c->note)
-		sv_label(p, f->l, y + 18, "class=\"note\" fill=\"#555555\"", c->note, 150);
+		svgplot_label(p, f->l, y + 18, "class=\"note\" fill=\"#555555\"", c->note, 150);
 }
 
 int svgplot_chart(struct svgplot *p, const struct svgplot_chart *c)
 {
-	struct frame f = { .l = SV_MARGIN_L, .r = SVGPLOT_WIDTH - SV_MARGIN_R, .xmin = c->xmin, .xmax = c->xmax };
+	struct frame f = { .l = SVGPLOT_MARGIN_L, .r = SVGPLOT_WIDTH - SVGPLOT_MARGIN_R, .xmin = c->xmin, .xmax = c->xmax };
 
 	for (unsigned int i = 0; i < c->nseries; i++)
 		if (c->series[i].n && (!c->series[i].x || !c->series[i].y || !c->series[i].lo != !c->series[i].hi))
@@ -449,12 +449,12 @@ int svgplot_chart(struct svgplot *p, const struct svgplot_chart *c)
 		f.yhi = f.have_y && f.yhi > hi ? f.yhi : hi;
 		f.have_y = 1;
 	}
-	f.top = sv_place(p, c->note ? 316 : 298);
+	f.top = svgplot_place(p, c->note ? 316 : 298);
 	f.t = f.top + PLOT_T;
 	f.b = f.top + PLOT_B;
-	sv_printf(p, "<g class=\"chart\">\n<title>");
-	sv_text(p, c->title, 0);
-	sv_printf(p, "</title>\n");
+	svgplot_printf(p, "<g class=\"chart\">\n<title>");
+	svgplot_text(p, c->title, 0);
+	svgplot_printf(p, "</title>\n");
 	chart_frame(p, c, &f);
 	for (unsigned int i = 0; i < c->nseries; i++)
 		series(p, &f, &c->series[i], 1);
@@ -462,6 +462,6 @@ int svgplot_chart(struct svgplot *p, const struct svgplot_chart *c)
 		series(p, &f, &c->series[i], 0);
 	mark_and_flags(p, c, &f);
 	legend(p, c, &f);
-	sv_printf(p, "</g>\n");
+	svgplot_printf(p, "</g>\n");
 	return p->err;
 }

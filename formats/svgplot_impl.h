@@ -19,19 +19,19 @@ struct svgplot {
 
 /* Appending to p->body; after a failure nothing more is appended and the
  * error stays in p->err. */
-void sv_printf(struct svgplot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void svgplot_printf(struct svgplot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s escaped (svgplot_escape), at most max code points (0: all). */
-void sv_text(struct svgplot *p, const char *s, size_t max);
+void svgplot_text(struct svgplot *p, const char *s, size_t max);
 /* <text x y attrs>s</text>, s escaped; attrs is written as it is. */
-void sv_label(struct svgplot *p, double x, double y, const char *attrs, const char *s, size_t max);
+void svgplot_label(struct svgplot *p, double x, double y, const char *attrs, const char *s, size_t max);
 /* Where the panel of height h goes: its top; the document grows. */
-double sv_place(struct svgplot *p, double h);
+double svgplot_place(struct svgplot *p, double h);
 
-extern const char *const sv_colors[SVGPLOT_COLORS];
-extern const char *const sv_color_names[SVGPLOT_COLORS];
+extern const char *const svgplot_colors[SVGPLOT_COLORS];
+extern const char *const svgplot_color_names[SVGPLOT_COLORS];
 
-#define SV_MARGIN_L 96.0         /* room for the y labels */
-#define SV_MARGIN_R 24.0
-#define SV_TITLE_MAX 140         /* code points of a title line */
+#define SVGPLOT_MARGIN_L 96.0         /* room for the y labels */
+#define SVGPLOT_MARGIN_R 24.0
+#define SVGPLOT_TITLE_MAX 140         /* code points of a title line */
 
 #endif

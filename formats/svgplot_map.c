@@ -44,11 +44,11 @@ static void ramp_color(int diverging, double t, char out[8])
 
 static void gradient(struct svgplot *p, const char *id, int diverging)
 {
-	sv_printf(p, "<linearGradient id=\"%s\">", id);
+	svgplot_printf(p, "<linearGradient id=\"%s\">", id);
 	for (int i = 0; i < NSTOPS; i++)
-		sv_printf(p, "<stop offset=\"%d%%\" stop-color=\"#%06x\"/>", i * 100 / (NSTOPS - 1),
-			  ramps[diverging ? 1 : 0][i]);
-	sv_printf(p, "</linearGradient>\n");
+		svgplot_printf(p, "<stop offset=\"%d%%\" stop-color=\"#%06x\"/>", i * 100 / (NSTOPS - 1),
+			       ramps[diverging ? 1 : 0][i]);
+	svgplot_printf(p, "</linearGradient>\n");
 }
 
 struct mapbox {                  /* where a map goes, and its scale */
@@ -61,7 +61,7 @@ static void cells(struct svgplot *p, const struct svgplot_map *m, const struct m
 {
 	char color[8];
 
-	sv_printf(p, "<g class=\"cells\" shape-rendering=\"crispEdges\">\n");
+	svgplot_printf(p, "<g class=\"cells\" shape-rendering=\"crispEdges\">\n");
 	for (size_t r = 0; r < m->rows; r++)
 		for (size_t c = 0; c < m->cols; c++) {
 			double v = m->v[r * m->cols + c];
@@ -70,14 +70,14 @@ static void cells(struct svgplot *p, const struct svgplot_map *m, const struct m
 				ramp_color(m->diverging, svgplot_scale(v, b->lo, b->hi, 0, 1), color);
 			else
 				snprintf(color, sizeof(color), "#bbbbbb");
-			sv_printf(p, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
-				  b->x + (double)c * b->cell, b->y + (double)r * b->cell, b->cell + 0.02,
-				  b->cell + 0.02, color);
+			svgplot_printf(p, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
+				       b->x + (double)c * b->cell, b->y + (double)r * b->cell, b->cell + 0.02,
+				       b->cell + 0.02, color);
 		}
-	sv_printf(p, "</g>\n");
+	svgplot_printf(p, "</g>\n");
 	for (size_t i = 0; m->marks && i < m->rows * m->cols; i++)
 		if (m->marks[i])
-			sv_printf(p, "<rect class=\"cell-mark\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+			svgplot_printf(p, "<rect class=\"cell-mark\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 				     "height=\"%.2f\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1\"/>\n",
 				  b->x + (double)(i % m->cols) * b->cell - 1.5, b->y + (double)(i / m->cols) * b->cell - 1.5,
 				  b->cell + 3, b->cell + 3);
@@ -87,9 +87,9 @@ static void cells(struct svgplot *p, const struct svgplot_map *m, const struct m
 static void edge_label(struct svgplot *p, double x, double y, const char *attrs, const char *label,
 		       unsigned long long i)
 {
-	sv_printf(p, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" %s>", x, y, attrs);
-	sv_text(p, label, 20);
-	sv_printf(p, " %llu</text>\n", i);
+	svgplot_printf(p, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" %s>", x, y, attrs);
+	svgplot_text(p, label, 20);
+	svgplot_printf(p, " %llu</text>\n", i);
 }
 
 static void one_map(struct svgplot *p, const struct svgplot_maps *ms, const struct svgplot_map *m,
@@ -98,14 +98,14 @@ static void one_map(struct svgplot *p, const struct svgplot_maps *ms, const stru
 	char lo[40], hi[40];
 	double bar = b->y + b->h + 18;
 
-	sv_printf(p, "<g class=\"heatmap\" data-rows=\"%zu\" data-cols=\"%zu\" data-diverging=\"%d\"",
-		  m->rows, m->cols, m->diverging);
+	svgplot_printf(p, "<g class=\"heatmap\" data-rows=\"%zu\" data-cols=\"%zu\" data-diverging=\"%d\"",
+		       m->rows, m->cols, m->diverging);
 	if (b->have)
-		sv_printf(p, " data-lo=\"%.17g\" data-hi=\"%.17g\"", b->lo, b->hi);
-	sv_printf(p, ">\n");
-	sv_label(p, b->x, b->y - 8, "class=\"map-title\" font-weight=\"bold\"", m->title, 40);
+		svgplot_printf(p, " data-lo=\"%.17g\" data-hi=\"%.17g\"", b->lo, b->hi);
+	svgplot_printf(p, ">\n");
+	svgplot_label(p, b->x, b->y - 8, "class=\"map-title\" font-weight=\"bold\"", m->title, 40);
 	cells(p, m, b);
-	sv_printf(p, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+	svgplot_printf(p, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
 		     "stroke=\"#888888\"/>\n", b->x, b->y, b->w, b->h);
 	edge_label(p, b->x - 4, b->y + 9, "text-anchor=\"end\"", ms->rows_label, ms->row0);
 	if (ms->row1 != ms->row0)
@@ -113,17 +113,17 @@ static void one_map(struct svgplot *p, const struct svgplot_maps *ms, const stru
 	edge_label(p, b->x, b->y + b->h + 12, "", ms->cols_label, ms->col0);
 	if (ms->col1 != ms->col0)
 		edge_label(p, b->x + b->w, b->y + b->h + 12, "text-anchor=\"end\"", ms->cols_label, ms->col1);
-	sv_printf(p, "<rect class=\"colorbar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"9\" "
+	svgplot_printf(p, "<rect class=\"colorbar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"9\" "
 		     "fill=\"url(#sv-%s-%d)\" stroke=\"#888888\" stroke-width=\"0.5\"/>\n",
 		  b->x, bar, b->w, m->diverging ? "div" : "seq", id);
 	if (b->have) {
 		svgplot_label_pair(b->lo, b->hi, lo, hi, sizeof(lo));
-		sv_label(p, b->x, bar + 21, "class=\"lo\" font-size=\"10\"", lo, 0);
-		sv_label(p, b->x + b->w, bar + 21, "class=\"hi\" font-size=\"10\" text-anchor=\"end\"", hi, 0);
+		svgplot_label(p, b->x, bar + 21, "class=\"lo\" font-size=\"10\"", lo, 0);
+		svgplot_label(p, b->x + b->w, bar + 21, "class=\"hi\" font-size=\"10\" text-anchor=\"end\"", hi, 0);
 		if (m->diverging)
-			sv_label(p, b->x + b->w / 2, bar + 21, "font-size=\"10\" text-anchor=\"middle\"", "0", 0);
+			svgplot_label(p, b->x + b->w / 2, bar + 21, "font-size=\"10\" text-anchor=\"middle\"", "0", 0);
 	}
-	sv_printf(p, "</g>\n");
+	svgplot_printf(p, "</g>\n");
 }
 
 /* Each map's place and scale: the sequential ones share theirs. */
@@ -176,22 +176,22 @@ int svgplot_heatmaps(struct svgplot *p, const struct svgplot_maps *ms)
 			return -EINVAL;
 	top = p->height;
 	hmax = layout(ms, b, top);
-	sv_place(p, MAPS_T + hmax + 64 + (ms->note ? 18 : 0));
-	sv_printf(p, "<g class=\"heatmaps\">\n<title>");
-	sv_text(p, ms->title, 0);
-	sv_printf(p, "</title>\n<defs>");
+	svgplot_place(p, MAPS_T + hmax + 64 + (ms->note ? 18 : 0));
+	svgplot_printf(p, "<g class=\"heatmaps\">\n<title>");
+	svgplot_text(p, ms->title, 0);
+	svgplot_printf(p, "</title>\n<defs>");
 	snprintf(text, sizeof(text), "sv-seq-%d", id);
 	gradient(p, text, 0);
 	snprintf(text, sizeof(text), "sv-div-%d", id);
 	gradient(p, text, 1);
-	sv_printf(p, "</defs>\n");
-	sv_label(p, 20, top + 20, "class=\"title\" font-size=\"14\" font-weight=\"bold\"", ms->title, SV_TITLE_MAX);
-	sv_label(p, 20, top + 38, "class=\"subtitle\" fill=\"#333333\"", ms->subtitle, 150);
+	svgplot_printf(p, "</defs>\n");
+	svgplot_label(p, 20, top + 20, "class=\"title\" font-size=\"14\" font-weight=\"bold\"", ms->title, SVGPLOT_TITLE_MAX);
+	svgplot_label(p, 20, top + 38, "class=\"subtitle\" fill=\"#333333\"", ms->subtitle, 150);
 	for (unsigned int i = 0; i < ms->nmaps; i++)
 		one_map(p, ms, &ms->maps[i], &b[i], id);
 	if (ms->note)
-		sv_label(p, 20, top + MAPS_T + hmax + 66, "class=\"note\" fill=\"#555555\"", ms->note, 150);
-	sv_printf(p, "</g>\n");
+		svgplot_label(p, 20, top + MAPS_T + hmax + 66, "class=\"note\" fill=\"#555555\"", ms->note, 150);
+	svgplot_printf(p, "</g>\n");
 	return p->err;
 }
 
