@@ -3,7 +3,7 @@
  * frame.h - what one frame shows, worked out from the model, a snapshot
  * and the view state, without any terminal: the filtered stream and tap
  * lists, the cursors resolved to rows, the rows shown (read back from a
- * recording browsed in place, tui/cache.c), the sparkline's values, the
+ * recording browsed in place, tui/model_read.c), the sparkline's values, the
  * detail pane (text and plot) and the layout.  screen.c only draws it.
  */
 #ifndef HCB_TUI_FRAME_H

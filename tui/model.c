@@ -198,23 +198,6 @@ const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i)
 
 /* ---- a recording, indexed ---- */
 
-int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx)
-{
-	int err = tui_model_init(m, 1, 1);
-
-	if (err)
-		return err;
-	m->indexed = 1;
-	m->fetch = ops;
-	m->fetch_ctx = ctx;
-	m->cache = tui_cache_new(0, 0);
-	if (!m->cache) {
-		tui_model_free(m);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t off)
 {
 	const struct hcb_packet *p = &rec->tap;

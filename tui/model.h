@@ -9,7 +9,8 @@
  * writer.  A recording is browsed in place instead (tui_model_init_indexed,
  * tui/source.h): every tap is indexed, 8 bytes each (where it starts in the
  * file, and its stream), none held; the taps a frame shows are read back
- * through the source and kept in a small cache (tui/cache.c).  The screen
+ * through the source and kept in a small cache (tui/model_read.c, over
+ * tui/cache.h).  The screen
  * reads a snapshot (tui_snapshot_take) so that pausing freezes what is shown
  * while records keep coming.  Nothing here locks: the caller does
  * (tui/sink.h).
@@ -124,7 +125,8 @@ struct tui_model {
 	size_t index_cap;
 	const struct tui_fetch_ops *fetch;
 	void *fetch_ctx;
-	struct tui_cache *cache;
+	struct tui_cache *cache;  /* what was read back (tui/model_read.c) */
+	uint64_t reads;         /* taps read back so far (a test's count of the work) */
 	struct tui_tap got;     /* tui_model_get's answer */
 	int indexing;           /* the index is still growing */
 	uint64_t index_pos, index_size;   /* bytes indexed, of */
@@ -151,13 +153,16 @@ const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i);
 
 /* A recording browsed in place, its taps read back through ops.  -ENOMEM. */
 int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx);
+/* Its cache of what was read back, anew within entries rows and bytes of
+ * payloads (0: the defaults, tui/cache.h).  -ENOMEM. */
+int tui_model_cache_bounds(struct tui_model *m, size_t entries, uint64_t bytes);
 /* One tap of it, rec without payload (hcb_reader_skim), starting at off:
  * counted in its stream as tui_model_add counts, nothing held.  -ENOMEM;
  * -E2BIG for a stream or offset the index cannot name. */
 int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t off);
 /* Tap i's device and consumer, held or indexed: 0, or -ENOENT. */
 int tui_model_tap_where(const struct tui_model *m, uint64_t i, uint32_t *device, unsigned int *cons);
-/* Tap i whole: held, or read back through the cache; NULL if it is neither
+/* Tap i whole: held, or read back through the cache (tui/model_read.c); NULL if it is neither
  * (m->fetch_error says why when it could not be read back).  Valid until
  * the model's next call. */
 const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i);

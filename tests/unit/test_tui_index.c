@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_tui_index.c - a recording browsed in place (tui/model.h indexed,
- * tui/cache.c, tui/frame.c), over a fake source whose taps are read back by
+ * tui/model_read.c, tui/frame.c) and the cache it reads through on its own
+ * (tui/cache.h), over a fake source whose taps are read back by
  * offset: taps counted per stream as they are indexed, 8 bytes each; rows
  * read back only for what a frame shows, then from the cache; the cache's
  * entries and payload bytes bounded; G, search and a filter that grows
@@ -268,6 +269,45 @@ static void test_unreadable_taps(void **state)
 	fake_free(&fk);
 }
 
+/* The cache alone: items by key in sets of four, the least recently used
+ * going; bytes within their bound, the least recently used going first. */
+static void test_cache_alone(void **state)
+{
+	struct tui_cache *c = tui_cache_new(4, 10, sizeof(uint64_t));
+	uint64_t *it[5];
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t k = 0; k < 4; k++) {
+		it[k] = tui_cache_put(c, k);
+		assert_int_equal(*it[k], 0);
+		*it[k] = 100 + k;
+	}
+	assert_ptr_equal(tui_cache_put(c, 2), it[2]);          /* its own, as it is */
+	assert_int_equal(*(uint64_t *)tui_cache_find(c, 2), 102);
+	assert_non_null(tui_cache_find(c, 0));                 /* 1 is the least recently used */
+	it[4] = tui_cache_put(c, 9);
+	assert_null(tui_cache_find(c, 1));
+	assert_int_equal(*it[4], 0);
+	/* bytes: 6 + 4 fit, 3 more push out the oldest; 11 never fit */
+	assert_non_null(tui_cache_keep(c, tui_cache_find(c, 0), "abcdef", 6));
+	assert_non_null(tui_cache_keep(c, tui_cache_find(c, 2), "ghij", 4));
+	assert_memory_equal(tui_cache_keep(c, tui_cache_find(c, 3), "klm", 3), "klm", 3);
+	assert_null(tui_cache_bytes(c, tui_cache_find(c, 0)));
+	assert_memory_equal(tui_cache_bytes(c, tui_cache_find(c, 2)), "ghij", 4);
+	assert_null(tui_cache_keep(c, tui_cache_find(c, 9), "0123456789a", 11));
+	/* a note, gone with its item */
+	assert_int_equal(tui_cache_set_note(c, tui_cache_find(c, 9), "why"), 0);
+	assert_string_equal(tui_cache_note(c, tui_cache_find(c, 9)), "why");
+	assert_null(tui_cache_note(c, tui_cache_find(c, 2)));
+	tui_cache_find(c, 0);
+	tui_cache_find(c, 2);
+	tui_cache_find(c, 3);
+	assert_int_equal(*(uint64_t *)tui_cache_put(c, 13), 0);
+	assert_null(tui_cache_find(c, 9));
+	tui_cache_free(c);
+}
+
 static void test_cache_bounds(void **state)
 {
 	struct tui_model m;
@@ -277,26 +317,25 @@ static void test_cache_bounds(void **state)
 	(void)state;
 	fake_init(&fk);
 	assert_int_equal(tui_model_init_indexed(&m, &fake_ops, &fk), 0);
-	tui_cache_free(m.cache);
 	/* 16 rows, payloads of 2 field taps (32 bytes each) */
-	m.cache = tui_cache_new(16, 64);
+	assert_int_equal(tui_model_cache_bounds(&m, 16, 64), 0);
 	index_taps(&m, &fk, 0, 200);
 	for (int k = 0; k < 200; k++)
 		assert_int_equal(tui_model_row(&m, (uint64_t)k, &r), 0);
-	assert_int_equal(tui_cache_reads(m.cache), 200);
+	assert_int_equal(m.reads, 200);
 	/* the last ones are at hand, the first ones went */
 	assert_int_equal(tui_model_row_cached(&m, 199, &r), 0);
 	assert_int_equal(tui_model_row_cached(&m, 0, &r), -ENOENT);
 	/* payloads: the three latest asked for, two kept */
 	assert_non_null(tui_model_get(&m, 1));
 	assert_non_null(tui_model_get(&m, 3));
-	assert_int_equal(tui_cache_reads(m.cache), 202);
+	assert_int_equal(m.reads, 202);
 	assert_true(tui_model_get(&m, 5)->payload[0] == 0 && ((const float *)tui_model_get(&m, 5)->payload)[0] == 5);
-	assert_int_equal(tui_cache_reads(m.cache), 203);
+	assert_int_equal(m.reads, 203);
 	assert_non_null(tui_model_get(&m, 3));
-	assert_int_equal(tui_cache_reads(m.cache), 203);
+	assert_int_equal(m.reads, 203);
 	assert_non_null(tui_model_get(&m, 1));
-	assert_int_equal(tui_cache_reads(m.cache), 204);
+	assert_int_equal(m.reads, 204);
 	tui_model_free(&m);
 	fake_free(&fk);
 }
@@ -456,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_index_counts_and_reads_what_is_shown),
 		cmocka_unit_test(test_filter_grows_with_the_index),
 		cmocka_unit_test(test_unreadable_taps),
+		cmocka_unit_test(test_cache_alone),
 		cmocka_unit_test(test_cache_bounds),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_detail_pane_modes),

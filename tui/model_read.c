@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_read.c - a recording browsed in place (model.h): its taps read back
+ * through the source's fetch operations, what their rows show and the
+ * payloads the detail pane shows kept in a bounded cache (cache.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cache.h"
+#include "detail.h"
+#include "model.h"
+#include "stats.h"
+
+/* What the cache keeps of a tap read back (its payload beside it). */
+struct cached_tap {
+	struct tui_row row;
+	uint64_t copy_start_ns, copy_end_ns;   /* the detail pane's, not the row's */
+};
+
+int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx)
+{
+	int err = tui_model_init(m, 1, 1);
+
+	if (err)
+		return err;
+	m->indexed = 1;
+	m->fetch = ops;
+	m->fetch_ctx = ctx;
+	m->cache = tui_cache_new(0, 0, sizeof(struct cached_tap));
+	if (!m->cache) {
+		tui_model_free(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int tui_model_cache_bounds(struct tui_model *m, size_t entries, uint64_t bytes)
+{
+	struct tui_cache *c = tui_cache_new(entries, bytes, sizeof(struct cached_tap));
+
+	if (!c)
+		return -ENOMEM;
+	tui_cache_free(m->cache);
+	m->cache = c;
+	return 0;
+}
+
+/* What a row shows of a tap of consumer c whose payload is p (with its
+ * statistics when stats: a held tap has its mean already). */
+static void fill_row(struct tui_row *row, const struct hcb_consumer *c, const unsigned char *p,
+		     int stats)
+{
+	struct hcb_buf b = HCB_BUF_INIT;
+	struct tui_stats st;
+
+	if (stats) {
+		tui_tap_stats(c, p, &st);
+		row->stat[TUI_STAT_MEAN] = st.mean;
+		row->stat[TUI_STAT_MIN] = st.min;
+		row->stat[TUI_STAT_MAX] = st.max;
+	}
+	if (tui_tap_summary(&b, c, p))
+		snprintf(row->value, sizeof(row->value), "?");
+	else
+		snprintf(row->value, sizeof(row->value), "%s", hcb_buf_str(&b));
+	hcb_buf_free(&b);
+}
+
+/* Read tap i back into its cached item (payload kept if keep); the payload
+ * read in *p.  A tap that cannot be read is an item too, bad. */
+static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, const unsigned char **p)
+{
+	const struct tui_stream *s = &m->streams[m->index[i] & TUI_INDEX_STREAMS];
+	const struct hcb_consumer *c = m->cons[s->cons].c;
+	uint64_t off = m->index[i] >> 16;
+	const unsigned char *kept = NULL;
+	struct hcb_record rec;
+	struct cached_tap *e;
+	char err[200] = "";
+	int n;
+
+	m->reads++;
+	n = m->fetch->read(m->fetch_ctx, off, &rec, err, sizeof(err));
+	if (!n && (rec.kind != HCB_REC_TAP || rec.tap.device != s->device || !rec.tap.consumer ||
+		   rec.tap.consumer->id != c->id || rec.tap.consumer->total_bytes != c->total_bytes)) {
+		n = -EBADMSG;
+		snprintf(err, sizeof(err), "the record at offset %llu is not the tap indexed there "
+			 "(was the file changed?)", (unsigned long long)off);
+	}
+	e = tui_cache_put(m->cache, i);
+	e->row = (struct tui_row){ .index = i, .device = s->device, .cons = s->cons,
+				   .stat = { NAN, NAN, NAN } };
+	*p = NULL;
+	if (n) {
+		e->row.bad = 1;
+		snprintf(e->row.value, sizeof(e->row.value), "(cannot be read: Enter for why)");
+		snprintf(m->fetch_error, sizeof(m->fetch_error), "%s", err);
+		tui_cache_set_note(m->cache, e, err);
+		return e;
+	}
+	e->row.seq = rec.tap.seq;
+	e->row.ts_ns = rec.tap.ts_ns;
+	e->copy_start_ns = rec.tap.copy_start_ns;
+	e->copy_end_ns = rec.tap.copy_end_ns;
+	fill_row(&e->row, c, rec.tap.payload, 1);
+	if (keep)
+		kept = tui_cache_keep(m->cache, e, rec.tap.payload, c->total_bytes);
+	*p = kept ? kept : rec.tap.payload;
+	return e;
+}
+
+const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
+{
+	const unsigned char *p = NULL;
+	struct cached_tap *e;
+
+	if (!m->indexed)
+		return tui_model_tap(m, i);
+	if (i >= m->received)
+		return NULL;
+	e = tui_cache_find(m->cache, i);
+	if (e && e->row.bad) {
+		const char *why = tui_cache_note(m->cache, e);
+
+		snprintf(m->fetch_error, sizeof(m->fetch_error), "%s", why ? why : "");
+		return NULL;
+	}
+	if (e)
+		p = tui_cache_bytes(m->cache, e);
+	if (!p && (!(e = read_back(m, i, 1, &p)) || e->row.bad))
+		return NULL;
+	m->got = (struct tui_tap){
+		.index = i, .seq = e->row.seq, .ts_ns = e->row.ts_ns, .device = e->row.device,
+		.cons = e->row.cons, .stream = (unsigned int)(m->index[i] & TUI_INDEX_STREAMS),
+		.value = e->row.stat[TUI_STAT_MEAN], .payload = (unsigned char *)p,
+		.len = m->cons[e->row.cons].c->total_bytes,
+		.copy_start_ns = e->copy_start_ns, .copy_end_ns = e->copy_end_ns };
+	return &m->got;
+}
+
+int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row)
+{
+	const struct tui_tap *t;
+	const unsigned char *p;
+	struct cached_tap *e;
+
+	if (m->indexed) {
+		if (i >= m->received)
+			return -ENOENT;
+		e = tui_cache_find(m->cache, i);
+		if (!e)
+			e = read_back(m, i, 0, &p);
+		*row = e->row;
+		return 0;
+	}
+	t = tui_model_tap(m, i);
+	if (!t)
+		return -ENOENT;
+	*row = (struct tui_row){ .index = i, .seq = t->seq, .ts_ns = t->ts_ns, .device = t->device,
+				 .cons = t->cons, .stat = { t->value, NAN, NAN } };
+	fill_row(row, m->cons[t->cons].c, t->payload, 0);
+	return 0;
+}
+
+int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row)
+{
+	struct cached_tap *e;
+
+	if (!m->indexed)
+		return tui_model_row(m, i, row);
+	e = i < m->received ? tui_cache_find(m->cache, i) : NULL;
+	if (!e)
+		return -ENOENT;
+	*row = e->row;
+	return 0;
+}
