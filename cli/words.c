@@ -86,6 +86,27 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 	}
 }
 
+int cli_load_err(int err, uint64_t ring_bytes)
+{
+	if (err == -EPERM || err == -EACCES) {
+		cli_err("not enough privilege to load BPF programs: " CLI_PRIVILEGE_HINT);
+		return EXIT_SYSTEM;
+	}
+	if (err == -ENOSYS || err == -EOPNOTSUPP) {
+		cli_err("this kernel cannot run BPF programs (bpf(): %s): hcbtrace needs "
+			"a kernel with CONFIG_BPF_SYSCALL and uprobes", strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	if (err == -ENOMEM || err == -E2BIG) {
+		cli_err("cannot create a %llu MiB ring buffer (%s): try a smaller --buffer-size",
+			(unsigned long long)(ring_bytes >> 20), strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	cli_err("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for libbpf's log)",
+		strerror(-err));
+	return EXIT_SYSTEM;
+}
+
 int cli_target_refused(const struct hcb_target_info *ti, const char *why)
 {
 	const struct cli_provider_words *w = cli_provider_words(ti->provider ? ti->provider->name : NULL);

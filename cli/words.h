@@ -7,6 +7,7 @@
 #ifndef HCB_CLI_WORDS_H
 #define HCB_CLI_WORDS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "provider.h"
@@ -39,6 +40,12 @@ const struct cli_provider_words *cli_provider_words(const char *name);
  * machine's (privilege, kernel).
  */
 int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti);
+/*
+ * Say why the BPF side did not load (err from hcb_capture_new(), for a
+ * ring of ring_bytes) and return the exit code: EXIT_SYSTEM.  Also what
+ * bench/capture_bench says, which links this file for it.
+ */
+int cli_load_err(int err, uint64_t ring_bytes);
 /* Say that the provider reading ti refused on its first call (its layout
  * check failed: why); returns EXIT_TARGET. */
 int cli_target_refused(const struct hcb_target_info *ti, const char *why);
