@@ -202,20 +202,12 @@ static void exec_again(void)
 	exit(1);
 }
 
-static void *device_main(void *arg)
+/* Device dev's regression problem: samples x, targets y of hidden weights. */
+static void make_problem(unsigned int dev, float x[NSAMPLES][NFEAT], float y[NSAMPLES])
 {
-	unsigned int dev = (unsigned int)(uintptr_t)arg;
 	uint64_t rng = 0x9e3779b97f4a7c15ull ^ (dev + 1) * 0x100000001b3ull;
-	float x[NSAMPLES][NFEAT], y[NSAMPLES], w[NFEAT] = { 0 }, b = 0, truew[NFEAT];
-	float *field = calloc(opt.field_size, sizeof(float));
-	float *next = calloc(opt.field_size, sizeof(float));
-	const float lr = opt.learning_rate;
+	float truew[NFEAT];
 
-	if (!field || !next) {
-		fprintf(stderr, "hcb-example: out of memory for a field of %llu elements\n",
-			(unsigned long long)opt.field_size);
-		exit(1);
-	}
 	for (int j = 0; j < NFEAT; j++)
 		truew[j] = rng_unit(&rng) * 2;
 	for (int i = 0; i < NSAMPLES; i++) {
@@ -225,6 +217,59 @@ static void *device_main(void *arg)
 			y[i] += truew[j] * x[i][j];
 		}
 	}
+}
+
+/* One gradient descent step on w, b; the loss before it, the gradient's norm. */
+static void descend(float x[NSAMPLES][NFEAT], const float y[NSAMPLES], float w[NFEAT], float *b,
+		    float *loss, double *gnorm)
+{
+	const float lr = opt.learning_rate;
+	float gw[NFEAT] = { 0 }, gb = 0;
+
+	*loss = 0;
+	*gnorm = 0;
+	for (int i = 0; i < NSAMPLES; i++) {
+		float err = *b - y[i];
+
+		for (int j = 0; j < NFEAT; j++)
+			err += w[j] * x[i][j];
+		*loss += err * err / NSAMPLES;
+		gb += 2 * err / NSAMPLES;
+		for (int j = 0; j < NFEAT; j++)
+			gw[j] += 2 * err * x[i][j] / NSAMPLES;
+	}
+	*b -= lr * gb;
+	*gnorm += (double)gb * gb;
+	for (int j = 0; j < NFEAT; j++) {
+		w[j] -= lr * gw[j];
+		*gnorm += (double)gw[j] * gw[j];
+	}
+	*gnorm = sqrt(*gnorm);
+}
+
+/* One step of heat diffusing along the rod: field into next. */
+static void diffuse(const float *field, float *next)
+{
+	for (uint64_t i = 0; i < opt.field_size; i++) {
+		float l = field[i ? i - 1 : i], r = field[i + 1 < opt.field_size ? i + 1 : i];
+
+		next[i] = field[i] + 0.25f * (l - 2 * field[i] + r);
+	}
+}
+
+static void *device_main(void *arg)
+{
+	unsigned int dev = (unsigned int)(uintptr_t)arg;
+	float x[NSAMPLES][NFEAT], y[NSAMPLES], w[NFEAT] = { 0 }, b = 0;
+	float *field = calloc(opt.field_size, sizeof(float));
+	float *next = calloc(opt.field_size, sizeof(float));
+
+	if (!field || !next) {
+		fprintf(stderr, "hcb-example: out of memory for a field of %llu elements\n",
+			(unsigned long long)opt.field_size);
+		exit(1);
+	}
+	make_problem(dev, x, y);
 	/* a hot spot per device in a cold rod */
 	for (uint64_t i = 0; i < opt.field_size; i++)
 		field[i] = (i % 1024 == dev) ? 100.0f : 0.0f;
@@ -234,35 +279,17 @@ static void *device_main(void *arg)
 	unsigned long traced_steps = 0;
 
 	for (unsigned long step = 0; !stopping && (opt.steps == 0 || step < opt.steps); step++) {
-		float gw[NFEAT] = { 0 }, gb = 0, loss = 0, xx, x2;
-		double gnorm = 0;
+		float loss, xx, x2, *t;
+		double gnorm;
 		int32_t istep = (int32_t)step;
 		bool converged;
 
-		for (int i = 0; i < NSAMPLES; i++) {
-			float err = b - y[i];
-
-			for (int j = 0; j < NFEAT; j++)
-				err += w[j] * x[i][j];
-			loss += err * err / NSAMPLES;
-			gb += 2 * err / NSAMPLES;
-			for (int j = 0; j < NFEAT; j++)
-				gw[j] += 2 * err * x[i][j] / NSAMPLES;
-		}
-		b -= lr * gb;
-		gnorm += (double)gb * gb;
-		for (int j = 0; j < NFEAT; j++) {
-			w[j] -= lr * gw[j];
-			gnorm += (double)gw[j] * gw[j];
-		}
-		gnorm = sqrt(gnorm);
+		descend(x, y, w, &b, &loss, &gnorm);
 		converged = gnorm < 1e-3;
-		for (uint64_t i = 0; i < opt.field_size; i++) {
-			float l = field[i ? i - 1 : i], r = field[i + 1 < opt.field_size ? i + 1 : i];
-
-			next[i] = field[i] + 0.25f * (l - 2 * field[i] + r);
-		}
-		{ float *t = field; field = next; next = t; }
+		diffuse(field, next);
+		t = field;
+		field = next;
+		next = t;
 		xx = (float)(step % 7) + 1.0f + (float)dev * 0.5f;
 		x2 = xx * xx;
 
@@ -322,7 +349,75 @@ static int parse_ulong(const char *s, const char *what, unsigned long max, unsig
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* --learning-rate X: 0, or 2 (said) */
+static int parse_rate(const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	opt.learning_rate = strtof(arg, &end);
+	if (errno || end == arg || *end || !(opt.learning_rate > 0) || opt.learning_rate > 1) {
+		fprintf(stderr, "hcb-example: invalid learning rate '%s' (0..1)\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* One option: 0 to go on, else 1 + the exit code (2 a usage error, said;
+ * 0 after --help). */
+static int parse_opt(int c, const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'n':
+		if (parse_ulong(arg, "device count", HCB_MAX_DEVICES, &v) || v == 0)
+			return 1 + 2;
+		opt.devices = (unsigned int)v;
+		return 0;
+	case 's':
+		if (parse_ulong(arg, "step count", ~0ul, &v))
+			return 1 + 2;
+		opt.steps = v;
+		return 0;
+	case 'i':
+		if (parse_ulong(arg, "interval", 3600000, &v))
+			return 1 + 2;
+		opt.interval_ms = (unsigned int)v;
+		return 0;
+	case 'F':
+		if (parse_ulong(arg, "field size", 1ul << 28, &v) || v == 0)
+			return 1 + 2;
+		opt.field_size = v;
+		return 0;
+	case 't':
+		opt.truth_path = arg;
+		return 0;
+	case 'L':
+		return parse_rate(arg) ? 1 + 2 : 0;
+	case 'R':
+		opt.report_issued = 1;
+		return 0;
+	case 'G':
+		opt.linger = 1;
+		return 0;
+	case 'K':
+	case 'E':
+		if (parse_ulong(arg, "step", ~0ul >> 1, &v))
+			return 1 + 2;
+		*(c == 'K' ? &opt.fork_at : &opt.exec_at) = (long)v;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1 + 0;
+	default:
+		usage(stderr);
+		return 1 + 2;
+	}
+}
+
+/* The options: -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "devices", required_argument, NULL, 'n' },
@@ -338,86 +433,23 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	pthread_t threads[HCB_MAX_DEVICES];
-	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long v;
-	int c, err;
+	int c, r;
 
-	while ((c = getopt_long(argc, argv, "n:s:i:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_ulong(optarg, "device count", HCB_MAX_DEVICES, &v) || v == 0)
-				return 2;
-			opt.devices = (unsigned int)v;
-			break;
-		case 's':
-			if (parse_ulong(optarg, "step count", ~0ul, &v))
-				return 2;
-			opt.steps = v;
-			break;
-		case 'i':
-			if (parse_ulong(optarg, "interval", 3600000, &v))
-				return 2;
-			opt.interval_ms = (unsigned int)v;
-			break;
-		case 'F':
-			if (parse_ulong(optarg, "field size", 1ul << 28, &v) || v == 0)
-				return 2;
-			opt.field_size = v;
-			break;
-		case 't':
-			opt.truth_path = optarg;
-			break;
-		case 'L': {
-			char *end;
-
-			errno = 0;
-			opt.learning_rate = strtof(optarg, &end);
-			if (errno || end == optarg || *end || !(opt.learning_rate > 0) || opt.learning_rate > 1) {
-				fprintf(stderr, "hcb-example: invalid learning rate '%s' (0..1)\n", optarg);
-				return 2;
-			}
-			break;
-		}
-		case 'R':
-			opt.report_issued = 1;
-			break;
-		case 'G':
-			opt.linger = 1;
-			break;
-		case 'K':
-		case 'E':
-			if (parse_ulong(optarg, "step", ~0ul >> 1, &v))
-				return 2;
-			*(c == 'K' ? &opt.fork_at : &opt.exec_at) = (long)v;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "n:s:i:t:h", longopts, NULL)) != -1)
+		if ((r = parse_opt(c, optarg)))
+			return r - 1;
 	if (optind < argc) {
 		fprintf(stderr, "hcb-example: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (opt.truth_path) {
-		truth = fopen(opt.truth_path, "we");
-		if (!truth) {
-			fprintf(stderr, "hcb-example: cannot create '%s': %s\n", opt.truth_path,
-				strerror(errno));
-			return 1;
-		}
-	}
-	err = register_all();
-	if (err) {
-		fprintf(stderr, "hcb-example: registering taps: %s\n", strerror(-err));
-		return 1;
-	}
+	return -1;
+}
+
+/* The device threads, each to its last step; --linger after them.  0 or 1. */
+static int run_devices(void)
+{
+	pthread_t threads[HCB_MAX_DEVICES];
+
 	for (unsigned int d = 0; d < opt.devices; d++)
 		hcbtap_declare_device(d);
 	for (unsigned int d = 0; d < opt.devices; d++)
@@ -433,6 +465,34 @@ int main(int argc, char **argv)
 		while (!stopping)
 			usleep(50000);
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err;
+
+	err = parse_args(argc, argv);
+	if (err >= 0)
+		return err;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (opt.truth_path) {
+		truth = fopen(opt.truth_path, "we");
+		if (!truth) {
+			fprintf(stderr, "hcb-example: cannot create '%s': %s\n", opt.truth_path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	err = register_all();
+	if (err) {
+		fprintf(stderr, "hcb-example: registering taps: %s\n", strerror(-err));
+		return 1;
+	}
+	if (run_devices())
+		return 1;
 	if (truth && fclose(truth)) {
 		fprintf(stderr, "hcb-example: writing %s: %s\n", opt.truth_path, strerror(errno));
 		return 1;
