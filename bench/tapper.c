@@ -438,9 +438,65 @@ static double parse_double(const char *name, const char *s)
 	return v;
 }
 
+enum { OPT_DETACHED_COST = 256, OPT_ITERATIONS, OPT_GO_FD };
+
+/* One option: 0 to go on, else 1 + the exit code (2 a usage error, said;
+ * 0 after --help). */
+static int parse_opt(int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'b':
+		opt.bytes = parse_size("byte count", arg);
+		return 0;
+	case 't':
+		v = parse_size("thread count", arg);
+		if (v < 1 || v > MAX_THREADS) {
+			fprintf(stderr, "tapper: invalid thread count '%s': expected 1 to %d\n",
+				arg, MAX_THREADS);
+			return 1 + 2;
+		}
+		opt.threads = (unsigned int)v;
+		return 0;
+	case 's':
+		opt.seconds = parse_double("duration", arg);
+		return 0;
+	case 'n':
+		opt.count = parse_size("count", arg);
+		opt.counted = 1;
+		return 0;
+	case 'r':
+		opt.rate = parse_double("rate", arg);
+		return 0;
+	case 'w':
+		opt.wait_attached = parse_double("wait", arg);
+		return 0;
+	case OPT_GO_FD:
+		v = parse_size("file descriptor", arg);
+		if (v > INT_MAX) {
+			fprintf(stderr, "tapper: invalid file descriptor '%s'\n", arg);
+			return 1 + 2;
+		}
+		opt.go_fd = (int)v;
+		return 0;
+	case OPT_DETACHED_COST:
+		opt.detached_cost = 1;
+		return 0;
+	case OPT_ITERATIONS:
+		opt.iterations = parse_size("iteration count", arg);
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1 + 0;
+	default:
+		usage(stderr);
+		return 1 + 2;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_DETACHED_COST = 256, OPT_ITERATIONS, OPT_GO_FD };
 	static const struct option longopts[] = {
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
@@ -456,58 +512,11 @@ int main(int argc, char **argv)
 	};
 	struct hcbtap_leaf leaf = { HCBTAP_UINT8, 1, { 0 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t v;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "b:t:s:n:r:w:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			opt.bytes = parse_size("byte count", optarg);
-			break;
-		case 't':
-			v = parse_size("thread count", optarg);
-			if (v < 1 || v > MAX_THREADS) {
-				fprintf(stderr, "tapper: invalid thread count '%s': expected 1 to %d\n",
-					optarg, MAX_THREADS);
-				return 2;
-			}
-			opt.threads = (unsigned int)v;
-			break;
-		case 's':
-			opt.seconds = parse_double("duration", optarg);
-			break;
-		case 'n':
-			opt.count = parse_size("count", optarg);
-			opt.counted = 1;
-			break;
-		case 'r':
-			opt.rate = parse_double("rate", optarg);
-			break;
-		case 'w':
-			opt.wait_attached = parse_double("wait", optarg);
-			break;
-		case OPT_GO_FD:
-			v = parse_size("file descriptor", optarg);
-			if (v > INT_MAX) {
-				fprintf(stderr, "tapper: invalid file descriptor '%s'\n", optarg);
-				return 2;
-			}
-			opt.go_fd = (int)v;
-			break;
-		case OPT_DETACHED_COST:
-			opt.detached_cost = 1;
-			break;
-		case OPT_ITERATIONS:
-			opt.iterations = parse_size("iteration count", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "b:t:s:n:r:w:h", longopts, NULL)) != -1)
+		if ((err = parse_opt(c, optarg)))
+			return err - 1;
 	if (optind < argc) {
 		fprintf(stderr, "tapper: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
