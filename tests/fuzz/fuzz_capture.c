@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: ring records through the whole user side of a live
+ * session, past where fuzz_records stops: the hcbtap decoder (as
+ * prov_hcbtap feeds it), the capture engine's consumer of its packets
+ * (src/capture.c), the accounting and the session files (capture_acct.c,
+ * acct.c, the real session.c in a private run directory), the hold of taps
+ * for device copy times (capture_hold.c) and a JSONL writer.  A device
+ * number past the tables crashed there once.
+ *
+ * What BPF and /proc would give is stubbed here from the input: the probe's
+ * per-device counters (handled, drops) and the target's issued counters.
+ * Input: 1 byte of flags (bit 0: copy times on, bit 1: -c 5), then records
+ * as fuzz_records takes them (a 2-byte length, then the record).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/hcbtap_events.h"
+#include "capture_impl.h"
+#include "recfile.h"
+#include "target.h"
+
+/* ---- the probes, the ring and the target, from the input ---- */
+
+struct hcb_probes {
+	hcb_probes_record_fn fn;
+	void *ctx;
+};
+
+static const uint8_t *in_data;
+static size_t in_size;
+static uint64_t counter[8];   /* handled and drops of devices 0..3, from the input */
+
+int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx)
+{
+	struct hcb_probes *p = calloc(1, sizeof(*p));
+
+	(void)ring_bytes;
+	if (!p)
+		return -ENOMEM;
+	p->fn = fn;
+	p->ctx = ctx;
+	*out = p;
+	return 0;
+}
+
+/* A few records a poll, so that holds and barriers see polls between them. */
+int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
+{
+	(void)timeout_ms;
+	for (int i = 0; i < 4 && in_size >= 2; i++) {
+		size_t n = (size_t)in_data[0] | (size_t)in_data[1] << 8;
+		int err;
+
+		in_data += 2;
+		in_size -= 2;
+		if (n > in_size)
+			n = in_size;
+		err = p->fn(p->ctx, in_data, n);
+		in_data += n;
+		in_size -= n;
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stats *out)
+{
+	(void)p;
+	/* the BPF side's array has HCB_MAX_DEVICES entries and no more */
+	if (dev >= HCB_MAX_DEVICES)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	if (dev < 4) {
+		out->handled = counter[dev];
+		out->drops = counter[4 + dev];
+	}
+	return 0;
+}
+
+int hcb_probes_drain(struct hcb_probes *p) { return hcb_probes_poll(p, 0); }
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs) { (void)p; (void)programs; return 0; }
+void hcb_probes_close(struct hcb_probes *p) { free(p); }
+void hcb_probes_delivered(struct hcb_probes *p) { (void)p; }
+void hcb_probes_detach(struct hcb_probes *p) { (void)p; }
+int hcb_probes_exec_seen(const struct hcb_probes *p) { (void)p; return 0; }
+int hcb_probes_exec_watch(const struct hcb_probes *p) { (void)p; return 0; }
+int hcb_probes_fd(struct hcb_probes *p) { (void)p; return -1; }
+uint64_t hcb_probes_ring_read(const struct hcb_probes *p) { (void)p; return 0; }
+uint64_t hcb_probes_ring_written(const struct hcb_probes *p) { (void)p; return 0; }
+uint64_t hcb_probes_ring_size(const struct hcb_probes *p) { (void)p; return 64u << 20; }
+void hcb_probes_set_max_lag(struct hcb_probes *p, uint64_t max_ns) { (void)p; (void)max_ns; }
+void hcb_probes_watch_exec(struct hcb_probes *p, pid_t pid) { (void)p; (void)pid; }
+
+int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	(void)pid;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -ESRCH;   /* the target is gone */
+}
+
+/* ---- a provider: the real hcbtap decoder, fed as prov_hcbtap feeds it ---- */
+
+struct fstate {
+	struct hcb_decoder *dec;
+	const struct hcb_decoder_ops *ops;
+	void *ctx;
+};
+
+static int f_find(pid_t pid, struct hcb_target_info *ti)
+{
+	(void)pid;
+	snprintf(ti->platform, sizeof(ti->platform), "cpu");
+	return 0;
+}
+
+static int f_open(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		  const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct fstate *st = calloc(1, sizeof(*st));
+
+	(void)probes;
+	if (!st || hcb_decoder_new(&st->dec, ops, ctx)) {
+		free(st);
+		return -ENOMEM;
+	}
+	st->ops = ops;
+	st->ctx = ctx;
+	ti->counters = 1;
+	*state = st;
+	return 0;
+}
+
+static int f_feed(void *state, const void *rec, size_t len)
+{
+	struct fstate *st = state;
+	struct hcb_ev_copy e;
+
+	/* the ring's records are 8-aligned, the fuzzer's are not: a copy */
+	if (len >= sizeof(e))
+		memcpy(&e, rec, sizeof(e));
+	if (len < sizeof(e) || e.type != HCB_EV_COPY)
+		return hcb_decoder_feed(st->dec, rec, len);
+	st->ops->copy_times(st->ctx, e.device, e.seq, e.start_ns, e.end_ns);
+	return 0;
+}
+
+static int f_tick(void *state, uint64_t now) { return hcb_decoder_tick(((struct fstate *)state)->dec, now); }
+static unsigned int f_pending(const void *state) { (void)state; return 0; }
+static int f_finish(void *state) { return hcb_decoder_finish(((struct fstate *)state)->dec); }
+static int f_timing(void *state, char *why, size_t size) { (void)state; (void)why; (void)size; return 1; }
+
+static int f_issued(const struct hcb_target_info *ti, uint64_t *out)
+{
+	(void)ti;
+	memset(out, 0, HCB_MAX_DEVICES * sizeof(*out));
+	memcpy(out, counter, 4 * sizeof(*out));
+	return 0;
+}
+
+static const struct hcb_stream_stats *f_stats(const void *state, uint32_t device)
+{
+	const struct hcb_decoder *dec = ((const struct fstate *)state)->dec;
+
+	return device == HCB_MAX_DEVICES ? hcb_decoder_stray(dec) : hcb_decoder_stats(dec, device);
+}
+
+static struct hcb_registry *f_registry(void *state) { return hcb_decoder_registry(((struct fstate *)state)->dec); }
+
+static void f_close(void *state)
+{
+	struct fstate *st = state;
+
+	hcb_decoder_free(st->dec);
+	free(st);
+}
+
+static const struct hcb_provider fuzz_prov = {
+	.name = "hcbtap", .flags = HCB_PROV_ISSUED | HCB_PROV_SEQ, .find = f_find, .open = f_open,
+	.feed = f_feed, .tick = f_tick, .pending = f_pending, .finish = f_finish,
+	.timing = f_timing, .issued = f_issued, .stats = f_stats, .registry = f_registry,
+	.close = f_close,
+};
+
+const struct hcb_provider *const hcb_providers[] = { &fuzz_prov, NULL };
+
+int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
+{
+	(void)only;
+	memset(ti, 0, sizeof(*ti));
+	ti->pid = pid;
+	ti->provider = &fuzz_prov;
+	return 0;
+}
+
+/* ---- the session ---- */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char dir[] = "/tmp/hcb-fuzz-capture-XXXXXX";
+
+	(void)argc;
+	(void)argv;
+	assert(mkdtemp(dir));
+	setenv("HCBTRACE_RUNDIR", dir, 1);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hcb_capture_opts o = { .ring_bytes = 1u << 20, .what = "fuzz" };
+	struct hcb_capture *c;
+	struct hcb_writer *w;
+	int fd, err;
+
+	if (size < 1 + sizeof(counter))
+		return 0;
+	o.device_timing = data[0] & 1;
+	o.max_taps = data[0] & 2 ? 5 : 0;
+	memcpy(counter, data + 1, sizeof(counter));
+	in_data = data + 1 + sizeof(counter);
+	in_size = size - 1 - sizeof(counter);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	assert(fd >= 0);
+	assert(hcb_writer_open_fd(&w, fd, HCB_FMT_JSONL) == 0);
+	assert(hcb_capture_new(&c, &o, hcb_writer_receiver(w)) == 0);
+	err = hcb_capture_attach(c, getpid());
+	if (!err) {
+		assert(hcb_capture_begin(c) == 0);
+		while (in_size >= 2 && !err)
+			err = hcb_capture_poll(c, 0);
+		assert(err == 0 || err == -ENOMEM);
+		err = hcb_capture_end(c);
+		assert(err == 0 || err == -ENOMEM);
+		for (uint32_t d = 0; d <= HCB_MAX_DEVICES; d++) {
+			struct hcb_capture_dev f;
+
+			hcb_capture_device(c, d, &f);
+		}
+	}
+	hcb_capture_free(c);
+	hcb_writer_close(w);
+	close(fd);
+	return 0;
+}
