@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "barrier.h"
 #include "buf.h"
 #include "cli.h"
 #include "clock.h"
 #include "idprint.h"
-#include "session.h"
 #include "provider.h"
 #include "words.h"
 
@@ -71,38 +71,7 @@ static uint64_t now_ns(void)
 	return hcb_clock_ns(CLOCK_MONOTONIC);
 }
 
-/* What a peer still owes on device d: issued packets it has neither
- * written nor recorded as lost. */
-static uint64_t missing(const volatile struct hcb_sess_shared *st, uint32_t d, uint64_t issued)
-{
-	uint64_t through = __atomic_load_n(&st->dev[d].through, __ATOMIC_ACQUIRE);
-	uint64_t base = st->dev[d].base;
-
-	if (through < base)
-		through = base;
-	return issued > through ? issued - through : 0;
-}
-
-enum peer_result { PEER_WAITING, PEER_DONE, PEER_FAILED };
-
-static enum peer_result peer_check(struct hcb_sess_peer *p, const uint64_t *issued)
-{
-	const volatile struct hcb_sess_shared *st = p->st;
-	enum hcb_sess_answer a = hcb_sess_answer(p);
-
-	if (a == HCB_SESS_ANSWERED)
-		return PEER_DONE;
-	if (a == HCB_SESS_GONE) {
-		/* it ended: enough if it got everything before it did */
-		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-			if (missing(st, d, issued[d]))
-				return PEER_FAILED;
-		return PEER_DONE;
-	}
-	return PEER_WAITING;
-}
-
-static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint64_t *issued,
+static void report(const struct hcb_sess_peer *p, enum hcb_barrier_peer r, const uint64_t *issued,
 		   const char *platform)
 {
 	const volatile struct hcb_sess_shared *st = p->st;
@@ -111,8 +80,8 @@ static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint
 
 	fprintf(stderr, "  session %d (%s, writing to %s): %s\n", (int)p->session_pid,
 		cli_vis((const char *)st->what), cli_vis((const char *)st->output),
-		r == PEER_DONE ? "done" : ended ? "ended before the barrier was reached" : "not done");
-	if (r == PEER_DONE)
+		r == HCB_BARRIER_DONE ? "done" : ended ? "ended before the barrier was reached" : "not done");
+	if (r == HCB_BARRIER_DONE)
 		return;
 	fprintf(stderr, "    %-10s %12s %12s %12s %12s\n", "device", "issued", "delivered", "dropped",
 		"missing");
@@ -124,7 +93,7 @@ static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint
 		/* counted from the session's attach: what was issued before
 		 * it was never its to deliver */
 		want = issued[d] - base;
-		miss = missing(st, d, issued[d]);
+		miss = hcb_barrier_missing(st, d, issued[d]);
 		lost = st->dev[d].dropped;
 		if (lost > want - miss)
 			lost = want - miss;
@@ -142,7 +111,6 @@ static void report(const struct hcb_sess_peer *p, enum peer_result r, const uint
 static int target_issued(int pid, struct hcb_target_info *ti, uint64_t *issued)
 {
 	const struct cli_provider_words *w;
-	uint64_t mask[HCB_MAX_DEVICES / 64];
 	int err = hcb_provider_find(pid, 0, ti);
 
 	if (err == -ENOENT) {
@@ -159,9 +127,7 @@ static int target_issued(int pid, struct hcb_target_info *ti, uint64_t *issued)
 			"hcbtrace can read");
 		return EXIT_TARGET;
 	}
-	err = ti->provider->describe(ti, mask, NULL);
-	if (!err)
-		err = ti->provider->issued(ti, issued);
+	err = hcb_provider_issued(ti, issued);
 	if (err == -EBADMSG || err == -ESRCH)
 		return cli_target_err(err, pid, ti);
 	if (err) {
@@ -172,39 +138,8 @@ static int target_issued(int pid, struct hcb_target_info *ti, uint64_t *issued)
 	return EXIT_OK;
 }
 
-/* One barrier over the sessions found: who answered, who failed. */
-struct barrier_round {
-	struct hcb_sess_peer *peers;
-	enum peer_result *result;
-	size_t n, pending, failed;
-};
-
-/* Ask every session, then wait for their answers until the deadline. */
-static void wait_answers(struct barrier_round *b, int pid, const uint64_t *issued, uint64_t deadline)
-{
-	/* a session ending now is seen below; one that cannot answer by the
-	 * deadline gives the barrier up then */
-	for (size_t i = 0; i < b->n; i++)
-		hcb_sess_request(pid, &b->peers[i], deadline ? deadline : UINT64_MAX);
-	for (b->pending = b->n; b->pending && !interrupted && (!deadline || now_ns() < deadline);) {
-		struct timespec nap = { 0, 200000 };
-
-		for (size_t i = 0; i < b->n; i++) {
-			if (b->result[i] != PEER_WAITING)
-				continue;
-			b->result[i] = peer_check(&b->peers[i], issued);
-			if (b->result[i] != PEER_WAITING)
-				b->pending--;
-			if (b->result[i] == PEER_FAILED)
-				b->failed++;
-		}
-		if (b->pending)
-			nanosleep(&nap, NULL);
-	}
-}
-
 /* The outcome in words; the exit code. */
-static int tell(const struct barrier_round *b, const struct barrier_args *a,
+static int tell(const struct hcb_barrier *b, const struct barrier_args *a,
 		const struct hcb_target_info *ti, const uint64_t *issued, uint64_t start)
 {
 	uint64_t total = 0;
@@ -256,7 +191,7 @@ static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)
 	struct barrier_args a = { .cmd = cmd, .timeout = 60 };
 	static uint64_t issued[HCB_MAX_DEVICES];
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct barrier_round b = { 0 };
+	struct hcb_barrier b;
 	struct hcb_target_info ti;
 	uint64_t start;
 	int code, err;
@@ -271,32 +206,31 @@ static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)
 	code = target_issued(a.pid, &ti, issued);
 	if (code)
 		return code;
-	err = hcb_sess_list(a.pid, &b.peers, &b.n);
+	err = hcb_barrier_open(&b, a.pid, issued);
 	if (err == -EPERM) {
 		cli_err("cannot look for sessions in %s: the run directory is not trusted (it must "
 			"be root's, or this user's, writable by no one else, and not a symlink); "
 			"remove it, or set HCBTRACE_RUNDIR to such a directory", hcb_sess_dir());
 		return EXIT_SYSTEM;
 	}
+	if (err == -ENOMEM) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
 	if (err) {
 		cli_err("cannot look for sessions in %s: %s", hcb_sess_dir(), strerror(-err));
 		return err == -EACCES || err == -EPERM ? EXIT_SYSTEM : EXIT_FAIL;
 	}
 	if (!b.n) {
+		hcb_barrier_free(&b);
 		cli_err("no hcbtrace session is attached to process %d (%s): nothing to wait for; "
 			"start one first, e.g. 'hcbtrace record -p %d -o taps.jsonl'", a.pid, ti.comm, a.pid);
 		return EXIT_USAGE;
 	}
-	b.result = calloc(b.n, sizeof(*b.result));
-	if (!b.result) {
-		hcb_sess_peers_free(b.peers, b.n);
-		cli_err("out of memory");
-		return EXIT_FAIL;
-	}
-	wait_answers(&b, a.pid, issued, a.timeout > 0 ? start + (uint64_t)(a.timeout * 1e9) : 0);
+	hcb_barrier_wait(&b, a.timeout > 0 ? start + (uint64_t)(a.timeout * 1e9) : UINT64_MAX,
+			 &interrupted);
 	code = tell(&b, &a, &ti, issued, start);
-	free(b.result);
-	hcb_sess_peers_free(b.peers, b.n);
+	hcb_barrier_free(&b);
 	return code;
 }
 

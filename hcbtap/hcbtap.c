@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "hcbtap.h"
+#include "barrier.h"
 #include "clock.h"
 #include "hcb_wire.h"
 #include "consumer.h"
-#include "session.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -385,34 +385,18 @@ EXPORT int64_t hcbtap_issued(unsigned int device)
  */
 EXPORT int hcbtap_barrier_wait(int timeout_ms)
 {
-	struct hcb_sess_peer *peers;
-	uint64_t start;
-	size_t n, pending;
+	struct hcb_barrier b;
 	int err, saved = errno;
 
 	if (!hcbtap_attached())
 		return 0;
-	err = hcb_sess_list(getpid(), &peers, &n);
+	/* no counts: a session that ended unanswered is not waited for */
+	err = hcb_barrier_open(&b, getpid(), NULL);
 	if (err)
 		return err;
-	start = hcb_clock_ns(CLOCK_MONOTONIC);
-	for (size_t i = 0; i < n; i++)
-		hcb_sess_request(getpid(), &peers[i], timeout_ms >= 0 ?
-				 start + (uint64_t)timeout_ms * 1000000u : UINT64_MAX);
-	for (;;) {
-		pending = 0;
-		for (size_t i = 0; i < n; i++)
-			if (hcb_sess_answer(&peers[i]) == HCB_SESS_WAITING)
-				pending++;
-		if (!pending)
-			break;
-		if (timeout_ms >= 0 && hcb_clock_ns(CLOCK_MONOTONIC) - start >= (uint64_t)timeout_ms * 1000000u) {
-			err = -ETIMEDOUT;
-			break;
-		}
-		nanosleep(&(struct timespec){ 0, 200000 }, NULL);
-	}
-	hcb_sess_peers_free(peers, n);
+	err = hcb_barrier_wait(&b, timeout_ms >= 0 ? hcb_clock_ns(CLOCK_MONOTONIC) +
+			       (uint64_t)timeout_ms * 1000000u : UINT64_MAX, NULL);
+	hcb_barrier_free(&b);
 	errno = saved;
 	return err;
 }

@@ -124,6 +124,14 @@ extern const struct hcb_provider *const hcb_providers[];
  * hcb_providers[i] be found (0: every one).
  */
 int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti);
+/*
+ * What the target of ti (found by hcb_provider_find) has issued per device
+ * now, into issued[HCB_MAX_DEVICES]: the counts a barrier waits for.
+ * -EOPNOTSUPP: its provider counts nothing (no HCB_PROV_ISSUED); else the
+ * provider's describe() or issued() -errno (-EBADMSG: a library of another
+ * version, -ESRCH: gone, -EFAULT: its memory unreadable).
+ */
+int hcb_provider_issued(struct hcb_target_info *ti, uint64_t *issued);
 /* Providers with all of flags, as a mask for hcb_provider_find's only. */
 unsigned int hcb_provider_mask(unsigned int flags);
 /* The index in hcb_providers[] of the provider called name, or -ENOENT. */

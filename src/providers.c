@@ -61,6 +61,18 @@ int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
 	return best;
 }
 
+int hcb_provider_issued(struct hcb_target_info *ti, uint64_t *issued)
+{
+	uint64_t mask[HCB_MAX_DEVICES / 64];
+	int err;
+
+	if (!ti->provider || !(ti->provider->flags & HCB_PROV_ISSUED))
+		return -EOPNOTSUPP;
+	/* its declaration first: the counters, checked, and the platform into ti */
+	err = ti->provider->describe(ti, mask, NULL);
+	return err ? err : ti->provider->issued(ti, issued);
+}
+
 unsigned int hcb_provider_mask(unsigned int flags)
 {
 	unsigned int mask = 0;
