@@ -49,14 +49,6 @@ int hcb_target_alive(pid_t pid)
 	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
 
-static int is_libhcbtap(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return strncmp(base, "libhcbtap.so", 12) == 0;
-}
-
 /* "\\012" is how the kernel shows a newline in a path of the maps file */
 static void unescape_path(char *p)
 {
@@ -169,11 +161,6 @@ int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *pat
 		err = -EIO;
 	fclose(f);
 	return err;
-}
-
-int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base)
-{
-	return hcb_target_find_mapping(pid, is_libhcbtap, path, size, base);
 }
 
 int hcb_target_version_py(const char *lib_path, char *version, size_t vsize)

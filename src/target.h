@@ -34,12 +34,6 @@ int hcb_maps_parse_line(const char *line, struct hcb_maps_line *m);
 int hcb_target_open_file(const char *path);
 
 /*
- * The path of the libhcbtap the process has mapped (through /proc/PID/root
- * when it is not visible from here) and its load base.  -ENOENT: none
- * mapped; -ESRCH: no such process; -EACCES: its maps are not readable.
- */
-int hcb_target_find_lib(pid_t pid, char *path, size_t size, uint64_t *base);
-/*
  * The first mapping (at file offset 0) of a file is_it() accepts: its path
  * and its load base.  The path is one that names the very file mapped (its
  * device and inode, a regular file): as the process names it, else through
