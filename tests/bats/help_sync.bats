@@ -239,3 +239,59 @@ EOF_ZSH
     run fish_complete 'hcbtrace run -- bash --'
     refute_output --partial -- '--quiet'
 }
+
+# The provider names: each provider's .name in src/prov_*.c (those in
+# src/providers.c's table) is the one source; cli/words.c's words, the
+# --provider help (cli/trace.h) and its error message (cli/trace.c), the
+# man page and the zsh and fish completions spell them literally, so they
+# are checked here to name exactly those.
+src_provider_names()
+{
+    local p
+    for p in $(grep -o '&hcb_prov_[a-z0-9_]*' "$HS_ROOT/src/providers.c" | sed 's/&hcb_prov_//'); do
+        sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' "$HS_ROOT/src/prov_$p.c"
+    done | hs_sort
+}
+
+@test "provider names: words, --provider help and error, man page, completions name exactly the providers" {
+    local want got
+    want=$(src_provider_names)
+    [[ $(wc -l <<<"$want") -ge 3 ]]
+    # cli/words.c: one entry per provider
+    got=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)", "[^"]*", ".*/\1/p' "$HS_ROOT/cli/words.c" | hs_sort)
+    assert_equal "$got" "$want"
+    # the --provider help of every live command
+    for cmd in attach run record view; do
+        got=$("$HCBTRACE" "$cmd" --help | sed -n 's/.*--provider NAME.*only: \(.*\) (repeatable.*/\1/p' |
+              sed 's/,\| or /\n/g' | tr -d ' ' | sed '/^$/d' | hs_sort)
+        assert_equal "$got" "$want"
+    done
+    # the error for an unknown one
+    run -2 "$HCBTRACE" attach --provider no-such-provider -p 1
+    got=$(sed -n 's/.*expected \(.*\)$/\1/p' <<<"${lines[0]}" | sed 's/,\| or /\n/g' | tr -d ' ' |
+          sed '/^$/d' | hs_sort)
+    assert_equal "$got" "$want"
+    # the man page: the names in bold after each "Trace only through this provider:"
+    local man n
+    man=$(awk '/^Trace only through this provider:/ { on = 1; block++; next }
+               on && /^\.B / { n = $2; gsub(/\\/, "", n); print block, n; next }
+               on && /^Repeatable/ { on = 0 }' "$HS_ROOT/man/hcbtrace.1")
+    n=$(awk '{ print $1 }' <<<"$man" | hs_sort | wc -l)
+    [[ $n -ge 4 ]]
+    for ((i = 1; i <= n; i++)); do
+        assert_equal "$(awk -v b="$i" '$1 == b { print $2 }' <<<"$man" | hs_sort)" "$want"
+    done
+    # zsh: every --provider spec's value list; fish: every -l provider's -a list
+    local -a lists
+    mapfile -t lists < <(sed -n "s/.*--provider=\[[^]]*\]:provider:(\([^)]*\)).*/\1/p" \
+                             "$HS_ROOT/completions/_hcbtrace")
+    [[ ${#lists[@]} -ge 4 && ${#lists[@]} -eq $(grep -c -- '--provider=' "$HS_ROOT/completions/_hcbtrace") ]]
+    for got in "${lists[@]}"; do
+        assert_equal "$(tr ' ' '\n' <<<"$got" | hs_sort)" "$want"
+    done
+    mapfile -t lists < <(sed -n "s/.*-l provider -x -a '\([^']*\)'.*/\1/p" "$HS_ROOT/completions/hcbtrace.fish")
+    [[ ${#lists[@]} -ge 1 && ${#lists[@]} -eq $(grep -c -- '-l provider ' "$HS_ROOT/completions/hcbtrace.fish") ]]
+    for got in "${lists[@]}"; do
+        assert_equal "$(tr ' ' '\n' <<<"$got" | hs_sort)" "$want"
+    done
+}
