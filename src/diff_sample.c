@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_sample.c - a leaf as numbers for diff_series.h: its figures (mean,
- * min, max, norm) and the close-up of the first array that differs, its
- * elements reduced to a bounded number of cells.
+ * diff_sample.c - the close-up of the first array that differs for
+ * diff_series.h, its elements reduced to a bounded number of cells (a
+ * leaf's own figures are leafstats.h's).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,87 +11,7 @@
 
 #include "diff_series_impl.h"
 #include "dtype.h"
-
-static const char *const stat_names[HCB_STATS] = { "mean", "min", "max", "norm" };
-
-const char *hcb_stat_name(enum hcb_stat s)
-{
-	return (unsigned int)s < HCB_STATS ? stat_names[s] : NULL;
-}
-
-int hcb_stat_from_name(const char *name)
-{
-	for (int i = 0; i < (int)HCB_STATS; i++)
-		if (!strcmp(stat_names[i], name))
-			return i;
-	return -EINVAL;
-}
-
-/* The element at p as a number (real part) and its squared magnitude;
- * 0 if it is NaN (either part of a complex one). */
-static int elem_number(unsigned int dtype, const unsigned char *p, double *v, double *sq)
-{
-	double re = hcb_elem_to_double(dtype, p), im = 0;
-
-	if (hcb_dtype_is_complex(dtype))
-		im = hcb_elem_to_double(dtype == HCB_DT_COMPLEX64 ? HCB_DT_FLOAT32 : HCB_DT_FLOAT64,
-					p + hcb_dtype_size(dtype) / 2);
-	if (isnan(re) || isnan(im))
-		return 0;
-	*v = re;
-	*sq = re * re + im * im;
-	return 1;
-}
-
-void hcb_leaf_figures(const struct hcb_leaf_shape *l, const unsigned char *data,
-		      struct hcb_leaf_figures *out)
-{
-	size_t size = hcb_dtype_size(l->dtype);
-	double sum = 0, c = 0, sq = 0;   /* Kahan: long arrays of small values */
-	uint64_t numbers = 0;
-
-	*out = (struct hcb_leaf_figures){ .n = l->nelems, .v = { NAN, NAN, NAN, NAN } };
-	if (!size || !data)
-		return;
-	for (uint64_t i = 0; i < l->nelems; i++) {
-		double v, s, y, t;
-
-		if (!elem_number(l->dtype, data + i * size, &v, &s)) {
-			out->nan++;
-			continue;
-		}
-		if (!numbers || v < out->v[HCB_STAT_MIN])
-			out->v[HCB_STAT_MIN] = v;
-		if (!numbers || v > out->v[HCB_STAT_MAX])
-			out->v[HCB_STAT_MAX] = v;
-		numbers++;
-		sq += s;
-		if (isinf(v) || isinf(sum)) {
-			sum += v;
-			continue;
-		}
-		y = v - c;
-		t = sum + y;
-		c = (t - sum) - y;
-		sum = t;
-	}
-	if (!numbers)
-		return;
-	out->v[HCB_STAT_MEAN] = sum / (double)numbers;
-	out->v[HCB_STAT_NORM] = sqrt(sq);
-}
-
-double hcb_leaf_value(const struct hcb_leaf_shape *l, const unsigned char *data, enum hcb_stat s)
-{
-	struct hcb_leaf_figures f;
-
-	if (l->nelems == 1 && data && hcb_dtype_size(l->dtype))
-		return hcb_elem_to_double(l->dtype, data);
-	hcb_leaf_figures(l, data, &f);
-	return (unsigned int)s < HCB_STATS ? f.v[s] : NAN;
-}
-
-/* ---- the close-up ---- */
+#include "leafstats.h"
 
 void hcb_sample_free(struct hcb_sample *s)
 {
@@ -177,8 +97,8 @@ static void sample_fill(struct hcb_sample *s, const unsigned char *ref, const un
 		uint64_t r = i / ncols, col = i % ncols;
 		size_t c = (size_t)((r / s->block_rows) * s->cols + col / s->block_cols);
 		double a, b, sq;
-		int na = elem_number(l->dtype, ref + i * size, &a, &sq);
-		int nb = elem_number(l->dtype, new + i * size, &b, &sq);
+		int na = hcb_elem_number(l->dtype, ref + i * size, &a, &sq);
+		int nb = hcb_elem_number(l->dtype, new + i * size, &b, &sq);
 
 		cell_add(s, c, 0, na ? a : NAN, count);
 		cell_add(s, c, 1, nb ? b : NAN, count);

@@ -26,35 +26,8 @@
 
 #include "consumer.h"
 #include "diff.h"
+#include "leafstats.h"
 #include "record.h"
-
-/* ---- one number for a leaf ---- */
-
-/* What a tap's array becomes as one point of a series. */
-enum hcb_stat { HCB_STAT_MEAN, HCB_STAT_MIN, HCB_STAT_MAX, HCB_STAT_NORM, HCB_STATS };
-
-/* "mean", "min", "max", "norm"; NULL for another value. */
-const char *hcb_stat_name(enum hcb_stat s);
-/* The statistic called name, or -EINVAL. */
-int hcb_stat_from_name(const char *name);
-
-/*
- * Figures of one leaf, as numpy's nanmean, nanmin, nanmax (NaN elements
- * left out, an inf counts) and the 2-norm sqrt(sum |x|^2) of the non-NaN
- * elements.  Complex elements count by their real part, except in the norm
- * (their magnitude); bools as 0 and 1.  All NaN when no element is a number.
- */
-struct hcb_leaf_figures {
-	uint64_t n;                 /* elements */
-	uint64_t nan;               /* of which NaN (complex: either part) */
-	double v[HCB_STATS];        /* by enum hcb_stat */
-};
-
-void hcb_leaf_figures(const struct hcb_leaf_shape *l, const unsigned char *data,
-		      struct hcb_leaf_figures *out);
-/* A leaf as one number: its only element's value (the real part) when it
- * has one element, else statistic s of its elements (NaN: none is a number). */
-double hcb_leaf_value(const struct hcb_leaf_shape *l, const unsigned char *data, enum hcb_stat s);
 
 /* ---- the series ---- */
 

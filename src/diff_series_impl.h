@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diff_series_impl.h - what diff_series.c (the streams and their series)
- * and diff_sample.c (leaf figures, the close-up of the first differing
- * array) share behind diff_series.h.
+ * and diff_sample.c (the close-up of the first differing array) share
+ * behind diff_series.h.
  */
 #ifndef HCB_DIFF_SERIES_IMPL_H
 #define HCB_DIFF_SERIES_IMPL_H

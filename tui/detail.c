@@ -7,7 +7,7 @@
 #include "detail.h"
 #include "dtype.h"
 #include "idprint.h"
-#include "stats.h"
+#include "leafstats.h"
 
 void tui_format_num(char *out, size_t cap, double v)
 {
@@ -59,7 +59,10 @@ int tui_tap_summary(struct hcb_buf *out, const struct hcb_consumer *c, const uns
 	if (!err && c->nleaves > 4)
 		err = hcb_buf_puts(out, " ...");
 	if (!err && c->nleaves && payload) {
-		tui_format_num(num, sizeof(num), tui_tap_value(c, payload));
+		struct hcb_leaf_figures f;
+
+		hcb_tap_figures(c, payload, &f);
+		tui_format_num(num, sizeof(num), f.v[HCB_STAT_MEAN]);
 		err = hcb_buf_printf(out, " mean=%s", num);
 	}
 	return err;
@@ -125,16 +128,16 @@ int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned 
 		    const unsigned char *payload)
 {
 	const unsigned char *p = payload;
-	struct tui_stats s;
+	struct hcb_leaf_figures s;
 	char a[32], b[32], m[32];
 	int err;
 
 	for (unsigned int k = 0; k < i; k++)
 		p += c->leaves[k].nbytes;
-	tui_leaf_stats(&c->leaves[i], p, &s);
-	tui_format_num(a, sizeof(a), s.min);
-	tui_format_num(b, sizeof(b), s.max);
-	tui_format_num(m, sizeof(m), s.mean);
+	hcb_leaf_figures(&c->leaves[i], p, &s);
+	tui_format_num(a, sizeof(a), s.v[HCB_STAT_MIN]);
+	tui_format_num(b, sizeof(b), s.v[HCB_STAT_MAX]);
+	tui_format_num(m, sizeof(m), s.v[HCB_STAT_MEAN]);
 	err = hcb_buf_printf(out, "[%u] ", i);
 	if (!err)
 		err = add_shape(out, &c->leaves[i]);

@@ -3,7 +3,7 @@
  * detail.h - the text the viewer shows for taps: one-line summaries for
  * the lists, and the detail pane's text: the tap rendered as id_print
  * printed it (formats/idprint.h), then per array its dtype and shape,
- * min / max / mean and NaN and inf counts (tui/stats.h).
+ * min / max / mean and NaN and inf counts (leafstats.h).
  */
 #ifndef HCB_TUI_DETAIL_H
 #define HCB_TUI_DETAIL_H

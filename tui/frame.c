@@ -128,7 +128,7 @@ static void spark_values(struct tui_frame *f, struct tui_model *m, const struct 
 		const struct tui_stream *s = &snap->streams[f->spark[k]];
 
 		if (!snap->indexed) {
-			f->spark_len[k] = tui_stream_history(s, (enum tui_stat)f->spark_stat, f->spark_vals[k]);
+			f->spark_len[k] = tui_stream_history(s, (enum hcb_stat)f->spark_stat, f->spark_vals[k]);
 			continue;
 		}
 		for (unsigned int j = 0; j < s->hist_len; j++) {

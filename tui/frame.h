@@ -41,7 +41,7 @@ struct tui_frame {
 	/* the sparkline: the selected stream's consumer on each device
 	 * (snapshot indices), and their values, oldest first */
 	int spark_cons;                 /* -1: no stream */
-	int spark_stat;                 /* enum tui_stat */
+	int spark_stat;                 /* enum hcb_stat (< TUI_STATS) */
 	unsigned int spark[TUI_SPARK_MAX];
 	int nspark;
 	double spark_vals[TUI_SPARK_MAX][TUI_HIST];

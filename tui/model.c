@@ -10,7 +10,6 @@
 #include "cache.h"
 #include "grow.h"
 #include "model.h"
-#include "stats.h"
 
 int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes)
 {
@@ -125,7 +124,7 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	unsigned int cons, si;
 	struct tui_stream *s;
 	unsigned char *copy = NULL;
-	struct tui_stats st;
+	struct hcb_leaf_figures st;
 
 	if (!p->consumer || consumer_index(m, p->consumer, &cons) ||
 	    stream_index(m, p->device, cons, &si) || (len && !(copy = malloc(len)))) {
@@ -134,7 +133,7 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	}
 	if (len)
 		memcpy(copy, p->payload, len);
-	tui_tap_stats(m->cons[cons].c, copy, &st);
+	hcb_tap_figures(m->cons[cons].c, copy, &st);
 	s = &m->streams[si];
 	if (!s->count)
 		s->first_ts = p->ts_ns;
@@ -142,9 +141,8 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	s->bytes += len;
 	s->last_ts = p->ts_ns;
 	s->last_index = index;
-	s->hist[TUI_STAT_MEAN][(s->hist_start + s->hist_len) % TUI_HIST] = st.mean;
-	s->hist[TUI_STAT_MIN][(s->hist_start + s->hist_len) % TUI_HIST] = st.min;
-	s->hist[TUI_STAT_MAX][(s->hist_start + s->hist_len) % TUI_HIST] = st.max;
+	for (unsigned int k = 0; k < TUI_STATS; k++)
+		s->hist[k][(s->hist_start + s->hist_len) % TUI_HIST] = st.v[k];
 	if (s->hist_len < TUI_HIST)
 		s->hist_len++;
 	else
@@ -157,7 +155,7 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 		evict_oldest(m);
 	m->ring[index % m->ring_cap] = (struct tui_tap){
 		.index = index, .seq = p->seq, .ts_ns = p->ts_ns, .device = p->device,
-		.cons = cons, .stream = si, .value = st.mean, .payload = copy, .len = len,
+		.cons = cons, .stream = si, .value = st.v[HCB_STAT_MEAN], .payload = copy, .len = len,
 		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns };
 	m->ring_bytes += len;
 	m->received++;
@@ -286,20 +284,13 @@ void tui_model_rates_from_ts(struct tui_model *m)
 	}
 }
 
-unsigned int tui_stream_history(const struct tui_stream *s, enum tui_stat stat, double *out)
+unsigned int tui_stream_history(const struct tui_stream *s, enum hcb_stat stat, double *out)
 {
-	if (stat >= TUI_STATS)
-		stat = TUI_STAT_MEAN;
+	if ((unsigned int)stat >= TUI_STATS)
+		stat = HCB_STAT_MEAN;
 	for (unsigned int i = 0; i < s->hist_len; i++)
 		out[i] = s->hist[stat][(s->hist_start + i) % TUI_HIST];
 	return s->hist_len;
-}
-
-const char *tui_stat_name(enum tui_stat stat)
-{
-	static const char *const names[TUI_STATS] = { "mean", "min", "max" };
-
-	return stat < TUI_STATS ? names[stat] : "mean";
 }
 
 /* ---- matching ---- */

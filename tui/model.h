@@ -22,10 +22,12 @@
 #include <stdint.h>
 
 #include "consumer.h"
+#include "leafstats.h"
 #include "record.h"
 
-/* The statistics of a tap's first array a sparkline can follow. */
-enum tui_stat { TUI_STAT_MEAN, TUI_STAT_MIN, TUI_STAT_MAX, TUI_STATS };
+/* The statistics of a tap's first array a sparkline can follow: enum
+ * hcb_stat's first ones (mean, min, max; leafstats.h). */
+#define TUI_STATS ((unsigned int)HCB_STAT_NORM)
 
 #define TUI_HIST 240                       /* values kept per stream for its sparkline */
 #define TUI_RING_TAPS 10000u               /* default ring size, taps */
@@ -82,7 +84,7 @@ struct tui_row {
 	uint64_t index, seq, ts_ns;
 	uint32_t device;
 	unsigned int cons;
-	double stat[TUI_STATS];         /* of its first leaf (tui/stats.h) */
+	double stat[TUI_STATS];         /* of its first leaf, by enum hcb_stat */
 	char value[96];                 /* tui_tap_summary; or why it cannot be read */
 	int bad;                        /* it could not be read back: value says why */
 };
@@ -185,9 +187,7 @@ void tui_model_rates_from_ts(struct tui_model *m);
 double tui_rate_of(uint64_t count, uint64_t first, uint64_t last);
 
 /* The latest stream values, oldest first, into out (up to TUI_HIST); returns how many. */
-unsigned int tui_stream_history(const struct tui_stream *s, enum tui_stat stat, double *out);
-/* "mean", "min", "max" */
-const char *tui_stat_name(enum tui_stat stat);
+unsigned int tui_stream_history(const struct tui_stream *s, enum hcb_stat stat, double *out);
 
 /* ---- matching: view filter and search ---- */
 

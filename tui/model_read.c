@@ -14,7 +14,6 @@
 #include "cache.h"
 #include "detail.h"
 #include "model.h"
-#include "stats.h"
 
 /* What the cache keeps of a tap read back (its payload beside it). */
 struct cached_tap {
@@ -56,13 +55,12 @@ static void fill_row(struct tui_row *row, const struct hcb_consumer *c, const un
 		     int stats)
 {
 	struct hcb_buf b = HCB_BUF_INIT;
-	struct tui_stats st;
+	struct hcb_leaf_figures st;
 
 	if (stats) {
-		tui_tap_stats(c, p, &st);
-		row->stat[TUI_STAT_MEAN] = st.mean;
-		row->stat[TUI_STAT_MIN] = st.min;
-		row->stat[TUI_STAT_MAX] = st.max;
+		hcb_tap_figures(c, p, &st);
+		for (unsigned int k = 0; k < TUI_STATS; k++)
+			row->stat[k] = st.v[k];
 	}
 	if (tui_tap_summary(&b, c, p))
 		snprintf(row->value, sizeof(row->value), "?");
@@ -137,7 +135,7 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
 	m->got = (struct tui_tap){
 		.index = i, .seq = e->row.seq, .ts_ns = e->row.ts_ns, .device = e->row.device,
 		.cons = e->row.cons, .stream = (unsigned int)(m->index[i] & TUI_INDEX_STREAMS),
-		.value = e->row.stat[TUI_STAT_MEAN], .payload = (unsigned char *)p,
+		.value = e->row.stat[HCB_STAT_MEAN], .payload = (unsigned char *)p,
 		.len = m->cons[e->row.cons].c->total_bytes,
 		.copy_start_ns = e->copy_start_ns, .copy_end_ns = e->copy_end_ns };
 	return &m->got;

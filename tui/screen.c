@@ -245,7 +245,7 @@ static void spark_title(const struct tui_screen *s, const struct tui_frame *f,
 	int scalar = c->nleaves && c->leaves[0].nelems == 1;
 	char buf[512], what[32];
 
-	snprintf(what, sizeof(what), "%s of [0]", tui_stat_name((enum tui_stat)f->spark_stat));
+	snprintf(what, sizeof(what), "%s of [0]", hcb_stat_name((enum hcb_stat)(f->spark_stat % TUI_STATS)));
 	snprintf(buf, sizeof(buf), " Sparkline: %s, %s per device (s: statistic; range right)",
 		 name, scalar ? "value" : what);
 	title(s, &f->lay.spark, 0, buf);

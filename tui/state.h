@@ -88,7 +88,7 @@ struct tui_state {
 	struct tui_filter filter;
 	char filter_text[128];
 	char message[160];      /* shown in the footer until the next key */
-	int spark_stat;         /* enum tui_stat the sparkline follows */
+	int spark_stat;         /* enum hcb_stat the sparkline follows */
 	int text_only;          /* the detail shows the text where plot and text do not both fit */
 };
 

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_diff_series.c - what diff --plot gathers (src/diff_series.h): the
- * leaf figures (nan-ignoring mean, min, max; the norm; complex, bool,
- * empty), the downsampling of long streams (bucket counts stay within
+ * downsampling of long streams (bucket counts stay within
  * [HCB_SERIES_BUCKETS / 2, HCB_SERIES_BUCKETS], widths double, each
  * bucket's min, max, sum and counts are those of its taps), the engine's
  * findings marked in the right buckets through a real diff engine, and
  * the close-up of the first differing array (1-D exact and reduced, 2-D
  * blocks, mismatch flags).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/isclose.c src/dtype.c src/consumer.c \
+ *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/leafstats.c src/isclose.c src/dtype.c src/consumer.c \
  *		src/registry.c src/tree.c src/buf.c tests/unit/test_diff_series.c -lcmocka -lm
  */
 #include <errno.h>
@@ -60,70 +59,6 @@ static struct hcb_record tap(uint32_t device, uint64_t seq, const struct hcb_con
 
 	r.tap = (struct hcb_packet){ .device = device, .seq = seq, .consumer = c, .payload = p };
 	return r;
-}
-
-/* ---- figures ---- */
-
-static void test_figures(void **state)
-{
-	struct hcb_leaf_shape l = { .dtype = HCB_DT_FLOAT32, .ndim = 1, .dims = { 5 }, .nelems = 5, .nbytes = 20 };
-	float f[5] = { 1, NAN, -2, 4, 3 };
-	struct hcb_leaf_figures g;
-
-	(void)state;
-	hcb_leaf_figures(&l, (const unsigned char *)f, &g);
-	assert_int_equal(g.n, 5);
-	assert_int_equal(g.nan, 1);
-	assert_true(g.v[HCB_STAT_MEAN] == 1.5);          /* nanmean of 1, -2, 4, 3 */
-	assert_true(g.v[HCB_STAT_MIN] == -2);
-	assert_true(g.v[HCB_STAT_MAX] == 4);
-	assert_true(fabs(g.v[HCB_STAT_NORM] - sqrt(30)) < 1e-12);
-	assert_true(hcb_leaf_value(&l, (const unsigned char *)f, HCB_STAT_MAX) == 4);
-
-	/* one element: the value, whatever the statistic */
-	l.dims[0] = l.nelems = 1;
-	assert_true(hcb_leaf_value(&l, (const unsigned char *)&f[2], HCB_STAT_NORM) == -2);
-
-	/* all NaN, or empty: no number */
-	l.dims[0] = l.nelems = 1;
-	l.ndim = 1;
-	l.nelems = 0;
-	hcb_leaf_figures(&l, (const unsigned char *)f, &g);
-	assert_true(isnan(g.v[HCB_STAT_MEAN]) && isnan(g.v[HCB_STAT_NORM]));
-	l.nelems = 1;
-	assert_true(isnan(hcb_leaf_value(&l, (const unsigned char *)&f[1], HCB_STAT_MEAN)));
-
-	/* an inf counts: numpy's nanmean gives inf */
-	f[0] = INFINITY;
-	l.nelems = 5;
-	hcb_leaf_figures(&l, (const unsigned char *)f, &g);
-	assert_true(isinf(g.v[HCB_STAT_MEAN]) && g.v[HCB_STAT_MAX] == INFINITY);
-}
-
-static void test_figures_complex_bool(void **state)
-{
-	struct hcb_leaf_shape c = { .dtype = HCB_DT_COMPLEX64, .ndim = 1, .dims = { 2 }, .nelems = 2, .nbytes = 16 };
-	struct hcb_leaf_shape b = { .dtype = HCB_DT_BOOL, .ndim = 1, .dims = { 4 }, .nelems = 4, .nbytes = 4 };
-	float z[4] = { 3, 4, -1, NAN };   /* 3+4j, -1+nanj */
-	unsigned char bits[4] = { 1, 0, 1, 1 };
-	struct hcb_leaf_figures g;
-
-	(void)state;
-	hcb_leaf_figures(&c, (const unsigned char *)z, &g);
-	assert_int_equal(g.nan, 1);                       /* a NaN part: the element is NaN */
-	assert_true(g.v[HCB_STAT_MEAN] == 3);             /* real parts */
-	assert_true(g.v[HCB_STAT_NORM] == 5);             /* |3+4j| */
-	hcb_leaf_figures(&b, bits, &g);
-	assert_true(g.v[HCB_STAT_MEAN] == 0.75 && g.v[HCB_STAT_MIN] == 0 && g.v[HCB_STAT_MAX] == 1);
-}
-
-static void test_stat_names(void **state)
-{
-	(void)state;
-	for (int i = 0; i < (int)HCB_STATS; i++)
-		assert_int_equal(hcb_stat_from_name(hcb_stat_name((enum hcb_stat)i)), i);
-	assert_int_equal(hcb_stat_from_name("median"), -EINVAL);
-	assert_null(hcb_stat_name(HCB_STATS));
 }
 
 /* ---- downsampling ---- */
@@ -399,9 +334,6 @@ static void test_sample_reduced(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_figures),
-		cmocka_unit_test(test_figures_complex_bool),
-		cmocka_unit_test(test_stat_names),
 		cmocka_unit_test_teardown(test_downsampling_bounds, teardown),
 		cmocka_unit_test_teardown(test_streams_keyed_and_sorted, teardown),
 		cmocka_unit_test_teardown(test_differences_marked, teardown),

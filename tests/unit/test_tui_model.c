@@ -91,9 +91,9 @@ static void test_streams_per_device_and_consumer(void **state)
 	{
 		double h[TUI_HIST];
 
-		assert_int_equal(tui_stream_history(&snap.streams[0], TUI_STAT_MEAN, h), 3);
+		assert_int_equal(tui_stream_history(&snap.streams[0], HCB_STAT_MEAN, h), 3);
 		assert_true(h[0] == 0 && h[1] == 1 && h[2] == 2);
-		assert_int_equal(tui_stream_history(&snap.streams[1], TUI_STAT_MEAN, h), 3);
+		assert_int_equal(tui_stream_history(&snap.streams[1], HCB_STAT_MEAN, h), 3);
 		assert_true(h[2] == 3);
 	}
 	tui_model_rates_from_ts(&m);

@@ -22,7 +22,6 @@
 #include "../../tui/layout.h"
 #include "../../tui/sparkline.h"
 #include "../../tui/state.h"
-#include "../../tui/stats.h"
 #include "hcb_wire.h"
 
 /* ---- cursors ---- */
@@ -367,51 +366,6 @@ static void test_sparkline(void **state)
 	hcb_buf_free(&b);
 }
 
-/* ---- statistics ---- */
-
-static void test_stats(void **state)
-{
-	float f[6] = { 1.5f, -2, NAN, INFINITY, 3, NAN };
-	int32_t i32[4] = { -7, 0, 7, 4 };
-	uint8_t bools[3] = { 1, 0, 1 };
-	struct hcb_leaf_shape l = { .dtype = HCB_DT_FLOAT32, .ndim = 1, .dims = { 6 }, .nelems = 6 };
-	struct tui_stats s;
-
-	(void)state;
-	tui_leaf_stats(&l, (const unsigned char *)f, &s);
-	assert_int_equal(s.n, 6);
-	assert_int_equal(s.nan, 2);
-	assert_int_equal(s.inf, 1);
-	assert_true(s.min == -2);
-	assert_true(isinf(s.max) && s.max > 0);
-	assert_true(isinf(s.mean));
-	/* finite values only */
-	l.nelems = 2;
-	tui_leaf_stats(&l, (const unsigned char *)f, &s);
-	assert_true(s.mean == -0.25 && s.min == -2 && s.max == 1.5);
-	/* all NaN: no min, max or mean */
-	l.nelems = 1;
-	tui_leaf_stats(&l, (const unsigned char *)&f[2], &s);
-	assert_int_equal(s.nan, 1);
-	assert_true(isnan(s.min) && isnan(s.max) && isnan(s.mean));
-	/* integers and bools */
-	l = (struct hcb_leaf_shape){ .dtype = HCB_DT_INT32, .ndim = 1, .dims = { 4 }, .nelems = 4 };
-	tui_leaf_stats(&l, (const unsigned char *)i32, &s);
-	assert_true(s.min == -7 && s.max == 7 && s.mean == 1);
-	l = (struct hcb_leaf_shape){ .dtype = HCB_DT_BOOL, .ndim = 1, .dims = { 3 }, .nelems = 3 };
-	tui_leaf_stats(&l, bools, &s);
-	assert_true(s.min == 0 && s.max == 1 && fabs(s.mean - 2.0 / 3) < 1e-12);
-	/* a scalar's value is itself */
-	{
-		struct hcb_leaf_shape one = { .dtype = HCB_DT_FLOAT32, .nelems = 1, .nbytes = 4 };
-		struct hcb_consumer c = { .nleaves = 1, .leaves = &one };
-
-		assert_true(tui_tap_value(&c, (const unsigned char *)&f[0]) == 1.5);
-		c.nleaves = 0;
-		assert_true(isnan(tui_tap_value(&c, (const unsigned char *)f)));
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,7 +376,6 @@ int main(void)
 		cmocka_unit_test(test_footer_fits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_sparkline),
-		cmocka_unit_test(test_stats),
 	};
 
 	return cmocka_run_group_tests_name("tui_view", tests, NULL, NULL);
