@@ -351,7 +351,7 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	err = take_records(c);
 	hcb_capture_timing_check(c);
 	if (!err)
-		err = hcb_capture_hold_flush(c, 0);
+		err = hcb_capture_queue_flush(c, 0);
 	if (!err)
 		err = hcb_capture_serve_barrier(c);
 	if (!err)
@@ -471,7 +471,7 @@ void hcb_capture_free(struct hcb_capture *c)
 	if (!c)
 		return;
 	hcb_sess_close(c->sess);
-	hcb_capture_hold_free(c);
+	hcb_capture_queue_free(c);
 	hcb_probes_close(c->ring);
 	for (unsigned int i = 0; i < c->nslots; i++) {
 		hcb_probes_close(c->slot[i].probes);

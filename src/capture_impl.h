@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* capture_impl.h - the capture engine's state, shared by its own files
  * (capture.c: the session's life; capture_acct.c: losses, barriers and
- * the session files).  Nothing outside src/capture*.c includes it. */
+ * the session files; capture_timing.c: device copy times, records queued
+ * for them in an order queue, orderq.h).  Nothing outside src/capture*.c
+ * includes it. */
 #ifndef HCB_CAPTURE_IMPL_H
 #define HCB_CAPTURE_IMPL_H
 
@@ -42,8 +44,8 @@ struct hcb_capture {
 	uint64_t bar_taken;              /* the request bar_deadline is of */
 	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
 	struct hcb_sess *sess;           /* NULL when unpublished */
-	/* device copy times (capture_hold.c) */
-	struct hcb_hold *hold;           /* records waiting for them, NULL: none yet */
+	/* device copy times (capture_timing.c) */
+	struct hcb_orderq *queue;        /* records waiting for them, NULL: none yet */
 	int timing_active, copies_seen;
 	uint64_t timing_checked_ns;
 	char timing_why[160];            /* why they do not come */
@@ -52,20 +54,20 @@ struct hcb_capture {
 	char refusal[384];
 };
 
-/* Hand rec on in order: straight to the receiver, or held back for the
- * device copy times of taps (capture_hold.c).  Returns the receiver's error. */
+/* Hand rec on in order: straight to the receiver, or queued for the
+ * device copy times of taps (capture_timing.c).  Returns the receiver's error. */
 int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
 /* To the receiver now, unless it failed before.  Returns its error. */
 int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
 
-/* capture_hold.c */
+/* capture_timing.c */
 /* Write what waits for its copy times and waited long enough (all: every
  * record: a barrier or the end comes).  Returns the receiver's error. */
-int hcb_capture_hold_flush(struct hcb_capture *c, int all);
+int hcb_capture_queue_flush(struct hcb_capture *c, int all);
 /* The copy times of tap seq of device, from slot s's provider. */
 void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, uint64_t start_ns,
 			    uint64_t end_ns);
-void hcb_capture_hold_free(struct hcb_capture *c);
+void hcb_capture_queue_free(struct hcb_capture *c);
 /* Ask now and then whether device copy times come; and at the end, if
  * they were asked for and never came, say why, once. */
 void hcb_capture_timing_check(struct hcb_capture *c);

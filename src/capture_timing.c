@@ -1,47 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_hold.c - taps held back for their device copy times.
+ * capture_timing.c - the engine's device copy times.
  *
  * With the CUPTI injection library active (`hcbtrace run --cuda`), the
  * device-side times of a CUDA tap's copy come after the tap, when CUPTI
  * hands its activity records over.  So that the tap's record carries them,
- * taps (and the drop records between them, to keep their order) wait here
- * until their times come, or HOLD_NS passes, or too much waits, or a
- * barrier or the end needs everything written.  Without such times nothing
- * waits: records go straight to the receiver.
+ * taps (and the drop records between them, to keep their order) wait in an
+ * order queue (orderq.h) until their times come, or QUEUE_WAIT_NS passes,
+ * or too much waits, or a barrier or the end needs everything written.
+ * Without such times nothing waits: records go straight to the receiver.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "capture_impl.h"
 #include "clock.h"
+#include "orderq.h"
 
-#define HOLD_NS 250000000ull         /* CUPTI flushes its records every 100 ms */
-#define HOLD_MAX_RECORDS 65536
-#define HOLD_MAX_BYTES (64ull << 20)
 #define TIMING_CHECK_NS 100000000ull
 
-struct hcb_held {
-	struct hcb_record rec;
-	unsigned char *payload;          /* the tap's own copy */
-	uint64_t since_ns;
-	struct hcb_held *next;           /* in arrival order */
-	struct hcb_held *dnext;          /* the next held tap of its device */
-};
-
-struct hcb_hold {
-	struct hcb_held *head, *tail;
-	struct hcb_held *dhead[HCB_MAX_DEVICES], *dtail[HCB_MAX_DEVICES];
-	size_t n;
-	uint64_t bytes;
+static const struct hcb_orderq_limits queue_limits = {
+	.wait_ns = 250000000ull,         /* CUPTI flushes its records every 100 ms */
+	.max_records = 65536,
+	.max_bytes = 64ull << 20,
 };
 
 /*
  * Whether some provider's taps get copy times now: asked now and then once
  * they do, and at every record while they do not, so that the first taps
- * after a device starts are held too, however soon the program ends (a
+ * after a device starts are queued too, however soon the program ends (a
  * read of the target's memory a tap, only under --cuda while none come).
  */
 static int timing_active(struct hcb_capture *c, uint64_t now)
@@ -60,75 +47,14 @@ static int timing_active(struct hcb_capture *c, uint64_t now)
 	return c->timing_active;
 }
 
-/* Take rec into the hold: 0, or -ENOMEM (then it is written at once). */
-static int hold_put(struct hcb_capture *c, const struct hcb_record *rec, uint64_t now)
+static int deliver(void *ctx, const struct hcb_record *rec)
 {
-	struct hcb_hold *h = c->hold;
-	struct hcb_held *e = calloc(1, sizeof(*e));
-	uint64_t n = rec->kind == HCB_REC_TAP ? rec->tap.consumer->total_bytes : 0;
-	uint32_t d = rec->kind == HCB_REC_TAP ? rec->tap.device : 0;
-
-	if (!e || (n && !(e->payload = malloc(n)))) {
-		free(e);
-		return -ENOMEM;
-	}
-	e->rec = *rec;
-	e->since_ns = now;
-	if (n) {
-		memcpy(e->payload, rec->tap.payload, n);
-		e->rec.tap.payload = e->payload;
-	}
-	*(h->tail ? &h->tail->next : &h->head) = e;
-	h->tail = e;
-	if (rec->kind == HCB_REC_TAP && d < HCB_MAX_DEVICES) {
-		*(h->dtail[d] ? &h->dtail[d]->dnext : &h->dhead[d]) = e;
-		h->dtail[d] = e;
-	}
-	h->n++;
-	h->bytes += n;
-	return 0;
+	return hcb_capture_deliver(ctx, rec);
 }
 
-/* Write the oldest held record and let it go. */
-static int hold_pop(struct hcb_capture *c)
+int hcb_capture_queue_flush(struct hcb_capture *c, int all)
 {
-	struct hcb_hold *h = c->hold;
-	struct hcb_held *e = h->head;
-	int err;
-
-	h->head = e->next;
-	if (!h->head)
-		h->tail = NULL;
-	if (e->rec.kind == HCB_REC_TAP && e->rec.tap.device < HCB_MAX_DEVICES) {
-		uint32_t d = e->rec.tap.device;
-
-		h->dhead[d] = e->dnext;
-		if (!h->dhead[d])
-			h->dtail[d] = NULL;
-		h->bytes -= e->rec.tap.consumer->total_bytes;
-	}
-	h->n--;
-	err = hcb_capture_deliver(c, &e->rec);
-	free(e->payload);
-	free(e);
-	return err;
-}
-
-int hcb_capture_hold_flush(struct hcb_capture *c, int all)
-{
-	struct hcb_hold *h = c->hold;
-	uint64_t now = hcb_clock_ns(CLOCK_MONOTONIC);
-	int err = 0;
-
-	while (h && h->head && !err) {
-		const struct hcb_held *e = h->head;
-
-		if (!all && e->rec.kind == HCB_REC_TAP && !e->rec.tap.copy_end_ns &&
-		    now - e->since_ns < HOLD_NS && h->n < HOLD_MAX_RECORDS && h->bytes < HOLD_MAX_BYTES)
-			break;
-		err = hold_pop(c);
-	}
-	return err;
+	return c->queue ? hcb_orderq_flush(c->queue, hcb_clock_ns(CLOCK_MONOTONIC), all) : 0;
 }
 
 int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec)
@@ -138,20 +64,19 @@ int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec)
 
 	if ((rec->kind == HCB_REC_TAP || rec->kind == HCB_REC_DROP) && !c->rx_err &&
 	    timing_active(c, now)) {
-		if (!c->hold && !(c->hold = calloc(1, sizeof(*c->hold))))
+		if (!c->queue && !(c->queue = hcb_orderq_new(&queue_limits, deliver, c)))
 			return hcb_capture_deliver(c, rec);
-		if (hold_put(c, rec, now) == 0)
+		if (hcb_orderq_put(c->queue, rec, now) == 0)
 			return 0;
 	}
 	/* in order: what waits goes first */
-	err = hcb_capture_hold_flush(c, 1);
+	err = hcb_capture_queue_flush(c, 1);
 	return err ? err : hcb_capture_deliver(c, rec);
 }
 
 void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, uint64_t start_ns,
 			    uint64_t end_ns)
 {
-	struct hcb_hold *h = s->c->hold;
 	uint64_t start = start_ns + s->c->mono_to_real, end = end_ns + s->c->mono_to_real;
 
 	/* times from the target are not trusted: a copy that ends before it
@@ -160,15 +85,7 @@ void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, u
 	if (device >= HCB_MAX_DEVICES || !end_ns || start_ns > end_ns || start > end || !end)
 		return;
 	s->c->copies_seen = 1;
-	if (!h)
-		return;
-	/* a device's taps are held in seq order, their times come in it too */
-	for (struct hcb_held *e = h->dhead[device]; e; e = e->dnext)
-		if (e->rec.tap.seq == seq) {
-			e->rec.tap.copy_start_ns = start;
-			e->rec.tap.copy_end_ns = end;
-			return;
-		}
+	hcb_orderq_set_times(s->c->queue, device, seq, start, end);
 }
 
 void hcb_capture_timing_check(struct hcb_capture *c)
@@ -189,17 +106,8 @@ void hcb_capture_timing_notice(struct hcb_capture *c)
 	hcb_capture_warn(c, &w);
 }
 
-void hcb_capture_hold_free(struct hcb_capture *c)
+void hcb_capture_queue_free(struct hcb_capture *c)
 {
-	struct hcb_hold *h = c->hold;
-
-	while (h && h->head) {
-		struct hcb_held *e = h->head;
-
-		h->head = e->next;
-		free(e->payload);
-		free(e);
-	}
-	free(h);
-	c->hold = NULL;
+	hcb_orderq_free(c->queue);
+	c->queue = NULL;
 }

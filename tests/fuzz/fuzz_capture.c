@@ -4,9 +4,9 @@
  * session, past where fuzz_records stops: the hcbtap decoder (as
  * prov_hcbtap feeds it), the capture engine's consumer of its packets
  * (src/capture.c), the accounting and the session files (capture_acct.c,
- * acct.c, the real session.c in a private run directory), the hold of taps
- * for device copy times (capture_hold.c) and a JSONL writer.  A device
- * number past the tables crashed there once.
+ * acct.c, the real session.c in a private run directory), the queue of
+ * taps for device copy times (capture_timing.c, orderq.c) and a JSONL
+ * writer.  A device number past the tables crashed there once.
  *
  * What BPF and /proc would give is stubbed here from the input: the probe's
  * per-device counters (handled, drops) and the target's issued counters.
