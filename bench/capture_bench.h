@@ -2,7 +2,8 @@
 /*
  * capture_bench.h - what the files of bench/capture_bench share: its
  * options, one run of the tapper under the capture engine, the results per
- * size.  capture_bench.c: options and main; bench_measure.c: the runs, the
+ * size.  capture_bench.c: options and main; bench_common.c: the options'
+ * values, messages, the CPU; bench_measure.c: the runs, the
  * memcpy baseline, the detached tap; bench_report.c: the table and JSON.
  */
 #ifndef HCB_CAPTURE_BENCH_H
