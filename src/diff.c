@@ -2,7 +2,7 @@
 /*
  * diff.c - the diff engine (diff.h): pairs the taps of two recordings by
  * device, consumer and occurrence as they stream in, and hands each pair's
- * leaves to the isclose rule (isclose.c).
+ * leaves to the isclose rule (diff_isclose.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 #include "diff.h"
 #include "grow.h"
-#include "isclose.h"
+#include "diff_isclose.h"
 #include "registry.h"
 #include "streamkey.h"
 

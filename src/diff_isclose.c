@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isclose.c - numpy's isclose rule, element by element, and the statistics
+ * diff_isclose.c - numpy's isclose rule, element by element, and the statistics
  * of a difference (assert_allclose's max absolute and relative difference,
  * the first mismatches): what the diff engine (diff.c) asks of each pair of
  * leaves of one dtype and shape.  diff.h words the rule.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "isclose.h"
+#include "diff_isclose.h"
 
 /* numpy runs each operation as its own ufunc: never fuse a*b+c */
 #if defined(__clang__)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isclose.h - numpy's isclose rule over a pair of leaves (isclose.c), for
- * the diff engine (diff.c).  The rule itself is worded in diff.h, which
- * also exports it for one pair of elements (hcb_isclose).
+ * diff_isclose.h - numpy's isclose rule over a pair of leaves
+ * (diff_isclose.c), for the diff engine (diff.c), of whose module it is
+ * part.  The rule itself is worded in diff.h, which also exports it for
+ * one pair of elements (hcb_isclose).
  */
 #ifndef HCB_ISCLOSE_H
 #define HCB_ISCLOSE_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * detail.h - the text the viewer shows for taps: one-line summaries for
- * the lists, and the detail pane's text: the tap rendered as id_print
+ * detail.h - the text the viewer shows for taps (its one-line summaries
+ * are summary.h's), and the detail pane's text: the tap rendered as id_print
  * printed it (formats/idprint.h), then per array its dtype and shape,
  * min / max / mean and NaN and inf counts (leafstats.h).
  */
@@ -13,11 +13,7 @@
 #include "buf.h"
 #include "consumer.h"
 #include "model.h"
-
-/* A short value: the values of a tap of up to 4 scalars ("8.5 72.25"),
- * else its arrays' dtypes and shapes with the first one's mean
- * ("float32[16] mean=3.25"); with no payload (NULL), the shapes alone. */
-int tui_tap_summary(struct hcb_buf *out, const struct hcb_consumer *c, const unsigned char *payload);
+#include "summary.h"
 
 /* "HH:MM:SS.mmm" in local time. */
 void tui_format_time(char *out, size_t cap, uint64_t ts_ns);
@@ -39,10 +35,4 @@ static inline int tui_tap_has_copy(const struct tui_tap *t)
 /* Leaf i's line of figures: "[0] float32[16]  min -1  max 2  mean 0.5  nan 0  inf 0". */
 int tui_detail_leaf(struct hcb_buf *out, const struct hcb_consumer *c, unsigned int i,
 		    const unsigned char *payload);
-/* "float32[3,4]" */
-int tui_shape_text(struct hcb_buf *out, const struct hcb_leaf_shape *l);
-
-/* A number as a short string ("%.6g"; "nan", "inf"). */
-void tui_format_num(char *out, size_t cap, double v);
-
 #endif

@@ -12,8 +12,8 @@
 
 #include "buf.h"
 #include "cache.h"
-#include "detail.h"
 #include "model.h"
+#include "summary.h"
 
 /* What the cache keeps of a tap read back (its payload beside it). */
 struct cached_tap {

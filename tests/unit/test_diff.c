@@ -8,7 +8,7 @@
  * Expected values were checked against numpy 1.26.4; the exhaustive check
  * against numpy is tests/tools/check_diff_isclose.py (tests/bats/diff.bats).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff.c src/isclose.c src/dtype.c src/consumer.c src/registry.c \
+ *	gcc -D_GNU_SOURCE -Isrc src/diff.c src/diff_isclose.c src/dtype.c src/consumer.c src/registry.c \
  *		src/tree.c src/buf.c tests/unit/test_diff.c -lcmocka -lm
  */
 #include <errno.h>

@@ -8,7 +8,7 @@
  * the close-up of the first differing array (1-D exact and reduced, 2-D
  * blocks, mismatch flags).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/leafstats.c src/isclose.c src/dtype.c src/consumer.c \
+ *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/leafstats.c src/dtype.c src/consumer.c \
  *		src/registry.c src/tree.c src/buf.c tests/unit/test_diff_series.c -lcmocka -lm
  */
 #include <errno.h>

@@ -34,7 +34,7 @@
 #include "consumer.h"
 #include "diff.h"
 #include "dtype.h"
-#include "isclose.h"
+#include "diff_isclose.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
 #include "recfile.h"
