@@ -12,8 +12,7 @@ static const struct cli_provider_words words[] = {
 	  "which counts nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
 	  "host_callback.barrier_wait() waits for its own receiver",
 	  "only host_callback's outfeed taps (id_tap, id_print) are read: jax.debug.print and "
-	  "JAX's other callbacks on a jaxlib before 0.6 (custom call xla_python_cpu_callback) "
-	  "are not read yet" },
+	  "JAX's other callbacks are read by --provider jax-callback (one provider a session)" },
 	{ "jax-callback", "jaxlib", "callbacks", "callbacks",
 	  "JAX's callbacks (jax.debug.print, debug.callback, io_callback, pure_callback, "
 	  "buffer_callback); each call site prints as callback: OP module: MODULE",

@@ -6,7 +6,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${HCB_BUILD:-$ROOT/build}
 
 # Debian packages: build (meson, clang for BPF, bpftool for skeletons,
-# libbpf/libelf/zlib/libdeflate, jansson, ncurses, sdt.h, dragonbox and
+# libbpf/libelf/zlib/libdeflate, jansson, ncurses, capstone, sdt.h, dragonbox and
 # fast_float for the float digits), tests (cmocka, bats and its
 # helpers, python3, shells and bash-completion for the completion tests,
 # util-linux for setpriv/unshare, strace, valgrind; libFuzzer from
@@ -14,6 +14,7 @@ BUILD=${HCB_BUILD:-$ROOT/build}
 PACKAGES=(
     build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
     libbpf-dev bpftool bpftrace libelf-dev zlib1g-dev libdeflate-dev libjansson-dev libncurses-dev
+    libcapstone-dev
     systemtap-sdt-dev linux-libc-dev libdragonbox-dev libfast-float-dev
     libcmocka-dev bats bats-assert bats-support python3 python3-venv python3-dev
     bash-completion zsh fish groff man-db util-linux strace procps valgrind unzip time tmux

@@ -33,7 +33,7 @@ int hcb_jaxffi_code_ordinal(const char *path, uint64_t off)
 	unsigned char code[16];
 	bool framed = false;
 	size_t i = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), disp;
+	int fd = hcb_target_open_file(path), disp;
 	ssize_t n = fd < 0 ? -1 : pread(fd, code, sizeof(code), (off_t)off);
 
 	if (fd >= 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi.h - the jaxffi provider's user side: unmodified modern JAX
- * programs on CPU (jaxlib >= 0.6), whose jax.debug.print,
+ * jaxffi.h - the jaxffi provider's user side: unmodified JAX programs on
+ * CPU (jaxlib >= 0.6; before, jaxlegacy.h), whose jax.debug.print,
  * jax.debug.callback, io_callback, pure_callback and buffer_callback calls
  * bpf/jaxffi.bpf.c sees at XLA's FFI handlers.
  *
@@ -47,6 +47,11 @@ struct hcb_jaxffi_layout {
 	uint32_t params_ccp_off;       /* Thunk::ExecuteParams::custom_call_params */
 	uint32_t ccp_device_off;       /* its device_ordinal (int32), after the run id */
 	uint32_t ctx_device_off;       /* XLA_FFI_ExecutionContext::device_ordinal (int32) */
+	/* the legacy callbacks' (jaxlegacy.h) */
+	uint32_t params_coll_off;      /* Thunk::ExecuteParams::collective_params */
+	uint32_t coll_device_off;      /* its local_device_ordinal (int64, read low half) */
+	uint32_t run_device_off;       /* ExecutableRunOptions::device_ordinal_ (int32) */
+	uint32_t legacy_arg_size;      /* sizeof(xla::CpuCallback::Arg) */
 };
 
 const struct hcb_jaxffi_layout *hcb_jaxffi_layout(void);
@@ -65,6 +70,15 @@ struct hcb_jaxffi_target {
 	 * XLA_FFI_INTERNAL_DeviceOrdinal_Get reads it (its code proves the
 	 * offset); -1 where that code is not the one-load function known */
 	int ctx_device_off;
+	/* jaxlib 0.4.26 to 0.5.3 (jaxlegacy.h): the callbacks are the legacy
+	 * custom call's, handler_off XlaPythonCpuCallback, thunk_off 0 before
+	 * 0.4.31 (no thunk runtime); the run options' device ordinal as
+	 * ExecutableRunOptions::device_ordinal reads it (-1: unknown), and
+	 * the run sites, nrun of them (0: none found) */
+	int legacy;
+	int run_device_off;
+	unsigned int nrun;
+	uint64_t run_off[4];
 };
 
 /*

@@ -24,6 +24,7 @@
 
 #define MAX_PAYLOAD (UINT64_C(4) << 30)   /* as decode.c: a call is held whole */
 #define MAX_INFLIGHT 256u                  /* calls under way at once, all threads */
+#define MAX_LEGACY_SITES 1024u             /* legacy descriptors numbered, beyond: one name */
 
 /* A call site seen, and the consumer made up for it. */
 struct site {
@@ -59,57 +60,13 @@ struct hcb_jaxffi {
 	unsigned int ncalls;
 	struct jdev *dev[HCB_MAX_DEVICES];
 	struct hcb_jaxffi_check check;     /* the layout, proven or refused */
+	/* legacy calls without a thunk (XLA's classic runtime) have no names:
+	 * their sites are numbered by their descriptors, in order of first
+	 * sight (a descriptor lives as long as its executable) */
+	uint64_t legacy_desc[MAX_LEGACY_SITES];
+	unsigned int nlegacy;
+	uint64_t delivered;                /* calls handed on: the layout held for them */
 };
-
-int hcb_jaxffi_is_callback_target(const char *target)
-{
-	static const char *const targets[] = {
-		"xla_ffi_python_cpu_callback",               /* most of them */
-		"xla_ffi_partitioned_python_cpu_callback",   /* partitioned=True */
-		"xla_buffer_python_cpu_callback",            /* buffer_callback */
-	};
-
-	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
-		if (strcmp(target, targets[i]) == 0)
-			return 1;
-	return 0;
-}
-
-unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype)
-{
-	static const unsigned char map[JAXFFI_XLA_NDTYPES] = {
-		[JAXFFI_XLA_PRED] = HCB_DT_BOOL,
-		[JAXFFI_XLA_S8] = HCB_DT_INT8,
-		[JAXFFI_XLA_S16] = HCB_DT_INT16,
-		[JAXFFI_XLA_S32] = HCB_DT_INT32,
-		[JAXFFI_XLA_S64] = HCB_DT_INT64,
-		[JAXFFI_XLA_U8] = HCB_DT_UINT8,
-		[JAXFFI_XLA_U16] = HCB_DT_UINT16,
-		[JAXFFI_XLA_U32] = HCB_DT_UINT32,
-		[JAXFFI_XLA_U64] = HCB_DT_UINT64,
-		[JAXFFI_XLA_F16] = HCB_DT_FLOAT16,
-		[JAXFFI_XLA_BF16] = HCB_DT_BFLOAT16,
-		[JAXFFI_XLA_F32] = HCB_DT_FLOAT32,
-		[JAXFFI_XLA_F64] = HCB_DT_FLOAT64,
-		[JAXFFI_XLA_C64] = HCB_DT_COMPLEX64,
-		[JAXFFI_XLA_C128] = HCB_DT_COMPLEX128,
-		[JAXFFI_XLA_F8E4M3FN] = HCB_DT_FLOAT8_E4M3FN,
-		[JAXFFI_XLA_F8E5M2] = HCB_DT_FLOAT8_E5M2,
-		[JAXFFI_XLA_F8E3M4] = HCB_DT_FLOAT8_E3M4,
-		[JAXFFI_XLA_F8E4M3] = HCB_DT_FLOAT8_E4M3,
-		[JAXFFI_XLA_F8E4M3FNUZ] = HCB_DT_FLOAT8_E4M3FNUZ,
-		[JAXFFI_XLA_F8E4M3B11FNUZ] = HCB_DT_FLOAT8_E4M3B11FNUZ,
-		[JAXFFI_XLA_F8E5M2FNUZ] = HCB_DT_FLOAT8_E5M2FNUZ,
-		[JAXFFI_XLA_F8E8M0FNU] = HCB_DT_FLOAT8_E8M0FNU,
-		[JAXFFI_XLA_F4E2M1FN] = HCB_DT_FLOAT4_E2M1FN,
-		[JAXFFI_XLA_S2] = HCB_DT_INT2,
-		[JAXFFI_XLA_S4] = HCB_DT_INT4,
-		[JAXFFI_XLA_U2] = HCB_DT_UINT2,
-		[JAXFFI_XLA_U4] = HCB_DT_UINT4,
-	};
-
-	return xla_dtype < JAXFFI_XLA_NDTYPES ? map[xla_dtype] : HCB_DT_INVALID;
-}
 
 int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx)
 {
@@ -330,6 +287,7 @@ static int deliver(struct hcb_jaxffi *x, unsigned int i)
 		d->stats.last_seq = p.seq;
 	d->stats.packets++;
 	d->stats.bytes += con->total_bytes;
+	x->delivered++;
 	err = x->ops->packet(x->ctx, &p);
 	call_drop(x, i);
 	return err;
@@ -340,6 +298,23 @@ static int maybe_done(struct hcb_jaxffi *x, unsigned int i)
 	const struct jcall *c = x->calls[i];
 
 	return c->nseen == c->h.nargs && !c->arg_left ? deliver(x, i) : 0;
+}
+
+/* A legacy call without a thunk: named after its descriptor's number. */
+static void name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->nlegacy && x->legacy_desc[i] != h->desc; i++)
+		;
+	if (i == x->nlegacy && i < MAX_LEGACY_SITES)
+		x->legacy_desc[x->nlegacy++] = h->desc;
+	if (i < MAX_LEGACY_SITES)
+		snprintf(h->op, sizeof(h->op), "callback.%u", i + 1);
+	else
+		snprintf(h->op, sizeof(h->op), "callback");
+	snprintf(h->module, sizeof(h->module), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "xla_python_cpu_callback");
 }
 
 /*
@@ -366,6 +341,17 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 	}
 	if (n == 0)
 		return 0;
+	if (n == 2) {
+		problem(x, h->device, HCB_UNKNOWN_CONSUMER, "callback call %llu on thread %u: its "
+			"device is not known (it was under way when hcbtrace attached, or XLA ran "
+			"it where hcbtrace does not look): not shown", (unsigned long long)h->seq,
+			h->tid);
+		return -1;
+	}
+	if (h->flags & HCB_JAXFFI_F_LEGACY) {
+		name_legacy(x, h);
+		return 0;
+	}
 	if (x->check.state != HCB_JAXFFI_PROVEN && !x->check.device_proven) {
 		/* its device is the execution context's, which only a call with
 		 * a thunk proves here */
@@ -451,6 +437,29 @@ static const char *arg_shape(const struct hcb_ev_jarg *e, struct hcb_xshape *s, 
 	return NULL;
 }
 
+/* A legacy call's operand whose Arg does not read as one: the layout is
+ * refused if no call has proven it yet (this call was to), else the call
+ * is one malformed call. */
+static int legacy_arg_fails(struct hcb_jaxffi *x, unsigned int i, const struct hcb_ev_jarg *e,
+			    const char *why)
+{
+	char msg[384];
+
+	if (x->delivered) {
+		problem(x, e->device, HCB_BAD_RECORD, "device %u: callback call %llu (%s): the "
+			"layout check failed: %s", e->device, (unsigned long long)e->seq,
+			x->calls[i]->h.op, why);
+		call_drop(x, i);
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "the callback descriptor at 0x%llx does not read as "
+		 "xla::CpuCallback: %s", (unsigned long long)x->calls[i]->h.desc, why);
+	x->check.state = HCB_JAXFFI_REFUSED;
+	if (x->ops->refuse)
+		x->ops->refuse(x->ctx, msg);
+	return -EPROTO;
+}
+
 static int on_arg(struct hcb_jaxffi *x, const void *rec)
 {
 	struct hcb_ev_jarg e;
@@ -472,6 +481,8 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 		return 0;
 	}
 	why = arg_shape(&e, &s, &wire);
+	if (!why && (c->h.flags & HCB_JAXFFI_F_LEGACY) && (why = hcb_jaxffi_check_strides(&e)))
+		return legacy_arg_fails(x, (unsigned int)i, &e, why);
 	if (why) {
 		problem(x, e.device, HCB_BAD_REGISTRATION, "device %u: callback call %llu (%s): "
 			"operand %u (XLA type %u, rank %u): %s", e.device, (unsigned long long)e.seq,

@@ -107,8 +107,8 @@ static int on_record(void *ctx, void *data, size_t len)
 }
 
 /*
- * Load the programs named (NULL-terminated), and the exec watch: a session
- * verifies only its provider's programs.  USDT programs run sleepable, so
+ * Load the programs named (NULL-terminated) that are still to be loaded,
+ * and the exec watch: a session verifies only its provider's programs.  USDT programs run sleepable, so
  * that bpf_copy_from_user() can fault in pages the target has not touched
  * lately (libbpf 1.1 has no "usdt.s" section; uprobes say "uprobe.s").
  * Without the kernel's BTF the exec watch cannot load, and must not take
@@ -124,7 +124,9 @@ static int choose_programs(struct hcb_probes *p, const char *const *names)
 
 		for (size_t i = 0; names && names[i] && !wanted; i++)
 			wanted = !strcmp(bpf_program__name(prog), names[i]);
-		bpf_program__set_autoload(prog, wanted);
+		/* a provider's prepare() may have turned off one of its own
+		 * that this target does not need */
+		bpf_program__set_autoload(prog, wanted && bpf_program__autoload(prog));
 		if (wanted && !strcmp(bpf_program__section_name(prog), "usdt")) {
 			err = bpf_program__set_flags(prog, BPF_F_SLEEPABLE);
 			if (err)

@@ -37,8 +37,9 @@ typedef int (*hcb_probes_record_fn)(void *ctx, const void *data, size_t len);
  * kernel; -ENOMEM/-E2BIG: no room for the ring buffer.
  */
 int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx);
-/* Load the programs named (NULL-terminated: a provider's) and the exec
- * watch; the others are never verified.  Once, before attaching. */
+/* Load the programs named (NULL-terminated: a provider's; less those its
+ * prepare() turned off for this target) and the exec watch; the others
+ * are never verified.  Once, before attaching. */
 int hcb_probes_load(struct hcb_probes *p, const char *const *programs);
 /* The skeleton: for a provider to set its programs' read-only variables
  * before hcb_probes_load, and to attach them and set the others after. */

@@ -9,18 +9,33 @@
 #include "bpf/jaxffi_events.h"
 #include "capture.skel.h"
 #include "jaxffi.h"
+#include "jaxlegacy.h"
 #include "probes.h"
 #include "prov_jaxffi.h"
 
-/* ti->probe_off[]: where the probes go; and, not a probe, where the
- * library's own code reads the execution context's device ordinal, plus
- * one (0: its code is not the function known, jaxffi.h) */
-enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE };
+/* ti->probe_off[]: where the probes go; and, not probes, where the
+ * library's own code reads the execution context's and the run options'
+ * device ordinals, plus one (0: its code is not the function known,
+ * jaxffi.h), and whether the callbacks are the legacy ones (jaxlegacy.h).
+ * HANDLER is the legacy callback there, and RUN.. the run sites. */
+enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, RUN };
+
+_Static_assert(RUN + HCB_JAXLEGACY_RUN_SITES <= sizeof(((struct hcb_target_info *)0)->probe_off) /
+	       sizeof(uint64_t), "probe_off holds every run site");
+
+/* libjax_common.so (jaxlib 0.6 on), else the legacy callbacks of
+ * xla_extension.so (0.4.26 to 0.5.3). */
+static int find_target(pid_t pid, struct hcb_jaxffi_target *t)
+{
+	int err = hcb_jaxffi_find(pid, t);
+
+	return err == -ENOENT ? hcb_jaxlegacy_find(pid, t) : err;
+}
 
 static int find(pid_t pid, struct hcb_target_info *ti)
 {
 	struct hcb_jaxffi_target t;
-	int err = hcb_jaxffi_find(pid, &t);
+	int err = find_target(pid, &t);
 
 	snprintf(ti->path, sizeof(ti->path), "%s", t.lib);
 	snprintf(ti->version, sizeof(ti->version), "%s", t.version);
@@ -33,14 +48,24 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	ti->probe_off[HANDLER] = t.handler_off;
 	ti->probe_off[BUFFER_HANDLER] = t.buffer_off;
 	ti->probe_off[CTX_DEVICE] = t.ctx_device_off >= 0 ? (uint64_t)t.ctx_device_off + 1 : 0;
+	ti->probe_off[RUN_DEVICE] = t.run_device_off >= 0 ? (uint64_t)t.run_device_off + 1 : 0;
+	ti->probe_off[LEGACY] = (uint64_t)t.legacy;
+	for (unsigned int i = 0; i < t.nrun; i++)
+		ti->probe_off[RUN + i] = t.run_off[i];
 	return 0;
+}
+
+static int is_library(const char *path)
+{
+	return hcb_jaxffi_is_library(path) || hcb_jaxlegacy_is_library(path);
 }
 
 /*
  * A test's own layout shift (HCBTRACE_TEST_JAXFFI_SHIFT, bytes added to
- * the thunk's and the execute parameters' offsets): a real process read
- * through a wrong layout, which the layout check must refuse
- * (tests/bats/modern.bats).  0 otherwise.
+ * the thunk's and the execute parameters' offsets, and to the size of a
+ * legacy descriptor's Arg): a real process read through a wrong layout,
+ * which the layout check must refuse (tests/bats/modern.bats,
+ * jaxlegacy.bats).  0 otherwise.
  */
 static uint32_t test_shift(void)
 {
@@ -48,6 +73,28 @@ static uint32_t test_shift(void)
 	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
 
 	return v <= 64 ? (uint32_t)v : 0;
+}
+
+/*
+ * The legacy callbacks' thunk (0.4.31 to 0.5.3): its custom call
+ * parameters keep the device where XLA_FFI_INTERNAL_DeviceOrdinal_Get
+ * reads it (they are copied into the FFI's context whole: after the run id
+ * from 0.5.1, first before), and the collective parameters keep it too,
+ * which the check compares.  The classic runtime's run options keep it
+ * where ExecutableRunOptions::device_ordinal reads it.
+ */
+static void prepare_legacy(struct hcb_capture_bpf *skel, const struct hcb_target_info *ti,
+			   uint32_t shift)
+{
+	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout();
+
+	skel->rodata->jaxffi_ccp_device_off = ti->probe_off[CTX_DEVICE] ?
+		(uint32_t)ti->probe_off[CTX_DEVICE] - 1 : 0;
+	skel->rodata->jaxffi_params_coll_off = l->params_coll_off + shift;
+	skel->rodata->jaxffi_coll_device_off = l->coll_device_off;
+	skel->rodata->jaxlegacy_run_device_off = ti->probe_off[RUN_DEVICE] ?
+		(uint32_t)ti->probe_off[RUN_DEVICE] - 1 : l->run_device_off;
+	skel->rodata->jaxlegacy_arg_size = l->legacy_arg_size + shift;
 }
 
 /* The XLA internals the programs read: read-only variables, so they are
@@ -70,6 +117,12 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	 * unreadable), never a value shown */
 	skel->rodata->jaxffi_ctx_device_off = ti->probe_off[CTX_DEVICE] ?
 		(uint32_t)ti->probe_off[CTX_DEVICE] - 1 : l->ctx_device_off;
+	if (ti->probe_off[LEGACY])
+		prepare_legacy(skel, ti, shift);
+	/* only the probes this jaxlib's callbacks need are verified */
+	bpf_program__set_autoload(skel->progs.jaxffi_call, !ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
 	return 0;
 }
 
@@ -84,25 +137,49 @@ static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
 	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
 }
 
-static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
-		       const struct hcb_decoder_ops *ops, void *ctx)
+/* The run sites first, then the thunk: a callback then always finds
+ * its device and call site. */
+static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info *ti)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
-	struct hcb_jaxffi *x;
-	int err = hcb_jaxffi_new(&x, ops, ctx);
+	int err = 0;
 
-	if (err)
-		return err;
-	if (ti->probe_off[CTX_DEVICE])
-		hcb_jaxffi_device_proven(x);
-	/* the thunk first: a handler call then always finds its call site */
-	err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+	for (unsigned int i = RUN; !err && i < RUN + HCB_JAXLEGACY_RUN_SITES && ti->probe_off[i]; i++)
+		err = attach_at(probes, skel->progs.jaxlegacy_run, ti, ti->probe_off[i], 0);
+	if (!err && ti->probe_off[THUNK])
+		err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxlegacy_call, ti, ti->probe_off[HANDLER],
+				HCB_JAXFFI_PYTHON);
+	return err;
+}
+
+/* The thunk first: a handler call then always finds its call site. */
+static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+
 	if (!err)
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
 				HCB_JAXFFI_PYTHON);
 	if (!err && ti->probe_off[BUFFER_HANDLER])
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[BUFFER_HANDLER],
 				HCB_JAXFFI_BUFFER);
+	return err;
+}
+
+static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		       const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct hcb_jaxffi *x;
+	int err = hcb_jaxffi_new(&x, ops, ctx);
+
+	if (err)
+		return err;
+	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
+		hcb_jaxffi_device_proven(x);
+	err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
 		hcb_jaxffi_free(x);
 		return err;
@@ -142,14 +219,15 @@ static void close_jaxffi(void *state)
 	hcb_jaxffi_free(state);
 }
 
-static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", NULL };
+static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
+					"jaxlegacy_run", NULL };
 
 const struct hcb_provider hcb_prov_jaxffi = {
 	.name = "jax-callback",
 	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
 	.supported = hcb_jaxffi_supported,
 	.programs = programs,
-	.is_library = hcb_jaxffi_is_library,
+	.is_library = is_library,
 	.find = find,
 	.prepare = prepare,
 	.open = open_jaxffi,

@@ -30,7 +30,7 @@ static const struct { const char *version; unsigned int device_offset; } version
 static const char *supported(void)
 {
 	return SUPPORTED " (host_callback's outfeed); JAX's callbacks (jax.debug.print and its "
-	       "kin): 0.6.0 and later";
+	       "kin): 0.4.26 and later";
 }
 
 static unsigned int device_offset(const char *version)

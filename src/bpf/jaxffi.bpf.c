@@ -34,40 +34,15 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "copy.bpf.h"
-#include "jaxffi_abi.h"
-#include "jaxffi_events.h"
-
-/* Set by user space from its layout before load (src/jaxffi.c). */
-const volatile __u32 jaxffi_thunk_arg = 1;       /* Execute's this: after the sret slot */
-const volatile __u32 jaxffi_op_off = 16;         /* Thunk::info_.op_name (std::string) */
-const volatile __u32 jaxffi_module_off = 48;     /* Thunk::info_.module_name */
-/* CustomCallThunk::target_name_: where it may be, each place read */
-const volatile __u32 jaxffi_target_offs[HCB_JAXFFI_TARGET_PLACES] = { 88, 96, 80, 104 };
-const volatile __u32 jaxffi_params_ccp_off = 48; /* ExecuteParams::custom_call_params */
-const volatile __u32 jaxffi_ccp_device_off = 8;  /* CustomCallExecuteParams::device_ordinal */
-const volatile __u32 jaxffi_ctx_device_off = 8;  /* XLA_FFI_ExecutionContext::device_ordinal */
-
-struct jaxffi_thunk_seen {
-	__u64 thunk;
-	__u32 device;       /* from the execute parameters, ~0 if unreadable */
-	__u32 pad;
-};
-
-/* the thunk each thread is running: written before, read by the handler */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);              /* pid_tgid */
-	__type(value, struct jaxffi_thunk_seen);
-} jaxffi_thunks SEC(".maps");
+#define HCB_JAXCALL_OWNER
+#include "jaxcall.bpf.h"
 
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
 SEC("uprobe")
 int jaxffi_thunk(struct pt_regs *ctx)
 {
-	struct jaxffi_thunk_seen v = { .device = ~0u };
+	struct jaxffi_thunk_seen v = { .device = ~0u, .coll_device = ~0u };
 	__u64 key = bpf_get_current_pid_tgid();
 	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
 	__u64 params, ccp = 0;
@@ -80,80 +55,26 @@ int jaxffi_thunk(struct pt_regs *ctx)
 	params = jaxffi_thunk_arg ? a3 : a2;
 	if (!bpf_probe_read_user(&ccp, sizeof(ccp), (void *)(params + jaxffi_params_ccp_off)) && ccp)
 		bpf_probe_read_user(&v.device, sizeof(v.device), (void *)(ccp + jaxffi_ccp_device_off));
+	ccp = 0;
+	if (jaxffi_params_coll_off &&
+	    !bpf_probe_read_user(&ccp, sizeof(ccp), (void *)(params + jaxffi_params_coll_off)) && ccp)
+		bpf_probe_read_user(&v.coll_device, sizeof(v.coll_device),
+				    (void *)(ccp + jaxffi_coll_device_off));
 	bpf_map_update_elem(&jaxffi_thunks, &key, &v, BPF_ANY);
 	return 0;
 }
 
-/* Bytes per element of the XLA types that have whole bytes; 0 for the rest
- * (sub-byte integers and floats, token). */
-static __always_inline __u64 xla_dtype_size(__u32 t)
-{
-	switch (t) {
-	case JAXFFI_XLA_PRED: case JAXFFI_XLA_S8: case JAXFFI_XLA_U8:
-	case JAXFFI_XLA_F8E5M2: case JAXFFI_XLA_F8E4M3FN: case JAXFFI_XLA_F8E4M3B11FNUZ:
-	case JAXFFI_XLA_F8E5M2FNUZ: case JAXFFI_XLA_F8E4M3FNUZ: case JAXFFI_XLA_F8E4M3:
-	case JAXFFI_XLA_F8E3M4: case JAXFFI_XLA_F8E8M0FNU:
-		return 1;
-	case JAXFFI_XLA_S16: case JAXFFI_XLA_U16: case JAXFFI_XLA_F16: case JAXFFI_XLA_BF16:
-		return 2;
-	case JAXFFI_XLA_S32: case JAXFFI_XLA_U32: case JAXFFI_XLA_F32:
-		return 4;
-	case JAXFFI_XLA_S64: case JAXFFI_XLA_U64: case JAXFFI_XLA_F64: case JAXFFI_XLA_C64:
-		return 8;
-	case JAXFFI_XLA_C128:
-		return 16;
-	}
-	return 0;
-}
-
-/* Bytes elems elements take in an operand's buffer: XLA's CPU runtime packs
- * the sub-byte types (element i in bits (i * bits) % 8 up of byte
- * i * bits / 8: two S4 a byte), and their bytes are sent so; 0 for a type
- * whose bytes are not sent (token, S1, U1). */
-static __always_inline __u64 xla_dtype_bytes(__u32 t, __u64 elems)
-{
-	switch (t) {
-	case JAXFFI_XLA_S2: case JAXFFI_XLA_U2:
-		return (elems + 3) / 4;
-	case JAXFFI_XLA_S4: case JAXFFI_XLA_U4: case JAXFFI_XLA_F4E2M1FN:
-		return (elems + 1) / 2;
-	}
-	return elems * xla_dtype_size(t);
-}
-
-/* More elements than the ring can ever hold: the call is dropped.  Small
- * enough that a product of two never overflows. */
-#define MAX_ELEMS (1ull << 31)
-
-struct walk {
-	__u64 types, args;   /* the frame's operand arrays */
-	__u32 nargs;         /* operands in the frame */
-	__u32 count;         /* operands to send: tokens left out */
-	__u64 total;         /* their bytes */
-	__u32 bad;           /* an operand could not be read */
-	__u32 too_big;       /* an operand larger than the ring */
-	struct copy_ctx c;   /* the sending pass; c.leaf is the next operand */
-};
-
-struct jf_operand {
-	struct jaxffi_xla_buffer b;
-	__u64 nbytes;        /* 0 for a rank or dtype the reader cannot show */
-};
-
-/*
- * Operand i of the frame: its buffer, size and dims (into
- * dims[HCB_MAX_DIMS]).  Returns 1 for a token (no data), 0 for an operand
- * to send, 2 for one of more than MAX_ELEMS elements, -1 if the target's
- * memory could not be read or the operand is not a buffer.  Not inlined,
- * here and below: the verifier then meets the caller in one state whatever
- * path was taken inside.
- */
-static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o, __u64 *dims)
+/* Operand i of the frame (jaxcall.bpf.h): an XLA_FFI_Buffer; -1 also for
+ * an operand that is none. */
+static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
+				   __u64 *dims)
 {
 	__u64 bp = 0, elems = 1;
 	__u32 type = 0, n;
 
 	o->nbytes = 0;
+	o->layout = 0;
+	o->nstrides = 0;
 	if (bpf_copy_from_user(&type, sizeof(type), (void *)(w->types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
 	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
@@ -182,101 +103,6 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 	}
 	o->nbytes = xla_dtype_bytes(o->b.dtype, elems);
 	return 0;
-}
-
-/* First pass: how much is to be sent. */
-static long measure_step(__u32 i, void *arg)
-{
-	struct walk *w = arg;
-	__u64 dims[HCB_MAX_DIMS];
-	struct jf_operand o;
-	int r;
-
-	if (i >= w->nargs)
-		return 1;
-	r = read_operand(w, i, &o, dims);
-	if (r < 0 || r == 2) {
-		w->bad |= r < 0;
-		w->too_big |= r == 2;
-		return 1;
-	}
-	if (r == 0) {
-		w->count++;
-		w->total += o.nbytes;
-	}
-	return 0;
-}
-
-/* Operand c->leaf: its JARG record, and where its bytes are. */
-static __always_inline int start_operand(struct walk *w)
-{
-	struct copy_ctx *c = &w->c;
-	struct hcb_ev_jarg *e;
-	__u32 i = c->leaf++;
-	struct jf_operand o;
-	int r;
-
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e)
-		return LOST_RING;
-	__builtin_memset(e->dims, 0, sizeof(e->dims));
-	r = read_operand(w, i, &o, e->dims);
-	if (r) {
-		bpf_ringbuf_discard(e, 0);
-		return r == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
-	}
-	e->type = HCB_EV_JARG;
-	e->device = c->device;
-	e->seq = c->seq;
-	e->arg = i;
-	e->dtype = o.b.dtype;
-	e->rank = o.b.rank > 0xffff ? 0xffff : (__u32)o.b.rank;
-	e->pad = 0;
-	e->nbytes = o.nbytes;
-	bpf_ringbuf_submit(e, o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	c->consumer_id = i;
-	c->src = o.b.data;
-	c->left = o.nbytes;
-	return 0;
-}
-
-/* Second pass, one step at a time: start an operand or send a chunk of it. */
-static long send_step(__u32 i, void *arg)
-{
-	struct walk *w = arg;
-	struct copy_ctx *c = &w->c;
-	int err;
-
-	if (c->left == 0) {
-		if (c->leaf >= c->nleaves)
-			return 1;
-		err = start_operand(w);
-	} else {
-		err = emit_chunk(c);
-	}
-	if (err) {
-		c->failed = err;
-		return 1;
-	}
-	return 0;
-}
-
-/* A std::string of the thunk at off into dst (cap bytes, NUL-terminated,
- * cut if longer); its whole length. */
-static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)
-{
-	struct jaxffi_std_string s;
-	__u32 n;
-
-	if (bpf_copy_from_user(&s, sizeof(s), (void *)(thunk + off)))
-		return 0;
-	n = s.len < cap - 1 ? (__u32)s.len : cap - 1;
-	barrier_var(n);
-	if (n > cap - 1)
-		n = cap - 1;
-	if (n && bpf_copy_from_user(dst, n, (void *)s.ptr))
-		return 0;
-	return s.len > 0xffffffffull ? 0xffffffffu : (__u32)s.len;
 }
 
 /* The call's "index" attribute (a u64 scalar): the callback's place in its
@@ -349,14 +175,6 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
 		e->target_len[i] = read_name(seen.thunk, jaxffi_target_offs[i], e->target[i],
 					     sizeof(e->target[i]));
-}
-
-/* What a call may take in the ring: its bytes with their padding (less
- * than as much again, see emit_chunk), per operand a JARG and a few chunk
- * headers, and the call record. */
-static __always_inline __u64 ring_need(const struct walk *w)
-{
-	return 2 * w->total + ((__u64)w->count + 2) * 1024 + sizeof(struct hcb_ev_jcall);
 }
 
 /* Sleepable: the operands may sit in pages the target has not touched

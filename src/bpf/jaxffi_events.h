@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * jaxffi_events.h - the records the jaxffi provider's BPF side
- * (jaxffi.bpf.c) puts in the shared ring buffer for src/jaxffi.c: calls of
- * JAX's Python callbacks in XLA's CPU runtime (jax.debug.print,
- * jax.debug.callback, io_callback, pure_callback, buffer_callback), seen at
- * the FFI handler's entry.  Per call, in this order, all from the calling
+ * (jaxffi.bpf.c, jaxlegacy.bpf.c) puts in the shared ring buffer for
+ * src/jaxffi_decode.c: calls of JAX's Python callbacks in XLA's CPU runtime
+ * (jax.debug.print, jax.debug.callback, io_callback, pure_callback,
+ * buffer_callback), seen at the FFI handler's entry, or the legacy custom
+ * call's before jaxlib 0.6.  Per call, in this order, all from the calling
  * thread:
  *   HCB_EV_JCALL        the call: device, seq, call site, operand count
  *   per operand (tokens left out):
@@ -39,6 +40,26 @@ enum hcb_jaxffi_handler {
 #define HCB_JAXFFI_F_THUNK 1u       /* a CustomCallThunk ran on this thread before the
 				     * call: the names and thunk_device come from it */
 #define HCB_JAXFFI_F_INDEX 2u       /* the call's "index" attribute was found */
+#define HCB_JAXFFI_F_LEGACY 4u      /* a legacy callback (xla_python_cpu_callback,
+				     * jaxlegacy.bpf.c): desc, layout, pytype and
+				     * config below say what its descriptor held */
+#define HCB_JAXFFI_F_RUN 8u         /* legacy, no thunk: the device is the one the
+				     * executable was run for (XLA's classic
+				     * runtime), found by the call's status */
+#define HCB_JAXFFI_F_NODEV 16u      /* legacy: no thunk and no run of the call's
+				     * status seen: its device is unknown */
+
+/* hcb_ev_jcall.layout: what of a legacy callback's descriptor (an
+ * xla::CpuCallback, jaxlegacy.bpf.c) did not read as one */
+#define HCB_JAXLEGACY_BAD_DESC 1u    /* its vectors: not 8-aligned, begin > end,
+				      * capacity != size, not whole elements */
+#define HCB_JAXLEGACY_BAD_TOKEN 2u   /* a token operand with a dtype, dims or bytes */
+#define HCB_JAXLEGACY_BAD_TYPE 4u    /* an operand of no XLA type, or no dtype */
+#define HCB_JAXLEGACY_BAD_DIMS 8u    /* dims inline for a rank > 4, or allocated
+				      * for one <= 4 */
+#define HCB_JAXLEGACY_BAD_STRIDES 16u /* not one byte stride a dim, row-major */
+#define HCB_JAXLEGACY_BAD_SIZE 32u   /* its size in bytes is not its elements' */
+#define HCB_JAXLEGACY_CONFIG_MAX 24u /* a decimal uint64 and its NUL */
 
 #define HCB_JAXFFI_OP_MAX 64u
 #define HCB_JAXFFI_MODULE_MAX 128u
@@ -73,6 +94,15 @@ struct hcb_ev_jcall {
 	/* custom call target, "xla_ffi_python_cpu_callback", read at each
 	 * place it may be (empty where nothing readable was) */
 	char target[HCB_JAXFFI_TARGET_PLACES][HCB_JAXFFI_TARGET_MAX];
+	/* legacy callbacks only (HCB_JAXFFI_F_LEGACY), zero otherwise: */
+	HCB_WIRE_U64 desc;          /* the xla::CpuCallback's address: the call site */
+	HCB_WIRE_U32 layout;        /* HCB_JAXLEGACY_BAD_*, 0: it read as one */
+	HCB_WIRE_U32 pad;
+	char pytype[16];            /* the type name of its callable (a Python
+				     * "function"), empty if unreadable */
+	/* the thunk's backend_config beside each target name's place: jax
+	 * writes the descriptor's address there, in decimal */
+	char config[HCB_JAXFFI_TARGET_PLACES][HCB_JAXLEGACY_CONFIG_MAX];
 };
 
 struct hcb_ev_jarg {
@@ -83,9 +113,12 @@ struct hcb_ev_jarg {
 	HCB_WIRE_U32 dtype;         /* XLA_FFI_DataType, as the frame says */
 	HCB_WIRE_U32 rank;          /* as the frame says: more than HCB_MAX_DIMS and no
 				     * dims or bytes are copied */
-	HCB_WIRE_U32 pad;
+	HCB_WIRE_U32 nstrides;      /* legacy: the strides its Arg holds (0 for FFI) */
 	HCB_WIRE_U64 nbytes;        /* bytes that follow in HCB_EV_JDATA chunks */
 	HCB_WIRE_U64 dims[HCB_MAX_DIMS];
+	/* legacy: its Arg's byte strides (up to rank of them), which the
+	 * layout check proves row-major; zero for FFI calls */
+	HCB_WIRE_U64 strides[HCB_MAX_DIMS];
 };
 
 /*

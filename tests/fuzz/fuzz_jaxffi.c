@@ -8,7 +8,9 @@
  * device (sequence, offsets, sizes), as the BPF side writes them, so the
  * fuzzer reaches whole calls; the high bits of kind make one field wrong.
  * The decoder must only ever deliver packets whose payload matches the
- * consumer it made up for them.
+ * consumer it made up for them.  Bit 0x04 of a call's kind makes it a
+ * legacy callback's (jaxlib before 0.6, src/jaxlegacy.h): its device from
+ * a thunk, a classic run or none, its descriptor's checks passed or not.
  */
 #include <assert.h>
 #include <errno.h>
@@ -55,6 +57,25 @@ static const uint32_t dtypes[] = {
 	JAXFFI_XLA_F8E4M3FN, JAXFFI_XLA_F8E5M2, JAXFFI_XLA_TOKEN, JAXFFI_XLA_S4, 200,
 };
 
+/* A legacy callback's call record: its device found three ways (or
+ * none), its descriptor passing the probe's checks or failing one. */
+static void legacy(struct hcb_ev_jcall *e, unsigned int kind, unsigned int a, unsigned int b)
+{
+	static const uint32_t how[] = { HCB_JAXFFI_F_THUNK, HCB_JAXFFI_F_RUN, HCB_JAXFFI_F_NODEV,
+					HCB_JAXFFI_F_THUNK | HCB_JAXFFI_F_RUN };
+
+	e->flags = HCB_JAXFFI_F_LEGACY | how[b % 4];
+	e->desc = 0x1000ull * (a % 5);
+	e->layout = kind & 0x08 ? 1u << (a % 7) : 0;
+	snprintf(e->pytype, sizeof(e->pytype), "%s", b & 0x80 ? "fun\nction" : "function");
+	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++) {
+		snprintf(e->target[i], sizeof(e->target[i]), "%s",
+			 i == (a >> 2) % 4 ? "xla_python_cpu_callback" : "\x90");
+		snprintf(e->config[i], sizeof(e->config[i]), "%llu",
+			 (unsigned long long)(b & 0x40 ? e->desc + 1 : e->desc));
+	}
+}
+
 static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
 		 unsigned int a, unsigned int b)
 {
@@ -77,6 +98,8 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
 		snprintf(e.target[i], sizeof(e.target[i]), "%s", i != (a >> 2) % 4 ? "jit\033x" :
 			 kind & 0x08 ? "other_target" : "xla_ffi_python_cpu_callback");
+	if (kind & 0x04)
+		legacy(&e, kind, a, b);
 	d->total = e.total_bytes;
 	d->got = 0;
 	d->arg = 0;
@@ -100,6 +123,12 @@ static size_t arg(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32
 		elems *= e.dims[k];
 	}
 	e.nbytes = kind & 0x80 ? b : elems * hcb_dtype_size(hcb_jaxffi_dtype(e.dtype));
+	/* a legacy operand's strides: row-major, or one too many */
+	e.nstrides = kind & 0x10 ? e.rank + 1 : e.rank;
+	for (unsigned int k = e.rank < HCB_MAX_DIMS ? e.rank : HCB_MAX_DIMS, st = 1; k-- > 0;) {
+		e.strides[k] = st * hcb_dtype_size(hcb_jaxffi_dtype(e.dtype));
+		st *= (unsigned int)e.dims[k];
+	}
 	hcb_jaxffi_feed(x, &e, sizeof(e));
 	return used < n ? used : n;
 }

@@ -8,7 +8,9 @@ threads, so taps are paired with truth entries as a multiset, by device,
 callback kind (from the op name: "pure_callback.4" is a pure_callback;
 jaxlib 0.6 names them "custom-call.N" and the kind goes unchecked), and
 each array's dtype, shape and bytes.  Then per pair: the module kwarg
-(where the truth names one), the callback kwarg, the tree ("*" for one
+(where the truth names one, and hcbtrace does not say "unknown": XLA's
+classic CPU runtime, jaxlib before 0.4.33, names no module at a legacy
+callback), the callback kwarg, the tree ("*" for one
 array, a tuple for several).  Prints one summary line and the first
 mismatches; exits 0 if every tap and every truth entry found its pair (or,
 for a truth entry, is one of the calls hcbtrace's drop records counted lost
@@ -75,6 +77,7 @@ def pair(truth, taps, named, dropped):
         pool[tap_key(c, named)].append(c)
     print_op = any(kind_of(c["name"]) == "debug_print" for c in taps)
     bad, modules, lost = [], 0, 0
+    unnamed = 0
     for t in truth:
         cands = pool.get(truth_key(t, named, print_op))
         if not cands and dropped[t["device"]] > 0:
@@ -86,9 +89,12 @@ def pair(truth, taps, named, dropped):
             continue
         pick = next((c for c in cands if t["module"] in (None, c["kwargs"].get("module"))), None)
         if pick is None:
+            pick = next((c for c in cands if c["kwargs"].get("module") == "unknown"), None)
+            unnamed += pick is not None
+        if pick is None:
             pick = cands[0]
             bad.append(("module", t["site"], t["module"], pick["kwargs"].get("module")))
-        elif t["module"] is not None:
+        elif t["module"] is not None and pick["kwargs"].get("module") != "unknown":
             modules += 1
         cands.remove(pick)
         n = len(t["leaves"])
@@ -99,7 +105,7 @@ def pair(truth, taps, named, dropped):
         for c in cands:
             bad.append(("not in the truth", c["name"], c["kwargs"].get("module"),
                         "device %d" % c["device"]))
-    return bad, modules, lost
+    return bad, (modules, unnamed), lost
 
 
 def main():
@@ -111,10 +117,11 @@ def main():
     dropped = collections.Counter()
     for d in drops:
         dropped[d["device"]] += d["count"]
-    bad, modules, lost = pair(truth, taps, named, dropped)
+    bad, (modules, unnamed), lost = pair(truth, taps, named, dropped)
     print("truth %d calls, recording %d taps, %d drop records, %d lost as counted, %d mismatches "
-          "(modules checked %d, op kinds %s)"
+          "(modules checked %d%s, op kinds %s)"
           % (len(truth), len(taps), len(drops), lost, len(bad), modules,
+             ", %d said unknown" % unnamed if unnamed else "",
              "checked" if named else "not named by this jaxlib"))
     for b in bad[:20]:
         print("  ", *b)

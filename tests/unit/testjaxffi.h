@@ -2,7 +2,8 @@
 /*
  * testjaxffi.h - what the jaxffi decoder's unit tests share: a receiver
  * that keeps what it was handed, and the ring records jaxffi.bpf.c writes
- * for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c).
+ * for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c,
+ * test_jaxlegacy.c).
  */
 #ifndef HCB_TESTJAXFFI_H
 #define HCB_TESTJAXFFI_H
@@ -47,6 +48,19 @@ static inline void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t dev
 }
 
 static const struct hcb_decoder_ops ops = { .packet = on_packet, .warn = on_warn };
+
+static inline void on_refuse(void *ctx, const char *why)
+{
+	struct seen *s = ctx;
+
+	s->refusals++;
+	snprintf(s->warning, sizeof(s->warning), "%s", why);
+}
+
+/* ops, and the layout check's refusal counted */
+static const struct hcb_decoder_ops refusing_ops = {
+	.packet = on_packet, .warn = on_warn, .refuse = on_refuse,
+};
 
 /* A call record as jaxffi.bpf.c writes it after a thunk of jit_step. */
 static inline struct hcb_ev_jcall jcall(uint32_t dev, uint64_t seq, uint32_t tid, const char *op,
