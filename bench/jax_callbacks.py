@@ -8,7 +8,8 @@ jax.debug.callback (a Python function that keeps it), timed in the same
 run: the loop without the callback (baseline), with the callback and no
 tracer, and with the callback while `hcbtrace record` is attached to this
 process.  Per callback: (time - baseline) / N, best of 5 runs.  Needs a
-venv with jax >= 0.6 and no hcbtap (scripts/lib.sh: make_venv_jax12).
+venv with jax >= 0.4.26 and no hcbtap (scripts/lib.sh: make_venv_jax12;
+an older one: scripts/jax-matrix makes one per release).
 """
 import json
 import os
@@ -53,7 +54,9 @@ def best(f, runs=5):
 
 def attached(path, f):
     """Record this process to path; return once its first callback is in."""
-    rec = subprocess.Popen([HCB, "record", "-q", "-p", str(os.getpid()), "-o", path],
+    # the callbacks' provider: on jaxlib 0.4.31 the outfeed one answers first
+    rec = subprocess.Popen([HCB, "record", "-q", "--provider", "jax-callback",
+                            "-p", str(os.getpid()), "-o", path],
                            stderr=subprocess.DEVNULL)
     for _ in range(1000):
         f(jnp.zeros(4, jnp.float32)).block_until_ready()

@@ -32,6 +32,17 @@ static int find_target(pid_t pid, struct hcb_jaxffi_target *t)
 	return err == -ENOENT ? hcb_jaxlegacy_find(pid, t) : err;
 }
 
+/* A jaxlib whose jax sends host_callback's taps as outfeed by default
+ * (up to 0.4.33), but one the xla-outfeed provider does not read (all but
+ * 0.4.31). */
+static int outfeed_era(const char *version)
+{
+	unsigned int patch;
+	char rest;
+
+	return sscanf(version, "0.4.%u%c", &patch, &rest) == 1 && patch <= 33 && patch != 31;
+}
+
 static int find(pid_t pid, struct hcb_target_info *ti)
 {
 	struct hcb_jaxffi_target t;
@@ -50,6 +61,7 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	ti->probe_off[CTX_DEVICE] = t.ctx_device_off >= 0 ? (uint64_t)t.ctx_device_off + 1 : 0;
 	ti->probe_off[RUN_DEVICE] = t.run_device_off >= 0 ? (uint64_t)t.run_device_off + 1 : 0;
 	ti->probe_off[LEGACY] = (uint64_t)t.legacy;
+	ti->unread = t.legacy && outfeed_era(t.version) ? HCB_UNREAD_OUTFEED : 0;
 	for (unsigned int i = 0; i < t.nrun; i++)
 		ti->probe_off[RUN + i] = t.run_off[i];
 	return 0;

@@ -36,7 +36,16 @@ struct hcb_target_info {
 	uint64_t counters;           /* where the target's issued counters are, 0: unknown */
 	uint64_t probe_off[12];      /* file offsets in path where the provider's
 				      * probes go, as find() found them (0: none) */
+	unsigned int unread;         /* HCB_UNREAD_*: what such a target may send
+				      * that this provider does not read */
 	const struct hcb_provider *provider;
+};
+
+/* hcb_target_info.unread */
+enum hcb_unread {
+	/* host_callback's outfeed (id_tap, id_print): jax's default for them
+	 * up to 0.4.33, read by the xla-outfeed provider on jaxlib 0.4.31 only */
+	HCB_UNREAD_OUTFEED = 1 << 0,
 };
 
 enum hcb_provider_flags {

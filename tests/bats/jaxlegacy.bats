@@ -95,3 +95,29 @@ record_and_check()
     grep -q '^done [1-9]' "$T/prog.out"
     refute grep -qi 'error\|traceback' "$T/prog.err"
 }
+
+@test "legacy callbacks: a jaxlib whose host_callback taps are outfeed hcbtrace cannot read says so once" {
+    # a process mapping a "jaxlib/xla_extension.so" of 0.4.27 that has the
+    # legacy callback's function: attached, it is told host_callback's
+    # outfeed (jax's default for id_print up to 0.4.33) is not read there
+    mkdir -p "$T/fake/jaxlib"
+    printf '%s\n' 'void cb(void *o, void **in, void *st) __asm__("_ZN3xla20XlaPythonCpuCallbackEPvPS0_P20XlaCustomCallStatus_");' \
+        'void cb(void *o, void **in, void *st) { (void)o; (void)in; (void)st; }' >"$T/fake/cb.c"
+    cc -shared -fPIC -o "$T/fake/jaxlib/xla_extension.so" "$T/fake/cb.c"
+    echo '_version = "0.4.27"' >"$T/fake/jaxlib/version.py"
+    python3 -c 'import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); print("up", flush=True); time.sleep(60)' \
+        "$T/fake/jaxlib/xla_extension.so" >"$T/fake.out" &
+    fake=$!
+    PIDS+=("$fake")
+    wait_for "$T/fake.out" up
+    "$HCBTRACE" attach "$fake" >"$T/att.out" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_for "$T/att.err" "host_callback's outfeed taps"
+    kill -INT "$att"
+    wait "$att" || true
+    [ "$(grep -c "^hcbtrace: warning: process $fake runs jaxlib 0.4.27: host_callback's outfeed taps (id_tap, id_print, jax's default for them up to 0.4.33) are not read on it, only on jaxlib 0.4.31; JAX_HOST_CALLBACK_LEGACY=False in the program makes them callbacks, which are$" "$T/att.err")" = 1 ]
+    # and `list` names the provider that answers
+    run "$HCBTRACE" list
+    grep -q "^  jaxlib 0.4.27: JAX's callbacks" <<<"$output"
+}
