@@ -77,7 +77,7 @@ record_and_check()
         "$T/rec.jsonl"
 }
 
-@test "legacy callbacks: a descriptor that does not read as one is refused in one line; the program runs on" {
+@test "legacy callbacks: a descriptor that does not read as one is refused in one line; detached or killed, the program runs on" {
     start_legacy --until "$T/stop"
     touch "$T/go"
     # Arg read a word too long: no descriptor's vectors hold whole ones
@@ -90,6 +90,12 @@ record_and_check()
     run --separate-stderr "$HCBTRACE" attach --provider jax-callback -f jsonl -c 5 "$MOD_PID"
     assert_success
     [ "$(grep -c '"type":"tap"' <<<"$output")" = 5 ]
+    # killed, its probes go with it
+    "$HCBTRACE" record --provider jax-callback -p "$MOD_PID" -o "$T/killed.jsonl" 2>/dev/null &
+    rec=$!
+    wait_for "$T/killed.jsonl" '"type":"tap"' 60
+    kill -9 "$rec"
+    wait "$rec" || true
     touch "$T/stop"
     wait "$MOD_PID"
     grep -q '^done [1-9]' "$T/prog.out"
