@@ -5,10 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "buf.h"
 #include "capture.h"
+#include "capture_loop.h"
 #include "clock.h"
 #include "idprint.h"
 #include "recfile.h"
@@ -229,39 +228,6 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 
 /* ---- the session ---- */
 
-/* libbpf's own messages go to stderr only when HCBTRACE_DEBUG is set. */
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static int debug = -1;
-
-	if (debug < 0)
-		debug = getenv("HCBTRACE_DEBUG") != NULL;
-	(void)level;
-	return debug ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-/* Why the BPF side did not load, in words; the exit code. */
-static int load_err(const struct trace_opts *o, int err)
-{
-	if (err == -EPERM || err == -EACCES) {
-		cli_err("not enough privilege to load BPF programs: " CLI_PRIVILEGE_HINT);
-		return EXIT_SYSTEM;
-	}
-	if (err == -ENOSYS || err == -EOPNOTSUPP) {
-		cli_err("this kernel cannot run BPF programs (bpf(): %s): hcbtrace needs "
-			"a kernel with CONFIG_BPF_SYSCALL and uprobes", strerror(-err));
-		return EXIT_SYSTEM;
-	}
-	if (err == -ENOMEM || err == -E2BIG) {
-		cli_err("cannot create a %llu MiB ring buffer (%s): try a smaller --buffer-size",
-			(unsigned long long)(o->ring_bytes >> 20), strerror(-err));
-		return EXIT_SYSTEM;
-	}
-	cli_err("cannot load the BPF program: %s (set HCBTRACE_DEBUG=1 for libbpf's log)",
-		strerror(-err));
-	return EXIT_SYSTEM;
-}
-
 int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
 		   const char *name)
 {
@@ -281,11 +247,12 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	if (hcb_target_comm(getpid(), t->what, sizeof(t->what)) || !t->what[0])
 		snprintf(t->what, sizeof(t->what), "hcbtrace");
 	co.what = t->what;
-	libbpf_set_print(print_libbpf);
+	/* libbpf's own messages go to stderr only when HCBTRACE_DEBUG is set */
+	hcb_capture_libbpf_log(getenv("HCBTRACE_DEBUG") ? stderr : NULL);
 	err = hcb_capture_new(&t->cap, &co, (struct hcb_receiver){ &trace_receiver_ops, t });
 	if (err) {
 		free(t);
-		return load_err(o, err);
+		return cli_load_err(err, o->ring_bytes);
 	}
 	*out = t;
 	return EXIT_OK;
@@ -443,29 +410,28 @@ static void warn_unmatched(struct trace *t)
 	filter_warn_unmatched(&t->o->filter, regs, n);
 }
 
-/* Poll until something ends the session; why it ended, in words. */
+/* Poll until something ends the session (capture_loop.h); why it ended,
+ * in words. */
 static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void *ctx, int *err)
 {
-	uint64_t deadline = 0;
+	struct hcb_run_opts ro = { .poll_ms = 100, .alive = alive, .ctx = ctx,
+				   .stop = &trace_exiting };
 
 	if (t->o->duration > 0)
-		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
-	while (!trace_exiting) {
-		*err = hcb_capture_poll(t->cap, 100);
-		if (*err < 0)
-			return "failed";
-		switch (hcb_capture_stopped(t->cap)) {
-		case HCB_STOP_COUNT:
-			return "count reached";
-		case HCB_STOP_EXEC:
-			return "target exec'd a new program (attach again to trace it)";
-		case HCB_STOP_NONE:
-			break;
-		}
-		if (deadline && hcb_clock_ns(CLOCK_MONOTONIC) >= deadline)
-			return "duration reached";
-		if (!alive(ctx))
-			return "target exited";
+		ro.deadline_ns = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
+	switch (hcb_capture_run(t->cap, &ro, err)) {
+	case HCB_RUN_FAILED:
+		return "failed";
+	case HCB_RUN_COUNT:
+		return "count reached";
+	case HCB_RUN_EXEC:
+		return "target exec'd a new program (attach again to trace it)";
+	case HCB_RUN_DEADLINE:
+		return "duration reached";
+	case HCB_RUN_TARGET_GONE:
+		return "target exited";
+	case HCB_RUN_STOPPED:
+		break;
 	}
 	return "interrupted";
 }
