@@ -376,6 +376,9 @@ static int timeline_write(struct hcb_writer *w, const struct hcb_record *rec)
 		tl->end = rec->end;
 		tl->have_end = 1;
 		break;
+	case HCB_REC_TRIGGER:
+		/* the tap that fired is on the timeline already */
+		break;
 	}
 	if (!err && tl->out.len)
 		err = hcb_write_all(w, tl->out.data, tl->out.len);

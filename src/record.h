@@ -18,6 +18,7 @@ enum hcb_record_kind {
 	HCB_REC_DROP,
 	HCB_REC_BARRIER,
 	HCB_REC_END,
+	HCB_REC_TRIGGER,        /* a flight recorder fired (src/flight.h) */
 };
 
 struct hcb_session_info {
@@ -45,6 +46,22 @@ struct hcb_end_info {
 	uint64_t end_ns;
 };
 
+/* Why a flight recorder wrote what it kept: the tap that fired a
+ * condition (device, seq, consumer; the leaf, element and value that
+ * decided), or a signal (seq HCB_TRIGGER_NO_TAP, no consumer). */
+#define HCB_TRIGGER_NO_TAP UINT64_MAX
+struct hcb_trigger_info {
+	uint32_t device;
+	uint64_t seq;           /* HCB_TRIGGER_NO_TAP: not a tap's (a signal) */
+	char consumer[128];     /* "" with no tap */
+	int64_t leaf;           /* -1: none */
+	int64_t element;        /* -1: none (mean, sum: the whole tap) */
+	double value;           /* the element's or the statistic's; NaN too */
+	uint64_t ts_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
+	uint32_t oversize;      /* 1: the ring held a tap larger than itself, alone */
+	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal" */
+};
+
 /*
  * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
  * producer and stay valid until its next record; tap.ts_ns is
@@ -59,6 +76,7 @@ struct hcb_record {
 		struct hcb_drop_info drop;
 		struct hcb_barrier_info barrier;
 		struct hcb_end_info end;
+		struct hcb_trigger_info trigger;
 	};
 };
 

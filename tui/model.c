@@ -183,6 +183,9 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
 	case HCB_REC_END:
 		m->ended = 1;
 		return 0;
+	case HCB_REC_TRIGGER:
+		/* why a flight recording stops where it does: no tap to show */
+		return 0;
 	}
 	return 0;
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flight.h - a flight recorder: a receiver (receiver.h) that wraps another
+ * and holds a session's most recent records back until a condition on a
+ * tap's values (trigger.h) fires, so that a long run leaves only the steps
+ * that led up to its first NaN.
+ *
+ * With a byte budget (keep_bytes), nothing reaches the inner receiver until
+ * a trigger fires: it keeps the session record, and the most recent taps
+ * (whole, their payloads copied) with the drop records between them, in
+ * arrival order, evicting the oldest to stay within the budget.  What it
+ * holds stays within keep_bytes, or is one tap larger than that, kept
+ * alone (and flagged in the trigger record).  When a tap fires a trigger it
+ * writes the session record, what it kept oldest first (the firing tap
+ * last), a trigger record, then passes on the next `after` taps, and is
+ * done: the caller ends the session, and the end record passes through.  A
+ * session that ends unfired writes nothing at all.
+ *
+ * Without a budget (keep_bytes 0) every record passes at once, and the
+ * trigger record follows the tap that fired; the same `after` and done.
+ */
+#ifndef HCB_FLIGHT_H
+#define HCB_FLIGHT_H
+
+#include <stdint.h>
+
+#include "receiver.h"
+#include "trigger.h"
+
+struct hcb_flight_opts {
+	uint64_t keep_bytes;                 /* 0: hold nothing back */
+	const struct hcb_trigger *triggers;  /* any one fires; copied */
+	unsigned int n_triggers;
+	uint64_t after;                      /* taps passed on after the trigger */
+};
+
+struct hcb_flight;
+
+/* 0, -ENOMEM, -EINVAL (no trigger and no way to fire but a signal is
+ * fine: n_triggers may be 0). */
+int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
+		   struct hcb_receiver inner);
+/* The recorder as a receiver: records from the capture engine go here. */
+struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f);
+/*
+ * Fire now, with no tap (a signal): why names it in the trigger record
+ * ("signal"), ts_ns is when.  0; 1 if it had fired already; -EAGAIN
+ * before the session record has come (nothing to write yet: try again
+ * later); or the inner receiver's -errno.
+ */
+int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t ts_ns);
+/* 1 once a trigger fired. */
+int hcb_flight_fired(const struct hcb_flight *f);
+/* 1 once fired and `after` taps passed on: end the session. */
+int hcb_flight_done(const struct hcb_flight *f);
+/* Bytes held back now (the payloads and the records' bookkeeping). */
+uint64_t hcb_flight_held(const struct hcb_flight *f);
+void hcb_flight_free(struct hcb_flight *f);
+
+#endif

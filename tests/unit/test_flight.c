@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_flight.c - the flight recorder's ring (src/flight.h) against a fake
+ * inner receiver that logs what reaches it: the order written, the memory
+ * bound over a long stream, a tap larger than the ring, drops kept in
+ * place, the taps after the trigger, and nothing written unfired.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dtype.h"
+#include "flight.h"
+#include "testcons.h"
+
+/* What the inner receiver saw: kinds, and each tap's seq (drops: count). */
+#define LOG_MAX 4096
+struct log {
+	unsigned int n;
+	enum hcb_record_kind kind[LOG_MAX];
+	uint64_t what[LOG_MAX];
+	struct hcb_trigger_info trigger;
+	struct hcb_end_info end;
+	float first_value[LOG_MAX];
+};
+
+static int log_record(void *ctx, const struct hcb_record *rec)
+{
+	struct log *l = ctx;
+
+	assert_true(l->n < LOG_MAX);
+	l->kind[l->n] = rec->kind;
+	if (rec->kind == HCB_REC_TAP) {
+		l->what[l->n] = rec->tap.seq;
+		memcpy(&l->first_value[l->n], rec->tap.payload, sizeof(float));
+	} else if (rec->kind == HCB_REC_DROP) {
+		l->what[l->n] = rec->drop.count;
+	} else if (rec->kind == HCB_REC_TRIGGER) {
+		l->trigger = rec->trigger;
+	} else if (rec->kind == HCB_REC_END) {
+		l->end = rec->end;
+	}
+	l->n++;
+	return 0;
+}
+
+static const struct hcb_receiver_ops log_ops = { .record = log_record };
+
+struct fixture {
+	struct log log;
+	struct hcb_consumer *c, *big;
+	struct hcb_flight *f;
+	struct hcb_receiver rx;
+	float data[4096];
+};
+
+static struct fixture *setup(uint64_t keep, uint64_t after, const char *cond)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+	struct hcb_trigger t;
+	struct hcb_flight_opts o = { .keep_bytes = keep, .after = after, .triggers = &t,
+				     .n_triggers = cond ? 1 : 0 };
+	struct hcb_record s = { .kind = HCB_REC_SESSION };
+	size_t col;
+	const char *why;
+
+	assert_non_null(x);
+	if (cond)
+		assert_int_equal(hcb_trigger_parse(cond, &t, &col, &why), 0);
+	x->c = test_leaf_consumer("loss", 1, "x", HCB_DT_FLOAT32, 1, 4, 0);
+	x->big = test_leaf_consumer("params", 2, "x", HCB_DT_FLOAT32, 1, 4096, 0);
+	assert_int_equal(hcb_flight_new(&x->f, &o, (struct hcb_receiver){ &log_ops, &x->log }), 0);
+	x->rx = hcb_flight_receiver(x->f);
+	s.session.pid = 42;
+	assert_int_equal(x->rx.ops->record(x->rx.ctx, &s), 0);
+	return x;
+}
+
+static void teardown(struct fixture *x)
+{
+	hcb_flight_free(x->f);
+	hcb_consumer_free(x->c);
+	hcb_consumer_free(x->big);
+	free(x);
+}
+
+/* A tap of c with seq, its first element v. */
+static int tap(struct fixture *x, const struct hcb_consumer *c, uint64_t seq, float v)
+{
+	struct hcb_record r = { .kind = HCB_REC_TAP };
+
+	x->data[0] = v;
+	r.tap.device = 0;
+	r.tap.seq = seq;
+	r.tap.consumer = c;
+	r.tap.payload = (const unsigned char *)x->data;
+	return x->rx.ops->record(x->rx.ctx, &r);
+}
+
+static int drop(struct fixture *x, uint64_t count)
+{
+	struct hcb_record r = { .kind = HCB_REC_DROP };
+
+	r.drop.count = count;
+	snprintf(r.drop.reason, sizeof(r.drop.reason), "ring buffer full");
+	return x->rx.ops->record(x->rx.ctx, &r);
+}
+
+static int end(struct fixture *x)
+{
+	struct hcb_record r = { .kind = HCB_REC_END };
+
+	r.end.taps = 12345;
+	return x->rx.ops->record(x->rx.ctx, &r);
+}
+
+/* Session, the last taps before the NaN and the NaN's, oldest first, the
+ * trigger naming it, the end counting what the file holds. */
+static void test_ring_order(void **state)
+{
+	struct fixture *x;
+	uint64_t per_tap;
+
+	(void)state;
+	x = setup(1 << 20, 0, "nonfinite");
+	assert_int_equal(tap(x, x->c, 0, 0), 0);
+	per_tap = hcb_flight_held(x->f);
+	teardown(x);
+
+	x = setup(3 * per_tap, 0, "loss: nonfinite");
+	for (uint64_t i = 0; i < 10; i++)
+		assert_int_equal(tap(x, x->c, i, (float)i), 0);
+	assert_int_equal(x->log.n, 0);
+	assert_false(hcb_flight_fired(x->f));
+	assert_int_equal(tap(x, x->c, 10, NAN), 0);
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(x->log.n, 5);
+	assert_int_equal(x->log.kind[0], HCB_REC_SESSION);
+	for (unsigned int i = 1; i < 4; i++) {
+		assert_int_equal(x->log.kind[i], HCB_REC_TAP);
+		assert_int_equal(x->log.what[i], 7 + i);
+	}
+	/* the payloads are the ring's copies, not the producer's last */
+	assert_true(x->log.first_value[1] == 8.0f);
+	assert_true(isnan(x->log.first_value[3]));
+	assert_int_equal(x->log.kind[4], HCB_REC_TRIGGER);
+	assert_int_equal(x->log.trigger.seq, 10);
+	assert_string_equal(x->log.trigger.consumer, "loss");
+	assert_int_equal(x->log.trigger.leaf, 0);
+	assert_int_equal(x->log.trigger.element, 0);
+	assert_true(isnan(x->log.trigger.value));
+	assert_string_equal(x->log.trigger.condition, "loss: nonfinite");
+	/* done: more taps are passed over, the end counts the file's */
+	assert_int_equal(tap(x, x->c, 11, 1), 0);
+	assert_int_equal(end(x), 0);
+	assert_int_equal(x->log.n, 6);
+	assert_int_equal(x->log.kind[5], HCB_REC_END);
+	assert_int_equal(x->log.end.taps, 3);
+	teardown(x);
+}
+
+/* A long stream of mixed sizes: never more than the budget plus one tap. */
+static void test_memory_bound(void **state)
+{
+	const uint64_t budget = 64 * 1024;
+	uint64_t big = 4096 * sizeof(float);
+	struct fixture *x = setup(budget, 0, "nonfinite");
+
+	(void)state;
+	for (uint64_t i = 0; i < 20000; i++) {
+		const struct hcb_consumer *c = (i * 7919) % 5 == 0 ? x->big : x->c;
+
+		assert_int_equal(tap(x, c, i, 1.0f), 0);
+		if (i % 97 == 0)
+			assert_int_equal(drop(x, 2), 0);
+		assert_true(hcb_flight_held(x->f) <= budget + big + 256);
+		assert_true(hcb_flight_held(x->f) <= budget);
+	}
+	assert_int_equal(x->log.n, 0);
+	teardown(x);
+}
+
+/* A tap larger than the ring is kept alone, and the trigger says so. */
+static void test_oversize(void **state)
+{
+	struct fixture *x = setup(1024, 0, "nonfinite");
+
+	(void)state;
+	for (uint64_t i = 0; i < 5; i++)
+		assert_int_equal(tap(x, x->c, i, 1.0f), 0);
+	assert_int_equal(tap(x, x->big, 5, NAN), 0);
+	assert_true(hcb_flight_held(x->f) == 0);
+	assert_int_equal(x->log.n, 3);
+	assert_int_equal(x->log.kind[1], HCB_REC_TAP);
+	assert_int_equal(x->log.what[1], 5);
+	assert_int_equal(x->log.kind[2], HCB_REC_TRIGGER);
+	assert_int_equal(x->log.trigger.oversize, 1);
+	assert_string_equal(x->log.trigger.consumer, "params");
+	teardown(x);
+}
+
+/* Drops stay where they came among the taps kept. */
+static void test_drops_in_place(void **state)
+{
+	struct fixture *x = setup(1 << 20, 0, "max > 100");
+
+	(void)state;
+	assert_int_equal(tap(x, x->c, 0, 1), 0);
+	assert_int_equal(drop(x, 3), 0);
+	assert_int_equal(tap(x, x->c, 4, 1), 0);
+	assert_int_equal(drop(x, 1), 0);
+	assert_int_equal(tap(x, x->c, 6, 500), 0);
+	assert_int_equal(x->log.n, 7);
+	static const enum hcb_record_kind want[] = { HCB_REC_SESSION, HCB_REC_TAP, HCB_REC_DROP,
+		HCB_REC_TAP, HCB_REC_DROP, HCB_REC_TAP, HCB_REC_TRIGGER };
+	static const uint64_t what[] = { 0, 0, 3, 4, 1, 6, 0 };
+	for (unsigned int i = 0; i < 7; i++) {
+		assert_int_equal(x->log.kind[i], want[i]);
+		assert_int_equal(x->log.what[i], what[i]);
+	}
+	assert_true(x->log.trigger.value == 500.0);
+	assert_int_equal(end(x), 0);
+	assert_int_equal(x->log.end.drops, 4);
+	teardown(x);
+}
+
+/* --after N: the next N taps pass, and drops between them; then done. */
+static void test_after(void **state)
+{
+	struct fixture *x = setup(1 << 20, 2, "nonfinite");
+
+	(void)state;
+	assert_int_equal(tap(x, x->c, 0, NAN), 0);
+	assert_true(hcb_flight_fired(x->f));
+	assert_false(hcb_flight_done(x->f));
+	assert_int_equal(drop(x, 1), 0);
+	assert_int_equal(tap(x, x->c, 2, 1), 0);
+	assert_false(hcb_flight_done(x->f));
+	assert_int_equal(tap(x, x->c, 3, NAN), 0);
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(tap(x, x->c, 4, 1), 0);
+	assert_int_equal(drop(x, 1), 0);
+	assert_int_equal(end(x), 0);
+	/* session, tap 0, trigger, drop, 2, 3, end: one trigger only */
+	assert_int_equal(x->log.n, 7);
+	assert_int_equal(x->log.kind[2], HCB_REC_TRIGGER);
+	assert_int_equal(x->log.kind[3], HCB_REC_DROP);
+	assert_int_equal(x->log.what[5], 3);
+	assert_int_equal(x->log.end.taps, 3);
+	teardown(x);
+}
+
+/* Unfired, a session writes nothing at all, end included. */
+static void test_nothing_unfired(void **state)
+{
+	struct fixture *x = setup(4096, 0, "nonfinite");
+
+	(void)state;
+	for (uint64_t i = 0; i < 100; i++) {
+		assert_int_equal(tap(x, x->c, i, 1), 0);
+		assert_int_equal(drop(x, 1), 0);
+	}
+	assert_int_equal(end(x), 0);
+	assert_int_equal(x->log.n, 0);
+	teardown(x);
+}
+
+/* A signal writes the ring as it stands, naming no tap. */
+static void test_signal(void **state)
+{
+	struct fixture *x = setup(1 << 20, 0, NULL);
+
+	(void)state;
+	assert_int_equal(tap(x, x->c, 0, NAN), 0);
+	assert_int_equal(tap(x, x->c, 1, 1), 0);
+	assert_int_equal(x->log.n, 0);
+	assert_int_equal(hcb_flight_fire(x->f, "signal", 99), 0);
+	assert_int_equal(hcb_flight_fire(x->f, "signal", 99), 1);
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(x->log.n, 4);
+	assert_int_equal(x->log.kind[3], HCB_REC_TRIGGER);
+	assert_true(x->log.trigger.seq == HCB_TRIGGER_NO_TAP);
+	assert_int_equal(x->log.trigger.leaf, -1);
+	assert_string_equal(x->log.trigger.condition, "signal");
+	teardown(x);
+}
+
+/* No budget: everything passes at once, the trigger after its tap. */
+static void test_pass_through(void **state)
+{
+	struct fixture *x = setup(0, 1, "loss: max >= 3");
+
+	(void)state;
+	assert_int_equal(x->log.n, 1);
+	assert_int_equal(tap(x, x->c, 0, 1), 0);
+	assert_int_equal(drop(x, 1), 0);
+	assert_int_equal(x->log.n, 3);
+	assert_int_equal(tap(x, x->c, 2, 3), 0);
+	assert_int_equal(x->log.kind[3], HCB_REC_TAP);
+	assert_int_equal(x->log.kind[4], HCB_REC_TRIGGER);
+	assert_int_equal(tap(x, x->c, 3, 1), 0);
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(end(x), 0);
+	assert_int_equal(x->log.n, 7);
+	assert_int_equal(x->log.end.taps, 3);
+	teardown(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_order),
+		cmocka_unit_test(test_memory_bound),
+		cmocka_unit_test(test_oversize),
+		cmocka_unit_test(test_drops_in_place),
+		cmocka_unit_test(test_after),
+		cmocka_unit_test(test_nothing_unfired),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_pass_through),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
