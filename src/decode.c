@@ -2,7 +2,7 @@
 /*
  * decode.c - the hcbtap decoder's records and packets (decode.h).  Every
  * figure it keeps and every byte it holds for the target is within
- * decoder_bounds.h; registrations are decode_reg.c's, unfinished packets
+ * decode_bounds.h; registrations are decode_reg.c's, unfinished packets
  * decode_hold.c's.
  */
 #include <errno.h>
@@ -358,7 +358,7 @@ const struct hcb_stream_stats *hcb_decoder_stray(const struct hcb_decoder *d)
 	return hcb_bounds_stray(&d->b);
 }
 
-const struct hcb_bounds *hcb_decoder_bounds(const struct hcb_decoder *d)
+const struct hcb_bounds *hcb_decode_bounds(const struct hcb_decoder *d)
 {
 	return &d->b;
 }

@@ -7,7 +7,7 @@
  * Malformed input is counted per device and reported through ops->warn,
  * never trusted: wrong magic, unknown consumer, a payload whose size does not
  * match the registration, chunks outside their packet, a device out of
- * range.  What it holds for the target is bounded (decoder_bounds.h).  No
+ * range.  What it holds for the target is bounded (decode_bounds.h).  No
  * BPF in here, so the unit tests feed it records directly.
  */
 #ifndef HCB_DECODE_H
@@ -45,7 +45,7 @@ enum hcb_decode_problem {
 	HCB_INCOMPLETE,         /* a packet whose chunks stopped (ring buffer full) */
 	HCB_BAD_DEVICE,         /* a device number past HCB_MAX_DEVICES */
 	HCB_OVER_BOUND,         /* given up: what the target left unfinished passed
-				 * a bound of decoder_bounds.h (memory, count, age) */
+				 * a bound of decode_bounds.h (memory, count, age) */
 	HCB_DECODE_PROBLEMS
 };
 
@@ -83,14 +83,14 @@ struct hcb_bounds;
 
 int hcb_decoder_new(struct hcb_decoder **out, const struct hcb_decoder_ops *ops, void *ctx);
 /* Unfinished packets may hold up to packet_bytes (never less than the
- * default of decoder_bounds.h): a live session's ring size. */
+ * default of decode_bounds.h): a live session's ring size. */
 void hcb_decoder_set_budget(struct hcb_decoder *d, uint64_t packet_bytes);
 void hcb_decoder_free(struct hcb_decoder *d);
 /* Feed one ring-buffer record.  Returns 0 (malformed records included: they
  * are counted), or the packet callback's negative value, or -ENOMEM. */
 int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len);
 /* Time passes (CLOCK_MONOTONIC): what made no progress for a while is
- * given up, counted (decoder_bounds.h).  0, or the packet callback's error. */
+ * given up, counted (decode_bounds.h).  0, or the packet callback's error. */
 int hcb_decoder_tick(struct hcb_decoder *d, uint64_t now_ns);
 /* Packets not delivered yet: chunks still coming, or held in order. */
 unsigned int hcb_decoder_pending(const struct hcb_decoder *d);
@@ -103,7 +103,7 @@ const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, ui
 /* What came for devices out of range, together; NULL if nothing did. */
 const struct hcb_stream_stats *hcb_decoder_stray(const struct hcb_decoder *d);
 /* Its bounds: what it holds, the most it held, the bounds passed. */
-const struct hcb_bounds *hcb_decoder_bounds(const struct hcb_decoder *d);
+const struct hcb_bounds *hcb_decode_bounds(const struct hcb_decoder *d);
 /* Packets missing from a device's sequence: (last - first + 1) - delivered. */
 uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s);
 struct hcb_registry *hcb_decoder_registry(struct hcb_decoder *d);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decoder_bounds.h"
+#include "decode_bounds.h"
 
 void hcb_bounds_init(struct hcb_bounds *b, const struct hcb_decoder_ops *ops, void *ctx)
 {

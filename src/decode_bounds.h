@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decoder_bounds.h - what a decoder may hold and count for a target, and no
+ * decode_bounds.h - what a decoder may hold and count for a target, and no
  * more.  The target is not trusted with anything: its device numbers, the
  * sizes it claims, how many consumers it registers, how much it leaves
  * half-sent.  Every decoder of ring records (decode.c for hcbtap; the
@@ -25,8 +25,8 @@
  * so the accounting calls it lost ("malformed or incomplete packet").
  * libc only: the unit tests and the fuzzers drive it directly.
  */
-#ifndef HCB_DECODER_BOUNDS_H
-#define HCB_DECODER_BOUNDS_H
+#ifndef HCB_DECODE_BOUNDS_H
+#define HCB_DECODE_BOUNDS_H
 
 #include <stddef.h>
 #include <stdint.h>

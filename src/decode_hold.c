@@ -4,7 +4,7 @@
  * chunks are coming, and packets held in their device's order behind one
  * that waits for its registration (another thread's copy of it still in
  * the ring when the packet came: the target may be gone before it could be
- * read there).  All of it within the packet pool of decoder_bounds.h: the
+ * read there).  All of it within the packet pool of decode_bounds.h: the
  * oldest is given up, counted, to make room; what made no progress for a
  * while is given up at a tick.
  */

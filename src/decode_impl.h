@@ -8,7 +8,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "decode.h"
-#include "decoder_bounds.h"
+#include "decode_bounds.h"
 
 /*
  * A packet not delivered yet: its chunks are coming, or it is whole and

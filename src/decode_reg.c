@@ -2,7 +2,7 @@
 /*
  * decode_reg.c - the hcbtap decoder's registrations: blobs reassembled from
  * their chunks (several copies at once), read from the target when their
- * chunks were lost, and kept in the registry; each within decoder_bounds.h:
+ * chunks were lost, and kept in the registry; each within decode_bounds.h:
  * what is unfinished in the registration pool, given up when a copy ends
  * short, when the pool is full (the oldest first) or when it expires; the
  * consumers kept, by count and bytes.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_decode_bounds.c - the hcbtap decoder against a hostile target
- * (src/decoder_bounds.h): device numbers at and past every bound, floods
+ * (src/decode_bounds.h): device numbers at and past every bound, floods
  * of registrations that never finish, unfinished packets past their
  * budget, time passing; and the race where a packet comes while another
  * thread's copy of its registration is still arriving (held, then
@@ -21,7 +21,7 @@
 #include "bpf/hcbtap_events.h"
 #include "consumer.h"
 #include "decode.h"
-#include "decoder_bounds.h"
+#include "decode_bounds.h"
 
 #define MAX_GOT 64
 
@@ -199,7 +199,7 @@ static void test_registration_flood(void **state)
 {
 	static unsigned char junk[65536];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decoder_bounds(c->d);
+	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
 
 	(void)state;
 	for (uint32_t i = 0; i < 400; i++) {
@@ -226,7 +226,7 @@ static void test_registration_pool_bound(void **state)
 {
 	static unsigned char junk[65536];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decoder_bounds(c->d);
+	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
 	size_t len;
 	void *blob;
 
@@ -257,7 +257,7 @@ static void test_registration_pool_bound(void **state)
 static void test_packet_pool_bound(void **state)
 {
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decoder_bounds(c->d);
+	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
 	struct hcb_consumer_spec mib = x_spec;
 	struct hcb_leaf_spec leaf = { HCB_DT_UINT8, 1, { 1u << 20 } };
 	size_t len;
@@ -290,7 +290,7 @@ static void test_expiry(void **state)
 {
 	static unsigned char junk[64];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decoder_bounds(c->d);
+	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
 
 	(void)state;
 	register_x(c, 7, 0, 0);
@@ -408,7 +408,7 @@ static void test_consumer_bound(void **state)
 {
 	unsigned char four[4] = { 1, 2, 3, 4 };
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decoder_bounds(c->d);
+	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
 
 	(void)state;
 	for (uint32_t id = 1; id <= HCB_BOUNDS_CONSUMERS + 2; id++)
