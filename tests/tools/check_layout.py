@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Check the layout rules of hcbtrace's C sources (issue 14).
 
-usage: tests/tools/check_layout.py [DIR ...]    (default: src formats cli tui)
+usage: tests/tools/check_layout.py [DIR ...]
+       (default: src formats cli tui bench hcbtap examples)
 
 Run from anywhere; DIRs are relative to the repository root.  Prints one
 line "PATH:LINE: what" per finding and exits 1 if there is any, 0 if none.
@@ -15,8 +16,9 @@ The rules, for every .c and .h file under the DIRs:
   - no bare '{ }' block used as a scope inside a function (a '{' alone on
     its line that no if/else/for/while/do/switch/case or initializer owns);
   - no #include of another layer's private header: a header ending in
-    _impl.h from another directory, any header of cli/ or tui/ from src/ or
-    formats/, any header of formats/ from src/;
+    _impl.h from another directory, any header of cli/ or tui/ from src/,
+    formats/ or hcbtap/ (the library traced programs load), any header of
+    formats/ from src/ or hcbtap/;
   - no circle between modules: a module is a directory's files of one name
     up to its first '_' (tui/model.c, tui/model_read.c, tui/model.h are
     tui/model; src/capture*.c and capture_impl.h are src/capture).  No
@@ -33,16 +35,18 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_DIRS = ("src", "formats", "cli", "tui")
+DEFAULT_DIRS = ("src", "formats", "cli", "tui", "bench", "hcbtap", "examples")
 MAX_FILE_LINES = 600
 MAX_FUNC_LINES = 80
 # where a quoted #include is looked up after the includer's own directory:
 # the include_directories of the meson build
-INCLUDE_DIRS = ("src", "formats", "cli", "tui", "hcbtap")
+INCLUDE_DIRS = ("src", "formats", "cli", "tui", "hcbtap", "bench", "examples")
 # a layer may not include the headers of the layers listed for it
 FORBIDDEN = {
     "src": ("formats", "cli", "tui"),
     "formats": ("cli", "tui"),
+    # libhcbtap runs inside traced programs: libc, hcb_wire.h and the core
+    "hcbtap": ("formats", "cli", "tui"),
 }
 
 # Circles of modules known and not broken yet (issue 26, part 2): their
