@@ -70,6 +70,25 @@ static unsigned int lose(struct hcb_acct_dev *v, uint32_t d, uint64_t n,
 	return k;
 }
 
+/* A jump of n seqs, self of them a packet that arrived: at most what the
+ * probe counted firing on d and not yet accounted for is lost; the rest is
+ * the target's lie (counted in lies and lied, not lost). */
+static uint64_t cap_lost(struct hcb_acct_dev *v, uint32_t d, uint64_t n, uint64_t self,
+			 const struct hcb_loss_source *src)
+{
+	uint64_t fired, used = v->delivered + v->dropped + self, room;
+
+	if (!src || !src->fired)
+		return n;
+	fired = src->fired(src->ctx, d);
+	room = fired > used ? fired - used : 0;
+	if (n <= room)
+		return n;
+	v->lies++;
+	v->lied += n - room;
+	return room;
+}
+
 unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 			     const struct hcb_loss_source *src, struct hcb_loss out[HCB_LOSS_CAUSES])
 {
@@ -83,8 +102,11 @@ unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 		return 0;
 	}
 	v = &a->dev[d];
-	if (after(seq, expect) && !a->unordered)
-		k = lose(v, d, seq - expect, src, out);
+	if (after(seq, expect) && !a->unordered) {
+		uint64_t n = cap_lost(v, d, seq - expect, 1, src);
+
+		k = n ? lose(v, d, n, src, out) : 0;
+	}
 	if (!v->started || after(seq + 1, v->through))
 		v->through = seq + 1;
 	v->started = 1;
@@ -113,7 +135,8 @@ unsigned int hcb_acct_upto(struct hcb_acct *a, uint32_t d, uint64_t upto,
 		return 0;
 	v->through = upto;
 	v->started = 1;
-	return lose(v, d, upto - expect, src, out);
+	missing = cap_lost(v, d, upto - expect, 0, src);
+	return missing ? lose(v, d, missing, src, out) : 0;
 }
 
 void hcb_acct_written(struct hcb_acct *a, uint32_t d)

@@ -20,7 +20,11 @@
  *     counters tell (ring full, output too far behind, target memory
  *     unreadable, malformed), the rest "not delivered" (e.g. issued
  *     while the detach was under way);
- *   - seqs compare modulo 2^64, so a counter that wraps keeps counting.
+ *   - seqs compare modulo 2^64, so a counter that wraps keeps counting;
+ *   - a seq is the target's word: a jump is lost only as far as the probe
+ *     counted packets firing on the device (hcb_loss_source.fired) that
+ *     are not accounted for yet; the excess is a lie, counted once per
+ *     packet that tells it (lies), never as losses.
  * Where a device's packets may arrive out of seq order (its calls run on
  * several threads at once), a jump in seq says nothing: such accounting is
  * unordered, and counts instead: at a barrier and at the end, what went
@@ -67,6 +71,8 @@ struct hcb_acct_dev {
 	uint64_t written;       /* of those, written out (the rest: filtered) */
 	uint64_t dropped;       /* packets recorded as lost */
 	uint64_t told[HCB_LOSS_UNDELIVERED];   /* losses already attributed, per cause */
+	uint64_t lies;          /* seqs past what the probe handled: a problem each */
+	uint64_t lied;          /* the seqs they claimed beyond it, not counted lost */
 };
 
 struct hcb_acct {
@@ -76,10 +82,13 @@ struct hcb_acct {
 };
 
 /* Where the counters of losses come from: asked only when a loss is
- * found, for device d's counters now. */
+ * found, for device d's counters now.  fired (optional; none: no cap) is
+ * how many packets the probe counted firing on device d since the
+ * session attached, sent or lost: no more than those can be lost. */
 struct hcb_loss_source {
 	void (*seen)(void *ctx, uint32_t d, struct hcb_loss_seen *out);
 	void *ctx;
+	uint64_t (*fired)(void *ctx, uint32_t d);
 };
 
 /* Start accounting; base: what each device had issued at the attach

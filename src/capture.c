@@ -452,6 +452,8 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 		f->gaps += hcb_stream_gaps(st);
 		for (int k = 0; k < HCB_DECODE_PROBLEMS; k++)
 			f->bad += st->problems[k];
+		/* seqs past what the probe handled: the accounting's problems */
+		f->bad += d < HCB_MAX_DEVICES ? s->acct.dev[d].lies : 0;
 	}
 	return any ? 0 : -ENOENT;
 }

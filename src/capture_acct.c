@@ -36,6 +36,39 @@ static void loss_seen(void *ctx, uint32_t d, struct hcb_loss_seen *out)
 	out->n[HCB_LOSS_NO_RUNTIME] = st ? st->lost[HCB_LOST_NO_RUNTIME] : 0;
 }
 
+/* What the probe counted firing on device d of the slot, sent or lost:
+ * its own counts, whatever seqs the target gave (hcbtap's handled is the
+ * highest seq, the target's word).  A sent packet whose bytes could not
+ * all be read counts twice: an upper bound, as the cap needs. */
+static uint64_t fired(void *ctx, uint32_t d)
+{
+	struct hcb_slot *s = ctx;
+	struct hcb_dev_stats b = { 0 };
+
+	if (hcb_probes_dev_stats(s->probes, d, &b))
+		return 0;
+	return b.packets + b.drops + b.read_errors + b.lag_drops;
+}
+
+/* Losses told by a seq past what the probe handled: a decoder problem of
+ * device d each (the summary counts them as bad), never drops. */
+static void tell_lies(struct hcb_slot *s, uint32_t d, uint64_t lies_before)
+{
+	const struct hcb_acct_dev *v = &s->acct.dev[d];
+	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = HCB_BAD_RECORD,
+				 .device = d };
+	char detail[192];
+
+	if (v->lies == lies_before)
+		return;
+	snprintf(detail, sizeof(detail), "device %u: a seq past what the probe handled (through "
+		 "seq %llu, %llu more than it counted firing): not counted as lost", d,
+		 (unsigned long long)hcb_acct_next(&s->acct, d),
+		 (unsigned long long)v->lied);
+	w.detail = detail;
+	hcb_capture_warn(s->c, &w);
+}
+
 /* The slot whose figures the session files show: the one a barrier
  * waits on, else the first. */
 static struct hcb_slot *published(struct hcb_capture *c)
@@ -84,9 +117,10 @@ static int write_losses(struct hcb_slot *s, uint32_t d, const struct hcb_loss *l
 
 int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq)
 {
-	struct hcb_loss_source src = { loss_seen, s };
+	struct hcb_loss_source src = { loss_seen, s, fired };
 	struct hcb_loss lost[HCB_LOSS_CAUSES];
 	unsigned int n;
+	uint64_t lies;
 
 	/* decoders refuse such devices; should one not, the session files
 	 * and the accounting have no room for it all the same */
@@ -94,17 +128,22 @@ int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq)
 		s->acct.stray++;
 		return -ERANGE;
 	}
+	lies = s->acct.dev[d].lies;
 	n = hcb_acct_packet(&s->acct, d, seq, &src, lost);
+	tell_lies(s, d, lies);
 	return write_losses(s, d, lost, n);
 }
 
 /* Every seq of device d below upto has gone through the slot's probe. */
 static int account_upto(struct hcb_slot *s, uint32_t d, uint64_t upto)
 {
-	struct hcb_loss_source src = { loss_seen, s };
+	struct hcb_loss_source src = { loss_seen, s, fired };
 	struct hcb_loss lost[HCB_LOSS_CAUSES];
+	uint64_t lies = d < HCB_MAX_DEVICES ? s->acct.dev[d].lies : 0;
 	unsigned int n = hcb_acct_upto(&s->acct, d, upto, &src, lost);
 
+	if (d < HCB_MAX_DEVICES)
+		tell_lies(s, d, lies);
 	return n ? write_losses(s, d, lost, n) : 0;
 }
 

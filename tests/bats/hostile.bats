@@ -112,8 +112,13 @@ EOF
     trace_hostile "$T/out.jsonl" record -o "$T/out.jsonl"
     end_hostile
     [ "$RC" -eq 0 ]
-    # every packet fired is a tap: lies about seq lose nothing
+    # every packet fired is a tap; a jump of 2^60 loses at most what the
+    # probe counted firing on the device (8 packets), never 2^60
     run consistent "$T/out.jsonl" 8
     assert_success
+    [ "${lines[-1]}" -le 8 ]
     grep -q '8 taps (32 bytes) from 1 device of process' "$T/trace.err"
+    # the rest of the jump is told, and counted as a problem, not as drops
+    grep -q 'a seq past what the probe handled' "$T/trace.err"
+    grep -Eq '^  cpu:0 +8 taps +32 bytes +[0-8] dropped +0 gaps +1 bad$' "$T/trace.err"
 }

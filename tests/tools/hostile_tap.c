@@ -146,7 +146,7 @@ static void flood(unsigned long n)
 /* Seqs that jump far ahead, go back, and wrap; the counter stays honest. */
 static void seq_lies(void)
 {
-	static const uint64_t seqs[] = { 0, 1, 2, UINT64_C(1) << 40, 3, UINT64_MAX, 4 };
+	static const uint64_t seqs[] = { 0, 1, 2, UINT64_C(1) << 60, 3, UINT64_MAX, 4 };
 	struct site x = make_site("x", 0x1001);
 
 	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {

@@ -185,6 +185,60 @@ static void test_wrap(void **state)
 	assert_int_equal(a.dev[0].dropped, 4);
 }
 
+/* The probe's count of packets fired on each device, for the cap. */
+static uint64_t fired_count[HCB_MAX_DEVICES];
+
+static uint64_t fired(void *ctx, uint32_t d)
+{
+	(void)ctx;
+	return fired_count[d];
+}
+
+/* A seq that jumps 2^60 ahead loses no more than the probe counted firing
+ * and the session has not accounted for: the rest is a lie, counted once
+ * per packet that tells it, and the accounting goes on from there. */
+static void test_seq_lies(void **state)
+{
+	static struct hcb_acct a;
+	static const struct hcb_loss_source capped = { seen, NULL, fired };
+	struct hcb_loss out[HCB_LOSS_CAUSES];
+
+	(void)state;
+	memset(fired_count, 0, sizeof(fired_count));
+	hcb_acct_init(&a, NULL, 0);
+	fired_count[0] = 3;
+	for (uint64_t s = 0; s < 3; s++)
+		assert_int_equal(hcb_acct_packet(&a, 0, s, &capped, out), 0);
+	/* seq 2^60 is the fourth packet fired: nothing could be lost */
+	fired_count[0] = 4;
+	assert_int_equal(hcb_acct_packet(&a, 0, UINT64_C(1) << 60, &capped, out), 0);
+	assert_int_equal(a.dev[0].dropped, 0);
+	assert_int_equal(a.dev[0].lies, 1);
+	assert_int_equal(a.dev[0].lied, (UINT64_C(1) << 60) - 3);
+	assert_int_equal(hcb_acct_next(&a, 0), (UINT64_C(1) << 60) + 1);
+	/* two fired and lost, then another jump: two lost, the rest a lie */
+	fired_count[0] = 7;
+	assert_int_equal(hcb_acct_packet(&a, 0, UINT64_C(1) << 61, &capped, out), 1);
+	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 2);
+	assert_int_equal(a.dev[0].dropped, 2);
+	assert_int_equal(a.dev[0].lies, 2);
+	/* an honest gap within the count is a loss, no lie */
+	fired_count[0] = 9;
+	assert_int_equal(hcb_acct_packet(&a, 0, (UINT64_C(1) << 61) + 2, &capped, out), 1);
+	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 1);
+	assert_int_equal(a.dev[0].lies, 2);
+	/* the tail (upto from a handled count the target set): capped too */
+	fired_count[0] = 10;
+	assert_int_equal(hcb_acct_upto(&a, 0, UINT64_C(1) << 62, &capped, out), 1);
+	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 1);
+	assert_int_equal(a.dev[0].lies, 3);
+	/* taps + drops never pass what the probe fired */
+	assert_int_equal(a.dev[0].delivered + a.dev[0].dropped, 10);
+	/* with no count to go by (no fired), a jump is all lost, as before */
+	assert_int_equal(hcb_acct_packet(&a, 1, 5, &src, out), 1);
+	assert_loss(&out[0], HCB_LOSS_UNDELIVERED, 5);
+}
+
 /* ---- barrier points ---- */
 
 struct view_state {
@@ -365,6 +419,7 @@ int main(void)
 		cmocka_unit_test_setup(test_tail, setup),
 		cmocka_unit_test_setup(test_detach_losses, setup),
 		cmocka_unit_test_setup(test_wrap, setup),
+		cmocka_unit_test_setup(test_seq_lies, setup),
 		cmocka_unit_test_setup(test_barrier_stages, setup),
 		cmocka_unit_test_setup(test_barrier_reachable, setup),
 		cmocka_unit_test_setup(test_unordered, setup),
