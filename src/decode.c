@@ -247,11 +247,8 @@ static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
 
 static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
-	struct pending *p;
+	struct pending *p = hcb_dec_find(d, h->device, h->seq, h->consumer_id);
 
-	for (p = d->pending; p; p = p->next)
-		if (p->device == h->device && p->seq == h->seq && p->consumer_id == h->consumer_id)
-			break;
 	if (!p) {
 		/* its PKT record was rejected (counted there) or never came */
 		return 0;

@@ -62,10 +62,64 @@ static void queue_remove(struct hcb_decoder *d, struct pending *p)
 	p->queued = 0;
 }
 
+/* ---- the indexes: a chunk finds its packet, a thread its unfinished
+ * ones, without a walk of every packet held ---- */
+
+_Static_assert((PENDING_BUCKETS & (PENDING_BUCKETS - 1)) == 0, "a power of two");
+
+static unsigned int bucket(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f))) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (unsigned int)(h >> 32) & (PENDING_BUCKETS - 1);
+}
+
+static struct pending **seq_bucket(struct hcb_decoder *d, uint32_t device, uint64_t seq)
+{
+	return &d->by_seq[bucket(seq, device)];
+}
+
+static struct pending **thread_bucket(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
+{
+	return &d->by_thread[bucket(tid, pid)];
+}
+
+static void index_add(struct hcb_decoder *d, struct pending *p)
+{
+	struct pending **s = seq_bucket(d, p->device, p->seq);
+	struct pending **t = thread_bucket(d, p->pid, p->tid);
+
+	if ((p->snext = *s))
+		p->snext->sprev = &p->snext;
+	p->sprev = s;
+	*s = p;
+	if ((p->tnext = *t))
+		p->tnext->tprev = &p->tnext;
+	p->tprev = t;
+	*t = p;
+}
+
+static void index_remove(struct pending *p)
+{
+	if ((*p->sprev = p->snext))
+		p->snext->sprev = p->sprev;
+	if ((*p->tprev = p->tnext))
+		p->tnext->tprev = p->tprev;
+}
+
+struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t seq, uint32_t cid)
+{
+	for (struct pending *p = *seq_bucket(d, device, seq); p; p = p->snext)
+		if (p->device == device && p->seq == seq && p->consumer_id == cid)
+			return p;
+	return NULL;
+}
+
 void hcb_dec_unhold(struct hcb_decoder *d, struct pending *p)
 {
 	if (p->queued)
 		queue_remove(d, p);
+	index_remove(p);
 	*(p->prev ? &p->prev->next : &d->pending) = p->next;
 	*(p->next ? &p->next->prev : &d->oldest) = p->prev;
 	hcb_bounds_give(&d->b.packets, p->held);
@@ -137,6 +191,7 @@ struct pending *hcb_dec_hold(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
 	p->next = d->pending;
 	*(d->pending ? &d->pending->prev : &d->oldest) = p;
 	d->pending = p;
+	index_add(d, p);
 	return p;
 }
 
@@ -214,8 +269,8 @@ int hcb_dec_cut_short(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
 {
 	struct devset touched = { { 0 } };
 
-	for (struct pending *q = d->pending, *next; q; q = next) {
-		next = q->next;
+	for (struct pending *q = *thread_bucket(d, pid, tid), *next; q; q = next) {
+		next = q->tnext;
 		if (q->tid != tid || q->pid != pid || whole(q))
 			continue;
 		hcb_bounds_problem(&d->b, HCB_INCOMPLETE, q->device, q->consumer_id,

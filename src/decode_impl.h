@@ -18,6 +18,9 @@
 struct pending {
 	struct pending *next, *prev;   /* every pending packet, newest first */
 	struct pending *qnext;         /* its device's queue, in arrival order */
+	/* its buckets in the indexes by (device, seq) and by thread, newest
+	 * first in each (a chunk, a thread's next packet find it there) */
+	struct pending *snext, **sprev, *tnext, **tprev;
 	int queued;
 	uint32_t device, consumer_id, nleaves;
 	uint64_t seq, ts_ns, received, total;
@@ -54,12 +57,17 @@ struct pending_reg {
 	uint64_t touched_ns;
 };
 
+/* Buckets of the pending packets' indexes: as many as packets may be held
+ * (HCB_BOUNDS_PACKETS), a power of two. */
+#define PENDING_BUCKETS 4096u
+
 struct hcb_decoder {
 	const struct hcb_decoder_ops *ops;
 	void *ctx;
 	struct hcb_registry *reg;
 	struct pending *pending;
 	struct pending *oldest;          /* the list's tail */
+	struct pending *by_seq[PENDING_BUCKETS], *by_thread[PENDING_BUCKETS];
 	struct pending_reg *regs;
 	/* per device, packets to deliver in order (qhead's first) */
 	struct pending *qhead[HCB_MAX_DEVICES], *qtail[HCB_MAX_DEVICES];
@@ -93,6 +101,8 @@ void hcb_dec_regs_free(struct hcb_decoder *d);
 struct pending *hcb_dec_hold(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
 			     const struct hcb_consumer *c);
 void hcb_dec_unhold(struct hcb_decoder *d, struct pending *p);
+/* The newest pending packet (device, seq) of consumer cid, or NULL. */
+struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t seq, uint32_t cid);
 /* Whether device's packets now wait in its queue. */
 int hcb_dec_queued(const struct hcb_decoder *d, uint32_t device);
 void hcb_dec_enqueue(struct hcb_decoder *d, struct pending *p);

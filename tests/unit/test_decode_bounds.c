@@ -284,6 +284,42 @@ static void test_packet_pool_bound(void **state)
 	ctx_free(c);
 }
 
+/* As many unfinished packets as may be held, found by their chunks in any
+ * order (the index by device and seq), and a thread's next packet cuts
+ * short its own unfinished one only (the index by thread). */
+static void test_pending_index(void **state)
+{
+	struct ctx *c = ctx_new();
+	const unsigned int n = HCB_BOUNDS_PACKETS;
+	static const unsigned char four[4] = { 1, 2, 3, 4 };
+
+	(void)state;
+	register_x(c, 7, 0, 0);
+	/* seqs that differ only far up, and the same seq on several devices */
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(feed_pkt(c, 7, i % 4, (uint64_t)(i / 4) << 40 | 5, 4, 1, 1000 + i),
+				 0);
+	assert_int_equal(hcb_decoder_pending(c->d), n);
+	/* a chunk of (device, seq) for another consumer is no chunk of these */
+	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 8, 0, 5, 0, 4, four, 4), 0);
+	assert_int_equal(hcb_decoder_pending(c->d), n);
+	for (unsigned int i = n; i-- > 1;)
+		assert_int_equal(feed_chunk(c, HCB_EV_DATA, 7, i % 4, (uint64_t)(i / 4) << 40 | 5, 0,
+					    4, four, 4), 0);
+	assert_int_equal(c->npackets, n - 1);
+	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	/* thread 1000 goes on to its next packet: its first is cut short */
+	assert_int_equal(feed_pkt(c, 7, 0, 1, 4, 1, 2000), 0);
+	assert_int_equal(c->warns[HCB_INCOMPLETE], 0);
+	assert_int_equal(feed_pkt(c, 7, 0, 2, 4, 1, 1000), 0);
+	assert_int_equal(c->warns[HCB_INCOMPLETE], 1);
+	assert_int_equal(hcb_decoder_pending(c->d), 2);
+	assert_int_equal(c->warns[HCB_BAD_CHUNK], 0);
+	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(c->warns[HCB_INCOMPLETE], 3);
+	ctx_free(c);
+}
+
 /* Time: a packet and a registration that stopped coming are given up at
  * a tick past the expiry, not before. */
 static void test_expiry(void **state)
@@ -450,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_registration_flood),
 		cmocka_unit_test(test_registration_pool_bound),
 		cmocka_unit_test(test_packet_pool_bound),
+		cmocka_unit_test(test_pending_index),
 		cmocka_unit_test(test_expiry),
 		cmocka_unit_test(test_packet_waits_for_other_copy),
 		cmocka_unit_test(test_waiting_copy_fails),
