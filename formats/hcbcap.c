@@ -174,6 +174,29 @@ out:
 	return err;
 }
 
+/* A trigger record's body at b (room for TRIGGER_HEAD + 383 bytes): its
+ * length. */
+static size_t put_trigger(unsigned char *b, const struct hcb_trigger_info *t)
+{
+	size_t n = bounded_strlen(t->consumer, sizeof(t->consumer));
+	size_t m = bounded_strlen(t->condition, sizeof(t->condition));
+	uint64_t bits;
+
+	memcpy(&bits, &t->value, sizeof(bits));
+	hcb_put_le32(b, t->device);
+	hcb_put_le64(b + 4, t->seq);
+	hcb_put_le64(b + 12, (uint64_t)t->leaf);
+	hcb_put_le64(b + 20, (uint64_t)t->element);
+	hcb_put_le64(b + 28, bits);
+	hcb_put_le64(b + 36, t->ts_ns);
+	hcb_put_le32(b + 44, t->oversize);
+	hcb_put_le32(b + 48, (uint32_t)n);
+	hcb_put_le32(b + 52, (uint32_t)m);
+	memcpy(b + TRIGGER_HEAD, t->consumer, n);
+	memcpy(b + TRIGGER_HEAD + n, t->condition, m);
+	return TRIGGER_HEAD + n + m;
+}
+
 static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 {
 	struct cap_writer *st = w->state;
@@ -184,7 +207,7 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	if (rec->kind == HCB_REC_TAP)
 		return write_tap(w, st, &rec->tap);
 	/* every other record fits in a few hundred bytes */
-	err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + SESSION_HEAD + 256 + FRAME_TAIL, 1);
+	err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + TRIGGER_HEAD + 384 + FRAME_TAIL, 1);
 	if (err)
 		return err;
 	b = st->buf + FRAME_HEAD;
@@ -219,6 +242,10 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 		hcb_put_le64(b + 8, rec->barrier.taps);
 		n = 16;
 		frame_head(st->buf, CAP_BARRIER, n);
+		break;
+	case HCB_REC_TRIGGER:
+		n = put_trigger(b, &rec->trigger);
+		frame_head(st->buf, CAP_TRIGGER, n);
 		break;
 	case HCB_REC_END:
 		hcb_put_le64(b, rec->end.taps);

@@ -19,6 +19,10 @@
 #define TAP_HEAD 32                     /* device, consumer, seq, ts_ns, pid, tid */
 #define SESSION_HEAD 24
 #define DROP_HEAD 16
+/* a flight recorder's trigger: u32 device, u64 seq, i64 leaf, i64 element,
+ * f64 value, u64 ts_ns, u32 oversize, u32 consumer length, u32 condition
+ * length, then the two strings */
+#define TRIGGER_HEAD 56
 #define COPY_BODY 16                    /* a tap's copy times: u64 start, u64 end */
 #define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
 #define CAP_MAX_BODY (CAP_MAX_PAYLOAD + TAP_HEAD)
@@ -34,6 +38,9 @@ enum cap_type {
 	/* skippable: the device copy times of the tap frame that follows
 	 * (readers that do not know it read the tap without them) */
 	CAP_COPY = CAP_SKIPPABLE | 1,
+	/* skippable: a flight recorder's trigger record (a reader that does
+	 * not know it reads the taps around it) */
+	CAP_TRIGGER = CAP_SKIPPABLE | 2,
 };
 
 /* The CRC-32 of the frames: zlib's (ISO-HDLC), as libdeflate computes it

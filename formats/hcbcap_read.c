@@ -29,6 +29,8 @@ static const char *type_name(uint32_t t)
 
 	if (t == CAP_COPY)
 		return "copy times";
+	if (t == CAP_TRIGGER)
+		return "trigger";
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
 }
 
@@ -255,6 +257,7 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	case CAP_BARRIER: *min = *max = 16; break;
 	case CAP_END: *min = *max = 24; break;
 	case CAP_COPY: *min = *max = COPY_BODY; break;
+	case CAP_TRIGGER: *min = TRIGGER_HEAD; *max = TRIGGER_HEAD + 127 + 255; break;
 	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
 	}
 }
@@ -289,7 +292,7 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 		return FAIL(r, st, -EBADMSG, "unknown frame type %u", *type);
 	body_limits(*type, &min, &max);
 	if (*len > max && (*type == CAP_TAP || *type == CAP_CONSUMER ||
-			   (*type & CAP_SKIPPABLE && *type != CAP_COPY)))
+			   (*type & CAP_SKIPPABLE && *type != CAP_COPY && *type != CAP_TRIGGER)))
 		return FAIL(r, st, -E2BIG, "a %s frame of %llu bytes, more than the %llu this "
 			    "hcbtrace reads", type_name(*type), (unsigned long long)*len,
 			    (unsigned long long)max);
@@ -315,6 +318,30 @@ static int parse_drop(struct hcb_reader *r, struct cap_reader *st, const unsigne
 	rec->drop.device = hcb_get_le32(b);
 	rec->drop.count = hcb_get_le64(b + 4);
 	memcpy(rec->drop.reason, b + DROP_HEAD, m);
+	return 1;
+}
+
+static int parse_trigger(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+			 uint64_t len, struct hcb_record *rec)
+{
+	struct hcb_trigger_info *t = &rec->trigger;
+	uint32_t n = hcb_get_le32(b + 48), m = hcb_get_le32(b + 52);
+	uint64_t bits = hcb_get_le64(b + 28);
+
+	if (n > 127 || m > 255 || len != TRIGGER_HEAD + (uint64_t)n + m ||
+	    !text_ok(b + TRIGGER_HEAD, n + m))
+		return FAIL(r, st, -EBADMSG, "invalid trigger frame");
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = HCB_REC_TRIGGER;
+	t->device = hcb_get_le32(b);
+	t->seq = hcb_get_le64(b + 4);
+	t->leaf = (int64_t)hcb_get_le64(b + 12);
+	t->element = (int64_t)hcb_get_le64(b + 20);
+	memcpy(&t->value, &bits, sizeof(bits));
+	t->ts_ns = hcb_get_le64(b + 36);
+	t->oversize = hcb_get_le32(b + 44) != 0;
+	memcpy(t->consumer, b + TRIGGER_HEAD, n);
+	memcpy(t->condition, b + TRIGGER_HEAD + n, m);
 	return 1;
 }
 
@@ -347,6 +374,8 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 		return 1;
 	case CAP_COPY:
 		return parse_copy(r, st, b);
+	case CAP_TRIGGER:
+		return parse_trigger(r, st, b, len, rec);
 	default:    /* a skippable frame of a later version */
 		return 0;
 	}

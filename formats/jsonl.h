@@ -33,6 +33,9 @@ int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32
 int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const char *reason);
 int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t ts_ns, uint64_t taps);
 int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns);
+struct hcb_trigger_info;
+/* A flight recorder's trigger record (jsonl_trigger.c). */
+int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t);
 
 struct hcb_record;
 /* Any record as its JSONL line (tap seq UINT64_MAX: written as null). */

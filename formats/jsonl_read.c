@@ -503,6 +503,8 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 			return r->err;
 		return 1;
 	}
+	if (!strcmp(type, "trigger"))
+		return hcb_jsonl_read_trigger(r, &s->doc, rec, where(r));
 	if (!strcmp(type, "end")) {
 		rec->kind = HCB_REC_END;
 		if (get_u64(r, 0, "taps", UINT64_MAX, &rec->end.taps, 1) ||
@@ -511,7 +513,7 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 			return r->err;
 		return 1;
 	}
-	return BAD(r, "unknown record type '%s' (expected session, tap, drop, barrier or end)", type);
+	return BAD(r, "unknown record type '%s' (expected session, tap, drop, barrier, trigger or end)", type);
 }
 
 int hcb_jsonl_line(struct hcb_reader *r, char **line, size_t *len)

@@ -24,6 +24,8 @@ int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 		return hcb_jsonl_barrier(out, rec->barrier.ts_ns, rec->barrier.taps);
 	case HCB_REC_END:
 		return hcb_jsonl_end(out, rec->end.taps, rec->end.drops, rec->end.end_ns);
+	case HCB_REC_TRIGGER:
+		return hcb_jsonl_trigger(out, &rec->trigger);
 	}
 	return -EINVAL;
 }

@@ -60,6 +60,10 @@ int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec);
  * out[] its [start, end] (0, 0 without one), or what is wrong with it. */
 struct jdoc;
 const char *hcb_jsonl_copy_ns(const struct jdoc *d, uint32_t obj, uint64_t out[2]);
+/* A "trigger" line parsed into d (jsonl_trigger.c): 1, or the failure
+ * (hcb_reader_fail at where). */
+int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hcb_record *rec,
+			   const char *where);
 
 struct hcb_writer {
 	int (*write)(struct hcb_writer *w, const struct hcb_record *rec);

@@ -97,6 +97,14 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 	case HCB_REC_BARRIER:
 		h = mix(h, &rec->barrier.ts_ns, sizeof(rec->barrier.ts_ns));
 		return mix(h, &rec->barrier.taps, sizeof(rec->barrier.taps));
+	case HCB_REC_TRIGGER:
+		assert(strnlen(rec->trigger.consumer, sizeof(rec->trigger.consumer)) <
+		       sizeof(rec->trigger.consumer));
+		assert(strnlen(rec->trigger.condition, sizeof(rec->trigger.condition)) <
+		       sizeof(rec->trigger.condition));
+		h = mix(h, &rec->trigger.seq, sizeof(rec->trigger.seq));
+		h = mix(h, rec->trigger.consumer, strlen(rec->trigger.consumer) + 1);
+		return mix(h, rec->trigger.condition, strlen(rec->trigger.condition) + 1);
 	case HCB_REC_END:
 		h = mix(h, &rec->end.taps, sizeof(rec->end.taps));
 		h = mix(h, &rec->end.drops, sizeof(rec->end.drops));

@@ -240,7 +240,7 @@ def check_live(work):
 def c_verdict(path):
     """hcbtrace replay's verdict on path: (records printed, 'ok' | 'warn' |
     'error', where, message)."""
-    n, p = replay_count(path, ("session", "tap", "drop", "barrier", "end"))
+    n, p = replay_count(path, ("session", "tap", "drop", "barrier", "trigger", "end"))
     err = p.stderr.decode(errors="replace").strip()
     msg = err.split("\n")[0]
     for prefix in ("hcbtrace: warning: ", "hcbtrace: "):

@@ -1248,7 +1248,7 @@ static void test_copy_times_damage(void **state)
 
 		add_random_tap(&l, c, 0, 0);
 		memcpy(q, p, len);
-		frame_at(q + starts[1], 0x80000002u, p + starts[1] + 16, 16);
+		frame_at(q + starts[1], 0x800000ffu, p + starts[1] + 16, 16);
 		memcpy(l.payload[0], p + starts[2] + 16 + 32, 4);   /* the random payload written */
 		spit(path, q, len);
 		assert_int_equal(read_list(path, &l, &count, msg, sizeof(msg)), 0);

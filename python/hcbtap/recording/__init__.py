@@ -25,11 +25,11 @@ import warnings
 from ._hcbcap import HcbcapReader
 from ._jsonl import JsonlReader
 from ._model import (Barrier, Consumer, Drop, End, RecordingError, RecordingWarning, Session, Tap,
-                     device_name)
+                     Trigger, device_name)
 from ._table import scalars_of
 
 __all__ = ["Recording", "records", "taps", "scalars", "RecordingError", "RecordingWarning",
-           "Session", "Tap", "Drop", "Barrier", "End", "Consumer", "device_name"]
+           "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer", "device_name"]
 
 FORMATS = ("jsonl", "hcbcap")
 _TRUNCATED = ("warn", "error", "ignore")
@@ -84,7 +84,7 @@ class Recording:
     """A recording being read, once, front to back.
 
         with Recording("run.hcbcap") as rec:
-            for r in rec:                  # Session, Tap, Drop, Barrier, End
+            for r in rec:                  # Session, Tap, Drop, Barrier, Trigger, End
                 ...
             rec.consumers                  # {id: Consumer} seen so far
 
@@ -163,7 +163,7 @@ class Recording:
         return self.records()
 
     def records(self):
-        """Every record from here on: Session, Tap, Drop, Barrier, End."""
+        """Every record from here on: Session, Tap, Drop, Barrier, Trigger, End."""
         for rec in self._it:
             if rec.kind == "session":
                 self.session = rec
@@ -195,7 +195,7 @@ class Recording:
 
 
 def records(source, **kw):
-    """Every record of a recording: Session, Tap, Drop, Barrier, End (the
+    """Every record of a recording: Session, Tap, Drop, Barrier, Trigger, End (the
     keywords are Recording's)."""
     with Recording(source, **kw) as rec:
         yield from rec.records()

@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 
 from ._model import (DTYPES, MAX_DEVICES, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, U64_MAX, Barrier,
-                     Consumer, Drop, End, RecordingError, Session, Tap, leaf_ok, name_ok,
+                     Consumer, Drop, End, RecordingError, Session, Tap, Trigger, leaf_ok, name_ok,
                      tree_leaves)
 
 MAGIC = b"HCBCAP\x1a\n"
@@ -19,11 +19,14 @@ MAX_BODY = (1 << 30) + TAP_HEAD
 SKIPPABLE = 0x80000000
 SESSION, CONSUMER, TAP, DROP, BARRIER, END = range(1, 7)
 COPY = SKIPPABLE | 1        # a tap's copy times, just before its tap frame
+TRIGGER = SKIPPABLE | 2     # a flight recorder's trigger
+TRIGGER_HEAD = 56
+_TRIGGER = struct.Struct("<IQqqdQIII")
 NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BARRIER: "barrier",
-         END: "end", COPY: "copy times"}
+         END: "end", COPY: "copy times", TRIGGER: "trigger"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
-          END: (24, 24), COPY: (16, 16)}
+          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
 _LEAF = struct.Struct("<II8Q")
@@ -39,6 +42,17 @@ class _Bad(Exception):
 
 def _text(b):
     return b.decode("utf-8", "surrogateescape")
+
+
+def _trigger(b, n):
+    device, seq, leaf, element, value, ts, oversize, cn, qn = _TRIGGER.unpack_from(b)
+    strings = bytes(b[TRIGGER_HEAD:n])
+    if cn > 127 or qn > 255 or n != TRIGGER_HEAD + cn + qn or b"\0" in strings:
+        raise _Bad("invalid trigger frame")
+    tap = seq != U64_MAX
+    return Trigger(_text(strings[cn:]), device if tap else None, seq if tap else None,
+                   _text(strings[:cn]) if tap else None, leaf if leaf >= 0 else None,
+                   element if element >= 0 else None, value if tap else None, ts, bool(oversize))
 
 
 def parse_registration(blob):
@@ -205,7 +219,7 @@ class HcbcapReader:
             raise _Bad("unknown frame type %d" % kind)
         lo, hi = LIMITS.get(kind, (0, MAX_BODY))
         name = NAMES.get(kind, "unknown")
-        if n > hi and kind in (TAP, CONSUMER) or (n > hi and kind & SKIPPABLE and kind != COPY):
+        if n > hi and kind in (TAP, CONSUMER) or (n > hi and kind & SKIPPABLE and kind not in (COPY, TRIGGER)):
             raise _Bad("a %s frame of %d bytes, more than the %d this hcbtrace reads" % (name, n, hi))
         if n < lo or n > hi:
             raise _Bad("a %s frame of %d bytes (expected %d to %d)" % (name, n, lo, hi))
@@ -244,6 +258,8 @@ class HcbcapReader:
                 raise _Bad("a tap's copy times end before they start (%d > %d)" % (start, end))
             self.copy, self.copy_offset = (start, end), self.offset
             return None
+        if kind == TRIGGER:
+            return _trigger(b, n)
         return None             # a skippable frame of a later version
 
     def _tap(self, b, n):

@@ -5,7 +5,7 @@ import json
 
 from . import _convert as cv
 from ._model import (MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, SIZES, U32_MAX, U64_MAX, Barrier,
-                     Consumer, Drop, End, RecordingError, Session, Tap, TreeError, leaf_ok,
+                     Consumer, Drop, End, RecordingError, Session, Tap, Trigger, TreeError, leaf_ok,
                      name_ok, parse_tree, shape_elems, utf8)
 
 _MISSING = object()
@@ -33,6 +33,27 @@ def _u64(obj, key, limit, optional=False):
     if type(v) is not int or v < 0 or v > limit:
         raise _Bad("'%s' is not a whole number from 0 to %d" % (key, limit))
     return v
+
+
+def _trigger(obj):
+    """A "trigger" record: every member but condition optional."""
+    cond = _str(obj, "condition", False, 256)
+    consumer = _str(obj, "consumer", True, 128)
+    device = _u64(obj, "device", U32_MAX, True)
+    seq = _u64(obj, "seq", U64_MAX - 1, True)
+    leaf = _u64(obj, "leaf", (1 << 63) - 1, True)
+    element = _u64(obj, "element", (1 << 63) - 1, True)
+    ts = _u64(obj, "ts_ns", U64_MAX, True) or 0
+    value = obj.get("value")
+    if type(value) is str and value in ("nan", "inf", "-inf"):
+        value = float(value)
+    elif value is not None and (type(value) not in (int, float)):
+        raise _Bad("trigger: 'value' is not valid")
+    oversize = obj.get("oversize", False)
+    if type(oversize) is not bool:
+        raise _Bad("trigger: 'oversize' is not true or false")
+    return Trigger(cond, device, seq, consumer, leaf, element,
+                   None if value is None else float(value), ts, oversize)
 
 
 def _str(obj, key, optional=False, limit=None):
@@ -142,10 +163,12 @@ class JsonlReader:
             return Drop(device, count, _str(obj, "reason", True, 128) or "")
         if kind == "barrier":
             return Barrier(_u64(obj, "ts_ns", U64_MAX, True) or 0, _u64(obj, "taps", U64_MAX, True) or 0)
+        if kind == "trigger":
+            return _trigger(obj)
         if kind == "end":
             return End(_u64(obj, "taps", U64_MAX, True) or 0, _u64(obj, "drops", U64_MAX, True) or 0,
                        _u64(obj, "end_ns", U64_MAX, True) or 0)
-        raise _Bad("unknown record type '%s' (expected session, tap, drop, barrier or end)" % kind)
+        raise _Bad("unknown record type '%s' (expected session, tap, drop, barrier, trigger or end)" % kind)
 
     def _tap(self, obj, line):
         device = _u64(obj, "device", U32_MAX)

@@ -168,6 +168,21 @@ class Barrier(_Record):
         self.ts_ns, self.taps = ts_ns, taps
 
 
+class Trigger(_Record):
+    """A flight recorder fired (hcbtrace record --until): condition, and the
+    tap that fired it (device, seq, consumer name; the leaf, element and
+    value that decided), or None for those where a signal fired it;
+    oversize: the ring kept a tap larger than itself, alone."""
+    __slots__ = ("condition", "device", "seq", "consumer", "leaf", "element", "value", "ts_ns",
+                 "oversize")
+    kind = "trigger"
+
+    def __init__(self, condition, device, seq, consumer, leaf, element, value, ts_ns, oversize):
+        self.condition, self.device, self.seq, self.consumer = condition, device, seq, consumer
+        self.leaf, self.element, self.value, self.ts_ns = leaf, element, value, ts_ns
+        self.oversize = oversize
+
+
 class End(_Record):
     """The last record of a complete recording."""
     __slots__ = ("taps", "drops", "end_ns")
