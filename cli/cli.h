@@ -45,6 +45,10 @@ enum cli_long_opt {
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_CUDA,                       /* trace.h: run, record */
 	OPT_MAX_LAG,                    /* trace.h: attach, run, record, view */
+	OPT_KEEP_LAST,                  /* record: the flight recorder */
+	OPT_UNTIL,
+	OPT_AFTER,
+	OPT_UNTIL_SIGNAL,
 	OPT_LONG_END
 };
 

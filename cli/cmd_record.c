@@ -3,7 +3,12 @@
  * hcbtrace record: write a running program's taps to a recording, or
  * launch a program and record it from its first tap.
  *   hcbtrace record -p PID -o FILE        hcbtrace record -o FILE -- CMD
+ * and its flight recorder (--keep-last, --until, --after, --until-signal:
+ * src/flight.h): the last SIZE bytes of taps before the first NaN.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,11 +19,56 @@ static const struct cli_opt record_opts[] = {
 	{ 'p', "pid", "PID", "record the running process PID" },
 	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary)" },
 	CUDA_OPT,
+	{ OPT_KEEP_LAST, "keep-last", "SIZE", "flight recorder: hold the most recent SIZE bytes of "
+	  "taps (K, M, G: KiB, MiB, GiB) and write them only when --until fires or SIGUSR1 comes" },
+	{ OPT_UNTIL, "until", "COND", "end when a tap meets COND: 'nonfinite', '[NAME][@DEVICE]: "
+	  "[abs] min|max|mean|sum CMP NUMBER' (repeatable: any one); a trigger record says which" },
+	{ OPT_AFTER, "after", "N", "with --until or --until-signal: record N more taps after the "
+	  "trigger, then end (default 0)" },
+	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
+	  "(the trigger record says \"signal\")" },
 	TRACE_OPTS,
 	{ 0 }
 };
 
 static int pid_arg;
+
+/* --keep-last SIZE: bytes, or K, M, G (powers of 1024), 1 KiB to 1 TiB */
+static int parse_size(const struct cli_cmd *cmd, const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end && !end[1])
+		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
+			*end == 'G' || *end == 'g' ? 30 : -1;
+	if (errno || end == arg || arg[0] == '-' || (*end && (shift <= 0 || end[1])) ||
+	    v > (1ull << 40) >> (shift > 0 ? shift : 0) || (v << (shift > 0 ? shift : 0)) < 1024)
+		return cli_usage_err(cmd, "invalid size '%s': expected bytes from 1K to 1024G, "
+				     "such as 64M", arg);
+	*out = v << (shift > 0 ? shift : 0);
+	return 0;
+}
+
+/* --until COND: parsed now, its fault named by column */
+static int parse_until(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
+{
+	const char *why;
+	size_t col;
+
+	if (o->n_until == TRACE_MAX_UNTIL)
+		return cli_usage_err(cmd, "at most %u --until conditions", TRACE_MAX_UNTIL);
+	if (hcb_trigger_parse(arg, &o->until[o->n_until], &col, &why)) {
+		fprintf(stderr, "hcbtrace %s: --until '%s': column %zu: expected %s\n", cmd->name,
+			cli_vis(arg), col, why);
+		return EXIT_USAGE;
+	}
+	o->n_until++;
+	return 0;
+}
 
 static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
 {
@@ -33,9 +83,38 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 		o->output = arg;
 		return 0;
 	}
+	case OPT_KEEP_LAST:
+		return parse_size(cmd, arg, &o->keep_bytes) ? EXIT_USAGE : 0;
+	case OPT_UNTIL:
+		return parse_until(cmd, o, arg);
+	case OPT_AFTER: {
+		unsigned long long v;
+
+		if (cli_parse_u64(cmd, "after", arg, ~0ull, &v))
+			return EXIT_USAGE;
+		o->after = v;
+		return 0;
+	}
+	case OPT_UNTIL_SIGNAL:
+		o->until_signal = 1;
+		return 0;
 	default:
 		return 1;
 	}
+}
+
+/* The flight recorder's options make sense together only. */
+static int flight_usage(const struct cli_cmd *cmd, const struct trace_opts *o)
+{
+	int fires = o->n_until || o->until_signal;
+
+	if (o->keep_bytes && !fires)
+		return cli_usage_err(cmd, "--keep-last holds taps back until something fires: give "
+				     "--until COND or --until-signal");
+	if (o->after && !fires)
+		return cli_usage_err(cmd, "--after counts taps after a trigger: give --until COND or "
+				     "--until-signal");
+	return 0;
 }
 
 static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
@@ -58,7 +137,12 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	if (pid_arg && o.cuda)
 		return cli_usage_err(cmd, "--cuda is for a command hcbtrace starts (CUPTI is loaded "
 				     "into a program as it starts): record -o FILE --cuda -- CMD");
+	code = flight_usage(cmd, &o);
+	if (code)
+		return code;
 	trace_install_signals();
+	if (o.until_signal)
+		trace_install_flight_signal();
 	code = trace_new(&t, &o);
 	if (code == EXIT_OK) {
 		if (pid_arg) {

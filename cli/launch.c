@@ -286,7 +286,9 @@ int trace_launch(struct trace *t, char **argv)
 	 * program ended the tracing, not the other way round: it runs on. */
 	if (child_alive(&ch) && !trace_exec_seen(t))
 		kill(ch.pid, SIGTERM);
-	if (code == EXIT_OK)
+	/* a flight recorder that fired ended CMD on purpose: its recording is
+	 * what was asked for, whatever CMD's end says */
+	if (code == EXIT_OK && !trace_triggered(t))
 		code = child_exit_code(&ch);
 	else
 		child_exit_code(&ch);

@@ -9,6 +9,7 @@
 #include "capture.h"
 #include "capture_loop.h"
 #include "clock.h"
+#include "flight.h"
 #include "idprint.h"
 #include "recfile.h"
 #include "session.h"
@@ -23,6 +24,8 @@ struct trace {
 	struct hcb_writer *w;           /* stdout (text or JSONL) or the recording; NULL: out */
 	struct cli_output dest;         /* the recording's file, once placed (cli_output) */
 	struct hcb_receiver out;        /* where records go: the writer, or the viewer's */
+	struct hcb_flight *flight;      /* record --until: between the engine and the writer */
+	int by_signal;                  /* SIGUSR1 fired it */
 	const char *outname;            /* for messages: "standard output", the file, "the viewer" */
 	char what[256];                 /* this session's command line, for `list` and barrier */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
@@ -30,6 +33,20 @@ struct trace {
 };
 
 volatile sig_atomic_t trace_exiting;
+static volatile sig_atomic_t flight_signal;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	flight_signal = 1;
+}
+
+void trace_install_flight_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };   /* poll wakes: no SA_RESTART */
+
+	sigaction(SIGUSR1, &sa, NULL);
+}
 
 static void on_signal(int sig)
 {
@@ -53,8 +70,13 @@ void trace_install_signals(void)
 static int receive_record(void *ctx, const struct hcb_record *rec)
 {
 	struct trace *t = ctx;
+	int err = t->out.ops->record(t->out.ctx, rec);
 
-	return t->out.ops->record(t->out.ctx, rec);
+	/* the flight recorder wrote its window: the session ends as it would
+	 * on Ctrl-C, and trace_run says why */
+	if (t->flight && hcb_flight_done(t->flight))
+		trace_exiting = 1;
+	return err;
 }
 
 static int receive_sync(void *ctx)
@@ -67,7 +89,19 @@ static int receive_sync(void *ctx)
 static int receive_flush(void *ctx)
 {
 	struct trace *t = ctx;
+	int err;
 
+	/* after every poll: SIGUSR1 is acted on within one, taps or none */
+	if (flight_signal && t->flight) {
+		err = hcb_flight_fire(t->flight, "signal", hcb_clock_ns(CLOCK_REALTIME));
+		if (err < 0 && err != -EAGAIN)
+			return err;
+		/* -EAGAIN: no session record yet; the next poll tries again */
+		flight_signal = err == -EAGAIN;
+		t->by_signal |= err == 0;
+		if (hcb_flight_done(t->flight))
+			trace_exiting = 1;
+	}
 	return t->out.ops->flush ? t->out.ops->flush(t->out.ctx) : 0;
 }
 
@@ -258,8 +292,28 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	return EXIT_OK;
 }
 
+/* record --until, --until-signal: the flight recorder between the engine
+ * and the writer (*rx), or nothing (*f NULL).  0 or -ENOMEM. */
+static int flight_around(const struct trace_opts *o, struct hcb_flight **f,
+			 struct hcb_receiver *rx)
+{
+	struct hcb_flight_opts fo = { .keep_bytes = o->keep_bytes, .after = o->after,
+				      .triggers = o->until, .n_triggers = o->n_until };
+	int err;
+
+	*f = NULL;
+	if (!o->n_until && !o->until_signal)
+		return 0;
+	err = hcb_flight_new(f, &fo, *rx);
+	if (!err)
+		*rx = hcb_flight_receiver(*f);
+	return err;
+}
+
 int trace_new(struct trace **out, const struct trace_opts *o)
 {
+	struct hcb_flight *f = NULL;
+	struct hcb_receiver rx;
 	struct hcb_writer *w;
 	struct cli_output dest = { 0 };
 	const char *name = o->output ? o->output : "standard output";
@@ -287,12 +341,16 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 		}
 		hcb_writer_set_print_opts(w, &o->print);
 	}
-	code = trace_new_into(out, o, hcb_writer_receiver(w), name);
+	rx = hcb_writer_receiver(w);
+	code = flight_around(o, &f, &rx) ? (cli_err("out of memory"), EXIT_FAIL) :
+	       trace_new_into(out, o, rx, name);
 	if (code != EXIT_OK) {
+		hcb_flight_free(f);
 		hcb_writer_close(w);
 		cli_output_done(&dest);
 		return code;
 	}
+	(*out)->flight = f;
 	(*out)->w = w;
 	(*out)->dest = dest;
 	return EXIT_OK;
@@ -436,6 +494,19 @@ static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void
 	return "interrupted";
 }
 
+/* Why a flight recording ended, and a word where nothing was recorded. */
+static const char *flight_words(struct trace *t, const char *why)
+{
+	if (hcb_flight_done(t->flight))
+		return t->by_signal ? "SIGUSR1: the ring written" : "trigger fired";
+	if (hcb_flight_fired(t->flight))
+		return why;
+	if (t->o->keep_bytes && !t->o->quiet)
+		cli_warn("no tap met --until%s before the session ended: nothing was recorded",
+			 t->o->until_signal ? " and no SIGUSR1 came" : "");
+	return why;
+}
+
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
 	const struct hcb_target_info *ti;
@@ -476,12 +547,19 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	} else {
 		code = EXIT_OK;
 	}
+	if (code == EXIT_OK && t->flight)
+		why = flight_words(t, why);
 	/* a refusal is its one line: nothing was read to sum up */
 	if (!t->o->quiet && !refusal) {
 		warn_unmatched(t);
 		summary(t, why, written);
 	}
 	return code;
+}
+
+int trace_triggered(const struct trace *t)
+{
+	return t->flight && hcb_flight_fired(t->flight);
 }
 
 int trace_exec_seen(const struct trace *t)
@@ -494,6 +572,7 @@ void trace_free(struct trace *t)
 	if (!t)
 		return;
 	hcb_capture_free(t->cap);
+	hcb_flight_free(t->flight);
 	hcb_writer_close(t->w);
 	cli_output_done(&t->dest);   /* never placed: the old file stays */
 	free(t);

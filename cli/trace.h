@@ -16,6 +16,7 @@
 #include "filter_opts.h"
 #include "print_flags.h"
 #include "receiver.h"
+#include "trigger.h"
 
 enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
@@ -50,6 +51,9 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_CUDA, "cuda", NULL, "load libhcbtap_cupti.so into CMD: each CUDA tap's record " \
 	  "carries when it was copied off its device" }
 
+/* --until conditions a recording takes: any one fires */
+#define TRACE_MAX_UNTIL 16
+
 struct trace_opts {
 	unsigned long long count;      /* 0: no limit */
 	double duration;               /* seconds, 0: no limit */
@@ -62,6 +66,13 @@ struct trace_opts {
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
 	int cuda;                      /* --cuda: CMD runs with the CUPTI injection library */
 	struct hcb_print_opts print;   /* text output */
+	/* record's flight recorder (src/flight.h): on with --until or
+	 * --until-signal */
+	struct hcb_trigger until[TRACE_MAX_UNTIL];
+	unsigned int n_until;
+	uint64_t keep_bytes;           /* --keep-last; 0: every tap is written */
+	uint64_t after;                /* --after */
+	int until_signal;              /* --until-signal: SIGUSR1 fires it */
 };
 
 void trace_opts_init(struct trace_opts *o);
@@ -103,6 +114,11 @@ int trace_attach_more(struct trace *t);
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;
 void trace_install_signals(void);
+/* --until-signal: SIGUSR1 fires the flight recorder (as a trigger would). */
+void trace_install_flight_signal(void);
+/* 1 if a flight recorder's trigger (or its signal) fired and ended the
+ * session: the recording is what was asked for, whatever CMD does then. */
+int trace_triggered(const struct trace *t);
 
 /*
  * Launch argv with libhcbtap's start-up handshake (HCBTRACE_SYNC), attach

@@ -88,10 +88,11 @@ _hcbtrace()
                      -b --buffer-size --max-lag"
             ;;
         record)
-            opts='-p --pid -o --output --cuda --device --consumer --provider -c --count
+            opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal
+                  --device --consumer --provider -c --count
                   -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
-            argopts='-p --pid -o --output --device --consumer --provider -c --count
-                     -d --duration -b --buffer-size --max-lag'
+            argopts='-p --pid -o --output --keep-last --until --after --device --consumer
+                     --provider -c --count -d --duration -b --buffer-size --max-lag'
             ;;
         replay)
             opts="--device --consumer -c --count -f --format $print_opts --speed --no-wait
