@@ -46,7 +46,7 @@ libhcbtap = Extension(
     "hcbtap.libhcbtap",
     sources=[src("hcbtap", "hcbtap.c"), src("hcbtap", "ffi_util.c"), src("hcbtap", "hcbtap_ffi.c"),
              src("hcbtap", "hcbtap_cuda.c"), src("hcbtap", "cuda_rt.c"), src("hcbtap", "staging.c"),
-             src("src", "consumer.c"), src("src", "tree.c"), src("src", "dtype.c"),
+             src("src", "barrier.c"), src("src", "consumer.c"), src("src", "tree.c"), src("src", "dtype.c"),
              src("src", "session.c")],
     include_dirs=[src("hcbtap"), src("src"), XLA_INCLUDE],
     extra_compile_args=["-std=gnu11", "-O2", "-fvisibility=hidden", "-D_GNU_SOURCE"],
