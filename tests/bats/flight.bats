@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# flight.bats - the flight recorder (record --keep-last, --until, --after,
+# --until-signal; src/flight.h): a program whose values go NaN at a step the
+# test chooses (tests/tools/nan_tapper.c; tests/jax/nan_loss.py under jit)
+# leaves a recording of the last steps before it and that step, whole, per
+# device, in order, and a trigger record naming the leaf, element and value;
+# and SIGUSR1 writes the ring of a running session.  Each recording is
+# checked through hcbtap.recording (python/), .jsonl and .hcbcap alike.
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run PYTHONPATH=$ROOT/python
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    TAPPER=$TOOLS/nan_tapper
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# check_window REC FIRST LAST DEVICES TRIGGER_DEVICE CONSUMER LEAF ELEMENT COND:
+# REC holds the session, then per device the taps of consecutive seqs
+# (nothing lost: no drop records either) whose steps run up to LAST and
+# start past FIRST (the first steps were let go), each step whole but the
+# first kept; then one trigger record naming the last tap of
+# TRIGGER_DEVICE, consumer CONSUMER, leaf LEAF, element ELEMENT (-: none),
+# a NaN; then the end, counting the taps.  Prints what it saw.
+check_window()
+{
+    "$PY" - "$@" <<'EOF'
+import math
+import sys
+from hcbtap.recording import records
+
+rec, first, last, devices, tdev, cons, leaf, elem, cond = sys.argv[1:]
+first, last, devices, tdev, leaf = int(first), int(last), int(devices), int(tdev), int(leaf)
+recs = list(records(rec))
+kinds = [r.kind for r in recs]
+assert kinds[0] == "session" and kinds[-1] == "end", kinds[:2] + kinds[-2:]
+assert kinds.count("trigger") == 1 and kinds.count("drop") == 0, kinds
+ti = kinds.index("trigger")
+assert all(k == "tap" for k in kinds[1:ti]), "only taps before the trigger"
+taps = recs[1:ti]
+per = {}
+for t in taps:
+    step = int(t.leaves[0].flat[0])
+    per.setdefault(t.device, []).append((t.seq, t.name, step))
+assert sorted(per) == list(range(devices)), sorted(per)
+for d, ts in per.items():
+    seqs = [s for s, _, _ in ts]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "device %d: a gap in %r" % (d, seqs)
+    steps = [st for _, _, st in ts]
+    assert steps == sorted(steps) and steps[-1] == last, (d, steps[0], steps[-1])
+    assert steps[0] > first, "device %d keeps step %d" % (d, steps[0])
+    names = {}
+    for _, n, st in ts:
+        names.setdefault(st, []).append(n)
+    for st in sorted(names)[1:]:
+        assert len(names[st]) == len(names[last]), "step %d on device %d not whole" % (st, d)
+tr, end = recs[ti], recs[-1]
+lastseq = per[tdev][-1][0]
+assert (tr.condition, tr.device, tr.seq, tr.consumer) == (cond, tdev, lastseq, cons), vars(tr) if hasattr(tr, "__dict__") else (tr.condition, tr.device, tr.seq, tr.consumer)
+assert tr.leaf == leaf and tr.element == (None if elem == "-" else int(elem)), (tr.leaf, tr.element)
+assert math.isnan(tr.value), tr.value
+assert end.taps == len(taps) and end.drops == 0, (end.taps, end.drops, len(taps))
+print("%s: %d taps, steps %s, trigger %s on device %d seq %d leaf %d element %s"
+      % (rec, len(taps), {d: (ts[0][2], ts[-1][2]) for d, ts in per.items()}, cond, tdev,
+         lastseq, leaf, elem))
+EOF
+}
+
+@test "flight: --keep-last 1M --until nonfinite: the last steps before the NaN and its step, whole, per device; a trigger record; .jsonl and .hcbcap" {
+    for ext in jsonl hcbcap; do
+        run --separate-stderr "$HCBTRACE" record --keep-last 1M --until nonfinite -o "$T/f.$ext" -- \
+            "$TAPPER" -n 2 -k 400 -s 0 -i 200
+        assert_success
+        [[ "$stderr" == *"hcbtrace: trigger fired: "*", 0 lost"* ]]
+        run check_window "$T/f.$ext" 0 400 2 1 values 0 3 nonfinite
+        echo "# $output" >&3
+        assert_success
+    done
+    # a window of 1 MiB: about 8 KiB a step, so some hundred steps of 400
+    [ "$(stat -c %s "$T/f.hcbcap")" -lt $((2 << 20)) ]
+    # replay prints the trigger as one line
+    run "$HCBTRACE" replay --no-wait "$T/f.jsonl"
+    assert_success
+    assert_line --regexp '^trigger nonfinite: values on cpu:1 seq [0-9]+, leaf 0 element 3: nan$'
+    # and convert keeps it
+    "$HCBTRACE" convert "$T/f.jsonl" -o "$T/back.hcbcap"
+    "$HCBTRACE" convert "$T/back.hcbcap" -o "$T/back.jsonl"
+    diff <(grep '"trigger"' "$T/f.jsonl") <(grep '"trigger"' "$T/back.jsonl")
+}
+
+@test "flight: --after N records N more taps after the trigger; --until alone records everything up to it" {
+    run --separate-stderr "$HCBTRACE" record --keep-last 64K --until 'values: max > 300' --after 3 \
+        -o "$T/a.jsonl" -- "$TAPPER" -n 1 -k -1 -s 0 -i 200
+    assert_success
+    # values of step 300 reach 300.99: step 300's values fire, then step 301's
+    # step tap, values tap and step 302's step tap follow
+    run "$PY" - "$T/a.jsonl" <<'EOF'
+import sys
+from hcbtap.recording import records
+recs = list(records(sys.argv[1]))
+kinds = [r.kind for r in recs]
+ti = kinds.index("trigger")
+after = recs[ti + 1:-1]
+assert [(t.name, int(t.leaves[0].flat[0])) for t in after] == [("step", 301), ("values", 301), ("step", 302)], after
+assert recs[ti].condition == "values: max > 300" and recs[ti].element == 1023, vars(recs[ti]) if hasattr(recs[ti], "__dict__") else recs[ti].element
+assert recs[-1].kind == "end" and recs[-1].taps == len(kinds) - 3
+print("after: %d taps after the trigger" % len(after))
+EOF
+    assert_success
+    # no --keep-last: every tap from the first, to the trigger
+    run --separate-stderr "$HCBTRACE" record --until nonfinite -o "$T/all.jsonl" -- \
+        "$TAPPER" -n 2 -k 50 -s 0 -i 200
+    assert_success
+    run check_window "$T/all.jsonl" -1 50 2 1 values 0 3 nonfinite
+    echo "# $output" >&3
+    assert_success
+    [ "$(grep -c '"type":"tap"' "$T/all.jsonl")" -eq $((51 * 2 * 2)) ]
+}
+
+@test "flight: a condition that does not parse names its column; --keep-last and --after need a trigger" {
+    run --separate-stderr "$HCBTRACE" record --until 'max > one' -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [ "$stderr" = "hcbtrace record: --until 'max > one': column 7: expected a number" ]
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"--keep-last holds taps back until something fires"* ]]
+    run --separate-stderr "$HCBTRACE" record --after 2 -o "$T/x.jsonl" -- true
+    assert_failure 2
+    run --separate-stderr "$HCBTRACE" record --keep-last 12X --until nonfinite -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"invalid size '12X'"* ]]
+    [ ! -e "$T/x.jsonl" ]
+}
+
+@test "flight: unfired, a session writes nothing and says so" {
+    run --separate-stderr "$HCBTRACE" record --keep-last 64K --until nonfinite -o "$T/n.jsonl" -- \
+        "$TAPPER" -n 1 -s 50 -i 0
+    assert_success
+    [[ "$stderr" == *"no tap met --until before the session ended: nothing was recorded"* ]]
+    [ ! -s "$T/n.jsonl" ]
+}
+
+@test "flight: --until-signal: kill -USR1 writes the ring of a running session" {
+    "$HCBTRACE" record --keep-last 64K --until-signal -o "$T/s.jsonl" -- \
+        "$TAPPER" -n 2 -s 300 -i 0 --done "$T/done" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    # the program took every step, and the session has every tap in hand
+    retry 60 test -s "$T/done"
+    tapper=$(pgrep -P "$rec" -f nan_tapper)
+    "$HCBTRACE" barrier "$tapper"
+    kill -USR1 "$rec"
+    wait "$rec"
+    grep -q 'SIGUSR1: the ring written' "$T/rec.err"
+    run "$PY" - "$T/s.jsonl" <<'EOF'
+import sys
+from hcbtap.recording import records
+recs = list(records(sys.argv[1]))
+kinds = [r.kind for r in recs]
+assert kinds[0] == "session" and kinds[-2:] == ["trigger", "end"], kinds[-3:]
+tr = recs[-2]
+assert tr.condition == "signal" and tr.seq is None and tr.consumer is None, tr.condition
+taps = recs[1:-2]
+last = {t.device: int(t.leaves[0].flat[0]) for t in taps}
+assert last == {0: 299, 1: 299}, last
+assert int(taps[0].leaves[0].flat[0]) > 0 and recs[-1].taps == len(taps)
+print("signal: %d taps, up to step 299 on both devices" % len(taps))
+EOF
+    echo "# $output" >&3
+    assert_success
+}
+
+@test "flight: a jitted JAX loss goes NaN at step 300: the steps before it and it, the trigger naming the loss" {
+    need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" 'import jax' "jax"
+    JPY=$PY
+    run --separate-stderr "$HCBTRACE" record --keep-last 64K --until nonfinite -o "$T/j.jsonl" -- \
+        "$JPY" "$ROOT/tests/jax/nan_loss.py" 300 100000
+    assert_success
+    [[ "$stderr" == *"hcbtrace: trigger fired: "*", 0 lost"* ]]
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    # one device, one call site: (step, loss, w); the loss is leaf 1, a scalar
+    run check_window "$T/j.jsonl" 0 300 1 0 debug_callback.1 1 0 nonfinite
+    echo "# $output" >&3
+    assert_success
+}

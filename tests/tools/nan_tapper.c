@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nan_tapper.c - a traced program whose values go NaN at a step the test
+ * chooses, for the flight recorder's end-to-end tests (tests/bats/flight.bats).
+ *
+ *   nan_tapper [-n DEVICES] [-k STEP] [-s STEPS] [-f FIELD] [-i US] [--done FILE]
+ *
+ * Each step, on each device in turn: a tap "step" (int64 scalar: the step)
+ * and a tap "values" (float32[FIELD]: step + i / FIELD), whose element 3 is
+ * NaN at step STEP on the last device only, so that the step that goes bad
+ * is whole on every device by the time it fires.  STEPS 0: until killed.
+ * --done FILE: written (the steps taken) after the last step, then the
+ * program stays until killed, tapping nothing: what a test waits for.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "hcbtap.h"
+
+struct opts {
+	unsigned int devices;
+	long long nan_at;     /* -1: never */
+	long long steps;
+	unsigned long long field;
+	unsigned int interval_us;
+	const char *done;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "devices", required_argument, NULL, 'n' },
+		{ "nan-at", required_argument, NULL, 'k' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "field", required_argument, NULL, 'f' },
+		{ "interval-us", required_argument, NULL, 'i' },
+		{ "done", required_argument, NULL, 'd' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct opts){ .devices = 2, .nan_at = -1, .steps = 100, .field = 1024,
+			    .interval_us = 200 };
+	while ((c = getopt_long(argc, argv, "n:k:s:f:i:d:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o->devices = (unsigned int)atoi(optarg); break;
+		case 'k': o->nan_at = atoll(optarg); break;
+		case 's': o->steps = atoll(optarg); break;
+		case 'f': o->field = strtoull(optarg, NULL, 10); break;
+		case 'i': o->interval_us = (unsigned int)atoi(optarg); break;
+		case 'd': o->done = optarg; break;
+		default: return -1;
+		}
+	}
+	return o->devices && o->devices <= 64 && o->field >= 4 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct hcbtap_leaf scalar = { HCBTAP_INT64, 0, { 0 } };
+	struct hcbtap_leaf vec = { HCBTAP_FLOAT32, 1, { 0 } };
+	uint32_t step_id, values_id;
+	float *v;
+	long long s;
+
+	if (parse(argc, argv, &o)) {
+		fprintf(stderr, "usage: nan_tapper [-n DEVICES] [-k STEP] [-s STEPS] [-f FIELD] "
+			"[-i US] [--done FILE]\n");
+		return 2;
+	}
+	vec.dims[0] = o.field;
+	v = malloc(o.field * sizeof(*v));
+	if (!v || hcbtap_register("step", NULL, "*", &scalar, 1, &step_id) ||
+	    hcbtap_register("values", NULL, "*", &vec, 1, &values_id))
+		return 1;
+	for (s = 0; o.steps == 0 || s < o.steps; s++) {
+		for (unsigned int d = 0; d < o.devices; d++) {
+			int64_t step = s;
+			const void *a[1] = { &step }, *b[1] = { v };
+
+			for (uint64_t i = 0; i < o.field; i++)
+				v[i] = (float)s + (float)i / (float)o.field;
+			if (s == o.nan_at && d == o.devices - 1)
+				v[3] = NAN;
+			hcbtap_emit(step_id, d, a);
+			hcbtap_emit(values_id, d, b);
+		}
+		if (o.interval_us)
+			usleep(o.interval_us);
+	}
+	if (o.done) {
+		FILE *f = fopen(o.done, "w");
+
+		if (f) {
+			fprintf(f, "%lld\n", s);
+			fclose(f);
+		}
+		for (;;)
+			pause();
+	}
+	free(v);
+	return 0;
+}
