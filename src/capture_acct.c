@@ -92,15 +92,14 @@ static void publish_dev(struct hcb_slot *s, uint32_t d)
 	__atomic_store_n(&st->dropped, a->dropped, __ATOMIC_RELAXED);
 }
 
-/* Drop records for the losses of device d (unless the filter leaves the
- * device out: its losses are still counted). */
+/* Drop records for the losses of device d, whatever --device keeps: a
+ * filter selects taps, and a recording's drop records add up to its end
+ * record's count (as replay and convert keep them, cli/playback.c). */
 static int write_losses(struct hcb_slot *s, uint32_t d, const struct hcb_loss *l, unsigned int n)
 {
 	struct hcb_capture *c = s->c;
 
 	publish_dev(s, d);
-	if (c->o.filter && !hcb_filter_device(c->o.filter, d))
-		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct hcb_record rec = { .kind = HCB_REC_DROP };
 		int err;

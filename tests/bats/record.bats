@@ -138,3 +138,23 @@ teardown() { _common_teardown; }
     run "$HCBTRACE" replay --speed 0 "$T/paced.jsonl"
     assert_failure 2
 }
+
+@test "record --device: only that device's taps, every device's drop records, adding up to the end's" {
+    # a 4 MiB field in a 1 MiB ring is lost on every device, every step
+    run --separate-stderr "$HCBTRACE" record -b 1 --device 1 -o "$T/rec.jsonl" -- "$EXAMPLE" \
+        --devices 2 --steps 3 --interval-ms 0 --field-size 1048576
+    assert_success
+    python3 - "$T/rec.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+taps = [r for r in recs if r["type"] == "tap"]
+drops = [r for r in recs if r["type"] == "drop"]
+assert taps and all(t["device"] == 1 for t in taps), taps[:3]
+# the filter selects taps: device 0's losses are in the file too
+assert {d["device"] for d in drops} == {0, 1}, drops
+assert recs[-1]["type"] == "end" and recs[-1]["drops"] == sum(d["count"] for d in drops), recs[-1]
+PY
+    # and replay of it with the same filter keeps them as they are
+    "$HCBTRACE" replay --no-wait -f jsonl --device 1 "$T/rec.jsonl" >"$T/again.jsonl"
+    cmp <(grep '"type":"drop"' "$T/rec.jsonl") <(grep '"type":"drop"' "$T/again.jsonl")
+}
