@@ -15,13 +15,12 @@
 static const struct {
 	const char *ext;
 	enum hcb_file_format f;
-	const char *name;
 } formats[] = {
-	{ ".jsonl", HCB_FMT_JSONL, "jsonl" },
-	{ ".hcbcap", HCB_FMT_HCBCAP, "hcbcap" },
-	{ ".npz", HCB_FMT_NPZ, "npz" },
-	{ ".txt", HCB_FMT_TEXT, "text" },
-	{ ".json", HCB_FMT_TIMELINE, "timeline" },
+	{ ".jsonl", HCB_FMT_JSONL },
+	{ ".hcbcap", HCB_FMT_HCBCAP },
+	{ ".npz", HCB_FMT_NPZ },
+	{ ".txt", HCB_FMT_TEXT },
+	{ ".json", HCB_FMT_TIMELINE },
 };
 
 enum hcb_file_format hcb_file_format_of(const char *path)
@@ -35,14 +34,6 @@ enum hcb_file_format hcb_file_format_of(const char *path)
 			return formats[i].f;
 	}
 	return HCB_FMT_UNKNOWN;
-}
-
-const char *hcb_file_format_name(enum hcb_file_format f)
-{
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].f == f)
-			return formats[i].name;
-	return "unknown";
 }
 
 int hcb_reader_fail(struct hcb_reader *r, int err, const char *where, const char *fmt, ...)
@@ -235,11 +226,6 @@ uint64_t hcb_reader_size(const struct hcb_reader *r)
 const char *hcb_reader_error(const struct hcb_reader *r)
 {
 	return r->error;
-}
-
-const struct hcb_session_info *hcb_reader_session(const struct hcb_reader *r)
-{
-	return r->have_session ? &r->session : NULL;
 }
 
 const struct hcb_registry *hcb_reader_consumers(const struct hcb_reader *r)
@@ -443,11 +429,6 @@ int hcb_writer_close_taps(struct hcb_writer *w, uint64_t *taps)
 	}
 	free(w);
 	return err;
-}
-
-uint64_t hcb_writer_bytes(const struct hcb_writer *w)
-{
-	return w->bytes;
 }
 
 uint64_t hcb_writer_taps(const struct hcb_writer *w)

@@ -35,7 +35,6 @@ enum hcb_file_format {
 
 /* By the name's extension; HCB_FMT_UNKNOWN if none matches. */
 enum hcb_file_format hcb_file_format_of(const char *path);
-const char *hcb_file_format_name(enum hcb_file_format f);
 
 /* ---- reading ---- */
 
@@ -61,8 +60,6 @@ int hcb_reader_open_stream(struct hcb_reader **out, FILE *f, const char *name,
 int hcb_reader_next(struct hcb_reader *r, struct hcb_record *rec);
 /* "FILE:LINE: what is wrong" (or "FILE: offset N: ..."), or "" */
 const char *hcb_reader_error(const struct hcb_reader *r);
-/* The session record's information once read (NULL before). */
-const struct hcb_session_info *hcb_reader_session(const struct hcb_reader *r);
 /* The consumers met so far. */
 const struct hcb_registry *hcb_reader_consumers(const struct hcb_reader *r);
 void hcb_reader_close(struct hcb_reader *r);
@@ -140,8 +137,6 @@ void hcb_writer_set_durable(struct hcb_writer *w);
 int hcb_writer_close(struct hcb_writer *w);
 /* The same, and *taps: the taps the file holds then (see hcb_writer_taps). */
 int hcb_writer_close_taps(struct hcb_writer *w, uint64_t *taps);
-/* Bytes written so far. */
-uint64_t hcb_writer_bytes(const struct hcb_writer *w);
 /* Tap records written whole so far: those a disk that filled up cut back
  * are not counted (they are not in the file), those still in the batch are
  * (they are, once it goes out, unless that fails). */
