@@ -18,65 +18,8 @@
 
 #include "consumer.h"
 #include "hcb_wire.h"
+#include "packet.h"
 #include "registry.h"
-
-/* One decoded packet, valid during the packet callback only. */
-struct hcb_packet {
-	uint32_t device;
-	uint64_t seq;
-	uint64_t ts_ns;                     /* CLOCK_MONOTONIC, as the probe took it */
-	uint32_t pid, tid;
-	const struct hcb_consumer *consumer;
-	const unsigned char *payload;       /* leaves back to back, consumer->total_bytes */
-	/* the device-side start and end of the tap's device-to-host copy
-	 * (CUPTI, `run --cuda`), on ts_ns's clock; 0: not known */
-	uint64_t copy_start_ns, copy_end_ns;
-};
-
-enum hcb_decode_problem {
-	HCB_BAD_MAGIC,          /* the packet header's magic is not 271828 */
-	HCB_UNKNOWN_CONSUMER,   /* no registration could be had for the id */
-	HCB_BAD_REGISTRATION,   /* a registration blob failed validation */
-	HCB_SHORT_PAYLOAD,      /* payload size differs from the registered shape,
-				 * or is too large to hold */
-	HCB_BAD_CHUNK,          /* chunk outside its packet's bounds or order (a chunk of no
-				 * known packet is ignored: its PKT was counted already) */
-	HCB_BAD_RECORD,         /* a record too short or of unknown type */
-	HCB_INCOMPLETE,         /* a packet whose chunks stopped (ring buffer full) */
-	HCB_BAD_DEVICE,         /* a device number past HCB_MAX_DEVICES */
-	HCB_OVER_BOUND,         /* given up: what the target left unfinished passed
-				 * a bound of decode_bounds.h (memory, count, age) */
-	HCB_DECODE_PROBLEMS
-};
-
-struct hcb_decoder_ops {
-	/* A complete, valid packet.  A negative return stops the decoder
-	 * (hcb_decoder_feed returns it). */
-	int (*packet)(void *ctx, const struct hcb_packet *p);
-	/* Optional: read a registration blob from the target when its chunks
-	 * were lost.  Returns 0 or -errno. */
-	int (*read_target)(void *ctx, uint64_t addr, void *buf, size_t len);
-	/* Optional: a problem with a device's stream, for diagnostics. */
-	void (*warn)(void *ctx, enum hcb_decode_problem what, uint32_t device,
-		     uint32_t consumer_id, const char *detail);
-	/* Optional: when packet seq of device was copied off the device,
-	 * device-side (CLOCK_MONOTONIC ns); it comes after the packet. */
-	void (*copy_times)(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
-			   uint64_t end_ns);
-	/* Optional: the input cannot be read as this process lays it out (a
-	 * layout check failed: why); the decoder reads no more, its feed
-	 * returns -EPROTO. */
-	void (*refuse)(void *ctx, const char *why);
-};
-
-struct hcb_stream_stats {
-	uint64_t packets;        /* decoded and delivered */
-	uint64_t bytes;          /* payload bytes delivered */
-	uint64_t first_seq, last_seq;
-	uint64_t problems[HCB_DECODE_PROBLEMS];
-	uint64_t lost[HCB_LOST_REASONS];   /* packets the emitter itself said it lost, by
-					    * enum hcb_lost_reason (0: a reason it did not know) */
-};
 
 struct hcb_decoder;
 struct hcb_bounds;
@@ -104,9 +47,6 @@ const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, ui
 const struct hcb_stream_stats *hcb_decoder_stray(const struct hcb_decoder *d);
 /* Its bounds: what it holds, the most it held, the bounds passed. */
 const struct hcb_bounds *hcb_decode_bounds(const struct hcb_decoder *d);
-/* Packets missing from a device's sequence: (last - first + 1) - delivered. */
-uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s);
 struct hcb_registry *hcb_decoder_registry(struct hcb_decoder *d);
-const char *hcb_decode_problem_name(enum hcb_decode_problem what);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "decode.h"
+#include "packet.h"
 
 #define HCB_FILTER_MAX_CONSUMERS 64
 

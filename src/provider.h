@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "decode.h"
+#include "packet.h"
 #include "registry.h"
 
 struct hcb_probes;

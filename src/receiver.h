@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "decode.h"
+#include "packet.h"
 #include "record.h"
 
 enum hcb_warning_kind {

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "decode.h"
+#include "packet.h"
 
 enum hcb_record_kind {
 	HCB_REC_SESSION = 1,
