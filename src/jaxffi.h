@@ -125,8 +125,15 @@ unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x);
 void hcb_jaxffi_finish(struct hcb_jaxffi *x);
 /* Per-device figures (first_seq/last_seq: the lowest and highest seq
  * delivered: calls of a device may end out of order); NULL for a device
- * never seen. */
+ * never seen; device HCB_MAX_DEVICES: every device out of range together
+ * (and records that name none). */
 const struct hcb_stream_stats *hcb_jaxffi_stats(const struct hcb_jaxffi *x, uint32_t device);
+/* Time passes (a tick): calls that made no progress for a while are
+ * given up, counted (decode_bounds.h).  0. */
+int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns);
+/* Its bounds and what passed them, for tests. */
+struct hcb_bounds;
+const struct hcb_bounds *hcb_jaxffi_bounds(const struct hcb_jaxffi *x);
 struct hcb_registry *hcb_jaxffi_registry(struct hcb_jaxffi *x);
 
 #endif

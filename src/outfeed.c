@@ -8,6 +8,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "buf.h"
+#include "decode_bounds.h"
 #include "dtype.h"
 #include "grow.h"
 #include "outfeed.h"
@@ -42,12 +43,10 @@ struct xdev {
 	uint64_t ts_ns, last_ns;
 	uint32_t pid, tid;
 	uint64_t packets;                /* delivered: the next packet's seq */
-	struct hcb_stream_stats stats;
 };
 
 struct hcb_outfeed {
-	const struct hcb_decoder_ops *ops;
-	void *ctx;
+	struct hcb_bounds b;             /* ops, figures and problems per device */
 	struct hcb_registry *reg;
 	struct synth *synths;
 	struct xdev *dev[HCB_MAX_DEVICES];
@@ -64,8 +63,7 @@ int hcb_outfeed_new(struct hcb_outfeed **out, const struct hcb_decoder_ops *ops,
 		free(x);
 		return -ENOMEM;
 	}
-	x->ops = ops;
-	x->ctx = ctx;
+	hcb_bounds_init(&x->b, ops, ctx);
 	*out = x;
 	return 0;
 }
@@ -93,26 +91,10 @@ void hcb_outfeed_free(struct hcb_outfeed *x)
 	free(x);
 }
 
-__attribute__((format(printf, 5, 6)))
-static void problem(struct hcb_outfeed *x, struct xdev *d, uint32_t device,
-		    enum hcb_decode_problem what, const char *fmt, ...)
+/* Device d's state (its figures are in x->b); NULL out of range. */
+static struct xdev *xdev_of(struct hcb_outfeed *x, uint32_t d)
 {
-	char msg[256];
-	va_list ap;
-
-	if (d)
-		d->stats.problems[what]++;
-	if (!x->ops->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	x->ops->warn(x->ctx, what, device, d ? d->consumer : 0, msg);
-}
-
-static struct xdev *device(struct hcb_outfeed *x, uint32_t d)
-{
-	if (d >= HCB_MAX_DEVICES)
+	if (!hcb_bounds_device_ok(d))
 		return NULL;
 	if (!x->dev[d]) {
 		/* zeroed buffers are empty ones (HCB_BUF_INIT) */
@@ -221,13 +203,9 @@ static int deliver(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 		.device = dev, .seq = d->packets, .ts_ns = d->ts_ns, .pid = d->pid, .tid = d->tid,
 		.consumer = c, .payload = (const unsigned char *)d->payload.data,
 	};
-	if (!d->stats.packets)
-		d->stats.first_seq = p.seq;
-	d->stats.last_seq = p.seq;
-	d->stats.packets++;
-	d->stats.bytes += c->total_bytes;
+	hcb_bounds_delivered(&x->b, dev, p.seq, c->total_bytes);
 	d->packets++;
-	err = x->ops->packet(x->ctx, &p);
+	err = x->b.ops->packet(x->b.ctx, &p);
 	packet_reset(d);
 	return err;
 }
@@ -265,7 +243,8 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 		return err;
 	}
 	if (!d->in_packet) {
-		problem(x, d, dev, HCB_BAD_CHUNK, "device %u: an outfeed leaf (%s) outside a packet, "
+		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, dev, d->consumer,
+			"device %u: an outfeed leaf (%s) outside a packet, "
 			"before any header: out of order or its header was lost", dev,
 			hcb_dtype_name(d->leaf_shape.dtype));
 		return 0;
@@ -273,7 +252,8 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 	if (d->packet_bad)
 		return 0;
 	if (d->nleaves >= HCB_MAX_LEAVES || d->payload.len + d->leaf.len > MAX_PAYLOAD) {
-		problem(x, d, dev, HCB_SHORT_PAYLOAD, "device %u: consumer %u: a packet of more than "
+		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, dev, d->consumer,
+			"device %u: consumer %u: a packet of more than "
 			"%u leaves or 4 GiB", dev, d->consumer, HCB_MAX_LEAVES);
 		d->packet_bad = true;
 		return 0;
@@ -286,21 +266,28 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 
 static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 {
-	struct xdev *d = device(x, e->device);
+	struct xdev *d = xdev_of(x, e->device);
 	char why[128];
 	int err = 0;
 
+	if (!hcb_bounds_device_ok(e->device)) {
+		hcb_bounds_lose(&x->b, HCB_BOUND_DEVICE, e->device, 0, "an outfeed leaf for device "
+				"%u; devices go up to %u", e->device, HCB_MAX_DEVICES - 1);
+		return 0;
+	}
 	if (!d)
-		return e->device >= HCB_MAX_DEVICES ? 0 : -ENOMEM;
+		return -ENOMEM;
 	if (d->in_leaf) {
-		problem(x, d, e->device, HCB_INCOMPLETE, "device %u: an outfeed leaf of %llu bytes "
+		hcb_bounds_problem(&x->b, HCB_INCOMPLETE, e->device, d->consumer,
+			"device %u: an outfeed leaf of %llu bytes "
 			"stopped after %llu (ring buffer full)", e->device,
 			(unsigned long long)d->leaf_len, (unsigned long long)d->leaf_got);
 		d->packet_bad = d->in_packet;
 	}
 	if (d->have_seq && e->seq != d->next_seq) {
 		/* leaves went missing: the packet they belonged to is broken */
-		problem(x, d, e->device, HCB_INCOMPLETE, "device %u: %llu outfeed leaves lost "
+		hcb_bounds_problem(&x->b, HCB_INCOMPLETE, e->device, d->consumer,
+			"device %u: %llu outfeed leaves lost "
 			"(ring buffer full)", e->device,
 			(unsigned long long)(e->seq - d->next_seq));
 		d->packet_bad = d->in_packet;
@@ -318,11 +305,13 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 	    hcb_shapeproto_decode(e->shape, e->shape_len, &d->leaf_shape, why, sizeof(why))) {
 		if (e->shape_len > HCB_XSHAPE_MAX)
 			snprintf(why, sizeof(why), "too long or unreadable");
-		problem(x, d, e->device, HCB_BAD_REGISTRATION, "device %u: outfeed leaf with a "
+		hcb_bounds_problem(&x->b, HCB_BAD_REGISTRATION, e->device, d->consumer,
+			"device %u: outfeed leaf with a "
 			"malformed or unsupported ShapeProto: %s", e->device, why);
 		d->leaf_bad = true;
 	} else if (d->leaf_shape.nbytes != e->len) {
-		problem(x, d, e->device, HCB_SHORT_PAYLOAD, "device %u: outfeed leaf of %u bytes for "
+		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, e->device, d->consumer,
+			"device %u: outfeed leaf of %u bytes for "
 			"a shape of %llu", e->device, e->len, (unsigned long long)d->leaf_shape.nbytes);
 		d->leaf_bad = true;
 	}
@@ -346,7 +335,8 @@ static int on_chunk(struct hcb_outfeed *x, const struct hcb_ev_chunk *c, size_t 
 		return 0;   /* of a leaf already counted as broken */
 	if (c->len > len - sizeof(*c) || c->offset != d->leaf_got || c->total != d->leaf_len ||
 	    c->len > d->leaf_len - d->leaf_got) {
-		problem(x, d, c->device, HCB_BAD_CHUNK, "device %u: outfeed leaf chunk out of order",
+		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, c->device, d->consumer,
+			"device %u: outfeed leaf chunk out of order",
 			c->device);
 		d->leaf_bad = true;
 		d->packet_bad = d->in_packet;
@@ -377,7 +367,9 @@ int hcb_outfeed_feed(struct hcb_outfeed *x, const void *rec, size_t len)
 	if (type == HCB_EV_XDATA && len >= sizeof(struct hcb_ev_chunk))
 		return on_chunk(x, rec, len);
 bad:
-	problem(x, NULL, 0, HCB_BAD_RECORD, "an outfeed record of %zu bytes that is none", len);
+	/* counted apart from every device: it names none that can be trusted */
+	hcb_bounds_problem(&x->b, HCB_BAD_RECORD, HCB_MAX_DEVICES, 0, "an outfeed record of %zu "
+			   "bytes that is none", len);
 	return 0;
 }
 
@@ -405,7 +397,8 @@ int hcb_outfeed_finish(struct hcb_outfeed *x)
 		if (!d)
 			continue;
 		if (d->in_leaf) {
-			problem(x, d, dev, HCB_INCOMPLETE, "device %u: the last outfeed leaf stopped "
+			hcb_bounds_problem(&x->b, HCB_INCOMPLETE, dev, d->consumer,
+				"device %u: the last outfeed leaf stopped "
 				"after %llu of %llu bytes", dev, (unsigned long long)d->leaf_got,
 				(unsigned long long)d->leaf_len);
 			d->in_leaf = false;
@@ -420,8 +413,11 @@ int hcb_outfeed_finish(struct hcb_outfeed *x)
 
 const struct hcb_stream_stats *hcb_outfeed_stats(const struct hcb_outfeed *x, uint32_t device)
 {
-	return device < HCB_MAX_DEVICES && x->dev[device] && x->dev[device]->seen ?
-	       &x->dev[device]->stats : NULL;
+	if (device == HCB_MAX_DEVICES)
+		return hcb_bounds_stray(&x->b);
+	/* a device is shown from its first leaf on, delivered or not */
+	return hcb_bounds_device_ok(device) && x->dev[device] && x->dev[device]->seen ?
+	       &x->b.dev[device].st : NULL;
 }
 
 struct hcb_registry *hcb_outfeed_registry(struct hcb_outfeed *x)

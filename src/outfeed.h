@@ -34,6 +34,9 @@ int hcb_outfeed_feed(struct hcb_outfeed *x, const void *rec, size_t len);
 int hcb_outfeed_flush_idle(struct hcb_outfeed *x, uint64_t now_ns, uint64_t quiet_ns);
 /* End of input: deliver every packet that is whole. */
 int hcb_outfeed_finish(struct hcb_outfeed *x);
+/* Device's figures (decode_bounds.h), from its first leaf on; NULL for a
+ * device never seen; device HCB_MAX_DEVICES: every device out of range
+ * together, and records that name none. */
 const struct hcb_stream_stats *hcb_outfeed_stats(const struct hcb_outfeed *x, uint32_t device);
 struct hcb_registry *hcb_outfeed_registry(struct hcb_outfeed *x);
 

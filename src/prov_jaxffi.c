@@ -205,6 +205,11 @@ static int feed(void *state, const void *rec, size_t len)
 	return hcb_jaxffi_feed(state, rec, len);
 }
 
+static int tick(void *state, uint64_t now_ns)
+{
+	return hcb_jaxffi_tick(state, now_ns);
+}
+
 static unsigned int pending(const void *state)
 {
 	return hcb_jaxffi_pending(state);
@@ -244,6 +249,7 @@ const struct hcb_provider hcb_prov_jaxffi = {
 	.prepare = prepare,
 	.open = open_jaxffi,
 	.feed = feed,
+	.tick = tick,
 	.pending = pending,
 	.finish = finish,
 	.stats = stats,

@@ -21,11 +21,15 @@
 #include "bpf/hcbtap_events.h"
 #include "bpf/jaxffi_abi.h"
 #include "bpf/jaxffi_events.h"
+#include "decode_bounds.h"
 #include "dtype.h"
 #include "idprint.h"
 #include "jaxffi.h"
 #include "target.h"
 #include "testjaxffi.h"
+
+/* jaxffi_impl.h's JX_CALL_BYTES: two of the largest calls */
+#define JAXFFI_TEST_CALL_BYTES (UINT64_C(8) << 30)
 
 static void test_one_call(void **state)
 {
@@ -451,6 +455,75 @@ static void test_new_dtypes(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* What a target may leave under way and how many call sites it may name
+ * (decode_bounds.h): past each, given up and counted, never held. */
+static void test_bounds(void **state)
+{
+	float v[3] = { 1, 2, 3 };
+	struct seen s = { 0 };
+	const struct hcb_bounds *b;
+	struct hcb_ev_jcall e;
+	struct hcb_jaxffi *x;
+	char op[32];
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	b = hcb_jaxffi_bounds(x);
+	/* one call more than may be under way, each on its thread: the oldest goes */
+	for (uint32_t i = 0; i <= 256; i++) {
+		e = jcall(0, i, 100 + i, "debug_print.1", 1, 12);
+		feed_call(x, &e);
+	}
+	assert_int_equal(hcb_jaxffi_pending(x), 256);
+	assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
+	assert_int_equal(b->passed[HCB_BOUND_PACKET_MEM], 1);
+	assert_int_equal(hcb_jaxffi_stats(x, 0)->problems[HCB_OVER_BOUND], 1);
+	/* the newest is found (by device and seq) and finishes; the oldest is gone */
+	feed_arg(x, 0, 256, 0, JAXFFI_XLA_F32, 1, (const uint64_t[]){ 3 }, 12);
+	feed_data(x, 0, 256, 0, 0, 12, v, 12);
+	assert_int_equal(s.packets, 1);
+	feed_arg(x, 0, 0, 0, JAXFFI_XLA_F32, 1, (const uint64_t[]){ 3 }, 12);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.problems[HCB_BAD_CHUNK], 0);
+	/* no progress for the expiry: every call given up at a tick, not before */
+	assert_int_equal(hcb_jaxffi_tick(x, 1000), 0);
+	assert_int_equal(hcb_jaxffi_tick(x, 1000 + HCB_BOUNDS_EXPIRY_NS), 0);
+	assert_int_equal(hcb_jaxffi_pending(x), 255);
+	assert_int_equal(hcb_jaxffi_tick(x, 2000 + HCB_BOUNDS_EXPIRY_NS), 0);
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
+	assert_int_equal(b->passed[HCB_BOUND_EXPIRED], 255);
+	assert_int_equal(b->packets.bytes, 0);
+	/* claims past the bytes: the older gives way to the newer */
+	e = jcall(1, 0, 1, "big", 1, UINT64_C(4) << 30);
+	feed_call(x, &e);
+	e = jcall(1, 1, 2, "big", 1, UINT64_C(4) << 30);
+	feed_call(x, &e);
+	assert_int_equal(hcb_jaxffi_pending(x), 1);
+	assert_int_equal(b->passed[HCB_BOUND_PACKET_MEM], 2);
+	assert_true(b->packets.bytes <= JAXFFI_TEST_CALL_BYTES);
+	hcb_jaxffi_finish(x);
+	/* as many call sites as are kept (debug_print.1 is one), then one
+	 * more: counted, not shown */
+	s.packets = 1;
+	for (unsigned int i = 1; i < HCB_BOUNDS_CONSUMERS; i++) {
+		snprintf(op, sizeof(op), "site.%u", i);
+		e = jcall(2, i, 5, op, 0, 0);
+		feed_call(x, &e);
+	}
+	assert_int_equal(s.packets, HCB_BOUNDS_CONSUMERS);
+	e = jcall(2, HCB_BOUNDS_CONSUMERS, 5, "one.more", 0, 0);
+	feed_call(x, &e);
+	assert_int_equal(s.packets, HCB_BOUNDS_CONSUMERS);
+	assert_int_equal(b->passed[HCB_BOUND_CONSUMERS], 1);
+	assert_non_null(strstr(s.warning, "a call site past the"));
+	/* a site kept is still shown */
+	e = jcall(2, HCB_BOUNDS_CONSUMERS + 1, 5, "site.7", 0, 0);
+	feed_call(x, &e);
+	assert_int_equal(s.packets, HCB_BOUNDS_CONSUMERS + 1);
+	assert_int_equal(hcb_registry_count(hcb_jaxffi_registry(x)), HCB_BOUNDS_CONSUMERS);
+	hcb_jaxffi_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_dtype_and_bad_records),
 		cmocka_unit_test(test_elf_funcs),
 		cmocka_unit_test(test_new_dtypes),
+		cmocka_unit_test(test_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

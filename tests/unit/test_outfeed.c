@@ -168,6 +168,18 @@ static void test_out_of_order_and_lost_leaves(void **state)
 	/* short and unknown records */
 	assert_int_equal(hcb_outfeed_feed(x, "ab", 2), 0);
 	assert_int_equal(s.problems[HCB_BAD_RECORD], 1);   /* reported, no device to count it on */
+	assert_null(hcb_outfeed_stats(x, 0));
+	/* a leaf of a device out of range: refused and counted apart (decode_bounds.h) */
+	{
+		float v[2] = { 1, 2 };
+
+		leaf(x, HCB_MAX_DEVICES, 0, F32x2, sizeof(F32x2), v, 8);
+		leaf(x, UINT32_MAX, 0, F32x2, sizeof(F32x2), v, 8);
+	}
+	assert_int_equal(s.problems[HCB_BAD_DEVICE], 2);
+	assert_non_null(hcb_outfeed_stats(x, HCB_MAX_DEVICES));
+	assert_int_equal(hcb_outfeed_stats(x, HCB_MAX_DEVICES)->problems[HCB_BAD_DEVICE], 2);
+	assert_int_equal(hcb_outfeed_stats(x, HCB_MAX_DEVICES)->problems[HCB_BAD_RECORD], 1);
 	assert_int_equal(hcb_outfeed_finish(x), 0);
 	assert_int_equal(s.packets, 0);
 	hcb_outfeed_free(x);

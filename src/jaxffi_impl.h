@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_impl.h - the jax-callback decoder's state, shared by its files
+ * (jaxffi_decode.c: records into calls, calls into packets; jaxffi_calls.c:
+ * the calls in flight, indexed and held in a pool; jaxffi_sites.c: the
+ * call sites met and the consumers made up for them).  Figures, problems
+ * and every bound go through decode_bounds.h, as the hcbtap decoder's do.
+ * Nothing outside src/jaxffi*.c includes it.
+ */
+#ifndef HCB_JAXFFI_IMPL_H
+#define HCB_JAXFFI_IMPL_H
+
+#include <stdint.h>
+
+#include "bpf/jaxffi_events.h"
+#include "buf.h"
+#include "decode_bounds.h"
+#include "jaxffi.h"
+#include "jaxffi_check.h"
+#include "shapeproto.h"
+
+#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as decode.c: a call is held whole */
+/* Calls in flight, all threads: at most this many, holding at most this
+ * many bytes (what they claim, taken when the call begins: two of the
+ * largest); past either the oldest is given up, counted. */
+#define JX_MAX_INFLIGHT 256u
+#define JX_CALL_BYTES (2 * JX_MAX_PAYLOAD)
+/* Call sites kept (each a consumer): as many as the hcbtap decoder keeps
+ * consumers.  A call of a site past them is not shown (one problem). */
+#define JX_MAX_SITES HCB_BOUNDS_CONSUMERS
+#define JX_MAX_LEGACY_SITES 1024u            /* legacy descriptors numbered, beyond: one name */
+/* Buckets of the indexes, powers of two. */
+#define JX_CALL_BUCKETS 512u
+#define JX_SITE_BUCKETS 4096u
+#define JX_LEGACY_SLOTS (2 * JX_MAX_LEGACY_SITES)
+
+/* A call whose records are still coming. */
+struct jcall {
+	struct jcall *older, *newer;       /* every call in flight */
+	struct jcall *snext, **sprev;      /* its (device, seq) bucket, newest first */
+	struct jcall *tnext, **tprev;      /* its thread's bucket, newest first */
+	struct hcb_ev_jcall h;             /* its call record; names made printable */
+	uint32_t nseen;                    /* operands so far */
+	int64_t last_arg;                  /* arg of the last one, -1 before any */
+	uint64_t arg_left;                 /* bytes of the last one still to come */
+	uint64_t got;                      /* payload bytes so far */
+	uint64_t held;                     /* bytes taken from the pool */
+	uint64_t touched_ns;               /* its last record (a tick's time) */
+	struct hcb_xshape *shapes;         /* h.nargs */
+	struct hcb_buf payload;
+};
+
+/* A call site seen, and the consumer made up for it. */
+struct site {
+	struct site *next;                 /* in its bucket */
+	uint64_t hash;
+	char op[HCB_JAXFFI_OP_MAX], module[HCB_JAXFFI_MODULE_MAX];
+	char target[HCB_JAXFFI_TARGET_MAX];
+	unsigned int nleaves;
+	struct hcb_xshape *shapes;
+	const struct hcb_consumer *c;      /* in the registry */
+};
+
+struct hcb_jaxffi {
+	struct hcb_bounds b;               /* ops, figures, problems; calls in b.packets */
+	struct hcb_registry *reg;
+	struct site *sites[JX_SITE_BUCKETS];
+	unsigned int nsites;
+	struct jcall *oldest, *newest;
+	struct jcall *by_seq[JX_CALL_BUCKETS], *by_thread[JX_CALL_BUCKETS];
+	struct hcb_jaxffi_check check;     /* the layout, proven or refused */
+	/* legacy calls without a thunk (XLA's classic runtime) have no names:
+	 * their sites are numbered by their descriptors, in order of first
+	 * sight (a descriptor lives as long as its executable); a hash of
+	 * descriptor to number + 1 (0: a free slot) */
+	uint64_t legacy_desc[JX_LEGACY_SLOTS];
+	unsigned int legacy_num[JX_LEGACY_SLOTS];
+	unsigned int nlegacy;
+	uint64_t delivered;                /* calls handed on: the layout held for them */
+};
+
+/* jaxffi_calls.c */
+/* A new call in flight for h, its claim taken from the pool (the oldest
+ * given up, counted, for room); NULL if it cannot be held (counted), or
+ * *err -ENOMEM. */
+struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h, int *err);
+struct jcall *hcb_jx_call_find(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq);
+/* The call in flight of thread (pid, tid), or NULL. */
+struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid);
+/* The call is done with (delivered, broken or given up): its later
+ * records, if any, find no call and are passed over. */
+void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c);
+/* The call stopped before all its records came: a problem, then dropped. */
+void hcb_jx_call_stopped(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+/* Calls that made no progress for HCB_BOUNDS_EXPIRY_NS: given up. */
+void hcb_jx_calls_expire(struct hcb_jaxffi *x);
+void hcb_jx_calls_free(struct hcb_jaxffi *x);
+
+/* jaxffi_sites.c */
+/* The made-up consumer of the call's site, registered on first sight:
+ * 0 and *out; -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
+int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
+			const struct hcb_consumer **out);
+/* A legacy call without a thunk: named after its descriptor's number. */
+void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
+void hcb_jx_sites_free(struct hcb_jaxffi *x);
+
+#endif
