@@ -24,6 +24,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "capture_impl.h"
+#include "decode.h"
 #include "recfile.h"
 #include "target.h"
 
