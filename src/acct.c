@@ -70,13 +70,15 @@ static unsigned int lose(struct hcb_acct_dev *v, uint32_t d, uint64_t n,
 	return k;
 }
 
-/* A jump of n seqs, self of them a packet that arrived: at most what the
- * probe counted firing on d and not yet accounted for is lost; the rest is
- * the target's lie (counted in lies and lied, not lost). */
-static uint64_t cap_lost(struct hcb_acct_dev *v, uint32_t d, uint64_t n, uint64_t self,
+/* A jump of n seqs: at most what the probe counted firing on d and this
+ * session has not accounted for yet is lost; the rest is the target's lie
+ * (counted in lies and lied, not lost).  The packet that shows the jump is
+ * not taken off: its record is in the ring before the probe counts it (a
+ * device's packets fire one at a time, so it is the only one). */
+static uint64_t cap_lost(struct hcb_acct_dev *v, uint32_t d, uint64_t n,
 			 const struct hcb_loss_source *src)
 {
-	uint64_t fired, used = v->delivered + v->dropped + self, room;
+	uint64_t fired, used = v->delivered + v->dropped, room;
 
 	if (!src || !src->fired)
 		return n;
@@ -103,7 +105,7 @@ unsigned int hcb_acct_packet(struct hcb_acct *a, uint32_t d, uint64_t seq,
 	}
 	v = &a->dev[d];
 	if (after(seq, expect) && !a->unordered) {
-		uint64_t n = cap_lost(v, d, seq - expect, 1, src);
+		uint64_t n = cap_lost(v, d, seq - expect, src);
 
 		k = n ? lose(v, d, n, src, out) : 0;
 	}
@@ -135,7 +137,7 @@ unsigned int hcb_acct_upto(struct hcb_acct *a, uint32_t d, uint64_t upto,
 		return 0;
 	v->through = upto;
 	v->started = 1;
-	missing = cap_lost(v, d, upto - expect, 0, src);
+	missing = cap_lost(v, d, upto - expect, src);
 	return missing ? lose(v, d, missing, src, out) : 0;
 }
 
