@@ -246,4 +246,46 @@ static __always_inline __u64 ring_need(const struct walk *w)
 }
 
 
+/*
+ * All or nothing, as hcbtap.bpf.c: room for the whole call (ring_need) is
+ * taken now, or the call is dropped whole, not half sent.  The call record
+ * reserved (the caller fills and submits it), *need the room taken; NULL,
+ * counted on s, if there was none.
+ */
+static __always_inline struct hcb_ev_jcall *reserve_call(struct walk *w, struct hcb_dev_stats *s,
+							  __u64 *need)
+{
+	struct hcb_ev_jcall *e;
+	int lost;
+
+	*need = ring_need(w);
+	lost = ring_take(*need);
+	if (lost) {
+		dev_count(s, lost);
+		return NULL;
+	}
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		ring_release(*need);
+		dev_count(s, LOST_RING);
+	}
+	return e;
+}
+
+/* After the call record (e, filled): submitted, then its operands' bytes
+ * (none if it has none to send), and the room given back. */
+static __always_inline void send_call(struct walk *w, struct hcb_dev_stats *s,
+				      struct hcb_ev_jcall *e, __u64 need)
+{
+	bpf_ringbuf_submit(e, w->count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
+	dev_count(s, 0);
+	w->c.type = HCB_EV_JDATA;
+	w->c.total = w->total;
+	w->c.nleaves = w->count ? w->nargs : 0;
+	bpf_loop(MAX_STEPS, send_step, w, 0);
+	ring_release(need);
+	if (w->c.failed)
+		dev_count(s, w->c.failed);
+}
+
 #endif

@@ -188,7 +188,6 @@ int jaxffi_call(struct pt_regs *ctx)
 	struct hcb_ev_jcall *e;
 	struct walk w = {};
 	__u64 hdr[5], need;
-	int lost;
 	__s32 device = -1;
 	__u32 dev;
 
@@ -232,30 +231,10 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	}
 
-	/* all or nothing, as hcbtap.bpf.c: a call that does not fit in the
-	 * free space now is dropped whole, not half sent */
-	need = ring_need(&w);
-	lost = ring_take(need);
-	if (lost) {
-		dev_count(s, lost);
+	e = reserve_call(&w, s, &need);
+	if (!e)
 		return 0;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		ring_release(need);
-		dev_count(s, LOST_RING);
-		return 0;
-	}
 	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
-	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	dev_count(s, 0);
-
-	w.c.type = HCB_EV_JDATA;
-	w.c.total = w.total;
-	w.c.nleaves = w.nargs;
-	bpf_loop(MAX_STEPS, send_step, &w, 0);
-	ring_release(need);
-	if (w.c.failed)
-		dev_count(s, w.c.failed);
+	send_call(&w, s, e, need);
 	return 0;
 }

@@ -233,7 +233,6 @@ int jaxlegacy_call(struct pt_regs *ctx)
 	struct hcb_ev_jcall *e;
 	struct walk w = {};
 	__u32 flags, dev;
-	int lost;
 
 	dev = call_device(status, &seen, &flags);
 	if (dev >= HCB_MAX_DEVICES) {
@@ -266,28 +265,11 @@ int jaxlegacy_call(struct pt_regs *ctx)
 	}
 	if (w.layout)   /* the call alone, to say so */
 		w.count = w.total = 0;
-	need = ring_need(&w);
-	lost = ring_take(need);
-	if (lost) {
-		dev_count(s, lost);
+	e = reserve_call(&w, s, &need);
+	if (!e)
 		return 0;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		ring_release(need);
-		dev_count(s, LOST_RING);
-		return 0;
-	}
 	fill_call(e, &w, (flags & HCB_JAXFFI_F_THUNK) ? &seen : NULL, flags);
-	bpf_ringbuf_submit(e, w.count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	dev_count(s, 0);
-	w.c.type = HCB_EV_JDATA;
-	w.c.total = w.total;
-	w.c.nleaves = w.count ? w.nargs : 0;
-	bpf_loop(MAX_STEPS, send_step, &w, 0);
-	ring_release(need);
-	if (w.c.failed)
-		dev_count(s, w.c.failed);
+	send_call(&w, s, e, need);
 	return 0;
 }
 
