@@ -14,6 +14,7 @@
  * as fuzz_records takes them (a 2-byte length, then the record).
  */
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -206,15 +207,32 @@ int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
 
 /* ---- the session ---- */
 
+static char rundir[] = "/tmp/hcb-fuzz-capture-XXXXXX";
+
+/* The run directory and the session files and wake FIFOs the sessions
+ * left in it: gone when the fuzzer exits (a FIFO left behind is a trap
+ * for whatever looks there next). */
+static void remove_rundir(void)
+{
+	DIR *d = opendir(rundir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(rundir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char dir[] = "/tmp/hcb-fuzz-capture-XXXXXX";
-
 	(void)argc;
 	(void)argv;
-	assert(mkdtemp(dir));
-	setenv("HCBTRACE_RUNDIR", dir, 1);
+	assert(mkdtemp(rundir));
+	atexit(remove_rundir);
+	setenv("HCBTRACE_RUNDIR", rundir, 1);
 	return 0;
 }
 
