@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elffuncs.h"
 #include "jaxlegacy.h"
 #include "target.h"
 
@@ -86,7 +85,7 @@ static int scan_function(const struct hcb_elf_func *f, void *ctx)
 {
 	struct sites *s = ctx;
 	unsigned char *code = malloc(MAX_CODE);
-	long n = code ? hcb_elf_func_code(s->path, f, code, MAX_CODE) : -ENOMEM;
+	long n = code ? hcb_target_func_code(s->path, f, code, MAX_CODE) : -ENOMEM;
 	cs_insn *insn = NULL;
 	size_t count;
 
@@ -113,7 +112,7 @@ int hcb_jaxlegacy_run_sites(const char *path, uint64_t *offs, unsigned int cap)
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &s.cs) != CS_ERR_OK)
 		return -ENOSYS;
-	err = hcb_elf_each_func(path, calls_compiled_code, scan_function, &s);
+	err = hcb_target_elf_each_func(path, calls_compiled_code, scan_function, &s);
 	cs_close(&s.cs);
 	return err ? err : (int)s.n;
 }

@@ -284,48 +284,55 @@ out:
 	return err;
 }
 
-/* The file offset of symbol sym (what a uprobe is placed at), 0 if its
- * section cannot be found. */
+/* The file offset of symbol sym (what a uprobe is placed at, where its
+ * code is), 0 if its section does not hold it. */
 static uint64_t sym_file_offset(Elf *elf, const GElf_Sym *sym)
 {
 	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
 	GElf_Shdr sh;
 
-	if (!scn || !gelf_getshdr(scn, &sh) || sym->st_value < sh.sh_addr)
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+	    sym->st_value < sh.sh_addr || sym->st_value - sh.sh_addr >= sh.sh_size)
 		return 0;
 	return sym->st_value - sh.sh_addr + sh.sh_offset;
 }
 
-/* One pass over a symbol table for every name still missing. */
-static void scan_funcs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *const *names,
-		       unsigned int n, uint64_t *offs)
+/* One pass over a symbol table: fn for each function match takes. */
+static int each_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			 int (*match)(const char *name, void *ctx),
+			 int (*fn)(const struct hcb_elf_func *f, void *ctx), void *ctx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 
 	if (!data || !sh->sh_entsize)
-		return;
+		return 0;
 	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize; i++) {
+		struct hcb_elf_func f;
 		GElf_Sym sym;
-		const char *s;
+		int r;
 
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
-		s = elf_strptr(elf, sh->sh_link, sym.st_name);
-		for (unsigned int k = 0; s && k < n; k++)
-			if (!offs[k] && strcmp(s, names[k]) == 0)
-				offs[k] = sym_file_offset(elf, &sym);
+		f.name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!f.name || !match(f.name, ctx))
+			continue;
+		f.off = sym_file_offset(elf, &sym);
+		f.size = sym.st_size;
+		f.addr = sym.st_value;
+		if (f.off && (r = fn(&f, ctx)))
+			return r;
 	}
+	return 0;
 }
 
-int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
-			 uint64_t *offs)
+int hcb_target_elf_each_func(const char *path, int (*match)(const char *name, void *ctx),
+			     int (*fn)(const struct hcb_elf_func *f, void *ctx), void *ctx)
 {
+	int fd, err = -ENODATA, r = 0;
 	Elf_Scn *scn = NULL;
-	int fd, err = -ENODATA;
 	Elf *elf;
 
-	memset(offs, 0, n * sizeof(*offs));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	fd = hcb_target_open_file(path);
@@ -337,20 +344,73 @@ int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned in
 		err = -EBADMSG;
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (!r && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
 			err = 0;
-		scan_funcs(elf, scn, &sh, names, n, offs);
+		r = each_in_table(elf, scn, &sh, match, fn, ctx);
 	}
+	if (r)
+		err = r;
 out:
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	return err;
+}
+
+long hcb_target_func_code(const char *path, const struct hcb_elf_func *f, void *buf, uint64_t cap)
+{
+	int fd = hcb_target_open_file(path);
+	uint64_t n = f->size < cap ? f->size : cap;
+	ssize_t got;
+
+	if (fd < 0)
+		return fd;
+	got = pread(fd, buf, n, (off_t)f->off);
+	close(fd);
+	if (got < 0)
+		return -errno;
+	return got == (ssize_t)n ? (long)got : -EIO;
+}
+
+/* hcb_target_elf_funcs's names, and where each was found (0: not yet) */
+struct wanted {
+	const char *const *names;
+	unsigned int n;
+	uint64_t *offs;
+};
+
+static int is_wanted(const char *name, void *ctx)
+{
+	const struct wanted *w = ctx;
+
+	for (unsigned int k = 0; k < w->n; k++)
+		if (!w->offs[k] && strcmp(name, w->names[k]) == 0)
+			return 1;
+	return 0;
+}
+
+static int note_wanted(const struct hcb_elf_func *f, void *ctx)
+{
+	struct wanted *w = ctx;
+
+	for (unsigned int k = 0; k < w->n; k++)
+		if (!w->offs[k] && strcmp(f->name, w->names[k]) == 0)
+			w->offs[k] = f->off;
+	return 0;
+}
+
+int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
+			 uint64_t *offs)
+{
+	struct wanted w = { names, n, offs };
+
+	memset(offs, 0, n * sizeof(*offs));
+	return hcb_target_elf_each_func(path, is_wanted, note_wanted, &w);
 }
 
 int hcb_target_registry_addr(const char *lib_path, uint64_t base, uint64_t *addr)

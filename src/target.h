@@ -57,6 +57,26 @@ int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *o
  */
 int hcb_target_elf_funcs(const char *path, const char *const *names, unsigned int n,
 			 uint64_t *offs);
+/* A function of an ELF file, as its symbol table gives it. */
+struct hcb_elf_func {
+	const char *name;      /* mangled, as the symbol table has it */
+	uint64_t off;          /* file offset of its first byte */
+	uint64_t size;         /* bytes of code, as the symbol says (0: not said) */
+	uint64_t addr;         /* its address (st_value): for a disassembler */
+};
+/*
+ * fn(f, ctx) for every function (STT_FUNC, defined, its code in the file)
+ * in the .symtab and .dynsym of the ELF file at path whose name match(name,
+ * ctx) takes: for the probes placed inside a function, whose names are
+ * known only in part (C++ lambdas and templates).  The same function may
+ * come twice (once per table).  fn's non-zero value stops the walk and is
+ * returned.  Otherwise as hcb_target_elf_funcs.
+ */
+int hcb_target_elf_each_func(const char *path, int (*match)(const char *name, void *ctx),
+			     int (*fn)(const struct hcb_elf_func *f, void *ctx), void *ctx);
+/* Read f's code (f->size bytes, at most cap) from path into buf: the bytes
+ * read, or -errno. */
+long hcb_target_func_code(const char *path, const struct hcb_elf_func *f, void *buf, uint64_t cap);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The process's command line, spaces for NULs, cut to size. */
