@@ -237,6 +237,37 @@ static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)
 	return s.len > 0xffffffffull ? 0xffffffffu : (__u32)s.len;
 }
 
+/* The call record's head, every other field zero (ring memory comes
+ * as the last record left it): the call as the walk measured it. */
+static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk *w, __u32 handler)
+{
+	__u64 key = bpf_get_current_pid_tgid();
+
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = HCB_EV_JCALL;
+	e->device = w->c.device;
+	e->seq = w->c.seq;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = key >> 32;
+	e->tid = (__u32)key;
+	e->index = ~0ull;
+	e->total_bytes = w->total;
+	e->nargs = w->count;
+	e->handler = handler;
+	e->thunk_device = ~0u;
+}
+
+/* The call site's names, as thunk keeps them: op, module, and the target
+ * name read at each place it may be. */
+static __always_inline void call_site(struct hcb_ev_jcall *e, __u64 thunk)
+{
+	e->op_len = read_name(thunk, jaxffi_op_off, e->op, sizeof(e->op));
+	e->module_len = read_name(thunk, jaxffi_module_off, e->module, sizeof(e->module));
+	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
+		e->target_len[i] = read_name(thunk, jaxffi_target_offs[i], e->target[i],
+					     sizeof(e->target[i]));
+}
+
 /* What a call may take in the ring: its bytes with their padding (less
  * than as much again, see emit_chunk), per operand a JARG and a few chunk
  * headers, and the call record. */

@@ -146,23 +146,8 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	__u64 key = bpf_get_current_pid_tgid();
 	struct jaxffi_thunk_seen *t, seen = {};
 
-	e->type = HCB_EV_JCALL;
-	e->device = w->c.device;
-	e->seq = w->c.seq;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->pid = key >> 32;
-	e->tid = (__u32)key;
-	e->index = ~0ull;
-	e->total_bytes = w->total;
-	e->nargs = w->count;
-	e->handler = handler;
-	e->thunk_device = ~0u;
+	call_head(e, w, handler);
 	e->flags = find_index(attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0;
-	e->op_len = e->module_len = 0;
-	__builtin_memset(e->target_len, 0, sizeof(e->target_len));
-	__builtin_memset(e->op, 0, sizeof(e->op));
-	__builtin_memset(e->module, 0, sizeof(e->module));
-	__builtin_memset(e->target, 0, sizeof(e->target));
 	t = bpf_map_lookup_elem(&jaxffi_thunks, &key);
 	if (!t)
 		return;
@@ -170,11 +155,7 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	bpf_map_delete_elem(&jaxffi_thunks, &key);
 	e->flags |= HCB_JAXFFI_F_THUNK;
 	e->thunk_device = seen.device;
-	e->op_len = read_name(seen.thunk, jaxffi_op_off, e->op, sizeof(e->op));
-	e->module_len = read_name(seen.thunk, jaxffi_module_off, e->module, sizeof(e->module));
-	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
-		e->target_len[i] = read_name(seen.thunk, jaxffi_target_offs[i], e->target[i],
-					     sizeof(e->target[i]));
+	call_site(e, seen.thunk);
 }
 
 /* Sleepable: the operands may sit in pages the target has not touched

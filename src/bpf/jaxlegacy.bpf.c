@@ -164,19 +164,9 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 				 const struct jaxffi_thunk_seen *t, __u32 flags)
 {
-	__u64 key = bpf_get_current_pid_tgid(), type = 0, name = 0;
+	__u64 type = 0, name = 0;
 
-	__builtin_memset(e, 0, sizeof(*e));
-	e->type = HCB_EV_JCALL;
-	e->device = w->c.device;
-	e->seq = w->c.seq;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->pid = key >> 32;
-	e->tid = (__u32)key;
-	e->index = ~0ull;
-	e->total_bytes = w->total;
-	e->nargs = w->count;
-	e->handler = HCB_JAXFFI_PYTHON;
+	call_head(e, w, HCB_JAXFFI_PYTHON);
 	e->thunk_device = t ? t->coll_device : ~0u;
 	e->flags = flags;
 	e->desc = w->desc;
@@ -187,14 +177,10 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 		bpf_copy_from_user(e->pytype, sizeof(e->pytype) - 1, (void *)name);
 	if (!t)
 		return;
-	e->op_len = read_name(t->thunk, jaxffi_op_off, e->op, sizeof(e->op));
-	e->module_len = read_name(t->thunk, jaxffi_module_off, e->module, sizeof(e->module));
-	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++) {
-		e->target_len[i] = read_name(t->thunk, jaxffi_target_offs[i], e->target[i],
-					     sizeof(e->target[i]));
+	call_site(e, t->thunk);
+	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
 		read_name(t->thunk, jaxffi_target_offs[i] + CONFIG_AFTER_TARGET, e->config[i],
 			  sizeof(e->config[i]));
-	}
 }
 
 /* The call's device: the thunk's (taken: a later call must not find it),
