@@ -54,6 +54,16 @@ start_example()
     wait_registered "$EX_PID"
 }
 
+# start_modern ARGS...: $PROG (tests/jax/modern.py) under $PY, compiled
+# and waiting for $T/go, its truth to $T/truth.jsonl; MOD_PID
+start_modern()
+{
+    "$PY" "$PROG" "$T/go" "$T/truth.jsonl" "$@" >"$T/prog.out" 2>"$T/prog.err" &
+    MOD_PID=$!
+    PIDS+=("$MOD_PID")
+    wait_for "$T/prog.out" '^ready$' 180
+}
+
 # wait_registered PID: until `hcbtrace list` shows PID with its 5 consumers
 # (at most 60 s: a loaded machine starts a process slowly)
 wait_registered()

@@ -27,15 +27,6 @@ teardown()
     _common_teardown
 }
 
-# start_legacy ARGS...: modern.py, compiled and waiting for $T/go; MOD_PID
-start_legacy()
-{
-    "$PY" "$PROG" "$T/go" "$T/truth.jsonl" "$@" >"$T/prog.out" 2>"$T/prog.err" &
-    MOD_PID=$!
-    PIDS+=("$MOD_PID")
-    wait_for "$T/prog.out" '^ready$' 180
-}
-
 # record_and_check: record it by pid through the callbacks' provider (on
 # 0.4.31 the outfeed one answers first), let it run to its end, and check
 # every value; the check's summary in $output
@@ -60,7 +51,7 @@ record_and_check()
 }
 
 @test "legacy callbacks, classic runtime: every value the program passed, on its device; sites by descriptor" {
-    start_legacy
+    start_modern
     record_and_check
     # no thunk: no op or module names exist at the call, and none is made up
     assert_output --partial "said unknown"
@@ -70,7 +61,7 @@ record_and_check()
 }
 
 @test "legacy callbacks, thunk runtime: every value, on its device, named by op and module" {
-    XLA_FLAGS=--xla_cpu_use_thunk_runtime=true start_legacy
+    XLA_FLAGS=--xla_cpu_use_thunk_runtime=true start_modern
     record_and_check
     refute_output --partial "said unknown"
     grep -q '"name":"custom-call\.[0-9]*","kwargs":{"callback":"custom-call\.[0-9]*","module":"jit_' \
@@ -78,7 +69,7 @@ record_and_check()
 }
 
 @test "legacy callbacks: a descriptor that does not read as one is refused in one line; detached or killed, the program runs on" {
-    start_legacy --until "$T/stop"
+    start_modern --until "$T/stop"
     touch "$T/go"
     # Arg read a word too long: no descriptor's vectors hold whole ones
     HCBTRACE_TEST_JAXFFI_SHIFT=8 run --separate-stderr "$HCBTRACE" attach --provider jax-callback "$MOD_PID"

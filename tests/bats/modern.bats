@@ -26,15 +26,6 @@ teardown()
     _common_teardown
 }
 
-# start_modern ARGS...: the program, compiled and waiting for $T/go; MOD_PID
-start_modern()
-{
-    "$PY" "$PROG" "$T/go" "$T/truth.jsonl" "$@" >"$T/prog.out" 2>"$T/prog.err" &
-    MOD_PID=$!
-    PIDS+=("$MOD_PID")
-    wait_for "$T/prog.out" '^ready$' 180
-}
-
 # finish_modern: let it run, wait for it; it must end well
 finish_modern()
 {
