@@ -49,7 +49,7 @@ struct hcb_capture {
 	int timing_active, copies_seen;
 	uint64_t timing_checked_ns;
 	char timing_why[160];            /* why they do not come */
-	/* a provider that refused to read on (decode.h: refuse), and why */
+	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
 	const struct hcb_slot *refused;
 	char refusal[384];
 };

@@ -3,7 +3,7 @@
  * decode_bounds.h - what a decoder may hold and count for a target, and no
  * more.  The target is not trusted with anything: its device numbers, the
  * sizes it claims, how many consumers it registers, how much it leaves
- * half-sent.  Every decoder of ring records (decode.c for hcbtap; the
+ * half-sent.  Every decoder of ring records (hcbtap_decode.c for hcbtap; the
  * jax-callback and outfeed decoders can take it up the same way) keeps
  * these in one struct hcb_bounds instead of each writing its own device()
  * and problem():
@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "packet.h"
 
 /* Unfinished packets: their payloads while chunks come, and packets held
  * back in order behind one that waits for its registration.  The default

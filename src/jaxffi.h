@@ -27,7 +27,8 @@
 #include <sys/types.h>
 
 #include "bpf/jaxffi_events.h"
-#include "decode.h"
+#include "packet.h"
+#include "registry.h"
 
 /*
  * Where XLA keeps what the probes read.  All of it is XLA's internal C++

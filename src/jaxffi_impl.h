@@ -19,7 +19,7 @@
 #include "jaxffi_check.h"
 #include "shapeproto.h"
 
-#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as decode.c: a call is held whole */
+#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a call is held whole */
 /* Calls in flight, all threads: at most this many, holding at most this
  * many bytes (what they claim, taken when the call begins: two of the
  * largest); past either the oldest is given up, counted. */

@@ -14,7 +14,7 @@
 #include "outfeed.h"
 #include "shapeproto.h"
 
-#define MAX_PAYLOAD (UINT64_C(4) << 30)   /* as decode.c: a packet is held whole */
+#define MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a packet is held whole */
 
 /* A consumer made up for (id, leaf shapes): what the packets say of it. */
 struct synth {

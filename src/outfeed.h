@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "packet.h"
+#include "registry.h"
 
 struct hcb_outfeed;
 

@@ -4,7 +4,7 @@
  * decoder hands it and every receiver of its records sees: a decoded
  * packet (a tap as it came off the ring), the problems a decoder counts,
  * the operations a decoder calls back, and a stream's figures.  The
- * decoders (decode.h for libhcbtap, jaxffi.h, outfeed.h) speak it; the
+ * decoders (hcbtap_decode.h for libhcbtap, jaxffi.h, outfeed.h) speak it; the
  * formats and the viewer know it through record.h, never a decoder.
  */
 #ifndef HCB_PACKET_H

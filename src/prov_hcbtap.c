@@ -7,7 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "probes.h"
 #include "prov_hcbtap.h"
 #include "target.h"

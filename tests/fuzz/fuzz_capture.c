@@ -25,7 +25,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "capture_impl.h"
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "recfile.h"
 #include "target.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "idprint.h"
 #include "jsonl.h"
 

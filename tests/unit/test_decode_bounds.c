@@ -20,7 +20,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "consumer.h"
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "decode_bounds.h"
 
 #define MAX_GOT 64

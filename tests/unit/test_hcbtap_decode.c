@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_decode.c - the ring-buffer record decoder (src/decode.h) fed records
- * built by hand in the layout of src/bpf/hcbtap_events.h: REG chunks of a
+ * test_hcbtap_decode.c - the hcbtap decoder (src/hcbtap_decode.h) fed
+ * records built by hand in the layout of src/bpf/hcbtap_events.h: REG chunks of a
  * blob from hcb_reg_build, a PKT, DATA chunks.  Good streams, every problem
  * the decoder counts, and a mutation fuzz loop (fixed seed).
  *
- *	gcc ... -Isrc src/decode.c src/registry.c src/consumer.c src/dtype.c \
- *		src/tree.c tests/unit/test_decode.c -lcmocka
+ *	gcc ... -Isrc src/hcbtap_decode*.c src/decode_bounds.c src/registry.c \
+ *		src/consumer.c src/dtype.c src/tree.c tests/unit/test_hcbtap_decode.c -lcmocka
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "consumer.h"
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "registry.h"
 
 /* test_huge_payload asks for more memory than exists: under ASan that must
@@ -1395,5 +1395,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_fuzz, teardown),
 	};
 
-	return cmocka_run_group_tests_name("decode", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("hcbtap_decode", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode.h - turns the ring buffer's records (bpf/hcbtap_events.h) back into
- * packets: registrations first, then per device each packet's chunks,
+ * hcbtap_decode.h - the hcbtap provider's decoder: turns the ring buffer's
+ * records (bpf/hcbtap_events.h) back into packets: registrations first, then per device each packet's chunks,
  * reassembled and checked against the consumer's registered shape.
  *
  * Malformed input is counted per device and reported through ops->warn,
@@ -10,8 +10,8 @@
  * range.  What it holds for the target is bounded (decode_bounds.h).  No
  * BPF in here, so the unit tests feed it records directly.
  */
-#ifndef HCB_DECODE_H
-#define HCB_DECODE_H
+#ifndef HCB_HCBTAP_DECODE_H
+#define HCB_HCBTAP_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>

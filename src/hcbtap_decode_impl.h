@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* decode_impl.h - the hcbtap decoder's state, shared by its files
- * (decode.c: records and packets; decode_reg.c: registrations;
- * decode_hold.c: unfinished packets, held in order, given up in bounds).
- * Nothing outside src/decode*.c includes it. */
-#ifndef HCB_DECODE_IMPL_H
-#define HCB_DECODE_IMPL_H
+/* hcbtap_decode_impl.h - the hcbtap decoder's state, shared by its files
+ * (hcbtap_decode.c: records and packets; hcbtap_decode_reg.c:
+ * registrations; hcbtap_decode_pending.c: unfinished packets, queued in
+ * order, given up in bounds).  Nothing outside src/hcbtap_decode*.c
+ * includes it. */
+#ifndef HCB_HCBTAP_DECODE_IMPL_H
+#define HCB_HCBTAP_DECODE_IMPL_H
 
 #include "bpf/hcbtap_events.h"
-#include "decode.h"
+#include "hcbtap_decode.h"
 #include "decode_bounds.h"
 
 /*
@@ -74,10 +75,10 @@ struct hcb_decoder {
 	struct hcb_bounds b;
 };
 
-/* decode.c */
+/* hcbtap_decode.c */
 int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p);
 
-/* decode_reg.c */
+/* hcbtap_decode_reg.c */
 /* Chunk h of a registration blob. */
 int hcb_dec_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data);
 /* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
@@ -95,12 +96,12 @@ void hcb_dec_regs_expire(struct hcb_decoder *d);
 int hcb_dec_regs_finish(struct hcb_decoder *d);
 void hcb_dec_regs_free(struct hcb_decoder *d);
 
-/* decode_hold.c */
+/* hcbtap_decode_pending.c */
 /* A new pending packet of e's header (consumer c, NULL: waits), holding
  * total bytes; NULL when it cannot be held (a problem counted). */
-struct pending *hcb_dec_hold(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
-			     const struct hcb_consumer *c);
-void hcb_dec_unhold(struct hcb_decoder *d, struct pending *p);
+struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
+				    const struct hcb_consumer *c);
+void hcb_dec_pending_free(struct hcb_decoder *d, struct pending *p);
 /* The newest pending packet (device, seq) of consumer cid, or NULL. */
 struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t seq, uint32_t cid);
 /* Whether device's packets now wait in its queue. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode_reg.c - the hcbtap decoder's registrations: blobs reassembled from
- * their chunks (several copies at once), read from the target when their
+ * hcbtap_decode_reg.c - the hcbtap decoder's registrations: blobs
+ * reassembled from their chunks (several copies at once), read from the target when their
  * chunks were lost, and kept in the registry; each within decode_bounds.h:
  * what is unfinished in the registration pool, given up when a copy ends
  * short, when the pool is full (the oldest first) or when it expires; the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_impl.h"
+#include "hcbtap_decode_impl.h"
 
 int hcb_dec_add_registration(struct hcb_decoder *d, uint32_t dev, uint32_t cid, const void *blob,
 			     size_t len)

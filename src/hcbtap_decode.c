@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode.c - the hcbtap decoder's records and packets (decode.h).  Every
- * figure it keeps and every byte it holds for the target is within
- * decode_bounds.h; registrations are decode_reg.c's, unfinished packets
- * decode_hold.c's.
+ * hcbtap_decode.c - the hcbtap decoder's records and packets
+ * (hcbtap_decode.h).  Every figure it keeps and every byte it holds for the
+ * target is within decode_bounds.h; registrations are hcbtap_decode_reg.c's,
+ * unfinished packets hcbtap_decode_pending.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_impl.h"
+#include "hcbtap_decode_impl.h"
 
 int hcb_decoder_new(struct hcb_decoder **out, const struct hcb_decoder_ops *ops, void *ctx)
 {
@@ -40,7 +40,7 @@ void hcb_decoder_free(struct hcb_decoder *d)
 	if (!d)
 		return;
 	while (d->pending)
-		hcb_dec_unhold(d, d->pending);
+		hcb_dec_pending_free(d, d->pending);
 	hcb_dec_regs_free(d);
 	hcb_registry_free(d->reg);
 	free(d);
@@ -150,7 +150,7 @@ static int pkt_whole(struct hcb_decoder *d, struct pending *p)
 	if (p->queued)
 		return hcb_dec_drain(d, p->device);
 	err = hcb_dec_deliver(d, p);
-	hcb_dec_unhold(d, p);
+	hcb_dec_pending_free(d, p);
 	return err;
 }
 
@@ -165,7 +165,7 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 	ok = pkt_begin(d, e, &c);
 	if (ok <= 0)
 		return ok;
-	p = hcb_dec_hold(d, e, c);
+	p = hcb_dec_pending_new(d, e, c);
 	if (!p)
 		return 0;
 	/* waiting, or behind one that waits: in the device's order */
@@ -198,7 +198,7 @@ static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, cons
 					.buf = (unsigned char *)payload };
 		return hcb_dec_deliver(d, &now);
 	}
-	p = hcb_dec_hold(d, e, c);
+	p = hcb_dec_pending_new(d, e, c);
 	if (!p)
 		return 0;
 	memcpy(p->buf, payload, p->total);
@@ -242,7 +242,7 @@ static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, co
 		hcb_bounds_problem(&d->b, HCB_BAD_CHUNK, h->device, h->consumer_id,
 				   "chunk at %llu of packet %llu of device %u out of order or bounds",
 				   (unsigned long long)h->offset, (unsigned long long)h->seq, h->device);
-		hcb_dec_unhold(d, p);
+		hcb_dec_pending_free(d, p);
 		return hcb_dec_drain(d, dev);
 	}
 	memcpy(p->buf + h->offset, data, h->len);
@@ -322,7 +322,7 @@ int hcb_decoder_finish(struct hcb_decoder *d)
 				   "packet %llu of device %u was cut short (%llu of %llu bytes)",
 				   (unsigned long long)p->seq, p->device, (unsigned long long)p->received,
 				   (unsigned long long)p->total);
-		hcb_dec_unhold(d, p);
+		hcb_dec_pending_free(d, p);
 		err = hcb_dec_drain(d, dev);
 	}
 	return err;

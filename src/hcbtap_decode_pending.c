@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode_hold.c - the hcbtap decoder's unfinished packets: payloads whose
- * chunks are coming, and packets held in their device's order behind one
+ * hcbtap_decode_pending.c - the hcbtap decoder's pending packets: payloads
+ * whose chunks are coming, and packets held in their device's order behind one
  * that waits for its registration (another thread's copy of it still in
  * the ring when the packet came: the target may be gone before it could be
  * read there).  All of it within the packet pool of decode_bounds.h: the
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_impl.h"
+#include "hcbtap_decode_impl.h"
 
 /* no ring buffer holds more than 4 GiB: a larger packet cannot come */
 #define MAX_PACKET (UINT64_C(4) << 30)
@@ -115,7 +115,7 @@ struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t se
 	return NULL;
 }
 
-void hcb_dec_unhold(struct hcb_decoder *d, struct pending *p)
+void hcb_dec_pending_free(struct hcb_decoder *d, struct pending *p)
 {
 	if (p->queued)
 		queue_remove(d, p);
@@ -146,7 +146,7 @@ static int room(struct hcb_decoder *d, const struct hcb_ev_pkt *e, uint64_t need
 				old->device, (unsigned long long)e->seq, e->device, d->b.packets.n,
 				(unsigned long long)d->b.packets.bytes);
 		devset_add(&touched, old->device);
-		hcb_dec_unhold(d, old);
+		hcb_dec_pending_free(d, old);
 	}
 	/* what waited behind those goes on (errors are the callback's: the
 	 * next delivery sees them again) */
@@ -154,8 +154,8 @@ static int room(struct hcb_decoder *d, const struct hcb_ev_pkt *e, uint64_t need
 	return 0;
 }
 
-struct pending *hcb_dec_hold(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
-			     const struct hcb_consumer *c)
+struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
+				    const struct hcb_consumer *c)
 {
 	uint64_t total = c ? c->total_bytes : e->total_bytes;
 	uint64_t need = total + sizeof(struct pending);
@@ -215,7 +215,7 @@ int hcb_dec_drain(struct hcb_decoder *d, uint32_t device)
 	while ((p = d->qhead[device]) && p->consumer && whole(p)) {
 		int err = hcb_dec_deliver(d, p);
 
-		hcb_dec_unhold(d, p);
+		hcb_dec_pending_free(d, p);
 		if (err)
 			return err;
 	}
@@ -260,7 +260,7 @@ int hcb_dec_resolve(struct hcb_decoder *d, uint32_t cid, const struct hcb_consum
 			p->consumer = c;
 			continue;
 		}
-		hcb_dec_unhold(d, p);
+		hcb_dec_pending_free(d, p);
 	}
 	return devset_drain(d, &touched);
 }
@@ -278,7 +278,7 @@ int hcb_dec_cut_short(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
 				   (unsigned long long)q->seq, q->device, (unsigned long long)q->received,
 				   (unsigned long long)q->total);
 		devset_add(&touched, q->device);
-		hcb_dec_unhold(d, q);
+		hcb_dec_pending_free(d, q);
 	}
 	return devset_drain(d, &touched);
 }
@@ -299,7 +299,7 @@ int hcb_dec_expire(struct hcb_decoder *d)
 				"for a while", (unsigned long long)q->seq, q->device,
 				(unsigned long long)q->received, (unsigned long long)q->total);
 		devset_add(&touched, q->device);
-		hcb_dec_unhold(d, q);
+		hcb_dec_pending_free(d, q);
 	}
 	hcb_dec_regs_expire(d);
 	return devset_drain(d, &touched);
