@@ -61,7 +61,7 @@ static double write_file(const char *path, const struct hcb_consumer *c, const f
 		rec = (struct hcb_record){ .kind = HCB_REC_TAP };
 		rec.tap.device = i % 4;
 		rec.tap.seq = i / 4;
-		rec.tap.ts_ns = 1000 + i;
+		rec.tap.wall_ns = 1000 + i;
 		rec.tap.consumer = c;
 		/* a different window of the values each tap */
 		rec.tap.payload = (const unsigned char *)(payload + (i * 7919u) % TAP_FLOATS);

@@ -57,7 +57,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			if (!hcb_filter_match(&o->filter, &rec.tap))
 				continue;
 			if (o->speed > 0)
-				pace(&last_ts, rec.tap.ts_ns, o->speed);
+				pace(&last_ts, rec.tap.wall_ns, o->speed);
 			taps++;
 		}
 		records++;

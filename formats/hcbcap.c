@@ -159,7 +159,7 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	hcb_put_le32(p + FRAME_HEAD, t->device);
 	hcb_put_le32(p + FRAME_HEAD + 4, c->id);
 	hcb_put_le64(p + FRAME_HEAD + 8, t->seq);
-	hcb_put_le64(p + FRAME_HEAD + 16, t->ts_ns);
+	hcb_put_le64(p + FRAME_HEAD + 16, t->wall_ns);
 	hcb_put_le32(p + FRAME_HEAD + 24, t->pid);
 	hcb_put_le32(p + FRAME_HEAD + 28, t->tid);
 	if (c->total_bytes)
@@ -188,7 +188,7 @@ static size_t put_trigger(unsigned char *b, const struct hcb_trigger_info *t)
 	hcb_put_le64(b + 12, (uint64_t)t->leaf);
 	hcb_put_le64(b + 20, (uint64_t)t->element);
 	hcb_put_le64(b + 28, bits);
-	hcb_put_le64(b + 36, t->ts_ns);
+	hcb_put_le64(b + 36, t->wall_ns);
 	hcb_put_le32(b + 44, t->oversize);
 	hcb_put_le32(b + 48, (uint32_t)n);
 	hcb_put_le32(b + 52, (uint32_t)m);
@@ -238,7 +238,7 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 		frame_head(st->buf, CAP_DROP, n);
 		break;
 	case HCB_REC_BARRIER:
-		hcb_put_le64(b, rec->barrier.ts_ns);
+		hcb_put_le64(b, rec->barrier.wall_ns);
 		hcb_put_le64(b + 8, rec->barrier.taps);
 		n = 16;
 		frame_head(st->buf, CAP_BARRIER, n);

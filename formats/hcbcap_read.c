@@ -212,7 +212,7 @@ static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned
 	rec->tap.device = device;
 	rec->tap.consumer = c;
 	rec->tap.seq = hcb_get_le64(b + 8);
-	rec->tap.ts_ns = hcb_get_le64(b + 16);
+	rec->tap.wall_ns = hcb_get_le64(b + 16);
 	rec->tap.pid = hcb_get_le32(b + 24);
 	rec->tap.tid = hcb_get_le32(b + 28);
 	rec->tap.payload = b + TAP_HEAD;
@@ -338,7 +338,7 @@ static int parse_trigger(struct hcb_reader *r, struct cap_reader *st, const unsi
 	t->leaf = (int64_t)hcb_get_le64(b + 12);
 	t->element = (int64_t)hcb_get_le64(b + 20);
 	memcpy(&t->value, &bits, sizeof(bits));
-	t->ts_ns = hcb_get_le64(b + 36);
+	t->wall_ns = hcb_get_le64(b + 36);
 	t->oversize = hcb_get_le32(b + 44) != 0;
 	memcpy(t->consumer, b + TRIGGER_HEAD, n);
 	memcpy(t->condition, b + TRIGGER_HEAD + n, m);
@@ -362,7 +362,7 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 	case CAP_BARRIER:
 		memset(rec, 0, sizeof(*rec));
 		rec->kind = HCB_REC_BARRIER;
-		rec->barrier.ts_ns = hcb_get_le64(b);
+		rec->barrier.wall_ns = hcb_get_le64(b);
 		rec->barrier.taps = hcb_get_le64(b + 8);
 		return 1;
 	case CAP_END:

@@ -217,13 +217,13 @@ static int kwargs_object(struct hcb_buf *out, const struct hcb_consumer *c)
 }
 
 int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
-		  int64_t seq, uint64_t ts_ns, const unsigned char *payload)
+		  int64_t seq, uint64_t wall_ns, const unsigned char *payload)
 {
-	return hcb_jsonl_tap_copy(out, c, device, seq, ts_ns, 0, 0, payload);
+	return hcb_jsonl_tap_copy(out, c, device, seq, wall_ns, 0, 0, payload);
 }
 
 int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
-		       int64_t seq, uint64_t ts_ns, uint64_t copy_start_ns, uint64_t copy_end_ns,
+		       int64_t seq, uint64_t wall_ns, uint64_t copy_start_ns, uint64_t copy_end_ns,
 		       const unsigned char *payload)
 {
 	int err;
@@ -248,7 +248,7 @@ int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32
 	if (!err)
 		err = hcb_json_string(out, c->tree);
 	if (!err)
-		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)ts_ns);
+		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)wall_ns);
 	/* only where they are known: a recording without them stays as it was */
 	if (!err && copy_end_ns)
 		err = hcb_buf_printf(out, ",\"copy_ns\":[%llu,%llu]", (unsigned long long)copy_start_ns,
@@ -290,10 +290,10 @@ int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const c
 	return err ? err : hcb_buf_puts(out, "}\n");
 }
 
-int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t ts_ns, uint64_t taps)
+int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t wall_ns, uint64_t taps)
 {
 	return hcb_buf_printf(out, "{\"type\":\"barrier\",\"ts_ns\":%llu,\"taps\":%llu}\n",
-			      (unsigned long long)ts_ns, (unsigned long long)taps);
+			      (unsigned long long)wall_ns, (unsigned long long)taps);
 }
 
 int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns)

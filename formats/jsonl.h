@@ -24,14 +24,14 @@ int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p);
 int hcb_jsonl_session(struct hcb_buf *out, pid_t pid, const char *provider,
 		      const char *platform, uint64_t start_ns);
 int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
-		  int64_t seq, uint64_t ts_ns, const unsigned char *payload);
+		  int64_t seq, uint64_t wall_ns, const unsigned char *payload);
 /* The same with the device-side times of the tap's device-to-host copy
  * ("copy_ns", after "ts_ns"): written only when copy_end_ns is not 0. */
 int hcb_jsonl_tap_copy(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
-		       int64_t seq, uint64_t ts_ns, uint64_t copy_start_ns, uint64_t copy_end_ns,
+		       int64_t seq, uint64_t wall_ns, uint64_t copy_start_ns, uint64_t copy_end_ns,
 		       const unsigned char *payload);
 int hcb_jsonl_drop(struct hcb_buf *out, uint32_t device, uint64_t count, const char *reason);
-int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t ts_ns, uint64_t taps);
+int hcb_jsonl_barrier(struct hcb_buf *out, uint64_t wall_ns, uint64_t taps);
 int hcb_jsonl_end(struct hcb_buf *out, uint64_t taps, uint64_t drops, uint64_t end_ns);
 struct hcb_trigger_info;
 /* A flight recorder's trigger record (jsonl_trigger.c). */

@@ -441,7 +441,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 		goto out;
 	rec->kind = HCB_REC_TAP;
 	rec->tap = (struct hcb_packet){
-		.device = (uint32_t)t.device, .seq = t.seq, .ts_ns = t.ts, .consumer = c,
+		.device = (uint32_t)t.device, .seq = t.seq, .wall_ns = t.ts, .consumer = c,
 		.payload = s->payload, .copy_start_ns = t.copy[0], .copy_end_ns = t.copy[1],
 	};
 	err = 1;
@@ -498,7 +498,7 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 	}
 	if (!strcmp(type, "barrier")) {
 		rec->kind = HCB_REC_BARRIER;
-		if (get_u64(r, 0, "ts_ns", UINT64_MAX, &rec->barrier.ts_ns, 1) ||
+		if (get_u64(r, 0, "ts_ns", UINT64_MAX, &rec->barrier.wall_ns, 1) ||
 		    get_u64(r, 0, "taps", UINT64_MAX, &rec->barrier.taps, 1))
 			return r->err;
 		return 1;

@@ -200,7 +200,7 @@ int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec)
 	rec->kind = HCB_REC_TAP;
 	rec->tap.device = (uint32_t)h.device;
 	rec->tap.seq = h.seq;
-	rec->tap.ts_ns = h.ts;
+	rec->tap.wall_ns = h.ts;
 	rec->tap.copy_start_ns = h.copy[0];
 	rec->tap.copy_end_ns = h.copy[1];
 	rec->tap.consumer = c;

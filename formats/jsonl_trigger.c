@@ -34,7 +34,7 @@ int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t)
 		err = err ? err : hcb_json_element(out, HCB_DT_FLOAT64, &t->value);
 	}
 	if (!err)
-		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)t->ts_ns);
+		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)t->wall_ns);
 	if (!err && t->oversize)
 		err = hcb_buf_puts(out, ",\"oversize\":true");
 	return err ? err : hcb_buf_puts(out, "}\n");
@@ -114,7 +114,7 @@ int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hc
 	    (bad = whole(d, "seq", UINT64_MAX - 1, &seq)) ||
 	    (bad = whole(d, "leaf", INT64_MAX, &leaf)) ||
 	    (bad = whole(d, "element", INT64_MAX, &elem)) ||
-	    (bad = whole(d, "ts_ns", UINT64_MAX, &t->ts_ns)) || (bad = value(d, &t->value)))
+	    (bad = whole(d, "ts_ns", UINT64_MAX, &t->wall_ns)) || (bad = value(d, &t->value)))
 		return hcb_reader_fail(r, -EBADMSG, where, "trigger: '%s' is not valid", bad);
 	if (ov != UINT32_MAX && d->nodes[ov].kind != J_TRUE && d->nodes[ov].kind != J_FALSE)
 		return hcb_reader_fail(r, -EBADMSG, where, "trigger: 'oversize' is not true or false");

@@ -16,12 +16,12 @@ int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 	case HCB_REC_TAP:
 		return hcb_jsonl_tap_copy(out, rec->tap.consumer, rec->tap.device,
 					  rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,
-					  rec->tap.ts_ns, rec->tap.copy_start_ns, rec->tap.copy_end_ns,
+					  rec->tap.wall_ns, rec->tap.copy_start_ns, rec->tap.copy_end_ns,
 					  rec->tap.payload);
 	case HCB_REC_DROP:
 		return hcb_jsonl_drop(out, rec->drop.device, rec->drop.count, rec->drop.reason);
 	case HCB_REC_BARRIER:
-		return hcb_jsonl_barrier(out, rec->barrier.ts_ns, rec->barrier.taps);
+		return hcb_jsonl_barrier(out, rec->barrier.wall_ns, rec->barrier.taps);
 	case HCB_REC_END:
 		return hcb_jsonl_end(out, rec->end.taps, rec->end.drops, rec->end.end_ns);
 	case HCB_REC_TRIGGER:

@@ -342,7 +342,7 @@ static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct h
 	index = next_index(st, cname, t->device, &err);
 	if (err)
 		return err;
-	dos_time(t->ts_ns, &tm, &dt);
+	dos_time(t->wall_ns, &tm, &dt);
 	st->last_time = tm;
 	st->last_date = dt;
 	for (unsigned int i = 0; i < c->nleaves; i++) {

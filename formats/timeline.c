@@ -253,7 +253,7 @@ static int tap_instant(struct timeline *tl, const struct hcb_packet *t, uint32_t
 	if (!err && c->nleaves > LEAVES_MAX)
 		err = hcb_buf_printf(&sum, " ... (%u leaves)", c->nleaves);
 	snprintf(name, sizeof(name), "consumer %u", c->id);
-	err = err ? err : event_head(tl, c->name && *c->name ? c->name : name, "tap", "i", t->ts_ns,
+	err = err ? err : event_head(tl, c->name && *c->name ? c->name : name, "tap", "i", t->wall_ns,
 				     pid_of(t->device), tid);
 	err = err ? err : hcb_buf_puts(&tl->out, ",\"s\":\"t\",\"args\":{\"seq\":");
 	err = err ? err : (t->seq == UINT64_MAX ? hcb_buf_puts(&tl->out, "null") :
@@ -290,7 +290,7 @@ static int tap_counters(struct timeline *tl, const struct hcb_packet *t, uint32_
 		err = c->name && *c->name ? hcb_buf_puts(&name, c->name) : hcb_buf_printf(&name, "consumer %u", c->id);
 		if (!err && *paths[i])
 			err = hcb_buf_printf(&name, "%s%s", paths[i][0] == '[' ? "" : ".", paths[i]);
-		err = err ? err : event_head(tl, hcb_buf_str(&name), "value", "C", t->ts_ns, pid_of(t->device), tid);
+		err = err ? err : event_head(tl, hcb_buf_str(&name), "value", "C", t->wall_ns, pid_of(t->device), tid);
 		err = err ? err : hcb_buf_printf(&tl->out, ",\"args\":{\"%s\":", l->nelems == 1 ? "value" : "mean");
 		err = err ? err : (l->nelems == 1 ? scalar_number(&tl->out, l, lp) :
 				   hcb_json_element(&tl->out, HCB_DT_FLOAT64, &v));
@@ -310,10 +310,10 @@ static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hc
 	if (!c || (c->total_bytes && !t->payload))
 		return -EINVAL;
 	if (!tl->have_t0) {
-		tl->t0 = t->ts_ns;
+		tl->t0 = t->wall_ns;
 		tl->have_t0 = 1;
 	}
-	tl->last_ns = t->ts_ns;
+	tl->last_ns = t->wall_ns;
 	tl->taps++;
 	err = device_seen(w, tl, t->device);
 	err = err ? err : track_of(tl, t->device, c, &tid);
@@ -343,9 +343,9 @@ static int marker(struct hcb_writer *w, struct timeline *tl, const struct hcb_re
 		return err ? err : hcb_buf_puts(&tl->out, "}}");
 	}
 	tl->barriers++;
-	tl->last_ns = rec->barrier.ts_ns;
+	tl->last_ns = rec->barrier.wall_ns;
 	pid = tl->ndevices ? pid_of(tl->devices[0]) : 1;
-	err = event_head(tl, "barrier", "barrier", "i", rec->barrier.ts_ns, pid, pid);
+	err = event_head(tl, "barrier", "barrier", "i", rec->barrier.wall_ns, pid, pid);
 	return err ? err : hcb_buf_printf(&tl->out, ",\"s\":\"g\",\"args\":{\"taps\":%llu}}",
 					  (unsigned long long)rec->barrier.taps);
 }

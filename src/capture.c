@@ -48,7 +48,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 		return err;
 	if (c->o.filter && !hcb_filter_match(c->o.filter, p))
 		return 0;
-	rec.tap.ts_ns = p->ts_ns + c->mono_to_real;
+	rec.tap.wall_ns = p->mono_ns + c->mono_to_real;
 	err = hcb_capture_emit(c, &rec);
 	if (err)
 		return err;

@@ -250,7 +250,7 @@ static int barrier_complete(struct hcb_capture *c)
 		if (err)
 			return err;
 	}
-	rec.barrier.ts_ns = hcb_clock_ns(CLOCK_REALTIME);
+	rec.barrier.wall_ns = hcb_clock_ns(CLOCK_REALTIME);
 	rec.barrier.taps = c->written;
 	err = hcb_capture_emit(c, &rec);
 	if (!err && c->rx.ops->sync) {

@@ -99,7 +99,7 @@ static void trigger_info(const struct hcb_flight *f, const struct hcb_trigger *t
 	ti->leaf = hit->leaf;
 	ti->element = hit->element;
 	ti->value = hit->value;
-	ti->ts_ns = p->ts_ns;
+	ti->wall_ns = p->wall_ns;
 	ti->oversize = (uint32_t)f->oversize;
 	hcb_trigger_format(t, ti->condition, sizeof(ti->condition));
 }
@@ -247,10 +247,10 @@ struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f)
 	return (struct hcb_receiver){ &flight_ops, f };
 }
 
-int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t ts_ns)
+int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns)
 {
 	struct hcb_trigger_info ti = { .seq = HCB_TRIGGER_NO_TAP, .leaf = -1, .element = -1,
-				       .value = NAN, .ts_ns = ts_ns };
+				       .value = NAN, .wall_ns = wall_ns };
 
 	if (f->fired)
 		return 1;

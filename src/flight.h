@@ -44,11 +44,11 @@ int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f);
 /*
  * Fire now, with no tap (a signal): why names it in the trigger record
- * ("signal"), ts_ns is when.  0; 1 if it had fired already; -EAGAIN
+ * ("signal"), wall_ns is when.  0; 1 if it had fired already; -EAGAIN
  * before the session record has come (nothing to write yet: try again
  * later); or the inner receiver's -errno.
  */
-int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t ts_ns);
+int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns);
 /* 1 once a trigger fired. */
 int hcb_flight_fired(const struct hcb_flight *f);
 /* 1 once fired and `after` taps passed on: end the session. */

@@ -49,7 +49,7 @@ void hcb_decoder_free(struct hcb_decoder *d)
 int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p)
 {
 	struct hcb_packet pkt = {
-		.device = p->device, .seq = p->seq, .ts_ns = p->ts_ns,
+		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
 		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
 		.payload = p->buf,
 	};
@@ -193,7 +193,7 @@ static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, cons
 		return 0;
 	}
 	if (c && !hcb_dec_queued(d, e->device)) {
-		now = (struct pending){ .device = e->device, .seq = e->seq, .ts_ns = e->ts_ns,
+		now = (struct pending){ .device = e->device, .seq = e->seq, .mono_ns = e->ts_ns,
 					.pid = e->pid, .tid = e->tid, .consumer = c,
 					.buf = (unsigned char *)payload };
 		return hcb_dec_deliver(d, &now);

@@ -24,7 +24,7 @@ struct pending {
 	struct pending *snext, **sprev, *tnext, **tprev;
 	int queued;
 	uint32_t device, consumer_id, nleaves;
-	uint64_t seq, ts_ns, received, total;
+	uint64_t seq, mono_ns, received, total;   /* mono_ns: CLOCK_MONOTONIC, the probe's */
 	uint64_t reg_addr, reg_len;    /* where its registration is in the target */
 	uint32_t pid, tid;
 	const struct hcb_consumer *consumer;   /* NULL: waits for its registration */

@@ -184,7 +184,7 @@ struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_p
 		return NULL;
 	}
 	*p = (struct pending){ .device = e->device, .consumer_id = e->consumer_id,
-			       .nleaves = e->nleaves, .seq = e->seq, .ts_ns = e->ts_ns,
+			       .nleaves = e->nleaves, .seq = e->seq, .mono_ns = e->ts_ns,
 			       .total = total, .reg_addr = e->reg_addr, .reg_len = e->reg_len,
 			       .pid = e->pid, .tid = e->tid, .consumer = c,
 			       .touched_ns = d->b.now_ns, .buf = p->buf, .held = need };

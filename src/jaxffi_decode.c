@@ -80,7 +80,7 @@ static int deliver(struct hcb_jaxffi *x, struct jcall *c)
 		return -ENOMEM;
 	}
 	p = (struct hcb_packet){
-		.device = c->h.device, .seq = c->h.seq, .ts_ns = c->h.ts_ns,
+		.device = c->h.device, .seq = c->h.seq, .mono_ns = c->h.ts_ns,
 		.pid = c->h.pid, .tid = c->h.tid, .consumer = con,
 		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
 	};

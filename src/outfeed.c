@@ -40,7 +40,7 @@ struct xdev {
 	size_t cap;
 	struct hcb_xshape *shapes;
 	struct hcb_buf payload;
-	uint64_t ts_ns, last_ns;
+	uint64_t mono_ns, last_ns;
 	uint32_t pid, tid;
 	uint64_t packets;                /* delivered: the next packet's seq */
 };
@@ -200,7 +200,7 @@ static int deliver(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 		return -ENOMEM;
 	}
 	p = (struct hcb_packet){
-		.device = dev, .seq = d->packets, .ts_ns = d->ts_ns, .pid = d->pid, .tid = d->tid,
+		.device = dev, .seq = d->packets, .mono_ns = d->mono_ns, .pid = d->pid, .tid = d->tid,
 		.consumer = c, .payload = (const unsigned char *)d->payload.data,
 	};
 	hcb_bounds_delivered(&x->b, dev, p.seq, c->total_bytes);
@@ -318,7 +318,7 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 	if (d->leaf_bad)
 		d->packet_bad = d->in_packet;
 	else if (!d->in_packet || !d->nleaves) {
-		d->ts_ns = e->ts_ns;
+		d->mono_ns = e->ts_ns;
 		d->pid = e->pid;
 		d->tid = e->tid;
 	}

@@ -16,16 +16,28 @@
 #include "consumer.h"
 #include "hcb_wire.h"
 
-/* One decoded packet, valid during the packet callback only. */
+/*
+ * One decoded packet, valid during the packet callback only; a record's
+ * tap (record.h) is one too.  When the probe fired is on one of two clocks,
+ * by where the packet is, and named for it:
+ *   mono_ns: as a decoder delivers it, CLOCK_MONOTONIC, the probe's own;
+ *   wall_ns: in a record, CLOCK_REALTIME: the engine converts (capture.c),
+ *            files hold it so (the "ts_ns" of JSONL and .hcbcap).
+ * One field, two names: each reads the clock its side has.
+ */
 struct hcb_packet {
 	uint32_t device;
 	uint64_t seq;
-	uint64_t ts_ns;                     /* CLOCK_MONOTONIC, as the probe took it */
+	union {
+		uint64_t mono_ns;           /* from a decoder: CLOCK_MONOTONIC */
+		uint64_t wall_ns;           /* in a record: CLOCK_REALTIME */
+	};
 	uint32_t pid, tid;
 	const struct hcb_consumer *consumer;
 	const unsigned char *payload;       /* leaves back to back, consumer->total_bytes */
 	/* the device-side start and end of the tap's device-to-host copy
-	 * (CUPTI, `run --cuda`), on ts_ns's clock; 0: not known */
+	 * (CUPTI, `run --cuda`), CLOCK_REALTIME, in a record only (a decoder
+	 * reports them apart: copy_times below); 0: not known */
 	uint64_t copy_start_ns, copy_end_ns;
 };
 

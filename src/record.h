@@ -36,7 +36,7 @@ struct hcb_drop_info {
 };
 
 struct hcb_barrier_info {
-	uint64_t ts_ns;
+	uint64_t wall_ns;       /* CLOCK_REALTIME */
 	uint64_t taps;          /* taps written when the barrier was reached */
 };
 
@@ -57,16 +57,17 @@ struct hcb_trigger_info {
 	int64_t leaf;           /* -1: none */
 	int64_t element;        /* -1: none (mean, sum: the whole tap) */
 	double value;           /* the element's or the statistic's; NaN too */
-	uint64_t ts_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
+	uint64_t wall_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
 	uint32_t oversize;      /* 1: the ring held a tap larger than itself, alone */
 	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal" */
 };
 
 /*
  * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
- * producer and stay valid until its next record; tap.ts_ns is
- * CLOCK_REALTIME (a live provider converts), and so are tap.copy_start_ns
- * and tap.copy_end_ns where known (copy_end_ns 0: not known).
+ * producer and stay valid until its next record; tap.wall_ns is
+ * CLOCK_REALTIME (the engine converts a decoder's mono_ns: packet.h), and
+ * so are tap.copy_start_ns and tap.copy_end_ns where known (copy_end_ns 0:
+ * not known).  Every time in a record is CLOCK_REALTIME.
  */
 struct hcb_record {
 	enum hcb_record_kind kind;

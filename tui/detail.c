@@ -9,9 +9,9 @@
 #include "idprint.h"
 #include "leafstats.h"
 
-void tui_format_time(char *out, size_t cap, uint64_t ts_ns)
+void tui_format_time(char *out, size_t cap, uint64_t wall_ns)
 {
-	time_t sec = (time_t)(ts_ns / 1000000000u);
+	time_t sec = (time_t)(wall_ns / 1000000000u);
 	struct tm tm;
 
 	if (!localtime_r(&sec, &tm)) {
@@ -19,14 +19,14 @@ void tui_format_time(char *out, size_t cap, uint64_t ts_ns)
 		return;
 	}
 	snprintf(out, cap, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned int)(ts_ns / 1000000u % 1000u));
+		 (unsigned int)(wall_ns / 1000000u % 1000u));
 }
 
 int tui_detail_head(struct hcb_buf *out, const struct hcb_consumer *c, const struct tui_tap *t)
 {
 	char when[32];
 
-	tui_format_time(when, sizeof(when), t->ts_ns);
+	tui_format_time(when, sizeof(when), t->wall_ns);
 	/* the name is the target's: shown, never acted on */
 	return hcb_buf_printf(out, "tap #%llu  seq %llu  %s  consumer ", (unsigned long long)t->index,
 			      (unsigned long long)t->seq, when) ?:
@@ -52,13 +52,13 @@ int tui_detail_copy(struct hcb_buf *out, const struct tui_tap *t)
 	if (!err)
 		err = add_us(out, t->copy_end_ns - t->copy_start_ns);
 	/* where it was, from the tap's own time above */
-	if (!err && t->ts_ns) {
-		int before = t->copy_start_ns < t->ts_ns;
+	if (!err && t->wall_ns) {
+		int before = t->copy_start_ns < t->wall_ns;
 
 		err = hcb_buf_puts(out, ", starting ");
 		if (!err)
-			err = add_us(out, before ? t->ts_ns - t->copy_start_ns :
-					  t->copy_start_ns - t->ts_ns);
+			err = add_us(out, before ? t->wall_ns - t->copy_start_ns :
+					  t->copy_start_ns - t->wall_ns);
 		if (!err)
 			err = hcb_buf_puts(out, before ? " before the tap" : " after the tap");
 	}

@@ -16,7 +16,7 @@
 #include "summary.h"
 
 /* "HH:MM:SS.mmm" in local time. */
-void tui_format_time(char *out, size_t cap, uint64_t ts_ns);
+void tui_format_time(char *out, size_t cap, uint64_t wall_ns);
 
 /* The detail pane's text, lines ending in '\n': the head, id_print's
  * text, then a line of figures per array. */

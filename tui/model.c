@@ -136,10 +136,10 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	hcb_tap_figures(m->cons[cons].c, copy, &st);
 	s = &m->streams[si];
 	if (!s->count)
-		s->first_ts = p->ts_ns;
+		s->first_ts = p->wall_ns;
 	s->count++;
 	s->bytes += len;
-	s->last_ts = p->ts_ns;
+	s->last_ts = p->wall_ns;
 	s->last_index = index;
 	for (unsigned int k = 0; k < TUI_STATS; k++)
 		s->hist[k][(s->hist_start + s->hist_len) % TUI_HIST] = st.v[k];
@@ -154,7 +154,7 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	while (m->first < index && m->ring_bytes + len > m->ring_bytes_max)
 		evict_oldest(m);
 	m->ring[index % m->ring_cap] = (struct tui_tap){
-		.index = index, .seq = p->seq, .ts_ns = p->ts_ns, .device = p->device,
+		.index = index, .seq = p->seq, .wall_ns = p->wall_ns, .device = p->device,
 		.cons = cons, .stream = si, .value = st.v[HCB_STAT_MEAN], .payload = copy, .len = len,
 		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns };
 	m->ring_bytes += len;
@@ -217,10 +217,10 @@ int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t 
 	}
 	s = &m->streams[si];
 	if (!s->count)
-		s->first_ts = p->ts_ns;
+		s->first_ts = p->wall_ns;
 	s->count++;
 	s->bytes += p->consumer->total_bytes;
-	s->last_ts = p->ts_ns;
+	s->last_ts = p->wall_ns;
 	s->last_index = m->received;
 	s->recent[(s->hist_start + s->hist_len) % TUI_HIST] = m->received;
 	if (s->hist_len < TUI_HIST)

@@ -69,7 +69,7 @@ static inline uint64_t tui_stream_key(const struct tui_stream *s)
 struct tui_tap {
 	uint64_t index;         /* n-th tap received, from 0: stable across eviction */
 	uint64_t seq;           /* the device's packet sequence number */
-	uint64_t ts_ns;
+	uint64_t wall_ns;
 	uint32_t device;
 	unsigned int cons;
 	unsigned int stream;    /* index into the model's streams */
@@ -81,7 +81,7 @@ struct tui_tap {
 
 /* What a list row shows of a tap, held or read back. */
 struct tui_row {
-	uint64_t index, seq, ts_ns;
+	uint64_t index, seq, wall_ns;
 	uint32_t device;
 	unsigned int cons;
 	double stat[TUI_STATS];         /* of its first leaf, by enum hcb_stat */

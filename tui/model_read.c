@@ -102,7 +102,7 @@ static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, c
 		return e;
 	}
 	e->row.seq = rec.tap.seq;
-	e->row.ts_ns = rec.tap.ts_ns;
+	e->row.wall_ns = rec.tap.wall_ns;
 	e->copy_start_ns = rec.tap.copy_start_ns;
 	e->copy_end_ns = rec.tap.copy_end_ns;
 	fill_row(&e->row, c, rec.tap.payload, 1);
@@ -133,7 +133,7 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
 	if (!p && (!(e = read_back(m, i, 1, &p)) || e->row.bad))
 		return NULL;
 	m->got = (struct tui_tap){
-		.index = i, .seq = e->row.seq, .ts_ns = e->row.ts_ns, .device = e->row.device,
+		.index = i, .seq = e->row.seq, .wall_ns = e->row.wall_ns, .device = e->row.device,
 		.cons = e->row.cons, .stream = (unsigned int)(m->index[i] & TUI_INDEX_STREAMS),
 		.value = e->row.stat[HCB_STAT_MEAN], .payload = (unsigned char *)p,
 		.len = m->cons[e->row.cons].c->total_bytes,
@@ -159,7 +159,7 @@ int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row)
 	t = tui_model_tap(m, i);
 	if (!t)
 		return -ENOENT;
-	*row = (struct tui_row){ .index = i, .seq = t->seq, .ts_ns = t->ts_ns, .device = t->device,
+	*row = (struct tui_row){ .index = i, .seq = t->seq, .wall_ns = t->wall_ns, .device = t->device,
 				 .cons = t->cons, .stat = { t->value, NAN, NAN } };
 	fill_row(row, m->cons[t->cons].c, t->payload, 0);
 	return 0;

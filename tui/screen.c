@@ -312,7 +312,7 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 		if (t->bad)
 			snprintf(when, sizeof(when), "?");
 		else
-			tui_format_time(when, sizeof(when), t->ts_ns);
+			tui_format_time(when, sizeof(when), t->wall_ns);
 		if (f->ttop + (size_t)row - 1 == f->tsel)
 			attr = st->focus == TUI_PANE_TAPS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %-8llu %-12s %-7s %-14.14s %s",

@@ -80,7 +80,7 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 		free(blob);
 		h = mix(h, &t->device, sizeof(t->device));
 		h = mix(h, &t->seq, sizeof(t->seq));
-		h = mix(h, &t->ts_ns, sizeof(t->ts_ns));
+		h = mix(h, &t->wall_ns, sizeof(t->wall_ns));
 		assert(t->copy_start_ns <= t->copy_end_ns);
 		h = mix(h, &t->copy_start_ns, sizeof(t->copy_start_ns));
 		h = mix(h, &t->copy_end_ns, sizeof(t->copy_end_ns));
@@ -95,7 +95,7 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 		h = mix(h, &rec->drop.count, sizeof(rec->drop.count));
 		return mix(h, rec->drop.reason, strlen(rec->drop.reason) + 1);
 	case HCB_REC_BARRIER:
-		h = mix(h, &rec->barrier.ts_ns, sizeof(rec->barrier.ts_ns));
+		h = mix(h, &rec->barrier.wall_ns, sizeof(rec->barrier.wall_ns));
 		return mix(h, &rec->barrier.taps, sizeof(rec->barrier.taps));
 	case HCB_REC_TRIGGER:
 		assert(strnlen(rec->trigger.consumer, sizeof(rec->trigger.consumer)) <

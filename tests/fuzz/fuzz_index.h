@@ -33,7 +33,7 @@ static struct head head_of(const struct hcb_reader *r, const struct hcb_record *
 	if (rec->kind == HCB_REC_TAP) {
 		h.device = rec->tap.device;
 		h.seq = rec->tap.seq;
-		h.ts = rec->tap.ts_ns;
+		h.ts = rec->tap.wall_ns;
 		h.id = rec->tap.consumer->id;
 	}
 	return h;

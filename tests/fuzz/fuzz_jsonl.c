@@ -47,7 +47,7 @@ static uint64_t record_sum(const struct hcb_reader *r, const struct hcb_record *
 	(void)r;
 	h = (h ^ (uint64_t)rec->kind) * 1099511628211u;
 	if (rec->kind == HCB_REC_TAP)
-		h = (h ^ rec->tap.device ^ rec->tap.seq * 31 ^ rec->tap.ts_ns * 17 ^
+		h = (h ^ rec->tap.device ^ rec->tap.seq * 31 ^ rec->tap.wall_ns * 17 ^
 		     rec->tap.copy_start_ns * 13 ^ rec->tap.copy_end_ns * 11 ^
 		     rec->tap.consumer->id) * 1099511628211u;
 	for (size_t i = 0; i < n; i++)

@@ -24,7 +24,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	/* keep huge (but valid) shapes from making a fuzz run slow */
 	if (p->consumer->total_bytes <= 4096) {
 		assert(hcb_idprint(&b, p->consumer, "cpu", p->device, p->payload, &o) == 0);
-		assert(hcb_jsonl_tap(&b, p->consumer, p->device, (int64_t)p->seq, p->ts_ns, p->payload) == 0);
+		assert(hcb_jsonl_tap(&b, p->consumer, p->device, (int64_t)p->seq, p->mono_ns, p->payload) == 0);
 	}
 	hcb_buf_free(&b);
 	return 0;

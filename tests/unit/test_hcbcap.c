@@ -161,7 +161,7 @@ static void add_tap(struct reclist *l, const struct hcb_consumer *c, uint32_t de
 
 	rec.tap.device = device;
 	rec.tap.seq = seq;
-	rec.tap.ts_ns = 1732240000123456789ull + seq * 1000;
+	rec.tap.wall_ns = 1732240000123456789ull + seq * 1000;
 	rec.tap.pid = 4242;
 	rec.tap.tid = 4243 + device;
 	rec.tap.consumer = c;
@@ -218,7 +218,7 @@ static void add_barrier(struct reclist *l, uint64_t ts, uint64_t taps)
 {
 	struct hcb_record rec = { .kind = HCB_REC_BARRIER };
 
-	rec.barrier.ts_ns = ts;
+	rec.barrier.wall_ns = ts;
 	rec.barrier.taps = taps;
 	list_add(l, &rec);
 }
@@ -249,7 +249,7 @@ static void assert_same_record(const struct hcb_record *want, const struct hcb_r
 
 		assert_int_equal(want->tap.device, got->tap.device);
 		assert_int_equal(want->tap.seq, got->tap.seq);
-		assert_int_equal(want->tap.ts_ns, got->tap.ts_ns);
+		assert_int_equal(want->tap.wall_ns, got->tap.wall_ns);
 		assert_int_equal(want->tap.pid, got->tap.pid);
 		assert_int_equal(want->tap.tid, got->tap.tid);
 		assert_true(want->tap.copy_start_ns == got->tap.copy_start_ns);
@@ -273,7 +273,7 @@ static void assert_same_record(const struct hcb_record *want, const struct hcb_r
 		assert_string_equal(want->drop.reason, got->drop.reason);
 		break;
 	case HCB_REC_BARRIER:
-		assert_int_equal(want->barrier.ts_ns, got->barrier.ts_ns);
+		assert_int_equal(want->barrier.wall_ns, got->barrier.wall_ns);
 		assert_int_equal(want->barrier.taps, got->barrier.taps);
 		break;
 	case HCB_REC_END:

@@ -79,7 +79,7 @@ static int teardown(void **state)
 
 struct got {
 	uint32_t device, consumer_id, pid, tid;
-	uint64_t seq, ts_ns, nbytes;
+	uint64_t seq, mono_ns, nbytes;
 	const char *name;
 	unsigned char payload[MAX_PAYLOAD];
 };
@@ -124,7 +124,7 @@ static int on_packet(void *vctx, const struct hcb_packet *p)
 		g->pid = p->pid;
 		g->tid = p->tid;
 		g->seq = p->seq;
-		g->ts_ns = p->ts_ns;
+		g->mono_ns = p->mono_ns;
 		g->name = p->consumer->name;
 		g->nbytes = p->consumer->total_bytes;
 		memcpy(g->payload, p->payload, g->nbytes < MAX_PAYLOAD ? g->nbytes : MAX_PAYLOAD);
@@ -370,7 +370,7 @@ static void test_single_packet(void **state)
 	assert_int_equal(c->got[0].seq, 0);
 	assert_int_equal(c->got[0].consumer_id, 0x1234);
 	assert_string_equal(c->got[0].name, "loss");
-	assert_int_equal(c->got[0].ts_ns, 123456789);
+	assert_int_equal(c->got[0].mono_ns, 123456789);
 	assert_int_equal(c->got[0].pid, 100);
 	assert_int_equal(c->got[0].tid, 101);
 	assert_int_equal(c->got[0].nbytes, LOSS_BYTES);
@@ -430,7 +430,7 @@ static void test_inline_packet(void **state)
 	assert_int_equal(hcb_decoder_pending(c->d), 0);
 	assert_int_equal(c->got[0].seq, 7);
 	assert_int_equal(c->got[0].device, 2);
-	assert_int_equal(c->got[0].ts_ns, 55);
+	assert_int_equal(c->got[0].mono_ns, 55);
 	assert_memory_equal(c->got[0].payload, payload, LOSS_BYTES);
 	/* too short for its consumer: refused, counted */
 	a.seq = 8;

@@ -455,7 +455,7 @@ static void write_tap(struct hcb_writer *w, const struct hcb_consumer *c, uint32
 
 	rec.tap.device = device;
 	rec.tap.seq = seq;
-	rec.tap.ts_ns = 1732240000123456789ull;
+	rec.tap.wall_ns = 1732240000123456789ull;
 	rec.tap.consumer = c;
 	rec.tap.payload = payload;
 	assert_int_equal(hcb_writer_write(w, &rec), 0);

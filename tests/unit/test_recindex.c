@@ -68,7 +68,7 @@ static void keep(struct got *g, const struct hcb_record *rec, uint64_t off)
 	g->device = rec->tap.device;
 	g->id = rec->tap.consumer->id;
 	g->seq = rec->tap.seq;
-	g->ts = rec->tap.ts_ns;
+	g->ts = rec->tap.wall_ns;
 	g->copy[0] = rec->tap.copy_start_ns;
 	g->copy[1] = rec->tap.copy_end_ns;
 	g->len = rec->tap.consumer->total_bytes;
@@ -136,13 +136,13 @@ static void write_recording(const char *path)
 		memset(&rec, 0, sizeof(rec));
 		rec.kind = HCB_REC_TAP;
 		rec.tap = (struct hcb_packet){ .device = (uint32_t)(i % 4), .seq = (uint64_t)i / 4,
-					       .ts_ns = 1700000000000000000ull + (uint64_t)i * 1000,
+					       .wall_ns = 1700000000000000000ull + (uint64_t)i * 1000,
 					       .consumer = k, .payload = payload };
 		if (i == 7)
 			rec.tap.seq = UINT64_MAX;
 		if (i % 5 == 2) {
-			rec.tap.copy_start_ns = rec.tap.ts_ns - 3000;
-			rec.tap.copy_end_ns = rec.tap.ts_ns - 1000 + (uint64_t)i;
+			rec.tap.copy_start_ns = rec.tap.wall_ns - 3000;
+			rec.tap.copy_end_ns = rec.tap.wall_ns - 1000 + (uint64_t)i;
 		}
 		assert_int_equal(hcb_writer_write(w, &rec), 0);
 		if (i == 30) {
@@ -150,7 +150,7 @@ static void write_recording(const char *path)
 			rec.drop = (struct hcb_drop_info){ .device = 1, .count = 3, .reason = "ring full" };
 			assert_int_equal(hcb_writer_write(w, &rec), 0);
 			rec = (struct hcb_record){ .kind = HCB_REC_BARRIER };
-			rec.barrier = (struct hcb_barrier_info){ .ts_ns = 9, .taps = 31 };
+			rec.barrier = (struct hcb_barrier_info){ .wall_ns = 9, .taps = 31 };
 			assert_int_equal(hcb_writer_write(w, &rec), 0);
 		}
 	}

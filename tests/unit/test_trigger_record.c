@@ -34,7 +34,7 @@ static struct hcb_record trig(uint64_t seq, int64_t leaf, int64_t elem, double v
 	r.trigger.leaf = leaf;
 	r.trigger.element = elem;
 	r.trigger.value = v;
-	r.trigger.ts_ns = 1795318845000000000ull;
+	r.trigger.wall_ns = 1795318845000000000ull;
 	snprintf(r.trigger.condition, sizeof(r.trigger.condition), "%s", cond);
 	return r;
 }
@@ -46,7 +46,7 @@ static void same(const struct hcb_trigger_info *a, const struct hcb_trigger_info
 	assert_true(a->seq == b->seq);
 	assert_int_equal(a->leaf, b->leaf);
 	assert_int_equal(a->element, b->element);
-	assert_int_equal(a->ts_ns, b->ts_ns);
+	assert_int_equal(a->wall_ns, b->wall_ns);
 	assert_int_equal(a->oversize, b->oversize);
 	if (tap) {
 		assert_int_equal(a->device, b->device);

@@ -67,13 +67,13 @@ static int fake_read(void *ctx, uint64_t off, struct hcb_record *rec, char *err,
 	rec->kind = HCB_REC_TAP;
 	rec->tap.device = (uint32_t)(k / 2 % 4) + (k == fk->wrong_at);
 	rec->tap.seq = (uint64_t)k;
-	rec->tap.ts_ns = 1700000000000000000ull + (uint64_t)k * 1000000;
+	rec->tap.wall_ns = 1700000000000000000ull + (uint64_t)k * 1000000;
 	rec->tap.consumer = fake_cons(fk, k);
 	rec->tap.payload = (const unsigned char *)fk->v[k];
 	/* every third with its device copy: 1.5 us, ending 0.5 us before it */
 	if (k % 3 == 1) {
-		rec->tap.copy_start_ns = rec->tap.ts_ns - 2000;
-		rec->tap.copy_end_ns = rec->tap.ts_ns - 500;
+		rec->tap.copy_start_ns = rec->tap.wall_ns - 2000;
+		rec->tap.copy_end_ns = rec->tap.wall_ns - 500;
 	}
 	return 0;
 }
@@ -86,7 +86,7 @@ static void index_taps(struct tui_model *m, struct fake *fk, int from, int to)
 		struct hcb_record rec = { .kind = HCB_REC_TAP };
 
 		rec.tap = (struct hcb_packet){ .device = (uint32_t)(k / 2 % 4), .seq = (uint64_t)k,
-					       .ts_ns = 1700000000000000000ull + (uint64_t)k * 1000000,
+					       .wall_ns = 1700000000000000000ull + (uint64_t)k * 1000000,
 					       .consumer = fake_cons(fk, k) };
 		assert_int_equal(tui_model_index(m, &rec, 1000 + 100 * (uint64_t)k), 0);
 	}
@@ -153,7 +153,7 @@ static void test_index_counts_and_reads_what_is_shown(void **state)
 	assert_int_equal(f.rows[0].index, 0);
 	assert_int_equal(f.rows[1].index, 1);
 	assert_string_equal(f.rows[1].value, "float32[8] mean=4.5");
-	assert_int_equal(f.rows[1].ts_ns, 1700000000001000000ull);
+	assert_int_equal(f.rows[1].wall_ns, 1700000000001000000ull);
 	/* what the frame shows was read: rows, streams' last taps, sparklines */
 	assert_true(fk.reads > 0 && fk.reads < 1100);
 	reads = fk.reads;
@@ -360,7 +360,7 @@ static void test_rates(void **state)
 	for (int i = 0; i < 10; i++) {
 		struct hcb_record r = { .kind = HCB_REC_TAP };
 
-		r.tap = (struct hcb_packet){ .seq = (uint64_t)i, .ts_ns = 1700000000000000000ull,
+		r.tap = (struct hcb_packet){ .seq = (uint64_t)i, .wall_ns = 1700000000000000000ull,
 					     .consumer = c, .payload = (const unsigned char *)&v };
 		assert_int_equal(tui_model_add(&m, &r), 0);
 	}
@@ -389,12 +389,12 @@ static void test_copy_times_read_back(void **state)
 	for (uint64_t k = 0; k < 12; k++) {
 		t = tui_model_get(&m, k);
 		assert_non_null(t);
-		assert_true(t->copy_end_ns == (k % 3 == 1 ? t->ts_ns - 500 : 0));
-		assert_true(t->copy_start_ns == (k % 3 == 1 ? t->ts_ns - 2000 : 0));
+		assert_true(t->copy_end_ns == (k % 3 == 1 ? t->wall_ns - 500 : 0));
+		assert_true(t->copy_start_ns == (k % 3 == 1 ? t->wall_ns - 2000 : 0));
 	}
 	/* from the cache too (the payload kept) */
 	t = tui_model_get(&m, 7);
-	assert_true(t->copy_end_ns == t->ts_ns - 500);
+	assert_true(t->copy_end_ns == t->wall_ns - 500);
 	/* the pane: the line after the head, in text and plot alike */
 	assert_int_equal(tui_detail_pane_build(&d, &m.cons[t->cons], "cpu", t, 20, 80, 0, &st), 0);
 	assert_int_equal(d.mode, TUI_DETAIL_BOTH);

@@ -41,7 +41,7 @@ static void tap(struct tui_model *m, const struct hcb_consumer *c, uint32_t devi
 
 	r.tap.device = device;
 	r.tap.seq = seq;
-	r.tap.ts_ns = 1000000000ull * (seq + 1);
+	r.tap.wall_ns = 1000000000ull * (seq + 1);
 	r.tap.consumer = c;
 	r.tap.payload = payload;
 	assert_int_equal(tui_model_add(m, &r), 0);
@@ -346,7 +346,7 @@ static void test_detail_copy_line(void **state)
 	r.tap = (struct hcb_packet){ .device = 1, .seq = 7, .consumer = c,
 				     .payload = (const unsigned char *)v };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		r.tap.ts_ns = cases[i].ts;
+		r.tap.wall_ns = cases[i].ts;
 		r.tap.copy_start_ns = cases[i].start;
 		r.tap.copy_end_ns = cases[i].end;
 		assert_int_equal(tui_model_add(&m, &r), 0);
