@@ -35,7 +35,7 @@
 
 /* Unfinished packets: their payloads while chunks come, and packets held
  * back in order behind one that waits for its registration.  The default
- * budget; a provider sets its ring's size (hcb_decoder_set_budget): an
+ * budget; a provider sets its ring's size (hcb_hcbtap_set_budget): an
  * honest target never has more in flight than its ring holds. */
 #define HCB_BOUNDS_PACKET_BYTES (64ull << 20)
 #define HCB_BOUNDS_PACKETS 4096u

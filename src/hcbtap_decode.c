@@ -11,9 +11,9 @@
 
 #include "hcbtap_decode_impl.h"
 
-int hcb_decoder_new(struct hcb_decoder **out, const struct hcb_decoder_ops *ops, void *ctx)
+int hcb_hcbtap_new(struct hcb_hcbtap **out, const struct hcb_decoder_ops *ops, void *ctx)
 {
-	struct hcb_decoder *d = calloc(1, sizeof(*d));
+	struct hcb_hcbtap *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return -ENOMEM;
@@ -29,13 +29,13 @@ int hcb_decoder_new(struct hcb_decoder **out, const struct hcb_decoder_ops *ops,
 	return 0;
 }
 
-void hcb_decoder_set_budget(struct hcb_decoder *d, uint64_t packet_bytes)
+void hcb_hcbtap_set_budget(struct hcb_hcbtap *d, uint64_t packet_bytes)
 {
 	if (packet_bytes > d->b.packets.limit)
 		d->b.packets.limit = packet_bytes;
 }
 
-void hcb_decoder_free(struct hcb_decoder *d)
+void hcb_hcbtap_free(struct hcb_hcbtap *d)
 {
 	if (!d)
 		return;
@@ -46,7 +46,7 @@ void hcb_decoder_free(struct hcb_decoder *d)
 	free(d);
 }
 
-int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p)
+int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
 {
 	struct hcb_packet pkt = {
 		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
@@ -60,7 +60,7 @@ int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p)
 
 /* A packet the emitter could not send: it took its seq, nothing is
  * delivered, and the device's count of such losses says why. */
-static int on_lost(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+static int on_lost(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
 {
 	hcb_bounds_dev(&d->b, e->device)->st.lost[e->lost_reason < HCB_LOST_REASONS ? e->lost_reason : 0]++;
 	return 0;
@@ -69,7 +69,7 @@ static int on_lost(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 /* Whether packet e's header can be taken at all: a device hcbtrace keeps
  * figures for (past HCB_MAX_DEVICES nothing downstream has room for it),
  * and the magic.  Else a problem counted, 0. */
-static int pkt_ok(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+static int pkt_ok(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
 {
 	if (!hcb_bounds_device_ok(e->device)) {
 		hcb_bounds_lose(&d->b, HCB_BOUND_DEVICE, e->device, e->consumer_id,
@@ -89,7 +89,7 @@ static int pkt_ok(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 
 /* The consumer of packet e, checked against it; NULL (a problem counted)
  * if it has none or does not match. */
-static const struct hcb_consumer *pkt_consumer(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+static const struct hcb_consumer *pkt_consumer(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
 {
 	const struct hcb_consumer *c = hcb_registry_get(d->reg, e->consumer_id);
 
@@ -121,7 +121,7 @@ static const struct hcb_consumer *pkt_consumer(struct hcb_decoder *d, const stru
  * of the registration still arriving; 0 when it is not to be had (counted);
  * or the callback's error.
  */
-static int pkt_begin(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const struct hcb_consumer **c)
+static int pkt_begin(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, const struct hcb_consumer **c)
 {
 	int wait, err;
 
@@ -143,7 +143,7 @@ static int pkt_begin(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const st
 }
 
 /* Packet p is whole: out now, or in its turn behind what waits. */
-static int pkt_whole(struct hcb_decoder *d, struct pending *p)
+static int pkt_whole(struct hcb_hcbtap *d, struct pending *p)
 {
 	int err;
 
@@ -154,7 +154,7 @@ static int pkt_whole(struct hcb_decoder *d, struct pending *p)
 	return err;
 }
 
-static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
+static int on_pkt(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
 {
 	const struct hcb_consumer *c = NULL;
 	struct pending *p;
@@ -176,7 +176,7 @@ static int on_pkt(struct hcb_decoder *d, const struct hcb_ev_pkt *e)
 
 /* A small packet whose payload came with it: delivered from the record,
  * or a copy of it held in its device's order. */
-static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, const void *payload,
+static int on_pkt_inline(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, const void *payload,
 			 size_t len)
 {
 	const struct hcb_consumer *c = NULL;
@@ -209,7 +209,7 @@ static int on_pkt_inline(struct hcb_decoder *d, const struct hcb_ev_pkt *e, cons
 
 /* A small packet as libhcbtap laid it out: its header as the other packet
  * records carry it, and the payload after it. */
-static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
+static int on_pkt_wire(struct hcb_hcbtap *d, const void *rec, size_t len)
 {
 	struct hcb_ev_pkt_wire w;
 	struct hcb_ev_pkt e;
@@ -228,7 +228,7 @@ static int on_pkt_wire(struct hcb_decoder *d, const void *rec, size_t len)
 	return on_pkt_inline(d, &e, (const unsigned char *)rec + sizeof(w), len - sizeof(w));
 }
 
-static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
+static int on_data_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
 	struct pending *p = hcb_dec_find(d, h->device, h->seq, h->consumer_id);
 
@@ -251,7 +251,7 @@ static int on_data_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, co
 	return p->received < p->total ? 0 : pkt_whole(d, p);
 }
 
-int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
+int hcb_hcbtap_feed(struct hcb_hcbtap *d, const void *rec, size_t len)
 {
 	struct hcb_ev_chunk h;
 	uint32_t type;
@@ -288,19 +288,19 @@ int hcb_decoder_feed(struct hcb_decoder *d, const void *rec, size_t len)
 	return on_data_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
 }
 
-int hcb_decoder_tick(struct hcb_decoder *d, uint64_t now_ns)
+int hcb_hcbtap_tick(struct hcb_hcbtap *d, uint64_t now_ns)
 {
 	d->b.now_ns = now_ns ? now_ns : 1;
 	return hcb_dec_expire(d);
 }
 
-unsigned int hcb_decoder_pending(const struct hcb_decoder *d)
+unsigned int hcb_hcbtap_pending(const struct hcb_hcbtap *d)
 {
 	return d->b.packets.n;
 }
 
 /* The oldest packet that never got whole. */
-static struct pending *unfinished(struct hcb_decoder *d)
+static struct pending *unfinished(struct hcb_hcbtap *d)
 {
 	for (struct pending *p = d->oldest; p; p = p->prev)
 		if (p->received < p->total)
@@ -308,7 +308,7 @@ static struct pending *unfinished(struct hcb_decoder *d)
 	return NULL;
 }
 
-int hcb_decoder_finish(struct hcb_decoder *d)
+int hcb_hcbtap_finish(struct hcb_hcbtap *d)
 {
 	struct pending *p;
 	int err = 0;
@@ -328,17 +328,17 @@ int hcb_decoder_finish(struct hcb_decoder *d)
 	return err;
 }
 
-const struct hcb_stream_stats *hcb_decoder_stats(const struct hcb_decoder *d, uint32_t dev)
+const struct hcb_stream_stats *hcb_hcbtap_stats(const struct hcb_hcbtap *d, uint32_t dev)
 {
 	return hcb_bounds_stats(&d->b, dev);
 }
 
-const struct hcb_stream_stats *hcb_decoder_stray(const struct hcb_decoder *d)
+const struct hcb_stream_stats *hcb_hcbtap_stray(const struct hcb_hcbtap *d)
 {
 	return hcb_bounds_stray(&d->b);
 }
 
-const struct hcb_bounds *hcb_decode_bounds(const struct hcb_decoder *d)
+const struct hcb_bounds *hcb_hcbtap_bounds(const struct hcb_hcbtap *d)
 {
 	return &d->b;
 }
@@ -354,7 +354,7 @@ uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s)
 	return span > s->packets ? span - s->packets : 0;
 }
 
-struct hcb_registry *hcb_decoder_registry(struct hcb_decoder *d)
+struct hcb_registry *hcb_hcbtap_registry(struct hcb_hcbtap *d)
 {
 	return d->reg;
 }

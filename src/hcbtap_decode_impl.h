@@ -62,7 +62,7 @@ struct pending_reg {
  * (HCB_BOUNDS_PACKETS), a power of two. */
 #define PENDING_BUCKETS 4096u
 
-struct hcb_decoder {
+struct hcb_hcbtap {
 	const struct hcb_decoder_ops *ops;
 	void *ctx;
 	struct hcb_registry *reg;
@@ -76,44 +76,44 @@ struct hcb_decoder {
 };
 
 /* hcbtap_decode.c */
-int hcb_dec_deliver(struct hcb_decoder *d, struct pending *p);
+int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
 
 /* hcbtap_decode_reg.c */
 /* Chunk h of a registration blob. */
-int hcb_dec_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data);
+int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data);
 /* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
  * is over.  1 if another copy is still under way (wait for it), else 0. */
-int hcb_dec_reg_copy_over(struct hcb_decoder *d, uint32_t cid, uint32_t device, uint64_t seq);
+int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
 /* A registration read from the target or reassembled: into the registry. */
-int hcb_dec_add_registration(struct hcb_decoder *d, uint32_t dev, uint32_t cid, const void *blob,
+int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
 			     size_t len);
 /* Read consumer cid's registration from the target (its chunks were
  * lost); the consumer, or NULL. */
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_decoder *d, uint32_t dev, uint32_t cid,
+const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
 					    uint64_t addr, uint64_t len);
-void hcb_dec_regs_expire(struct hcb_decoder *d);
+void hcb_dec_regs_expire(struct hcb_hcbtap *d);
 /* The end: every unfinished registration given up (what waited resolved). */
-int hcb_dec_regs_finish(struct hcb_decoder *d);
-void hcb_dec_regs_free(struct hcb_decoder *d);
+int hcb_dec_regs_finish(struct hcb_hcbtap *d);
+void hcb_dec_regs_free(struct hcb_hcbtap *d);
 
 /* hcbtap_decode_pending.c */
 /* A new pending packet of e's header (consumer c, NULL: waits), holding
  * total bytes; NULL when it cannot be held (a problem counted). */
-struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
+struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
 				    const struct hcb_consumer *c);
-void hcb_dec_pending_free(struct hcb_decoder *d, struct pending *p);
+void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p);
 /* The newest pending packet (device, seq) of consumer cid, or NULL. */
-struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t seq, uint32_t cid);
+struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid);
 /* Whether device's packets now wait in its queue. */
-int hcb_dec_queued(const struct hcb_decoder *d, uint32_t device);
-void hcb_dec_enqueue(struct hcb_decoder *d, struct pending *p);
+int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device);
+void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p);
 /* Deliver what is whole at the head of device's queue. */
-int hcb_dec_drain(struct hcb_decoder *d, uint32_t device);
+int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device);
 /* Consumer cid is known now (c), or never will be (c NULL): the packets
  * that waited for it are checked and delivered in order, or lost. */
-int hcb_dec_resolve(struct hcb_decoder *d, uint32_t cid, const struct hcb_consumer *c);
+int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
 /* A thread's next packet began: what it left unfinished was cut short. */
-int hcb_dec_cut_short(struct hcb_decoder *d, uint32_t pid, uint32_t tid);
-int hcb_dec_expire(struct hcb_decoder *d);
+int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
+int hcb_dec_expire(struct hcb_hcbtap *d);
 
 #endif

@@ -33,7 +33,7 @@ static void devset_add(struct devset *s, uint32_t dev)
 		s->bit[dev / 64] |= UINT64_C(1) << (dev % 64);
 }
 
-static int devset_drain(struct hcb_decoder *d, const struct devset *s)
+static int devset_drain(struct hcb_hcbtap *d, const struct devset *s)
 {
 	for (uint32_t dev = 0; dev < HCB_MAX_DEVICES; dev++) {
 		int err;
@@ -47,7 +47,7 @@ static int devset_drain(struct hcb_decoder *d, const struct devset *s)
 	return 0;
 }
 
-static void queue_remove(struct hcb_decoder *d, struct pending *p)
+static void queue_remove(struct hcb_hcbtap *d, struct pending *p)
 {
 	struct pending *prev = NULL;
 
@@ -74,17 +74,17 @@ static unsigned int bucket(uint64_t a, uint64_t b)
 	return (unsigned int)(h >> 32) & (PENDING_BUCKETS - 1);
 }
 
-static struct pending **seq_bucket(struct hcb_decoder *d, uint32_t device, uint64_t seq)
+static struct pending **seq_bucket(struct hcb_hcbtap *d, uint32_t device, uint64_t seq)
 {
 	return &d->by_seq[bucket(seq, device)];
 }
 
-static struct pending **thread_bucket(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
+static struct pending **thread_bucket(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 {
 	return &d->by_thread[bucket(tid, pid)];
 }
 
-static void index_add(struct hcb_decoder *d, struct pending *p)
+static void index_add(struct hcb_hcbtap *d, struct pending *p)
 {
 	struct pending **s = seq_bucket(d, p->device, p->seq);
 	struct pending **t = thread_bucket(d, p->pid, p->tid);
@@ -107,7 +107,7 @@ static void index_remove(struct pending *p)
 		p->tnext->tprev = p->tprev;
 }
 
-struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t seq, uint32_t cid)
+struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid)
 {
 	for (struct pending *p = *seq_bucket(d, device, seq); p; p = p->snext)
 		if (p->device == device && p->seq == seq && p->consumer_id == cid)
@@ -115,7 +115,7 @@ struct pending *hcb_dec_find(struct hcb_decoder *d, uint32_t device, uint64_t se
 	return NULL;
 }
 
-void hcb_dec_pending_free(struct hcb_decoder *d, struct pending *p)
+void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p)
 {
 	if (p->queued)
 		queue_remove(d, p);
@@ -129,7 +129,7 @@ void hcb_dec_pending_free(struct hcb_decoder *d, struct pending *p)
 
 /* Room for need more bytes: the oldest packets given up, counted, while
  * the pool is full.  0, or -ENOBUFS when nothing is left to give up. */
-static int room(struct hcb_decoder *d, const struct hcb_ev_pkt *e, uint64_t need)
+static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 {
 	struct devset touched = { { 0 } };
 
@@ -154,7 +154,7 @@ static int room(struct hcb_decoder *d, const struct hcb_ev_pkt *e, uint64_t need
 	return 0;
 }
 
-struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_pkt *e,
+struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
 				    const struct hcb_consumer *c)
 {
 	uint64_t total = c ? c->total_bytes : e->total_bytes;
@@ -195,12 +195,12 @@ struct pending *hcb_dec_pending_new(struct hcb_decoder *d, const struct hcb_ev_p
 	return p;
 }
 
-int hcb_dec_queued(const struct hcb_decoder *d, uint32_t device)
+int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device)
 {
 	return hcb_bounds_device_ok(device) && d->qhead[device];
 }
 
-void hcb_dec_enqueue(struct hcb_decoder *d, struct pending *p)
+void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p)
 {
 	*(d->qtail[p->device] ? &d->qtail[p->device]->qnext : &d->qhead[p->device]) = p;
 	d->qtail[p->device] = p;
@@ -208,7 +208,7 @@ void hcb_dec_enqueue(struct hcb_decoder *d, struct pending *p)
 	p->queued = 1;
 }
 
-int hcb_dec_drain(struct hcb_decoder *d, uint32_t device)
+int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device)
 {
 	struct pending *p;
 
@@ -223,7 +223,7 @@ int hcb_dec_drain(struct hcb_decoder *d, uint32_t device)
 }
 
 /* The first packet that waits for consumer cid's registration. */
-static struct pending *first_waiting(struct hcb_decoder *d, uint32_t cid)
+static struct pending *first_waiting(struct hcb_hcbtap *d, uint32_t cid)
 {
 	for (struct pending *p = d->oldest; p; p = p->prev)
 		if (!p->consumer && p->consumer_id == cid)
@@ -231,7 +231,7 @@ static struct pending *first_waiting(struct hcb_decoder *d, uint32_t cid)
 	return NULL;
 }
 
-int hcb_dec_resolve(struct hcb_decoder *d, uint32_t cid, const struct hcb_consumer *c)
+int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c)
 {
 	struct pending *w = first_waiting(d, cid);
 	struct devset touched = { { 0 } };
@@ -265,7 +265,7 @@ int hcb_dec_resolve(struct hcb_decoder *d, uint32_t cid, const struct hcb_consum
 	return devset_drain(d, &touched);
 }
 
-int hcb_dec_cut_short(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
+int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 {
 	struct devset touched = { { 0 } };
 
@@ -283,7 +283,7 @@ int hcb_dec_cut_short(struct hcb_decoder *d, uint32_t pid, uint32_t tid)
 	return devset_drain(d, &touched);
 }
 
-int hcb_dec_expire(struct hcb_decoder *d)
+int hcb_dec_expire(struct hcb_hcbtap *d)
 {
 	struct devset touched = { { 0 } };
 

@@ -13,7 +13,7 @@
 
 #include "hcbtap_decode_impl.h"
 
-int hcb_dec_add_registration(struct hcb_decoder *d, uint32_t dev, uint32_t cid, const void *blob,
+int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
 			     size_t len)
 {
 	struct hcb_consumer *c;
@@ -46,7 +46,7 @@ int hcb_dec_add_registration(struct hcb_decoder *d, uint32_t dev, uint32_t cid, 
 	return err == -EEXIST ? 0 : err;
 }
 
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_decoder *d, uint32_t dev, uint32_t cid,
+const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
 					    uint64_t addr, uint64_t len)
 {
 	void *blob;
@@ -62,7 +62,7 @@ const struct hcb_consumer *hcb_dec_read_reg(struct hcb_decoder *d, uint32_t dev,
 	return hcb_registry_get(d->reg, cid);
 }
 
-static void reg_free(struct hcb_decoder *d, struct pending_reg *r)
+static void reg_free(struct hcb_hcbtap *d, struct pending_reg *r)
 {
 	hcb_bounds_give(&d->b.regs, r->held);
 	free(r->buf);
@@ -70,7 +70,7 @@ static void reg_free(struct hcb_decoder *d, struct pending_reg *r)
 	free(r);
 }
 
-static void reg_unlink(struct hcb_decoder *d, struct pending_reg *r)
+static void reg_unlink(struct hcb_hcbtap *d, struct pending_reg *r)
 {
 	for (struct pending_reg **pp = &d->regs; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
@@ -80,7 +80,7 @@ static void reg_unlink(struct hcb_decoder *d, struct pending_reg *r)
 }
 
 /* Give registration r up; what waited for it is resolved without it. */
-static int reg_give_up(struct hcb_decoder *d, struct pending_reg *r)
+static int reg_give_up(struct hcb_hcbtap *d, struct pending_reg *r)
 {
 	uint32_t cid = r->consumer_id;
 
@@ -91,7 +91,7 @@ static int reg_give_up(struct hcb_decoder *d, struct pending_reg *r)
 
 /* Room for a registration of total bytes: the oldest given up while the
  * pool is full.  0, or the resolve's error. */
-static int reg_room(struct hcb_decoder *d, uint32_t dev, uint32_t cid, uint64_t need)
+static int reg_room(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, uint64_t need)
 {
 	while (hcb_bounds_take(&d->b.regs, need)) {
 		struct pending_reg *old = d->regs;
@@ -112,7 +112,7 @@ static int reg_room(struct hcb_decoder *d, uint32_t dev, uint32_t cid, uint64_t 
 	return 0;
 }
 
-static int reg_new(struct hcb_decoder *d, const struct hcb_ev_chunk *h, struct pending_reg **out)
+static int reg_new(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, struct pending_reg **out)
 {
 	uint64_t need = h->total + h->total / 8 + 1 + sizeof(struct pending_reg);
 	struct pending_reg *r;
@@ -137,7 +137,7 @@ static int reg_new(struct hcb_decoder *d, const struct hcb_ev_chunk *h, struct p
 	return 0;
 }
 
-static struct pending_reg *reg_find(struct hcb_decoder *d, uint32_t cid)
+static struct pending_reg *reg_find(struct hcb_hcbtap *d, uint32_t cid)
 {
 	struct pending_reg *r = d->regs;
 
@@ -181,7 +181,7 @@ static uint64_t mark(unsigned char *have, uint64_t from, uint64_t to)
 	return n;
 }
 
-int hcb_dec_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const unsigned char *data)
+int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
 	struct pending_reg *r;
 	const struct hcb_consumer *c;
@@ -215,7 +215,7 @@ int hcb_dec_reg_chunk(struct hcb_decoder *d, const struct hcb_ev_chunk *h, const
 	return err ? err : hcb_dec_resolve(d, h->consumer_id, c);
 }
 
-int hcb_dec_reg_copy_over(struct hcb_decoder *d, uint32_t cid, uint32_t device, uint64_t seq)
+int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
 {
 	struct pending_reg *r = reg_find(d, cid);
 	int err;
@@ -235,7 +235,7 @@ int hcb_dec_reg_copy_over(struct hcb_decoder *d, uint32_t cid, uint32_t device, 
 	return err < 0 ? err : 0;
 }
 
-void hcb_dec_regs_expire(struct hcb_decoder *d)
+void hcb_dec_regs_expire(struct hcb_hcbtap *d)
 {
 	for (struct pending_reg *r = d->regs, *next; r; r = next) {
 		next = r->next;
@@ -252,7 +252,7 @@ void hcb_dec_regs_expire(struct hcb_decoder *d)
 	}
 }
 
-int hcb_dec_regs_finish(struct hcb_decoder *d)
+int hcb_dec_regs_finish(struct hcb_hcbtap *d)
 {
 	int err = 0;
 
@@ -261,7 +261,7 @@ int hcb_dec_regs_finish(struct hcb_decoder *d)
 	return err;
 }
 
-void hcb_dec_regs_free(struct hcb_decoder *d)
+void hcb_dec_regs_free(struct hcb_hcbtap *d)
 {
 	while (d->regs) {
 		struct pending_reg *r = d->regs;

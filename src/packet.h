@@ -59,7 +59,7 @@ enum hcb_decode_problem {
 
 struct hcb_decoder_ops {
 	/* A complete, valid packet.  A negative return stops the decoder
-	 * (hcb_decoder_feed returns it). */
+	 * (the decoder's feed returns it). */
 	int (*packet)(void *ctx, const struct hcb_packet *p);
 	/* Optional: read a registration blob from the target when its chunks
 	 * were lost.  Returns 0 or -errno. */

@@ -29,7 +29,7 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 /* The session's state: the decoder, and the CUPTI injection library when
  * the program runs with it (`run --cuda`). */
 struct hcbtap_state {
-	struct hcb_decoder *dec;
+	struct hcb_hcbtap *dec;
 	const struct hcb_decoder_ops *ops;
 	void *ctx;
 	pid_t pid;
@@ -67,7 +67,7 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 	struct hcb_wire_registry root;
 	struct hcbtap_state *st = calloc(1, sizeof(*st));
 	struct bpf_link *link;
-	int err = st ? hcb_decoder_new(&st->dec, ops, ctx) : -ENOMEM;
+	int err = st ? hcb_hcbtap_new(&st->dec, ops, ctx) : -ENOMEM;
 
 	if (err) {
 		free(st);
@@ -80,12 +80,12 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 					ti->path, HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
 	err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
 	if (err) {
-		hcb_decoder_free(st->dec);
+		hcb_hcbtap_free(st->dec);
 		free(st);
 		return err;
 	}
 	/* an honest target never has more unfinished than its ring holds */
-	hcb_decoder_set_budget(st->dec, hcb_probes_ring_size(probes));
+	hcb_hcbtap_set_budget(st->dec, hcb_probes_ring_size(probes));
 	attach_cupti(st, probes);
 	/* the platform only names devices; an old or odd registry keeps "cpu" */
 	if (hcb_target_read_registry(ti->pid, ti->path, ti->base, &root, NULL) == 0 && root.platform[0])
@@ -102,7 +102,7 @@ static int feed(void *state, const void *rec, size_t len)
 	const struct hcb_ev_copy *e = rec;
 
 	if (len < sizeof(*e) || e->type != HCB_EV_COPY)
-		return hcb_decoder_feed(st->dec, rec, len);
+		return hcb_hcbtap_feed(st->dec, rec, len);
 	if (st->ops->copy_times)
 		st->ops->copy_times(st->ctx, e->device, e->seq, e->start_ns, e->end_ns);
 	return 0;
@@ -110,17 +110,17 @@ static int feed(void *state, const void *rec, size_t len)
 
 static unsigned int pending(const void *state)
 {
-	return hcb_decoder_pending(((const struct hcbtap_state *)state)->dec);
+	return hcb_hcbtap_pending(((const struct hcbtap_state *)state)->dec);
 }
 
 static int tick(void *state, uint64_t now_ns)
 {
-	return hcb_decoder_tick(((struct hcbtap_state *)state)->dec, now_ns);
+	return hcb_hcbtap_tick(((struct hcbtap_state *)state)->dec, now_ns);
 }
 
 static int finish(void *state)
 {
-	return hcb_decoder_finish(((struct hcbtap_state *)state)->dec);
+	return hcb_hcbtap_finish(((struct hcbtap_state *)state)->dec);
 }
 
 /* Whether the injection library times the taps' device copies: 1, or 0
@@ -179,15 +179,15 @@ static int describe(struct hcb_target_info *ti, uint64_t *device_mask, struct hc
 
 static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
 {
-	const struct hcb_decoder *dec = ((const struct hcbtap_state *)state)->dec;
+	const struct hcb_hcbtap *dec = ((const struct hcbtap_state *)state)->dec;
 
 	/* HCB_MAX_DEVICES: every device out of range, together */
-	return device == HCB_MAX_DEVICES ? hcb_decoder_stray(dec) : hcb_decoder_stats(dec, device);
+	return device == HCB_MAX_DEVICES ? hcb_hcbtap_stray(dec) : hcb_hcbtap_stats(dec, device);
 }
 
 static struct hcb_registry *registry(void *state)
 {
-	return hcb_decoder_registry(((struct hcbtap_state *)state)->dec);
+	return hcb_hcbtap_registry(((struct hcbtap_state *)state)->dec);
 }
 
 static void close_hcbtap(void *state)
@@ -195,7 +195,7 @@ static void close_hcbtap(void *state)
 	struct hcbtap_state *st = state;
 
 	if (st)
-		hcb_decoder_free(st->dec);
+		hcb_hcbtap_free(st->dec);
 	free(st);
 }
 

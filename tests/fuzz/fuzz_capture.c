@@ -114,7 +114,7 @@ int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 /* ---- a provider: the real hcbtap decoder, fed as prov_hcbtap feeds it ---- */
 
 struct fstate {
-	struct hcb_decoder *dec;
+	struct hcb_hcbtap *dec;
 	const struct hcb_decoder_ops *ops;
 	void *ctx;
 };
@@ -132,7 +132,7 @@ static int f_open(void **state, struct hcb_probes *probes, struct hcb_target_inf
 	struct fstate *st = calloc(1, sizeof(*st));
 
 	(void)probes;
-	if (!st || hcb_decoder_new(&st->dec, ops, ctx)) {
+	if (!st || hcb_hcbtap_new(&st->dec, ops, ctx)) {
 		free(st);
 		return -ENOMEM;
 	}
@@ -152,14 +152,14 @@ static int f_feed(void *state, const void *rec, size_t len)
 	if (len >= sizeof(e))
 		memcpy(&e, rec, sizeof(e));
 	if (len < sizeof(e) || e.type != HCB_EV_COPY)
-		return hcb_decoder_feed(st->dec, rec, len);
+		return hcb_hcbtap_feed(st->dec, rec, len);
 	st->ops->copy_times(st->ctx, e.device, e.seq, e.start_ns, e.end_ns);
 	return 0;
 }
 
-static int f_tick(void *state, uint64_t now) { return hcb_decoder_tick(((struct fstate *)state)->dec, now); }
+static int f_tick(void *state, uint64_t now) { return hcb_hcbtap_tick(((struct fstate *)state)->dec, now); }
 static unsigned int f_pending(const void *state) { (void)state; return 0; }
-static int f_finish(void *state) { return hcb_decoder_finish(((struct fstate *)state)->dec); }
+static int f_finish(void *state) { return hcb_hcbtap_finish(((struct fstate *)state)->dec); }
 static int f_timing(void *state, char *why, size_t size) { (void)state; (void)why; (void)size; return 1; }
 
 static int f_issued(const struct hcb_target_info *ti, uint64_t *out)
@@ -172,18 +172,18 @@ static int f_issued(const struct hcb_target_info *ti, uint64_t *out)
 
 static const struct hcb_stream_stats *f_stats(const void *state, uint32_t device)
 {
-	const struct hcb_decoder *dec = ((const struct fstate *)state)->dec;
+	const struct hcb_hcbtap *dec = ((const struct fstate *)state)->dec;
 
-	return device == HCB_MAX_DEVICES ? hcb_decoder_stray(dec) : hcb_decoder_stats(dec, device);
+	return device == HCB_MAX_DEVICES ? hcb_hcbtap_stray(dec) : hcb_hcbtap_stats(dec, device);
 }
 
-static struct hcb_registry *f_registry(void *state) { return hcb_decoder_registry(((struct fstate *)state)->dec); }
+static struct hcb_registry *f_registry(void *state) { return hcb_hcbtap_registry(((struct fstate *)state)->dec); }
 
 static void f_close(void *state)
 {
 	struct fstate *st = state;
 
-	hcb_decoder_free(st->dec);
+	hcb_hcbtap_free(st->dec);
 	free(st);
 }
 

@@ -34,9 +34,9 @@ static const struct hcb_decoder_ops ops = { .packet = on_packet };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hcb_decoder *d;
+	struct hcb_hcbtap *d;
 
-	if (hcb_decoder_new(&d, &ops, NULL))
+	if (hcb_hcbtap_new(&d, &ops, NULL))
 		return 0;
 	while (size >= 2) {
 		size_t n = (size_t)data[0] | (size_t)data[1] << 8;
@@ -45,11 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= 2;
 		if (n > size)
 			n = size;
-		assert(hcb_decoder_feed(d, data, n) == 0);
+		assert(hcb_hcbtap_feed(d, data, n) == 0);
 		data += n;
 		size -= n;
 	}
-	hcb_decoder_finish(d);
-	hcb_decoder_free(d);
+	hcb_hcbtap_finish(d);
+	hcb_hcbtap_free(d);
 	return 0;
 }

@@ -26,7 +26,7 @@
 #define MAX_GOT 64
 
 struct ctx {
-	struct hcb_decoder *d;
+	struct hcb_hcbtap *d;
 	unsigned int npackets;
 	uint32_t got_dev[MAX_GOT];
 	uint64_t got_seq[MAX_GOT];
@@ -80,13 +80,13 @@ static struct ctx *ctx_new(void)
 	struct ctx *c = calloc(1, sizeof(*c));
 
 	assert_non_null(c);
-	assert_int_equal(hcb_decoder_new(&c->d, &ops, c), 0);
+	assert_int_equal(hcb_hcbtap_new(&c->d, &ops, c), 0);
 	return c;
 }
 
 static void ctx_free(struct ctx *c)
 {
-	hcb_decoder_free(c->d);
+	hcb_hcbtap_free(c->d);
 	free(c);
 }
 
@@ -102,7 +102,7 @@ static int feed_chunk(struct ctx *c, uint32_t type, uint32_t cid, uint32_t dev, 
 	memcpy(rec, &h, sizeof(h));
 	if (len)
 		memcpy(rec + sizeof(h), data, len);
-	err = hcb_decoder_feed(c->d, rec, sizeof(h) + len);
+	err = hcb_hcbtap_feed(c->d, rec, sizeof(h) + len);
 	free(rec);
 	return err;
 }
@@ -115,7 +115,7 @@ static int feed_pkt(struct ctx *c, uint32_t cid, uint32_t dev, uint64_t seq, uin
 				.reg_addr = 0x1000, .reg_len = 64, .tid = tid,
 				.magic = HCB_OUTFEED_MAGIC };
 
-	return hcb_decoder_feed(c->d, &e, sizeof(e));
+	return hcb_hcbtap_feed(c->d, &e, sizeof(e));
 }
 
 static int feed_wire(struct ctx *c, uint32_t cid, uint32_t dev, uint64_t seq, const void *payload,
@@ -131,7 +131,7 @@ static int feed_wire(struct ctx *c, uint32_t cid, uint32_t dev, uint64_t seq, co
 	assert_true(total <= 64);
 	memcpy(rec, &w, sizeof(w));
 	memcpy(rec + sizeof(w), payload, total);
-	return hcb_decoder_feed(c->d, rec, sizeof(w) + total);
+	return hcb_hcbtap_feed(c->d, rec, sizeof(w) + total);
 }
 
 /* "x": u8[4], one leaf */
@@ -158,7 +158,7 @@ static void register_x(struct ctx *c, uint32_t id, uint32_t dev, uint64_t seq)
 
 static const struct hcb_stream_stats *stray(struct ctx *c)
 {
-	return hcb_decoder_stray(c->d);
+	return hcb_hcbtap_stray(c->d);
 }
 
 /* Every device number at and past the bounds: 255 is a device, the rest
@@ -175,7 +175,7 @@ static void test_devices_past_the_bound(void **state)
 	assert_int_equal(feed_pkt(c, 7, 255, 1, 4, 1, 1), 0);
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 7, 255, 1, 0, 4, four, 4), 0);
 	assert_int_equal(c->npackets, 2);
-	assert_int_equal(hcb_decoder_stats(c->d, 255)->packets, 2);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 255)->packets, 2);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(feed_wire(c, 7, bad[i], i, four, 4, 1, 2), 0);
 		assert_int_equal(feed_pkt(c, 7, bad[i], i, 4, 1, 2), 0);
@@ -186,9 +186,9 @@ static void test_devices_past_the_bound(void **state)
 	assert_int_equal(stray(c)->problems[HCB_BAD_DEVICE], 10);
 	assert_int_equal(c->warns[HCB_BAD_DEVICE], 10);
 	assert_int_equal(stray(c)->packets, 0);
-	assert_int_equal(hcb_decoder_stats(c->d, 255)->problems[HCB_BAD_DEVICE], 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
-	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 255)->problems[HCB_BAD_DEVICE], 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_finish(c->d), 0);
 	ctx_free(c);
 }
 
@@ -199,7 +199,7 @@ static void test_registration_flood(void **state)
 {
 	static unsigned char junk[65536];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
+	const struct hcb_bounds *b = hcb_hcbtap_bounds(c->d);
 
 	(void)state;
 	for (uint32_t i = 0; i < 400; i++) {
@@ -213,7 +213,7 @@ static void test_registration_flood(void **state)
 		assert_int_equal(b->regs.bytes, 0);
 	}
 	assert_int_equal(c->npackets, 0);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 400);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 400);
 	assert_int_equal(c->reads, 400);
 	assert_true(b->regs.peak < 2 * HCB_MAX_REG_BYTES);
 	assert_true(b->packets.peak == 0);
@@ -226,7 +226,7 @@ static void test_registration_pool_bound(void **state)
 {
 	static unsigned char junk[65536];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
+	const struct hcb_bounds *b = hcb_hcbtap_bounds(c->d);
 	size_t len;
 	void *blob;
 
@@ -240,13 +240,13 @@ static void test_registration_pool_bound(void **state)
 	assert_true(b->passed[HCB_BOUND_REG_MEM] >= 100 - HCB_BOUNDS_REG_BYTES / HCB_MAX_REG_BYTES);
 	assert_int_equal(c->warns[HCB_OVER_BOUND], b->passed[HCB_BOUND_REG_MEM]);
 	/* a registration given up for room is no packet lost */
-	assert_null(hcb_decoder_stats(c->d, 0));
+	assert_null(hcb_hcbtap_stats(c->d, 0));
 	/* an honest one still gets through */
 	blob = blob_of(77, &len);
 	assert_int_equal(feed_chunk(c, HCB_EV_REG, 77, 0, 0, 0, len, blob, (uint32_t)len), 0);
-	assert_non_null(hcb_registry_get(hcb_decoder_registry(c->d), 77));
+	assert_non_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 77));
 	free(blob);
-	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(hcb_hcbtap_finish(c->d), 0);
 	assert_int_equal(b->regs.bytes, 0);
 	ctx_free(c);
 }
@@ -257,7 +257,7 @@ static void test_registration_pool_bound(void **state)
 static void test_packet_pool_bound(void **state)
 {
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
+	const struct hcb_bounds *b = hcb_hcbtap_bounds(c->d);
 	struct hcb_consumer_spec mib = x_spec;
 	struct hcb_leaf_spec leaf = { HCB_DT_UINT8, 1, { 1u << 20 } };
 	size_t len;
@@ -273,13 +273,13 @@ static void test_packet_pool_bound(void **state)
 		assert_int_equal(feed_pkt(c, 9, 0, i, 1u << 20, 1, 100 + i), 0);
 		assert_true(b->packets.bytes <= HCB_BOUNDS_PACKET_BYTES);
 	}
-	lost = hcb_decoder_stats(c->d, 0)->problems[HCB_OVER_BOUND];
+	lost = hcb_hcbtap_stats(c->d, 0)->problems[HCB_OVER_BOUND];
 	assert_true(lost >= 200 - HCB_BOUNDS_PACKET_BYTES / (1u << 20));
-	assert_int_equal(lost + hcb_decoder_pending(c->d), 200);
+	assert_int_equal(lost + hcb_hcbtap_pending(c->d), 200);
 	/* a claim past the whole budget gives nothing else up */
 	assert_int_equal(feed_pkt(c, 9, 1, 0, UINT64_C(1) << 40, 1, 999), 0);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->problems[HCB_OVER_BOUND], lost);
-	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->problems[HCB_OVER_BOUND], lost);
+	assert_int_equal(hcb_hcbtap_finish(c->d), 0);
 	assert_int_equal(b->packets.bytes, 0);
 	ctx_free(c);
 }
@@ -299,23 +299,23 @@ static void test_pending_index(void **state)
 	for (unsigned int i = 0; i < n; i++)
 		assert_int_equal(feed_pkt(c, 7, i % 4, (uint64_t)(i / 4) << 40 | 5, 4, 1, 1000 + i),
 				 0);
-	assert_int_equal(hcb_decoder_pending(c->d), n);
+	assert_int_equal(hcb_hcbtap_pending(c->d), n);
 	/* a chunk of (device, seq) for another consumer is no chunk of these */
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 8, 0, 5, 0, 4, four, 4), 0);
-	assert_int_equal(hcb_decoder_pending(c->d), n);
+	assert_int_equal(hcb_hcbtap_pending(c->d), n);
 	for (unsigned int i = n; i-- > 1;)
 		assert_int_equal(feed_chunk(c, HCB_EV_DATA, 7, i % 4, (uint64_t)(i / 4) << 40 | 5, 0,
 					    4, four, 4), 0);
 	assert_int_equal(c->npackets, n - 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 1);
 	/* thread 1000 goes on to its next packet: its first is cut short */
 	assert_int_equal(feed_pkt(c, 7, 0, 1, 4, 1, 2000), 0);
 	assert_int_equal(c->warns[HCB_INCOMPLETE], 0);
 	assert_int_equal(feed_pkt(c, 7, 0, 2, 4, 1, 1000), 0);
 	assert_int_equal(c->warns[HCB_INCOMPLETE], 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 2);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 2);
 	assert_int_equal(c->warns[HCB_BAD_CHUNK], 0);
-	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(hcb_hcbtap_finish(c->d), 0);
 	assert_int_equal(c->warns[HCB_INCOMPLETE], 3);
 	ctx_free(c);
 }
@@ -326,21 +326,21 @@ static void test_expiry(void **state)
 {
 	static unsigned char junk[64];
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
+	const struct hcb_bounds *b = hcb_hcbtap_bounds(c->d);
 
 	(void)state;
 	register_x(c, 7, 0, 0);
-	assert_int_equal(hcb_decoder_tick(c->d, 1000), 0);
+	assert_int_equal(hcb_hcbtap_tick(c->d, 1000), 0);
 	assert_int_equal(feed_pkt(c, 7, 0, 0, 4, 1, 1), 0);
 	assert_int_equal(feed_chunk(c, HCB_EV_REG, 8, 0, 5, 0, 128, junk, 64), 0);
-	assert_int_equal(hcb_decoder_tick(c->d, 1000 + HCB_BOUNDS_EXPIRY_NS), 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	assert_int_equal(hcb_hcbtap_tick(c->d, 1000 + HCB_BOUNDS_EXPIRY_NS), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 1);
 	assert_int_equal(b->regs.n, 1);
-	assert_int_equal(hcb_decoder_tick(c->d, 2000 + HCB_BOUNDS_EXPIRY_NS), 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_tick(c->d, 2000 + HCB_BOUNDS_EXPIRY_NS), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(b->regs.n, 0);
 	assert_int_equal(b->passed[HCB_BOUND_EXPIRED], 2);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->problems[HCB_OVER_BOUND], 1);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->problems[HCB_OVER_BOUND], 1);
 	ctx_free(c);
 }
 
@@ -368,7 +368,7 @@ static void test_packet_waits_for_other_copy(void **state)
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 1, 0, 0, 4, four, 4), 0);
 	assert_int_equal(feed_wire(c, 6, 1, 1, four, 4, 1, 3), 0);
 	assert_int_equal(c->npackets, 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 2);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 2);
 	/* A's copy ends: the registration is whole, then A's own packet */
 	assert_int_equal(feed_chunk(c, HCB_EV_REG, 5, 0, 0, half, len, (char *)blob + half,
 				    (uint32_t)len - half), 0);
@@ -382,7 +382,7 @@ static void test_packet_waits_for_other_copy(void **state)
 	assert_int_equal(c->got_seq[1], 1);
 	assert_int_equal(c->warns[HCB_UNKNOWN_CONSUMER], 0);
 	assert_int_equal(c->reads, 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	free(blob);
 	ctx_free(c);
 }
@@ -408,9 +408,9 @@ static void test_waiting_copy_fails(void **state)
 	assert_int_equal(feed_pkt(c, 5, 0, 0, 4, 1, 1), 0);
 	assert_int_equal(c->npackets, 1);
 	assert_int_equal(c->got_seq[0], 1);
-	assert_int_equal(hcb_decoder_stats(c->d, 1)->problems[HCB_UNKNOWN_CONSUMER], 1);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 1)->problems[HCB_UNKNOWN_CONSUMER], 1);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 1);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	free(blob);
 	ctx_free(c);
 }
@@ -430,10 +430,10 @@ static void test_finish_resolves(void **state)
 	assert_int_equal(feed_wire(c, 5, 1, 0, four, 4, 1, 2), 0);
 	assert_int_equal(feed_wire(c, 6, 1, 1, four, 4, 1, 3), 0);
 	assert_int_equal(c->npackets, 0);
-	assert_int_equal(hcb_decoder_finish(c->d), 0);
+	assert_int_equal(hcb_hcbtap_finish(c->d), 0);
 	assert_int_equal(c->npackets, 1);
 	assert_int_equal(c->warns[HCB_UNKNOWN_CONSUMER], 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	free(blob);
 	ctx_free(c);
 }
@@ -444,17 +444,17 @@ static void test_consumer_bound(void **state)
 {
 	unsigned char four[4] = { 1, 2, 3, 4 };
 	struct ctx *c = ctx_new();
-	const struct hcb_bounds *b = hcb_decode_bounds(c->d);
+	const struct hcb_bounds *b = hcb_hcbtap_bounds(c->d);
 
 	(void)state;
 	for (uint32_t id = 1; id <= HCB_BOUNDS_CONSUMERS + 2; id++)
 		register_x(c, id, 0, id);
-	assert_int_equal(hcb_registry_count(hcb_decoder_registry(c->d)), HCB_BOUNDS_CONSUMERS);
+	assert_int_equal(hcb_registry_count(hcb_hcbtap_registry(c->d)), HCB_BOUNDS_CONSUMERS);
 	assert_int_equal(b->passed[HCB_BOUND_CONSUMERS], 2);
 	assert_int_equal(feed_wire(c, HCB_BOUNDS_CONSUMERS + 1, 0, 0, four, 4, 1, 1), 0);
 	assert_int_equal(feed_wire(c, HCB_BOUNDS_CONSUMERS, 0, 1, four, 4, 1, 1), 0);
 	assert_int_equal(c->npackets, 1);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 1);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->problems[HCB_UNKNOWN_CONSUMER], 1);
 	ctx_free(c);
 }
 

@@ -91,7 +91,7 @@ struct warning {
 };
 
 struct ctx {
-	struct hcb_decoder *d;
+	struct hcb_hcbtap *d;
 	unsigned int npackets;
 	struct got got[MAX_GOT];
 	unsigned int nwarn;
@@ -116,7 +116,7 @@ static int on_packet(void *vctx, const struct hcb_packet *p)
 	assert_non_null(p->consumer);
 	assert_non_null(p->payload);
 	/* the consumer is the registry's own */
-	assert_ptr_equal(p->consumer, hcb_registry_get(hcb_decoder_registry(c->d), p->consumer->id));
+	assert_ptr_equal(p->consumer, hcb_registry_get(hcb_hcbtap_registry(c->d), p->consumer->id));
 	if (c->npackets < MAX_GOT) {
 		g = &c->got[c->npackets];
 		g->device = p->device;
@@ -182,7 +182,7 @@ static void ctx_destroy(void *p)
 {
 	struct ctx *c = p;
 
-	hcb_decoder_free(c->d);
+	hcb_hcbtap_free(c->d);
 	free(c);
 }
 
@@ -191,7 +191,7 @@ static struct ctx *ctx_new(const struct hcb_decoder_ops *ops)
 	struct ctx *c = calloc(1, sizeof(*c));
 
 	assert_non_null(c);
-	assert_int_equal(hcb_decoder_new(&c->d, ops, c), 0);
+	assert_int_equal(hcb_hcbtap_new(&c->d, ops, c), 0);
 	return own(c, ctx_destroy);
 }
 
@@ -210,7 +210,7 @@ static int feed(struct ctx *c, const void *rec, size_t len)
 
 	assert_non_null(p);
 	memcpy(p, rec, len);
-	err = hcb_decoder_feed(c->d, p, len);
+	err = hcb_hcbtap_feed(c->d, p, len);
 	free(p);
 	return err;
 }
@@ -230,7 +230,7 @@ static int feed_chunk(struct ctx *c, uint32_t type, uint32_t cid, uint32_t devic
 	if (len)
 		memcpy(rec + sizeof(h), data, len);
 	memset(rec + sizeof(h) + len, 0xaa, pad);
-	err = hcb_decoder_feed(c->d, rec, n);
+	err = hcb_hcbtap_feed(c->d, rec, n);
 	free(rec);
 	return err;
 }
@@ -325,7 +325,7 @@ static void pattern(unsigned char *p, size_t n, unsigned int seed)
 
 static uint64_t problems(struct ctx *c, uint32_t device, enum hcb_decode_problem what)
 {
-	const struct hcb_stream_stats *s = hcb_decoder_stats(c->d, device);
+	const struct hcb_stream_stats *s = hcb_hcbtap_stats(c->d, device);
 
 	return s ? s->problems[what] : 0;
 }
@@ -352,9 +352,9 @@ static void test_single_packet(void **state)
 
 	(void)state;
 	pattern(payload, sizeof(payload), 1);
-	assert_null(hcb_decoder_stats(c->d, 0));
+	assert_null(hcb_hcbtap_stats(c->d, 0));
 	feed_reg(c, 0x1234, 0, b.p, b.len, b.len);
-	k = hcb_registry_get(hcb_decoder_registry(c->d), 0x1234);
+	k = hcb_registry_get(hcb_hcbtap_registry(c->d), 0x1234);
 	assert_non_null(k);
 	assert_string_equal(k->name, "loss");
 	assert_int_equal(k->total_bytes, LOSS_BYTES);
@@ -362,10 +362,10 @@ static void test_single_packet(void **state)
 						       .seq = 0, .total = LOSS_BYTES, .ts_ns = 123456789,
 						       .pid = 100, .tid = 101 }), 0);
 	assert_int_equal(c->npackets, 0);   /* waits for its data */
-	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 1);
 	feed_data(c, 0x1234, 0, 0, payload, sizeof(payload), 64);
 	assert_int_equal(c->npackets, 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(c->got[0].device, 0);
 	assert_int_equal(c->got[0].seq, 0);
 	assert_int_equal(c->got[0].consumer_id, 0x1234);
@@ -375,7 +375,7 @@ static void test_single_packet(void **state)
 	assert_int_equal(c->got[0].tid, 101);
 	assert_int_equal(c->got[0].nbytes, LOSS_BYTES);
 	assert_memory_equal(c->got[0].payload, payload, LOSS_BYTES);
-	st = hcb_decoder_stats(c->d, 0);
+	st = hcb_hcbtap_stats(c->d, 0);
 	assert_non_null(st);
 	assert_int_equal(st->packets, 1);
 	assert_int_equal(st->bytes, LOSS_BYTES);
@@ -385,8 +385,8 @@ static void test_single_packet(void **state)
 	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
 		assert_int_equal(st->problems[i], 0);
 	assert_int_equal(c->nwarn, 0);
-	assert_null(hcb_decoder_stats(c->d, 1));
-	hcb_decoder_finish(c->d);
+	assert_null(hcb_hcbtap_stats(c->d, 1));
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->nwarn, 0);
 	release(b.p);
 	ctx_free(c);
@@ -427,7 +427,7 @@ static void test_inline_packet(void **state)
 	feed_reg(c, 0x1234, 2, b.p, b.len, b.len);
 	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 256), 0);
 	assert_int_equal(c->npackets, 1);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(c->got[0].seq, 7);
 	assert_int_equal(c->got[0].device, 2);
 	assert_int_equal(c->got[0].mono_ns, 55);
@@ -440,10 +440,10 @@ static void test_inline_packet(void **state)
 	/* the same thread's chunked packet left pending is cut short by it */
 	a.seq = 9;
 	assert_int_equal(feed_pkt(c, &a), 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 1);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 1);
 	a.seq = 10;
 	assert_int_equal(feed_inline(c, &a, payload, sizeof(payload), 64), 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(problems(c, 2, HCB_INCOMPLETE), 1);
 	assert_int_equal(c->npackets, 2);
 	/* an unknown consumer inline is refused like any packet */
@@ -468,7 +468,7 @@ static void test_many_chunks(void **state)
 
 	(void)state;
 	feed_reg(c, 77, 2, b.p, b.len, 13);   /* the blob in 13-byte pieces */
-	assert_non_null(hcb_registry_get(hcb_decoder_registry(c->d), 77));
+	assert_non_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 77));
 	for (unsigned int seq = 0; seq < 4; seq++) {
 		pattern(payload, sizeof(payload), seq + 10);
 		assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 77, .device = 2, .nleaves = 1,
@@ -485,7 +485,7 @@ static void test_many_chunks(void **state)
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 77, 2, 4, 0, 300, NULL, 0, 0), 0);
 	feed_data(c, 77, 2, 4, payload, sizeof(payload), 150);
 	assert_int_equal(c->npackets, 5);
-	assert_int_equal(hcb_decoder_stats(c->d, 2)->bytes, 5 * 300);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 2)->bytes, 5 * 300);
 	assert_int_equal(c->nwarn, 0);
 	release(b.p);
 	ctx_free(c);
@@ -520,10 +520,10 @@ static void test_interleaved_devices(void **state)
 		assert_int_equal(c->got[i].seq, 10 + dev);
 		assert_int_equal(c->got[i].tid, 1000 + dev);
 		assert_memory_equal(c->got[i].payload, payload[dev], 300);
-		assert_int_equal(hcb_decoder_stats(c->d, dev)->packets, 1);
-		assert_int_equal(hcb_decoder_stats(c->d, dev)->first_seq, 10 + dev);
+		assert_int_equal(hcb_hcbtap_stats(c->d, dev)->packets, 1);
+		assert_int_equal(hcb_hcbtap_stats(c->d, dev)->first_seq, 10 + dev);
 	}
-	assert_int_equal(hcb_registry_count(hcb_decoder_registry(c->d)), 1);
+	assert_int_equal(hcb_registry_count(hcb_hcbtap_registry(c->d)), 1);
 	assert_int_equal(c->nwarn, 0);
 	release(b.p);
 	ctx_free(c);
@@ -575,9 +575,9 @@ static void test_zero_byte_consumers(void **state)
 	assert_int_equal(c->npackets, 2);
 	assert_int_equal(c->got[1].consumer_id, 4);
 	assert_string_equal(c->got[1].name, "empty");
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->packets, 2);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->bytes, 0);
-	hcb_decoder_finish(c->d);   /* nothing pending */
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->packets, 2);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->bytes, 0);
+	hcb_hcbtap_finish(c->d);   /* nothing pending */
 	assert_int_equal(c->nwarn, 0);
 	release(none.p);
 	release(empty.p);
@@ -593,14 +593,14 @@ static void test_duplicate_registration(void **state)
 
 	(void)state;
 	feed_reg(c, 5, 0, b.p, b.len, 40);
-	k = hcb_registry_get(hcb_decoder_registry(c->d), 5);
+	k = hcb_registry_get(hcb_hcbtap_registry(c->d), 5);
 	assert_non_null(k);
 	feed_reg(c, 5, 0, b.p, b.len, 40);
 	/* a different blob under the same id changes nothing either */
 	feed_reg(c, 5, 1, other.p, other.len, 40);
-	assert_ptr_equal(hcb_registry_get(hcb_decoder_registry(c->d), 5), k);
+	assert_ptr_equal(hcb_registry_get(hcb_hcbtap_registry(c->d), 5), k);
 	assert_string_equal(k->name, "loss");
-	assert_int_equal(hcb_registry_count(hcb_decoder_registry(c->d)), 1);
+	assert_int_equal(hcb_registry_count(hcb_hcbtap_registry(c->d)), 1);
 	assert_int_equal(c->nwarn, 0);
 	release(b.p);
 	release(other.p);
@@ -615,9 +615,9 @@ static void test_registration_restarts(void **state)
 
 	(void)state;
 	assert_int_equal(feed_chunk(c, HCB_EV_REG, 8, 0, 0, 0, b.len, b.p, 40, 0), 0);
-	assert_null(hcb_registry_get(hcb_decoder_registry(c->d), 8));
+	assert_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 8));
 	feed_reg(c, 8, 0, b.p, b.len, 64);
-	assert_non_null(hcb_registry_get(hcb_decoder_registry(c->d), 8));
+	assert_non_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 8));
 	assert_int_equal(c->nwarn, 0);
 	release(b.p);
 	ctx_free(c);
@@ -654,7 +654,7 @@ static void test_registration_two_copies_interleaved(void **state)
 						    (char *)b.p + off, (uint32_t)n, 0), 0);
 	}
 	assert_int_equal(warned(c, HCB_BAD_REGISTRATION), 0);
-	assert_non_null(hcb_registry_get(hcb_decoder_registry(c->d), 6));
+	assert_non_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 6));
 	pattern(payload, LOSS_BYTES, 3);
 	assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 6, .nleaves = 2, .total = LOSS_BYTES }), 0);
 	feed_data(c, 6, 0, 0, payload, LOSS_BYTES, LOSS_BYTES);
@@ -686,9 +686,9 @@ static void test_bad_magic(void **state)
 	assert_int_equal(c->warn[0].consumer_id, 5);
 	assert_non_null(strstr(c->warn[0].detail, "271829"));
 	/* a problem makes the device known to the stats, with nothing delivered */
-	assert_int_equal(hcb_decoder_stats(c->d, 3)->packets, 0);
-	assert_int_equal(hcb_stream_gaps(hcb_decoder_stats(c->d, 3)), 0);
-	hcb_decoder_finish(c->d);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 3)->packets, 0);
+	assert_int_equal(hcb_stream_gaps(hcb_hcbtap_stats(c->d, 3)), 0);
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->nwarn, 1);
 	release(b.p);
 	ctx_free(c);
@@ -749,7 +749,7 @@ static void test_unknown_consumer_read_target(void **state)
 	assert_int_equal(feed_pkt(c, &a), 0);
 	assert_int_equal(warned(c, HCB_BAD_REGISTRATION), 1);
 	assert_int_equal(warned(c, HCB_UNKNOWN_CONSUMER), 3);
-	assert_null(hcb_registry_get(hcb_decoder_registry(c->d), 0x78));
+	assert_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 0x78));
 
 	/* the target has it: the packet decodes */
 	c->target_blob = b.p;
@@ -789,19 +789,19 @@ static void test_bad_registration(void **state)
 	memcpy(bad, b.p, b.len);
 	bad[0] ^= 0xff;
 	feed_reg(c, 5, 2, bad, b.len, 50);
-	assert_null(hcb_registry_get(hcb_decoder_registry(c->d), 5));
+	assert_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 5));
 	assert_int_equal(problems(c, 2, HCB_BAD_REGISTRATION), 1);
 	/* a good blob sent under another consumer's id */
 	feed_reg(c, 6, 2, b.p, b.len, 50);
-	assert_null(hcb_registry_get(hcb_decoder_registry(c->d), 6));
-	assert_null(hcb_registry_get(hcb_decoder_registry(c->d), 5));
+	assert_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 6));
+	assert_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 5));
 	assert_int_equal(problems(c, 2, HCB_BAD_REGISTRATION), 2);
 	assert_int_equal(c->nwarn, 2);
 	assert_int_equal(c->warn[1].what, HCB_BAD_REGISTRATION);
 	assert_int_equal(c->warn[1].consumer_id, 6);
 	/* then the right one */
 	feed_reg(c, 5, 2, b.p, b.len, 50);
-	assert_non_null(hcb_registry_get(hcb_decoder_registry(c->d), 5));
+	assert_non_null(hcb_registry_get(hcb_hcbtap_registry(c->d), 5));
 	assert_int_equal(c->nwarn, 2);
 	release(bad);
 	release(b.p);
@@ -824,13 +824,13 @@ static void test_short_payload(void **state)
 	assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 5, .nleaves = 2, .seq = 3,
 						       .total = UINT64_MAX }), 0);
 	assert_int_equal(c->npackets, 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(problems(c, 0, HCB_SHORT_PAYLOAD), 4);
 	assert_int_equal(warned(c, HCB_SHORT_PAYLOAD), 4);
 	assert_non_null(strstr(c->warn[0].detail, "25"));   /* 25 bytes sent, 26 registered */
 	assert_non_null(strstr(c->warn[0].detail, "26"));
 	/* nothing left pending */
-	hcb_decoder_finish(c->d);
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->nwarn, 4);
 	release(b.p);
 	ctx_free(c);
@@ -854,7 +854,7 @@ static void test_bad_chunks(void **state)
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 0, 0, 0, LOSS_BYTES, payload, 10, 0), 0);
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 0, 0, 16, LOSS_BYTES, payload + 16, 10, 0), 0);
 	assert_int_equal(problems(c, 0, HCB_BAD_CHUNK), ++n);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	/* the packet is gone: its missing chunk completes nothing */
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 0, 0, 10, LOSS_BYTES, payload + 10, 6, 0), 0);
 	assert_int_equal(c->npackets, 0);
@@ -920,7 +920,7 @@ static void test_stray_chunk(void **state)
 	(void)state;
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 0, 0, 0, 8, payload, 8, 0), 0);
 	assert_int_equal(c->npackets, 0);
-	hcb_decoder_finish(c->d);
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->npackets, 0);
 	ctx_free(c);
 }
@@ -1019,9 +1019,9 @@ static void test_incomplete_new_packet(void **state)
 	assert_int_equal(c->got[1].seq, 1);
 	assert_memory_equal(c->got[1].payload, p1, LOSS_BYTES);
 	/* 1..2 delivered, 0 missing from the stats' point of view */
-	assert_int_equal(hcb_decoder_stats(c->d, 4)->first_seq, 1);
-	assert_int_equal(hcb_decoder_stats(c->d, 4)->last_seq, 2);
-	hcb_decoder_finish(c->d);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 4)->first_seq, 1);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 4)->last_seq, 2);
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->nwarn, 1);
 	release(b.p);
 	ctx_free(c);
@@ -1042,15 +1042,15 @@ static void test_incomplete_at_end(void **state)
 	assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 5, .device = 1, .nleaves = 2, .seq = 3,
 						       .total = LOSS_BYTES, .tid = 2 }), 0);
 	assert_int_equal(c->nwarn, 0);
-	assert_int_equal(hcb_decoder_pending(c->d), 2);
-	hcb_decoder_finish(c->d);
-	assert_int_equal(hcb_decoder_pending(c->d), 0);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 2);
+	hcb_hcbtap_finish(c->d);
+	assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 	assert_int_equal(c->npackets, 0);
 	assert_int_equal(problems(c, 0, HCB_INCOMPLETE), 1);
 	assert_int_equal(problems(c, 1, HCB_INCOMPLETE), 1);
 	assert_int_equal(warned(c, HCB_INCOMPLETE), 2);
 	/* finishing twice finds nothing more */
-	hcb_decoder_finish(c->d);
+	hcb_hcbtap_finish(c->d);
 	assert_int_equal(c->nwarn, 2);
 	/* the last byte after the end: nothing */
 	assert_int_equal(feed_chunk(c, HCB_EV_DATA, 5, 0, 7, 25, LOSS_BYTES, p0 + 25, 1, 0), 0);
@@ -1076,7 +1076,7 @@ static void test_gaps(void **state)
 	feed_reg(c, 3, 0, b.p, b.len, 1000);
 	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
 		deliver_seq(c, 3, 2, seqs[i], 1);
-	st = hcb_decoder_stats(c->d, 2);
+	st = hcb_hcbtap_stats(c->d, 2);
 	assert_non_null(st);
 	assert_int_equal(st->packets, 6);
 	assert_int_equal(st->first_seq, 3);
@@ -1085,8 +1085,8 @@ static void test_gaps(void **state)
 	/* another device counts alone */
 	deliver_seq(c, 3, 0, 0, 1);
 	deliver_seq(c, 3, 0, 1, 1);
-	assert_int_equal(hcb_stream_gaps(hcb_decoder_stats(c->d, 0)), 0);
-	assert_int_equal(hcb_stream_gaps(hcb_decoder_stats(c->d, 2)), 4);
+	assert_int_equal(hcb_stream_gaps(hcb_hcbtap_stats(c->d, 0)), 0);
+	assert_int_equal(hcb_stream_gaps(hcb_hcbtap_stats(c->d, 2)), 4);
 	/* no packets, no gaps */
 	{
 		struct hcb_stream_stats none = { .first_seq = 5, .last_seq = 9 };
@@ -1109,8 +1109,8 @@ static void test_gaps_duplicate_seq(void **state)
 	deliver_seq(c, 3, 0, 5, 1);
 	deliver_seq(c, 3, 0, 5, 2);
 	assert_int_equal(c->npackets, 2);
-	assert_int_equal(hcb_decoder_stats(c->d, 0)->packets, 2);
-	assert_true(hcb_stream_gaps(hcb_decoder_stats(c->d, 0)) <= 1);
+	assert_int_equal(hcb_hcbtap_stats(c->d, 0)->packets, 2);
+	assert_true(hcb_stream_gaps(hcb_hcbtap_stats(c->d, 0)) <= 1);
 	release(b.p);
 	ctx_free(c);
 }
@@ -1129,10 +1129,10 @@ static void test_device_out_of_range(void **state)
 	assert_int_equal(c->npackets, 0);
 	assert_int_equal(warned(c, HCB_BAD_DEVICE), 1);
 	assert_non_null(strstr(c->warn[0].detail, "device 1000"));
-	assert_null(hcb_decoder_stats(c->d, 1000));
-	assert_null(hcb_decoder_stats(c->d, HCB_MAX_DEVICES));
-	assert_null(hcb_decoder_stats(c->d, HCB_MAX_DEVICES - 1));   /* 255 never sent anything */
-	stray = hcb_decoder_stray(c->d);
+	assert_null(hcb_hcbtap_stats(c->d, 1000));
+	assert_null(hcb_hcbtap_stats(c->d, HCB_MAX_DEVICES));
+	assert_null(hcb_hcbtap_stats(c->d, HCB_MAX_DEVICES - 1));   /* 255 never sent anything */
+	stray = hcb_hcbtap_stray(c->d);
 	assert_non_null(stray);
 	assert_int_equal(stray->problems[HCB_BAD_DEVICE], 1);
 	assert_int_equal(stray->packets, 0);
@@ -1211,7 +1211,7 @@ static void test_huge_payload(void **state)
 	pattern(p, LOSS_BYTES, 9);
 	feed_reg(c, 66, 0, h.p, h.len, 1000);
 	feed_reg(c, 5, 0, b.p, b.len, 1000);
-	assert_int_equal(hcb_registry_get(hcb_decoder_registry(c->d), 66)->total_bytes, UINT64_C(1) << 61);
+	assert_int_equal(hcb_registry_get(hcb_hcbtap_registry(c->d), 66)->total_bytes, UINT64_C(1) << 61);
 	assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 66, .nleaves = 1, .seq = 0,
 						       .total = UINT64_C(1) << 61, .tid = 1 }), 0);
 	assert_int_equal(feed_pkt(c, &(struct pkt_args){ .cid = 5, .nleaves = 2, .seq = 1,
@@ -1283,7 +1283,7 @@ static void test_fuzz(void **state)
 				len = sizeof(h) + h.len;
 			} else if (kind < 5) {                        /* a PKT */
 				const struct hcb_consumer *kc =
-					hcb_registry_get(hcb_decoder_registry(c->d), cid);
+					hcb_registry_get(hcb_hcbtap_registry(c->d), cid);
 				struct hcb_ev_pkt e = {
 					.type = HCB_EV_PKT, .consumer_id = cid, .device = dev,
 					.nleaves = kc && rnd() % 8 ? kc->nleaves : rnd() % 4,
@@ -1299,7 +1299,7 @@ static void test_fuzz(void **state)
 				len = sizeof(e);
 			} else if (kind < 9) {                        /* a DATA chunk */
 				const struct hcb_consumer *kc =
-					hcb_registry_get(hcb_decoder_registry(c->d), cid);
+					hcb_registry_get(hcb_hcbtap_registry(c->d), cid);
 				uint64_t total = kc && rnd() % 8 ? kc->total_bytes : rnd() % 400;
 				struct hcb_ev_chunk h = { .type = HCB_EV_DATA, .consumer_id = cid,
 							  .device = dev, .seq = seq, .total = total };
@@ -1332,13 +1332,13 @@ static void test_fuzz(void **state)
 			err = feed(c, rec, len);
 			assert_int_equal(err, 0);
 		}
-		hcb_decoder_finish(c->d);
-		assert_int_equal(hcb_decoder_pending(c->d), 0);
+		hcb_hcbtap_finish(c->d);
+		assert_int_equal(hcb_hcbtap_pending(c->d), 0);
 		/* every problem was warned, every delivery counted, per device
 		 * (the last ordinal and those past it left out: how they are
 		 * counted is not this loop's business) */
 		for (uint32_t dev = 0; dev < HCB_MAX_DEVICES - 1; dev++) {
-			const struct hcb_stream_stats *st = hcb_decoder_stats(c->d, dev);
+			const struct hcb_stream_stats *st = hcb_hcbtap_stats(c->d, dev);
 			uint64_t np = 0;
 
 			if (!st) {
