@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testpyproc.h - a real Python process for the CPython readers' tests: the
+ * interpreter runs a script that prints one line (ids of its objects) and
+ * then waits on stdin until the test closes it.  No sleep: the test waits
+ * for the line, which the child writes only once its objects exist.
+ */
+#ifndef HCB_TESTPYPROC_H
+#define HCB_TESTPYPROC_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct pyproc {
+	pid_t pid;
+	int in_fd;          /* the child's stdin: closed to end it */
+	char line[4096];    /* what it printed */
+};
+
+/* The pythons of the machine the tests know (pyenv's and Debian's). */
+static const char *const test_pythons[] = {
+	"/root/.pyenv/versions/3.10.13/bin/python3.10",
+	"/root/.pyenv/versions/3.11.7/bin/python3.11",
+	"/root/.pyenv/versions/3.12.1/bin/python3.12",
+	"/root/.pyenv/versions/3.13.0/bin/python3.13",
+	"/usr/bin/python3.11",
+};
+
+/* Start python on script; 0 and p filled once its line is read, -ENOENT
+ * if that python is not on this machine, -EIO if it printed nothing. */
+static int pyproc_start(struct pyproc *p, const char *python, const char *script)
+{
+	int in[2], out[2];
+	size_t n = 0;
+	FILE *f;
+
+	if (access(python, X_OK))
+		return -ENOENT;
+	if (pipe(in) || pipe(out))
+		return -errno;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(python, python, "-S", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->in_fd = in[1];
+	f = fdopen(out[0], "r");
+	if (f && fgets(p->line, sizeof(p->line), f))
+		n = strlen(p->line);
+	if (f)
+		fclose(f);
+	return n ? 0 : -EIO;
+}
+
+static void pyproc_stop(struct pyproc *p)
+{
+	int st;
+
+	close(p->in_fd);
+	if (waitpid(p->pid, &st, 0) < 0)
+		kill(p->pid, SIGKILL);
+}
+
+#endif
