@@ -384,6 +384,8 @@ int trace_attach(struct trace *t, pid_t pid)
 	if (not_read && !t->o->quiet)
 		cli_warn("process %d runs %s %s: %s", (int)pid,
 			 cli_provider_words(ti->provider->name)->library, ti->version, not_read);
+	if (ti->notice[0] && !t->o->quiet)
+		cli_warn("process %d: %s", (int)pid, ti->notice);
 	if ((ti->unread & HCB_UNREAD_OUTFEED) && !t->o->quiet)
 		cli_warn("process %d runs jaxlib %s: host_callback's outfeed taps (id_tap, id_print, "
 			 "jax's default for them up to 0.4.33) are not read on it, only on jaxlib "

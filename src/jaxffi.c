@@ -56,10 +56,17 @@ int hcb_jaxffi_code_ordinal(const char *path, uint64_t off)
 	return code[i] == 0xc3 ? disp : -1;
 }
 
+/* The handler's inner function, which calls the Python callable: a local
+ * symbol, xla:: in jaxlib 0.6, jax:: from 0.7 (bpf/pycall.bpf.c). */
+#define INNER_06 "_ZN3xla23XlaFfiPythonCpuCallbackEPNS_22FfiLoadedHostCallbacksEPNS_21" \
+	"CpuTransposePlanCacheEmNS_3ffi13RemainingArgsENS4_13RemainingRetsE"
+#define INNER_07 "_ZN3jax23XlaFfiPythonCpuCallbackEPN3xla22FfiLoadedHostCallbacksEPNS_21" \
+	"CpuTransposePlanCacheEmNS0_3ffi13RemainingArgsENS5_13RemainingRetsE"
+
 int hcb_jaxffi_find(pid_t pid, struct hcb_jaxffi_target *t)
 {
-	const char *names[4];
-	uint64_t offs[4], base;
+	const char *names[6];
+	uint64_t offs[6], base;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -71,7 +78,9 @@ int hcb_jaxffi_find(pid_t pid, struct hcb_jaxffi_target *t)
 	names[1] = hcb_jaxffi_layout()->handler;
 	names[2] = hcb_jaxffi_layout()->buffer_handler;
 	names[3] = DEVICE_ORDINAL_GET;
-	err = hcb_target_elf_funcs(t->lib, names, 4, offs);
+	names[4] = INNER_07;
+	names[5] = INNER_06;
+	err = hcb_target_elf_funcs(t->lib, names, 6, offs);
 	if (err)
 		return err;
 	/* buffer_callback's handler is optional, the other two are not */
@@ -80,6 +89,7 @@ int hcb_jaxffi_find(pid_t pid, struct hcb_jaxffi_target *t)
 	t->thunk_off = offs[0];
 	t->handler_off = offs[1];
 	t->buffer_off = offs[2];
+	t->inner_off = offs[4] ? offs[4] : offs[5];
 	t->ctx_device_off = offs[3] ? hcb_jaxffi_code_ordinal(t->lib, offs[3]) : -1;
 	return 0;
 }

@@ -67,6 +67,10 @@ struct hcb_jaxffi_target {
 	char version[64];              /* jaxlib's, "unknown" if unreadable */
 	/* file offsets of the probed functions (uprobes); buffer 0: none */
 	uint64_t thunk_off, handler_off, buffer_off;
+	/* the handler's inner function, which calls the Python callable
+	 * ({xla,jax}::XlaFfiPythonCpuCallback, bpf/pycall.bpf.c); 0: not
+	 * found, the taps go without the callable and the text */
+	uint64_t inner_off;
 	/* XLA_FFI_ExecutionContext's device ordinal, as the library's own
 	 * XLA_FFI_INTERNAL_DeviceOrdinal_Get reads it (its code proves the
 	 * offset); -1 where that code is not the one-load function known */
@@ -113,6 +117,9 @@ int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, v
  * code reads it (t->ctx_device_off): calls with no thunk to prove the
  * layout are shown before one does. */
 void hcb_jaxffi_device_proven(struct hcb_jaxffi *x);
+/* The inner function that calls the Python callable is probed
+ * (bpf/pycall.bpf.c): a Python callback's tap is held until its end. */
+void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
 /* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG or HCB_EV_JDATA.
  * 0 (malformed records included: they are counted), the packet callback's

@@ -146,14 +146,20 @@ struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h
 	return c;
 }
 
-void hcb_jx_calls_expire(struct hcb_jaxffi *x)
+int hcb_jx_calls_expire(struct hcb_jaxffi *x)
 {
-	for (struct jcall *c = x->oldest, *next; c; c = next) {
+	int err = 0;
+
+	for (struct jcall *c = x->oldest, *next; c && !err; c = next) {
 		next = c->newer;
 		if (!c->touched_ns)
 			c->touched_ns = x->b.now_ns;
 		if (!hcb_bounds_expired(&x->b, c->touched_ns))
 			continue;
+		if (c->whole) {
+			err = hcb_jx_deliver_unended(x, c, "its callback still ran after a while");
+			continue;
+		}
 		hcb_bounds_lose(&x->b, HCB_BOUND_EXPIRED, c->h.device, 0, "device %u: callback "
 				"call %llu (%s) given up: %u of %u operands, %llu of %llu bytes came, "
 				"then none for a while", c->h.device, (unsigned long long)c->h.seq,
@@ -161,6 +167,7 @@ void hcb_jx_calls_expire(struct hcb_jaxffi *x)
 				(unsigned long long)c->h.total_bytes);
 		hcb_jx_call_drop(x, c);
 	}
+	return err;
 }
 
 void hcb_jx_calls_free(struct hcb_jaxffi *x)

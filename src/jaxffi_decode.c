@@ -14,6 +14,7 @@
 
 #include "bpf/hcbtap_events.h"
 #include "bpf/jaxffi_abi.h"
+#include "bpf/pycall_events.h"
 #include "dtype.h"
 #include "jaxffi_impl.h"
 
@@ -49,8 +50,12 @@ void hcb_jaxffi_free(struct hcb_jaxffi *x)
 	free(x);
 }
 
-/* Call c has all its records: hand it on, then let it go. */
-static int deliver(struct hcb_jaxffi *x, struct jcall *c)
+void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x)
+{
+	x->inner = 1;
+}
+
+int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 {
 	const struct hcb_consumer *con = NULL;
 	struct hcb_packet p;
@@ -83,6 +88,7 @@ static int deliver(struct hcb_jaxffi *x, struct jcall *c)
 		.device = c->h.device, .seq = c->h.seq, .mono_ns = c->h.ts_ns,
 		.pid = c->h.pid, .tid = c->h.tid, .consumer = con,
 		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
+		.py_callable = c->py_callable,
 	};
 	hcb_bounds_delivered(&x->b, p.device, p.seq, con->total_bytes);
 	x->delivered++;
@@ -91,9 +97,16 @@ static int deliver(struct hcb_jaxffi *x, struct jcall *c)
 	return err;
 }
 
+/* A Python callback's call, whole, waits for its end (jaxffi_pycall.c). */
 static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
 {
-	return c->nseen == c->h.nargs && !c->arg_left ? deliver(x, c) : 0;
+	if (c->nseen != c->h.nargs || c->arg_left)
+		return 0;
+	if (c->await_end) {
+		c->whole = 1;
+		return 0;
+	}
+	return hcb_jx_deliver(x, c);
 }
 
 /*
@@ -169,9 +182,14 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 	}
 	/* this thread is on to its next call: its last one got what it will */
 	c = hcb_jx_call_of(x, h.pid, h.tid);
-	if (c)
+	if (c && c->whole) {
+		n = hcb_jx_deliver_unended(x, c, "its thread's next call came first");
+		if (n)
+			return n;
+	} else if (c) {
 		hcb_jx_call_stopped(x, c, "its thread went on (ring buffer full, or memory "
 				    "unreadable)");
+	}
 	n = check_site(x, &h);
 	if (n)
 		return n == -EPROTO ? n : 0;
@@ -183,7 +201,11 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 		return 0;
 	}
 	c = hcb_jx_call_new(x, &h, &n);
-	return c ? maybe_done(x, c) : n;
+	if (!c)
+		return n;
+	c->await_end = x->inner && h.handler == HCB_JAXFFI_PYTHON &&
+		       !(h.flags & HCB_JAXFFI_F_LEGACY);
+	return maybe_done(x, c);
 }
 
 /* The operand's shape and the bytes the probe sends of it (*wire: packed,
@@ -311,6 +333,8 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 		return on_call(x, rec);
 	if (type == HCB_EV_JARG && len >= sizeof(struct hcb_ev_jarg))
 		return on_arg(x, rec);
+	if (type >= HCB_EV_JPYCALL && type <= HCB_EV_JPYTEXT)
+		return hcb_jx_on_pycall(x, rec, len);
 	if (type == HCB_EV_JDATA && len >= sizeof(struct hcb_ev_chunk)) {
 		struct hcb_ev_chunk ch;
 
@@ -329,8 +353,7 @@ bad:
 int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns)
 {
 	x->b.now_ns = now_ns ? now_ns : 1;
-	hcb_jx_calls_expire(x);
-	return 0;
+	return hcb_jx_calls_expire(x);
 }
 
 unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x)
@@ -340,8 +363,12 @@ unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x)
 
 void hcb_jaxffi_finish(struct hcb_jaxffi *x)
 {
-	while (x->oldest)
-		hcb_jx_call_stopped(x, x->oldest, "the end of the input came first");
+	while (x->oldest) {
+		if (x->oldest->whole)
+			hcb_jx_deliver_unended(x, x->oldest, "the end of the input came first");
+		else
+			hcb_jx_call_stopped(x, x->oldest, "the end of the input came first");
+	}
 }
 
 const struct hcb_stream_stats *hcb_jaxffi_stats(const struct hcb_jaxffi *x, uint32_t device)

@@ -48,6 +48,12 @@ struct jcall {
 	uint64_t touched_ns;               /* its last record (a tick's time) */
 	struct hcb_xshape *shapes;         /* h.nargs */
 	struct hcb_buf payload;
+	/* the Python side (bpf/pycall_events.h), where the inner function is
+	 * probed: a Python callback's call waits for its end, whole */
+	unsigned int await_end : 1;        /* it will come */
+	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
+	unsigned int whole : 1;            /* its operands all came: waits for the end */
+	uint64_t py_callable;              /* the Python callable, 0: not known */
 };
 
 /* A call site seen, and the consumer made up for it. */
@@ -77,7 +83,18 @@ struct hcb_jaxffi {
 	unsigned int legacy_num[JX_LEGACY_SLOTS];
 	unsigned int nlegacy;
 	uint64_t delivered;                /* calls handed on: the layout held for them */
+	int inner;                         /* the inner function is probed */
+	uint64_t unended;                  /* calls handed on before their end came */
 };
+
+/* jaxffi_decode.c: call c has all its records, hand it on and let it go:
+ * 0, or the packet callback's negative value. */
+int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
+
+/* jaxffi_pycall.c: the Python side's records (bpf/pycall_events.h) */
+int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
+/* Call c, whole, is handed on though its end has not come (why): counted. */
+int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
 
 /* jaxffi_calls.c */
 /* A new call in flight for h, its claim taken from the pool (the oldest
@@ -92,8 +109,10 @@ struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid);
 void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c);
 /* The call stopped before all its records came: a problem, then dropped. */
 void hcb_jx_call_stopped(struct hcb_jaxffi *x, struct jcall *c, const char *why);
-/* Calls that made no progress for HCB_BOUNDS_EXPIRY_NS: given up. */
-void hcb_jx_calls_expire(struct hcb_jaxffi *x);
+/* Calls that made no progress for HCB_BOUNDS_EXPIRY_NS: given up; one
+ * that is whole and waits for its end is handed on.  0, or the packet
+ * callback's negative value. */
+int hcb_jx_calls_expire(struct hcb_jaxffi *x);
 void hcb_jx_calls_free(struct hcb_jaxffi *x);
 
 /* jaxffi_sites.c */

@@ -39,6 +39,9 @@ struct hcb_packet {
 	 * (CUPTI, `run --cuda`), CLOCK_REALTIME, in a record only (a decoder
 	 * reports them apart: copy_times below); 0: not known */
 	uint64_t copy_start_ns, copy_end_ns;
+	/* a JAX Python callback's: the Python callable jaxlib called (the
+	 * PyObject * in the target, not checked here); 0: not known */
+	uint64_t py_callable;
 };
 
 enum hcb_decode_problem {

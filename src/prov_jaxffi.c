@@ -17,8 +17,10 @@
  * library's own code reads the execution context's and the run options'
  * device ordinals, plus one (0: its code is not the function known,
  * jaxffi.h), and whether the callbacks are the legacy ones (jaxlegacy.h).
- * HANDLER is the legacy callback there, and RUN.. the run sites. */
-enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, RUN };
+ * HANDLER is the legacy callback there, and RUN.. the run sites.  INNER:
+ * the handler's inner function, which calls the Python callable
+ * (bpf/pycall.bpf.c; 0: not found). */
+enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, INNER, RUN };
 
 _Static_assert(RUN + HCB_JAXLEGACY_RUN_SITES <= sizeof(((struct hcb_target_info *)0)->probe_off) /
 	       sizeof(uint64_t), "probe_off holds every run site");
@@ -48,6 +50,7 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	struct hcb_jaxffi_target t;
 	int err = find_target(pid, &t);
 
+	ti->notice[0] = '\0';
 	snprintf(ti->path, sizeof(ti->path), "%s", t.lib);
 	snprintf(ti->version, sizeof(ti->version), "%s", t.version);
 	/* str(device) is TFRT_CPU_0 in these versions, but jax.debug.print and
@@ -61,6 +64,11 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	ti->probe_off[CTX_DEVICE] = t.ctx_device_off >= 0 ? (uint64_t)t.ctx_device_off + 1 : 0;
 	ti->probe_off[RUN_DEVICE] = t.run_device_off >= 0 ? (uint64_t)t.run_device_off + 1 : 0;
 	ti->probe_off[LEGACY] = (uint64_t)t.legacy;
+	ti->probe_off[INNER] = t.legacy ? 0 : t.inner_off;
+	if (!t.legacy && !t.inner_off)
+		snprintf(ti->notice, sizeof(ti->notice), "jaxlib %s has no XlaFfiPythonCpuCallback "
+			 "hcbtrace knows: its callbacks are shown without the Python side (the "
+			 "text jax.debug.print writes, the function called)", t.version);
 	ti->unread = t.legacy && outfeed_era(t.version) ? HCB_UNREAD_OUTFEED : 0;
 	for (unsigned int i = 0; i < t.nrun; i++)
 		ti->probe_off[RUN + i] = t.run_off[i];
@@ -135,6 +143,8 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	bpf_program__set_autoload(skel->progs.jaxffi_call, !ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxffi_inner, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, !!ti->probe_off[INNER]);
 	return 0;
 }
 
@@ -143,7 +153,8 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
 		     const struct hcb_target_info *ti, uint64_t off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie,
+		    .retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret);
 	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, ti->pid, ti->path, off, &opts);
 
 	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
@@ -166,11 +177,18 @@ static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info
 	return err;
 }
 
-/* The thunk first: a handler call then always finds its call site. */
+/* The thunk first: a handler call then always finds its call site; the
+ * inner function's return before its entry, so that an entry seen always
+ * has its end. */
 static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+
+	if (!err && ti->probe_off[INNER])
+		err = attach_at(probes, skel->progs.jaxffi_inner_ret, ti, ti->probe_off[INNER], 0);
+	if (!err && ti->probe_off[INNER])
+		err = attach_at(probes, skel->progs.jaxffi_inner, ti, ti->probe_off[INNER], 0);
 
 	if (!err)
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
@@ -191,6 +209,8 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		return err;
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(x);
+	if (ti->probe_off[INNER])
+		hcb_jaxffi_inner_probed(x);
 	err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
 		hcb_jaxffi_free(x);
@@ -237,7 +257,8 @@ static void close_jaxffi(void *state)
 }
 
 static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
-					"jaxlegacy_run", NULL };
+					"jaxlegacy_run", "jaxffi_inner", "jaxffi_inner_ret",
+					NULL };
 
 const struct hcb_provider hcb_prov_jaxffi = {
 	.name = "jax-callback",

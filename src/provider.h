@@ -38,6 +38,9 @@ struct hcb_target_info {
 				      * probes go, as find() found them (0: none) */
 	unsigned int unread;         /* HCB_UNREAD_*: what such a target may send
 				      * that this provider does not read */
+	char notice[320];            /* what the provider shows less of for this
+				      * target than it could, and why, in one
+				      * line the session says once ("": none) */
 	const struct hcb_provider *provider;
 };
 

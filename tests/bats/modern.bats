@@ -305,3 +305,28 @@ fake_jaxlib()
     [ "$(wc -l <<<"$stderr")" = 1 ]
     [[ "$stderr" == *"lacks the functions hcbtrace probes: an unusual build"* ]]
 }
+
+@test "modern jax: a jaxlib without the handler's inner function: its taps as before, one notice" {
+    # the handlers hcbtrace probes, and the inner function only when asked
+    cat >"$T/lib.c" <<'C'
+void thunk(void) __asm__("_ZN3xla3cpu15CustomCallThunk7ExecuteERKNS0_5Thunk13ExecuteParamsE");
+void thunk(void) {}
+void kXlaFfiPythonCpuCallback(void) {}
+#ifdef INNER
+void inner(void) __asm__("_ZN3jax23XlaFfiPythonCpuCallbackEPN3xla22FfiLoadedHostCallbacksEPNS_21CpuTransposePlanCacheEmNS0_3ffi13RemainingArgsENS5_13RemainingRetsE");
+void inner(void) {}
+#endif
+C
+    cc -shared -fPIC -o "$T/noinner.so" "$T/lib.c"
+    fake_jaxlib 0.12.0.1 "$T/noinner.so"
+    run --separate-stderr "$HCBTRACE" attach -d 1 "$FAKE_PID"
+    assert_success
+    [ "$(grep -c 'XlaFfiPythonCpuCallback' <<<"$stderr")" = 1 ]
+    [[ "$stderr" == *"process $FAKE_PID: jaxlib 0.12.0.1 has no XlaFfiPythonCpuCallback hcbtrace knows: its callbacks are shown without the Python side"* ]]
+    kill "$FAKE_PID"
+    cc -shared -fPIC -DINNER -o "$T/inner.so" "$T/lib.c"
+    fake_jaxlib 0.12.0.1 "$T/inner.so"
+    run --separate-stderr "$HCBTRACE" attach -d 1 "$FAKE_PID"
+    assert_success
+    refute grep -q 'XlaFfiPythonCpuCallback' <<<"$stderr"
+}

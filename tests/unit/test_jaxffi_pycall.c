@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_jaxffi_pycall.c - the Python side of JAX's callbacks joined to
+ * their calls (src/jaxffi_pycall.c): a Python handler's tap is held until
+ * its thread's inner function returned, and carries the callable; an end
+ * that does not come holds it no longer than the thread's next call, a
+ * while without progress, or the end of the input, each counted; the
+ * buffer handler's taps and a decoder without the inner probe go at once.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bpf/hcbtap_events.h"
+#include "bpf/jaxffi_abi.h"
+#include "bpf/jaxffi_events.h"
+#include "bpf/pycall_events.h"
+#include "decode_bounds.h"
+#include "dtype.h"
+#include "idprint.h"
+#include "jaxffi.h"
+#include "testjaxffi.h"
+
+static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint32_t flags)
+{
+	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid, .flags = flags,
+				    .callable = callable, .index = 3, .ts_ns = 5 };
+
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
+}
+
+static void feed_end(struct hcb_jaxffi *x, uint32_t tid)
+{
+	struct hcb_ev_jpyend e = { .type = HCB_EV_JPYEND, .pid = 7, .tid = tid, .ts_ns = 6 };
+
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
+}
+
+static uint64_t unended(const struct hcb_jaxffi *x)
+{
+	return hcb_jaxffi_bounds(x)->passed[HCB_BOUND_EXPIRED];
+}
+
+/* Held until the end, then shown with its callable. */
+static void test_held_until_end(void **state)
+{
+	float v[3] = { 1, 2, 3 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	f32_call(x, 0, 0, 11, "debug_print.1", v);
+	assert_int_equal(s.packets, 0);
+	assert_int_equal(hcb_jaxffi_pending(x), 1);
+	feed_entry(x, 11, 0x7f0012345670, 0);
+	assert_int_equal(s.packets, 0);
+	/* another thread's end is not this call's */
+	feed_end(x, 12);
+	assert_int_equal(s.packets, 0);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.last.py_callable, 0x7f0012345670);
+	assert_memory_equal(s.payload, v, 12);
+	/* a callable the probe could not read: 0, the tap as before */
+	f32_call(x, 0, 1, 11, "debug_print.1", v);
+	feed_entry(x, 11, 0x1234, HCB_JPY_F_NOCALLABLE);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 2);
+	assert_int_equal(s.last.py_callable, 0);
+	assert_int_equal(unended(x), 0);
+	assert_true(no_problems(&s));
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
+	hcb_jaxffi_free(x);
+}
+
+/* No end: the thread's next call, a tick after a while, the end of the
+ * input each let it go, counted; the late end then finds nothing. */
+static void test_end_missing(void **state)
+{
+	float v[3] = { 1, 2, 3 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	f32_call(x, 0, 0, 11, "debug_print.1", v);
+	feed_entry(x, 11, 0x1000, 0);
+	f32_call(x, 0, 1, 11, "debug_print.1", v);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.last.seq, 0);
+	assert_int_equal(s.last.py_callable, 0x1000);
+	assert_int_equal(unended(x), 1);
+	/* a second entry on the thread: the first one's end was lost */
+	feed_entry(x, 11, 0x2000, 0);
+	feed_entry(x, 11, 0x3000, 0);
+	assert_int_equal(s.packets, 2);
+	assert_int_equal(s.last.seq, 1);
+	assert_int_equal(unended(x), 2);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 2);
+	/* a tick after a while */
+	f32_call(x, 0, 2, 11, "debug_print.1", v);
+	assert_int_equal(hcb_jaxffi_tick(x, 1), 0);
+	assert_int_equal(s.packets, 2);
+	assert_int_equal(hcb_jaxffi_tick(x, 1 + HCB_BOUNDS_EXPIRY_NS + 1), 0);
+	assert_int_equal(s.packets, 3);
+	assert_int_equal(unended(x), 3);
+	/* the end of the input */
+	f32_call(x, 0, 3, 12, "debug_print.1", v);
+	hcb_jaxffi_finish(x);
+	assert_int_equal(s.packets, 4);
+	assert_int_equal(unended(x), 4);
+	/* none was a lost tap */
+	assert_int_equal(hcb_jaxffi_stats(x, 0)->packets, 4);
+	assert_int_equal(hcb_jaxffi_stats(x, 0)->problems[HCB_INCOMPLETE], 0);
+	hcb_jaxffi_free(x);
+}
+
+/* buffer_callback's handler has no inner Python function; a decoder whose
+ * inner function is not probed waits for nothing. */
+static void test_not_held(void **state)
+{
+	static const uint64_t d3[] = { 3 };
+	float v[3] = { 1, 2, 3 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+	struct hcb_ev_jcall e = jcall(0, 0, 11, "buffer_callback.1", 1, 12);
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	e.handler = HCB_JAXFFI_BUFFER;
+	feed_call(x, &e);
+	feed_arg(x, 0, 0, 0, JAXFFI_XLA_F32, 1, d3, 12);
+	feed_data(x, 0, 0, 0, 0, 12, v, 12);
+	assert_int_equal(s.packets, 1);
+	hcb_jaxffi_free(x);
+
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	f32_call(x, 0, 0, 11, "debug_print.1", v);
+	assert_int_equal(s.packets, 1);
+	/* the Python side's records of a call not held are passed over */
+	feed_entry(x, 11, 0x1000, 0);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 1);
+	assert_true(no_problems(&s));
+	hcb_jaxffi_free(x);
+}
+
+/* Short or unknown records of the Python side: counted, nothing else. */
+static void test_bad_records(void **state)
+{
+	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e) - 1), 0);
+	e.type = HCB_EV_JPYEND;
+	assert_int_equal(hcb_jaxffi_feed(x, &e, 8), 0);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 2);
+	assert_int_equal(s.packets, 0);
+	hcb_jaxffi_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_held_until_end),
+		cmocka_unit_test(test_end_missing),
+		cmocka_unit_test(test_not_held),
+		cmocka_unit_test(test_bad_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
