@@ -169,7 +169,6 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 
 static const struct hcb_receiver_ops counting_ops = {
 	.record = receive_record,
-	.warn = receive_warning,
 };
 
 static int parse_tapper_json(const char *text, struct run *r)
@@ -285,7 +284,8 @@ static int run_tapper(uint64_t bytes, double rate, double seconds, struct run *r
 	char *argv[] = { (char *)opt.tapper, "--bytes", a_bytes, "--threads", a_threads,
 			 "--seconds", a_seconds, "--rate", a_rate, "--wait-attached", "10",
 			 "--go-fd", "3", NULL };
-	struct hcb_capture_opts co = { .ring_bytes = opt.ring_bytes, .unpublished = 1 };
+	struct hcb_capture_opts co = { .ring_bytes = opt.ring_bytes, .unpublished = 1,
+				       .warn = { receive_warning, NULL } };
 	struct counter count = { 0 };
 	struct child ch = { .pid = -1, .out_fd = -1, .go_fd = -1 };
 	struct hcb_capture *cap = NULL;

@@ -65,7 +65,8 @@ void trace_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* ---- the receiver: records to the output, warnings in words ---- */
+/* ---- the receiver: records to the output, and the flight recorder's
+ * window and SIGUSR1 seen to after each; warnings in words ---- */
 
 static int receive_record(void *ctx, const struct hcb_record *rec)
 {
@@ -158,7 +159,6 @@ static const struct hcb_receiver_ops trace_receiver_ops = {
 	.record = receive_record,
 	.sync = receive_sync,
 	.flush = receive_flush,
-	.warn = receive_warning,
 };
 
 /* ---- options ---- */
@@ -281,6 +281,7 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	if (hcb_target_comm(getpid(), t->what, sizeof(t->what)) || !t->what[0])
 		snprintf(t->what, sizeof(t->what), "hcbtrace");
 	co.what = t->what;
+	co.warn = (struct hcb_warner){ receive_warning, t };
 	/* libbpf's own messages go to stderr only when HCBTRACE_DEBUG is set */
 	hcb_capture_libbpf_log(getenv("HCBTRACE_DEBUG") ? stderr : NULL);
 	err = hcb_capture_new(&t->cap, &co, (struct hcb_receiver){ &trace_receiver_ops, t });

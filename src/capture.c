@@ -22,8 +22,8 @@ int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec)
 
 void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w)
 {
-	if (c->rx.ops->warn)
-		c->rx.ops->warn(c->rx.ctx, w);
+	if (c->o.warn.warn)
+		c->o.warn.warn(c->o.warn.ctx, w);
 }
 
 /* ---- what a provider's decoder delivers ---- */

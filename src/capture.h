@@ -4,8 +4,8 @@
  * its attach to its end record.  It loads the BPF side (probes.h), lets
  * the provider that recognises the process attach (provider.h), decodes
  * and accounts for every packet (acct.h), serves `hcbtrace barrier`
- * through the session files (session.h), and hands every record and
- * warning to a receiver (receiver.h).  It decides no words and no exit
+ * through the session files (session.h), hands every record to a receiver
+ * and every warning to a warner (receiver.h).  It decides no words and no exit
  * codes: it returns -errno, and the caller says what that means.
  *
  *   hcb_capture_new()      load (privileges are known before a program starts)
@@ -38,6 +38,7 @@ struct hcb_capture_opts {
 	const char *what;                /* this session's command line, for `list` and barrier */
 	const char *output;              /* where it writes, likewise */
 	int unpublished;                 /* 1: no session files (no barrier, not in `list`) */
+	struct hcb_warner warn;          /* what the user should hear; {0}: nobody */
 	unsigned int providers;          /* bit i: hcb_providers[i] may attach; 0: every one */
 	int device_timing;               /* taps get device copy times where the target
 					  * gives them (CUPTI): wait for those; say why not */

@@ -205,19 +205,10 @@ static int flight_flush(void *ctx)
 	return f->inner.ops->flush ? f->inner.ops->flush(f->inner.ctx) : 0;
 }
 
-static void flight_warn(void *ctx, const struct hcb_warning *w)
-{
-	struct hcb_flight *f = ctx;
-
-	if (f->inner.ops->warn)
-		f->inner.ops->warn(f->inner.ctx, w);
-}
-
 static const struct hcb_receiver_ops flight_ops = {
 	.record = flight_record,
 	.sync = flight_sync,
 	.flush = flight_flush,
-	.warn = flight_warn,
 };
 
 int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,

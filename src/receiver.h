@@ -3,10 +3,11 @@
  * receiver.h - where a live session's output goes.  The capture engine
  * (capture.h) hands a receiver every record it produces, in order (the
  * session record first, then taps, drops and barriers as they happen, the
- * end record last), asks it to make them durable when a barrier is
- * answered, and tells it what the user should hear about.  A recording
- * writer (formats/recfile.h), the text printer and the viewer's model are
- * receivers; the command line wraps one to decide the words of warnings.
+ * end record last), and asks it to make them durable when a barrier is
+ * answered.  A recording writer (formats/recfile.h), the text printer and
+ * the viewer's model are receivers.  What the user should hear about goes
+ * apart, to a warner (struct hcb_warner): the command line gives warnings
+ * their words, whichever receiver writes.
  */
 #ifndef HCB_RECEIVER_H
 #define HCB_RECEIVER_H
@@ -47,12 +48,17 @@ struct hcb_receiver_ops {
 	/* Optional: everything received so far is out of the receiver's
 	 * hands (in the file, not only in its buffer); after every poll. */
 	int (*flush)(void *ctx);
-	/* Optional: something to tell the user; the session goes on. */
-	void (*warn)(void *ctx, const struct hcb_warning *w);
 };
 
 struct hcb_receiver {
 	const struct hcb_receiver_ops *ops;
+	void *ctx;
+};
+
+/* Something to tell the user; the session goes on.  warn NULL: nobody
+ * is told (the figures and drop records still count it). */
+struct hcb_warner {
+	void (*warn)(void *ctx, const struct hcb_warning *w);
 	void *ctx;
 };
 
