@@ -120,7 +120,7 @@ static int target_issued(int pid, struct hcb_target_info *ti, uint64_t *issued)
 	}
 	if (err && err != -EPROTONOSUPPORT)
 		return cli_target_err(err, pid, ti);
-	w = cli_provider_words(ti->provider->name);
+	w = cli_provider_words(ti->provider);
 	if (!(ti->provider->flags & HCB_PROV_ISSUED)) {
 		cli_err("process %d (%s) taps through %s %s's %s, %s", pid, ti->comm, w->library,
 			ti->version, w->through, w->no_barrier ? w->no_barrier : "which counts nothing "

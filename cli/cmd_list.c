@@ -110,7 +110,7 @@ static int list_described(struct hcb_target_info *ti)
 		/* it may have exited since the scan: not worth an error */
 		if (err != -ESRCH)
 			cli_warn("process %d: cannot read its %s registry: %s", (int)ti->pid,
-				 cli_provider_words(ti->provider->name)->library, strerror(-err));
+				 cli_provider_words(ti->provider)->library, strerror(-err));
 		hcb_registry_free(reg);
 		return err == -ENOMEM ? err : 0;
 	}
@@ -159,7 +159,7 @@ static int list_one(pid_t pid)
 		return 0;   /* gone since the scan */
 	if (!err && ti.provider->describe)
 		return list_described(&ti);
-	w = cli_provider_words(ti.provider->name);
+	w = cli_provider_words(ti.provider);
 	printf("%d %s\n", (int)pid, strcmp(ti.comm, "?") ? cli_vis(ti.comm) : "");
 	printf("  library: %s\n", cli_vis(ti.path));
 	if (err)

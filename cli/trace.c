@@ -204,10 +204,12 @@ static int parse_buffer(const struct cli_cmd *cmd, struct trace_opts *o, const c
 static int parse_provider(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
 {
 	int i = hcb_provider_index(arg);
+	char names[128];
 
-	if (i < 0)
-		return cli_usage_err(cmd, "unknown provider '%s': expected hcbtap, xla-outfeed or "
-				     "jax-callback", arg);
+	if (i < 0) {
+		cli_provider_names(names, sizeof(names));
+		return cli_usage_err(cmd, "unknown provider '%s': expected %s", arg, names);
+	}
 	o->providers |= 1u << i;
 	return 0;
 }
@@ -381,10 +383,10 @@ int trace_attach(struct trace *t, pid_t pid)
 		return EXIT_FAIL;
 	}
 	/* a session that would otherwise show nothing, silently */
-	not_read = cli_provider_words(ti->provider ? ti->provider->name : NULL)->not_read;
+	not_read = cli_provider_words(ti->provider)->not_read;
 	if (not_read && !t->o->quiet)
 		cli_warn("process %d runs %s %s: %s", (int)pid,
-			 cli_provider_words(ti->provider->name)->library, ti->version, not_read);
+			 cli_provider_words(ti->provider)->library, ti->version, not_read);
 	if (ti->notice[0] && !t->o->quiet)
 		cli_warn("process %d: %s", (int)pid, ti->notice);
 	if ((ti->unread & HCB_UNREAD_OUTFEED) && !t->o->quiet)

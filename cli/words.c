@@ -3,39 +3,55 @@
 #include <string.h>
 
 #include "cli.h"
+#include "prov_hcbtap.h"
+#include "prov_jaxffi.h"
+#include "prov_outfeed.h"
 #include "words.h"
 
 static const struct cli_provider_words words[] = {
-	{ "hcbtap", "libhcbtap", "taps", "probes", "libhcbtap's taps", NULL },
-	{ "xla-outfeed", "jaxlib", "outfeed", "legacy outfeed", "host_callback's outfeed; taps print with their consumer id "
+	{ &hcb_prov_hcbtap, "libhcbtap", "taps", "probes", "libhcbtap's taps", NULL },
+	{ &hcb_prov_outfeed, "jaxlib", "outfeed", "legacy outfeed", "host_callback's outfeed; taps print with their consumer id "
 	  "(kwargs live in Python)",
 	  "which counts nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
 	  "host_callback.barrier_wait() waits for its own receiver",
 	  "only host_callback's outfeed taps (id_tap, id_print) are read: jax.debug.print and "
 	  "JAX's other callbacks are read by --provider jax-callback (one provider a session)" },
-	{ "jax-callback", "jaxlib", "callbacks", "callbacks",
+	{ &hcb_prov_jaxffi, "jaxlib", "callbacks", "callbacks",
 	  "JAX's callbacks (jax.debug.print, debug.callback, io_callback, pure_callback, "
 	  "buffer_callback); each call site prints as callback: OP module: MODULE",
 	  "which count nothing hcbtrace can read: barrier needs libhcbtap; in the program, "
 	  "jax.effects_barrier() waits for its own callbacks" },
 };
 
-const struct cli_provider_words *cli_provider_words(const char *name)
+const struct cli_provider_words *cli_provider_words(const struct hcb_provider *p)
 {
-	static const struct cli_provider_words unknown = { "?", "its library", "taps", "probes", "taps",
+	static const struct cli_provider_words unknown = { NULL, "its library", "taps", "probes", "taps",
 							   NULL };
 
-	for (size_t i = 0; name && i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(words[i].name, name))
+	for (size_t i = 0; p && i < sizeof(words) / sizeof(words[0]); i++)
+		if (words[i].prov == p)
 			return &words[i];
 	return &unknown;
+}
+
+void cli_provider_names(char *out, size_t cap)
+{
+	size_t len = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; hcb_providers[i] && len < cap; i++) {
+		const char *sep = !i ? "" : hcb_providers[i + 1] ? ", " : " or ";
+		int n = snprintf(out + len, cap - len, "%s%s", sep, hcb_providers[i]->name);
+
+		len += n > 0 ? (size_t)n : 0;
+	}
 }
 
 int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 {
 	const char *comm = ti && ti->comm[0] ? ti->comm : "?";
 	const struct hcb_provider *p = ti ? ti->provider : NULL;
-	const struct cli_provider_words *w = cli_provider_words(p ? p->name : NULL);
+	const struct cli_provider_words *w = cli_provider_words(p);
 
 	switch (err) {
 	case -ESRCH:
@@ -108,7 +124,7 @@ int cli_load_err(int err, uint64_t ring_bytes)
 
 int cli_target_refused(const struct hcb_target_info *ti, const char *why)
 {
-	const struct cli_provider_words *w = cli_provider_words(ti->provider ? ti->provider->name : NULL);
+	const struct cli_provider_words *w = cli_provider_words(ti->provider);
 
 	/* nothing read through the layout refused was shown; a layout not
 	 * proven may differ anywhere, so nothing more is read */

@@ -18,7 +18,7 @@
 	"(plus CAP_SYS_PTRACE for other users' processes)"
 
 struct cli_provider_words {
-	const char *name;          /* the provider's (provider.h) */
+	const struct hcb_provider *prov;   /* whose words (its name is provider.h's) */
 	const char *library;       /* what its library is called in messages: "jaxlib" */
 	const char *reads;         /* what of it hcbtrace reads: "outfeed" */
 	const char *through;       /* what the taps go through: "legacy outfeed" */
@@ -30,8 +30,10 @@ struct cli_provider_words {
 				    * starts; NULL where nothing is */
 };
 
-/* The words for provider name (never NULL: plain words for one unknown). */
-const struct cli_provider_words *cli_provider_words(const char *name);
+/* The words for provider p (never NULL: plain words for NULL). */
+const struct cli_provider_words *cli_provider_words(const struct hcb_provider *p);
+/* Every provider's name, as a usage message lists them: "a, b or c". */
+void cli_provider_names(char *out, size_t cap);
 
 /*
  * Say why process pid cannot be traced (err from hcb_capture_attach or a

@@ -241,16 +241,22 @@ EOF_ZSH
 }
 
 # The provider names: each provider's .name in src/prov_*.c (those in
-# src/providers.c's table) is the one source; cli/words.c's words, the
-# --provider help (cli/trace.h) and its error message (cli/trace.c), the
-# man page and the zsh and fish completions spell them literally, so they
-# are checked here to name exactly those.
-src_provider_names()
+# src/providers.c's table) is the one source; cli/words.c's words (one
+# entry per provider, by its struct) and the --provider error (cli/trace.c)
+# take them from there; the --provider help (cli/trace.h), the man page and
+# the zsh and fish completions spell them literally, so they are checked
+# here to name exactly those.
+prov_names()
 {
     local p
-    for p in $(grep -o '&hcb_prov_[a-z0-9_]*' "$HS_ROOT/src/providers.c" | sed 's/&hcb_prov_//'); do
+    for p in "$@"; do
         sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' "$HS_ROOT/src/prov_$p.c"
     done | hs_sort
+}
+
+src_provider_names()
+{
+    prov_names $(grep -o '&hcb_prov_[a-z0-9_]*' "$HS_ROOT/src/providers.c" | sed 's/&hcb_prov_//')
 }
 
 @test "provider names: words, --provider help and error, man page, completions name exactly the providers" {
@@ -258,7 +264,8 @@ src_provider_names()
     want=$(src_provider_names)
     [[ $(wc -l <<<"$want") -ge 3 ]]
     # cli/words.c: one entry per provider
-    got=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)", "[^"]*", ".*/\1/p' "$HS_ROOT/cli/words.c" | hs_sort)
+    got=$(prov_names $(sed -n 's/^[[:space:]]*{ &hcb_prov_\([a-z0-9_]*\), "[^"]*", ".*/\1/p' \
+                           "$HS_ROOT/cli/words.c"))
     assert_equal "$got" "$want"
     # the --provider help of every live command
     for cmd in attach run record view; do
