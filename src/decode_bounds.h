@@ -116,6 +116,17 @@ int hcb_bounds_take(struct hcb_bounds_pool *p, uint64_t n);
 void hcb_bounds_give(struct hcb_bounds_pool *p, uint64_t n);
 /* Whether something last touched at since_ns has expired by now. */
 int hcb_bounds_expired(const struct hcb_bounds *b, uint64_t since_ns);
+
+/* The bucket of (a, b) in an index of nbuckets, a power of two: what a
+ * decoder holds, found by (device, seq) or (pid, tid) without a walk.
+ * The target picks the keys, so both are mixed in, neither trusted to
+ * spread. */
+static inline unsigned int hcb_bounds_bucket(uint64_t a, uint64_t b, unsigned int nbuckets)
+{
+	uint64_t h = (a ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f))) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (unsigned int)(h >> 32) & (nbuckets - 1);
+}
 const char *hcb_bound_name(enum hcb_bound kind);
 
 #endif

@@ -67,21 +67,14 @@ static void queue_remove(struct hcb_hcbtap *d, struct pending *p)
 
 _Static_assert((PENDING_BUCKETS & (PENDING_BUCKETS - 1)) == 0, "a power of two");
 
-static unsigned int bucket(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f))) * UINT64_C(0x9e3779b97f4a7c15);
-
-	return (unsigned int)(h >> 32) & (PENDING_BUCKETS - 1);
-}
-
 static struct pending **seq_bucket(struct hcb_hcbtap *d, uint32_t device, uint64_t seq)
 {
-	return &d->by_seq[bucket(seq, device)];
+	return &d->by_seq[hcb_bounds_bucket(seq, device, PENDING_BUCKETS)];
 }
 
 static struct pending **thread_bucket(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 {
-	return &d->by_thread[bucket(tid, pid)];
+	return &d->by_thread[hcb_bounds_bucket(tid, pid, PENDING_BUCKETS)];
 }
 
 static void index_add(struct hcb_hcbtap *d, struct pending *p)

@@ -16,21 +16,14 @@
 
 _Static_assert((JX_CALL_BUCKETS & (JX_CALL_BUCKETS - 1)) == 0, "a power of two");
 
-static unsigned int bucket(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f))) * UINT64_C(0x9e3779b97f4a7c15);
-
-	return (unsigned int)(h >> 32) & (JX_CALL_BUCKETS - 1);
-}
-
 static struct jcall **seq_bucket(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq)
 {
-	return &x->by_seq[bucket(seq, dev)];
+	return &x->by_seq[hcb_bounds_bucket(seq, dev, JX_CALL_BUCKETS)];
 }
 
 static struct jcall **thread_bucket(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
 {
-	return &x->by_thread[bucket(tid, pid)];
+	return &x->by_thread[hcb_bounds_bucket(tid, pid, JX_CALL_BUCKETS)];
 }
 
 static void link_call(struct hcb_jaxffi *x, struct jcall *c)
