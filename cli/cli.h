@@ -35,6 +35,7 @@ enum cli_long_opt {
 	OPT_LINEWIDTH,
 	OPT_EDGEITEMS,
 	OPT_SUPPRESS,
+	OPT_NONFINITE,
 	OPT_SPEED,                      /* replay */
 	OPT_NO_WAIT,
 	OPT_RTOL,                       /* diff */

@@ -25,7 +25,7 @@ struct replay_args {
 	const struct cli_cmd *cmd;
 	struct playback_opts o;
 	enum trace_format format;
-	struct hcb_print_opts print;
+	struct print_choice print;
 };
 
 static int replay_opt(void *ctx, int c, const char *arg)
@@ -73,7 +73,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
 static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct replay_args a = { .cmd = cmd, .o = { .speed = 1, .to_stdout = 1 }, .format = FORMAT_TEXT,
-				 .print = HCB_PRINT_OPTS_IDPRINT };
+				 .print = PRINT_CHOICE_DEFAULT };
 	struct hcb_writer *w;
 	int code;
 
@@ -90,7 +90,8 @@ static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
-	hcb_writer_set_print_opts(w, &a.print);
+	hcb_writer_set_print_opts(w, &a.print.numpy);
+	a.o.nonfinite = a.print.nonfinite;
 	return playback(argv[optind], w, "standard output", &a.o);
 }
 

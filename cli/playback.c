@@ -29,19 +29,27 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 	struct hcb_reader *r = NULL;
 	struct progress pg;
 	struct hcb_record rec;
+	struct hcb_nanwatch *nw = NULL;
+	struct hcb_receiver rx = hcb_writer_receiver(w);
 	uint64_t taps = 0, records = 0, last_ts = 0;
 	int n, err = 0, code = EXIT_OK;
 
+	if (print_watch_around(&(struct print_choice){ .nonfinite = o->nonfinite }, &nw, &rx)) {
+		hcb_writer_close(w);
+		return EXIT_FAIL;
+	}
 	n = hcb_reader_open(&r, in);
 	/* the input is open: the output takes the old file's place */
 	if (!n && o->dest && (n = cli_output_place(o->dest))) {
 		hcb_reader_close(r);
 		hcb_writer_close(w);
 		cli_err("cannot put the output in place as '%s': %s", o->dest->path, strerror(-n));
+		hcb_nanwatch_free(nw);
 		return EXIT_FAIL;
 	}
 	if (n) {
 		hcb_writer_close(w);
+		hcb_nanwatch_free(nw);
 		if (n == -EPROTONOSUPPORT)
 			cli_err("'%s': not a recording hcbtrace reads (JSONL or .hcbcap)", in);
 		else
@@ -61,7 +69,8 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			taps++;
 		}
 		records++;
-		err = hcb_writer_write(w, &rec);
+		/* the writer, or --nonfinite's watch before it */
+		err = rx.ops->record(rx.ctx, &rec);
 		if (err)
 			break;
 	}
@@ -85,6 +94,8 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		cli_err("writing to %s: %s", wname, strerror(-err));
 		code = EXIT_FAIL;
 	}
+	print_watch_summary(nw);
+	hcb_nanwatch_free(nw);
 	if (!o->quiet)
 		filter_warn_unmatched(&o->filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
 	hcb_reader_close(r);

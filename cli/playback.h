@@ -12,6 +12,7 @@ struct playback_opts {
 	unsigned long long count;   /* taps; 0: all */
 	double speed;               /* pacing: 1 original, 2 twice as fast; 0: no waiting */
 	int quiet;
+	int nonfinite;              /* only taps holding NaN or inf, and their summary (print_flags.h) */
 	int to_stdout;              /* the output is standard output (progress.h) */
 	struct cli_output *dest;    /* NULL, or w's file: put in place once in is open */
 };

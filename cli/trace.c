@@ -25,6 +25,7 @@ struct trace {
 	struct cli_output dest;         /* the recording's file, once placed (cli_output) */
 	struct hcb_receiver out;        /* where records go: the writer, or the viewer's */
 	struct hcb_flight *flight;      /* record --until: between the engine and the writer */
+	struct hcb_nanwatch *watch;     /* --nonfinite: the same */
 	int by_signal;                  /* SIGUSR1 fired it */
 	const char *outname;            /* for messages: "standard output", the file, "the viewer" */
 	char what[256];                 /* this session's command line, for `list` and barrier */
@@ -168,7 +169,7 @@ void trace_opts_init(struct trace_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 64ull << 20;
 	o->max_lag_ns = TRACE_MAX_LAG_MS * 1000000ull;
-	o->print = (struct hcb_print_opts)HCB_PRINT_OPTS_IDPRINT;
+	o->print = (struct print_choice)PRINT_CHOICE_DEFAULT;
 }
 
 static int parse_duration(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
@@ -316,6 +317,7 @@ static int flight_around(const struct trace_opts *o, struct hcb_flight **f,
 int trace_new(struct trace **out, const struct trace_opts *o)
 {
 	struct hcb_flight *f = NULL;
+	struct hcb_nanwatch *nw = NULL;
 	struct hcb_receiver rx;
 	struct hcb_writer *w;
 	struct cli_output dest = { 0 };
@@ -342,18 +344,22 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 			cli_err("out of memory");
 			return EXIT_FAIL;
 		}
-		hcb_writer_set_print_opts(w, &o->print);
+		hcb_writer_set_print_opts(w, &o->print.numpy);
 	}
 	rx = hcb_writer_receiver(w);
-	code = flight_around(o, &f, &rx) ? (cli_err("out of memory"), EXIT_FAIL) :
-	       trace_new_into(out, o, rx, name);
+	code = print_watch_around(&o->print, &nw, &rx);
+	if (code == EXIT_OK)
+		code = flight_around(o, &f, &rx) ? (cli_err("out of memory"), EXIT_FAIL) :
+		       trace_new_into(out, o, rx, name);
 	if (code != EXIT_OK) {
+		hcb_nanwatch_free(nw);
 		hcb_flight_free(f);
 		hcb_writer_close(w);
 		cli_output_done(&dest);
 		return code;
 	}
 	(*out)->flight = f;
+	(*out)->watch = nw;
 	(*out)->w = w;
 	(*out)->dest = dest;
 	return EXIT_OK;
@@ -557,6 +563,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	/* a refusal is its one line: nothing was read to sum up */
 	if (!t->o->quiet && !refusal) {
 		warn_unmatched(t);
+		print_watch_summary(t->watch);
 		summary(t, why, written);
 	}
 	return code;
@@ -578,6 +585,7 @@ void trace_free(struct trace *t)
 		return;
 	hcb_capture_free(t->cap);
 	hcb_flight_free(t->flight);
+	hcb_nanwatch_free(t->watch);
 	hcb_writer_close(t->w);
 	cli_output_done(&t->dest);   /* never placed: the old file stays */
 	free(t);

@@ -65,7 +65,7 @@ struct trace_opts {
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
 	int cuda;                      /* --cuda: CMD runs with the CUPTI injection library */
-	struct hcb_print_opts print;   /* text output */
+	struct print_choice print;     /* what is printed (print_flags.h) */
 	/* record's flight recorder (src/flight.h): on with --until or
 	 * --until-signal */
 	struct hcb_trigger until[TRACE_MAX_UNTIL];

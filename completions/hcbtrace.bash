@@ -68,8 +68,8 @@ _hcbtrace()
         return
     fi
 
-    # numpy's print options of the text format (attach, run, replay)
-    local print_opts='--threshold --precision --linewidth --edgeitems --suppress'
+    # which taps, and numpy's print options of the text format (attach, run, replay)
+    local print_opts='--nonfinite --threshold --precision --linewidth --edgeitems --suppress'
     local print_argopts='--threshold --precision --linewidth --edgeitems'
 
     # opts: every option of the command; argopts: those taking an argument.

@@ -82,7 +82,8 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fi
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'while taps are lost, drop them rather than fall over MS ms behind (default 25; 0: off)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no summary on exit'
 
-# numpy's print options of the text format: attach, run and replay
+# which taps, and numpy's print options of the text format: attach, run and replay
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l nonfinite -d 'only taps holding a NaN or inf, and the first of each call site and device'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l threshold -x -d 'text: summarize arrays of more than N elements (default 1024)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l precision -x -d 'text: at most N digits after the point (default 8)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l linewidth -x -d 'text: wrap array rows at N columns (default 75)'

@@ -3,14 +3,18 @@
  * nan_tapper.c - a traced program whose values go NaN at a step the test
  * chooses, for the flight recorder's end-to-end tests (tests/bats/flight.bats).
  *
- *   nan_tapper [-n DEVICES] [-k STEP] [-s STEPS] [-f FIELD] [-i US] [--done FILE]
+ *   nan_tapper [-n DEVICES] [-k STEP] [-e EVERY] [-s STEPS] [-f FIELD] [-i US]
+ *              [--done FILE] [--go FILE]
  *
  * Each step, on each device in turn: a tap "step" (int64 scalar: the step)
  * and a tap "values" (float32[FIELD]: step + i / FIELD), whose element 3 is
  * NaN at step STEP on the last device only, so that the step that goes bad
- * is whole on every device by the time it fires.  STEPS 0: until killed.
+ * is whole on every device by the time it fires; with -e, again every EVERY
+ * steps after STEP (STEP + EVERY, ...).  STEPS 0: until killed.
  * --done FILE: written (the steps taken) after the last step, then the
  * program stays until killed, tapping nothing: what a test waits for.
+ * --go FILE: step STEP waits for FILE to exist, so that a test can attach
+ * before the values go bad.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,10 +29,12 @@
 struct opts {
 	unsigned int devices;
 	long long nan_at;     /* -1: never */
+	long long nan_every;  /* 0: once */
 	long long steps;
 	unsigned long long field;
 	unsigned int interval_us;
 	const char *done;
+	const char *go;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -36,28 +42,40 @@ static int parse(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "devices", required_argument, NULL, 'n' },
 		{ "nan-at", required_argument, NULL, 'k' },
+		{ "nan-every", required_argument, NULL, 'e' },
 		{ "steps", required_argument, NULL, 's' },
 		{ "field", required_argument, NULL, 'f' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "done", required_argument, NULL, 'd' },
+		{ "go", required_argument, NULL, 'g' },
 		{ 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .devices = 2, .nan_at = -1, .steps = 100, .field = 1024,
 			    .interval_us = 200 };
-	while ((c = getopt_long(argc, argv, "n:k:s:f:i:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:k:e:s:f:i:d:g:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->devices = (unsigned int)atoi(optarg); break;
 		case 'k': o->nan_at = atoll(optarg); break;
+		case 'e': o->nan_every = atoll(optarg); break;
 		case 's': o->steps = atoll(optarg); break;
 		case 'f': o->field = strtoull(optarg, NULL, 10); break;
 		case 'i': o->interval_us = (unsigned int)atoi(optarg); break;
 		case 'd': o->done = optarg; break;
+		case 'g': o->go = optarg; break;
 		default: return -1;
 		}
 	}
-	return o->devices && o->devices <= 64 && o->field >= 4 ? 0 : -1;
+	return o->devices && o->devices <= 64 && o->field >= 4 && o->nan_every >= 0 ? 0 : -1;
+}
+
+/* Is step s one whose values go NaN? */
+static int nan_step(const struct opts *o, long long s)
+{
+	if (o->nan_at < 0 || s < o->nan_at)
+		return 0;
+	return s == o->nan_at || (o->nan_every && (s - o->nan_at) % o->nan_every == 0);
 }
 
 int main(int argc, char **argv)
@@ -70,8 +88,8 @@ int main(int argc, char **argv)
 	long long s;
 
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: nan_tapper [-n DEVICES] [-k STEP] [-s STEPS] [-f FIELD] "
-			"[-i US] [--done FILE]\n");
+		fprintf(stderr, "usage: nan_tapper [-n DEVICES] [-k STEP] [-e EVERY] [-s STEPS] "
+			"[-f FIELD] [-i US] [--done FILE] [--go FILE]\n");
 		return 2;
 	}
 	vec.dims[0] = o.field;
@@ -80,13 +98,15 @@ int main(int argc, char **argv)
 	    hcbtap_register("values", NULL, "*", &vec, 1, &values_id))
 		return 1;
 	for (s = 0; o.steps == 0 || s < o.steps; s++) {
+		while (s == o.nan_at && o.go && access(o.go, F_OK))
+			usleep(1000);
 		for (unsigned int d = 0; d < o.devices; d++) {
 			int64_t step = s;
 			const void *a[1] = { &step }, *b[1] = { v };
 
 			for (uint64_t i = 0; i < o.field; i++)
 				v[i] = (float)s + (float)i / (float)o.field;
-			if (s == o.nan_at && d == o.devices - 1)
+			if (nan_step(&o, s) && d == o.devices - 1)
 				v[3] = NAN;
 			hcbtap_emit(step_id, d, a);
 			hcbtap_emit(values_id, d, b);
