@@ -156,6 +156,11 @@ static unsigned int tap_cons(const void *ctx, uint64_t i)
 	return cons;
 }
 
+static int tap_nonfinite(void *ctx, uint64_t i)
+{
+	return tui_model_nonfinite(ctx, i);
+}
+
 static int build_detail(struct tui_frame *f, struct tui_model *m, struct tui_state *st)
 {
 	const struct tui_tap *t;
@@ -213,6 +218,7 @@ int tui_frame_build(struct tui_frame *f, struct tui_model *m, const struct tui_s
 	f->view = (struct tui_view){
 		.streams = { f->skeys, 0, f->ns }, .slast = f->slast, .taps = f->taps,
 		.tap_cons = tap_cons, .ctx = m, .cons = m->cons, .ncons = m->ncons,
+		.tap_nonfinite = tap_nonfinite, .nf_ctx = m,
 		.streams_h = f->lay.streams.h - 1, .taps_h = f->lay.taps.h - 1,
 		.detail_h = f->lay.detail.h - 1, .detail_lines = lines,
 	};

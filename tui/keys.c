@@ -18,6 +18,8 @@ static const struct {
 	{ '/', TUI_SEARCH },
 	{ 'n', TUI_NEXT },
 	{ 'N', TUI_PREV },
+	{ ']', TUI_NEXT_NONFINITE },
+	{ '[', TUI_PREV_NONFINITE },
 	{ 'f', TUI_FILTER },
 	{ ' ', TUI_PAUSE },
 	{ 'p', TUI_PAUSE },
@@ -60,6 +62,7 @@ const struct tui_keyhelp tui_keyhelp[] = {
 	{ "?", "this help; any key closes it", "help" },
 	{ "/", "search consumer names and kwargs (case ignored)", "search" },
 	{ "n  N", "next / previous match", "next" },
+	{ "]  [", "next / previous tap holding a NaN or inf (marked !)", "NaN" },
 	{ "f", "filter: a device number or a consumer name; empty clears", "filter" },
 	{ "space", "pause the screen (taps are still received and counted)", "pause" },
 	{ "j k  Down Up", "next / previous row", NULL },
@@ -80,7 +83,7 @@ void tui_footer_keys(char *out, int cap, int width)
 	static const char *const shown[][2] = {
 		{ "q", "quit" }, { "?", "help" }, { "/", "search" }, { "n/N", "next" },
 		{ "f", "filter" }, { "spc", "pause" }, { "Tab", "pane" }, { "Enter", "detail" },
-		{ "G", "follow" },
+		{ "G", "follow" }, { "]", "NaN" },
 	};
 	int len = 0;
 

@@ -13,6 +13,8 @@ enum tui_action {
 	TUI_SEARCH,
 	TUI_NEXT,
 	TUI_PREV,
+	TUI_NEXT_NONFINITE,     /* the next tap holding a NaN or inf */
+	TUI_PREV_NONFINITE,
 	TUI_FILTER,
 	TUI_PAUSE,
 	TUI_DOWN,

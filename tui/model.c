@@ -10,6 +10,7 @@
 #include "cache.h"
 #include "grow.h"
 #include "model.h"
+#include "nonfinite.h"
 
 int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes)
 {
@@ -29,6 +30,7 @@ void tui_model_free(struct tui_model *m)
 		free(m->ring[i % m->ring_cap].payload);
 	free(m->ring);
 	free(m->index);
+	free(m->nfmarks);
 	tui_cache_free(m->cache);
 	for (unsigned int i = 0; i < m->ncons; i++) {
 		hcb_consumer_free(m->cons[i].c);
@@ -125,6 +127,7 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	struct tui_stream *s;
 	unsigned char *copy = NULL;
 	struct hcb_leaf_figures st;
+	struct hcb_nonfinite_at at;
 
 	if (!p->consumer || consumer_index(m, p->consumer, &cons) ||
 	    stream_index(m, p->device, cons, &si) || (len && !(copy = malloc(len)))) {
@@ -155,7 +158,8 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 		evict_oldest(m);
 	m->ring[index % m->ring_cap] = (struct tui_tap){
 		.index = index, .seq = p->seq, .wall_ns = p->wall_ns, .device = p->device,
-		.cons = cons, .stream = si, .value = st.v[HCB_STAT_MEAN], .payload = copy, .len = len,
+		.cons = cons, .stream = si, .value = st.v[HCB_STAT_MEAN],
+		.nonfinite = hcb_tap_nonfinite(m->cons[cons].c, copy, &at), .payload = copy, .len = len,
 		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns };
 	m->ring_bytes += len;
 	m->received++;

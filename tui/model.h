@@ -74,6 +74,7 @@ struct tui_tap {
 	unsigned int cons;
 	unsigned int stream;    /* index into the model's streams */
 	double value;           /* scalar, or the first leaf's mean (NaN: none) */
+	int nonfinite;          /* a NaN or inf in it (looked for once, as it came) */
 	unsigned char *payload;
 	size_t len;
 	uint64_t copy_start_ns, copy_end_ns;   /* its device copy (end 0: not known) */
@@ -87,6 +88,7 @@ struct tui_row {
 	double stat[TUI_STATS];         /* of its first leaf, by enum hcb_stat */
 	char value[96];                 /* tui_tap_summary; or why it cannot be read */
 	int bad;                        /* it could not be read back: value says why */
+	int nonfinite;                  /* it holds a NaN or inf (the list marks it) */
 };
 
 /* Reading a recording's taps back (tui/source.c). */
@@ -125,6 +127,11 @@ struct tui_model {
 	int indexed;
 	uint64_t *index;        /* per tap: its offset << 16 | its stream */
 	size_t index_cap;
+	/* per tap, 2 bits: whether it was read back yet, and held a NaN or
+	 * inf (tui/model_read.c): a tap is looked at once, however often
+	 * its row is shown or jumped over */
+	unsigned char *nfmarks;
+	size_t nfmarks_cap;
 	const struct tui_fetch_ops *fetch;
 	void *fetch_ctx;
 	struct tui_cache *cache;  /* what was read back (tui/model_read.c) */
@@ -173,6 +180,10 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i);
 int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row);
 /* The same, only if it needs no reading back: 0, or -ENOENT. */
 int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row);
+/* 1 if tap i holds a NaN or inf, 0 if not (or it cannot be read back), or
+ * -ENOENT (not held).  Held: known as it came; indexed: read back the first
+ * time only. */
+int tui_model_nonfinite(struct tui_model *m, uint64_t i);
 
 /* Live rates: every second or more, a stream's rate becomes the taps it got
  * since the last sample over the time since.  now_ns: CLOCK_REALTIME. */

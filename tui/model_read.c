@@ -12,7 +12,9 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "grow.h"
 #include "model.h"
+#include "nonfinite.h"
 #include "summary.h"
 
 /* What the cache keeps of a tap read back (its payload beside it). */
@@ -69,6 +71,28 @@ static void fill_row(struct tui_row *row, const struct hcb_consumer *c, const un
 	hcb_buf_free(&b);
 }
 
+/* Tap i's marks (model.h): bit 0 read back, bit 1 a NaN or inf in it. */
+#define NF_SEEN 1u
+#define NF_FOUND 2u
+
+static unsigned int nf_marks(const struct tui_model *m, uint64_t i)
+{
+	return i / 4 < m->nfmarks_cap ? (m->nfmarks[i / 4] >> (i % 4 * 2)) & 3u : 0;
+}
+
+/* Mark tap i read back (found: holding a NaN or inf); no memory: it is
+ * read back again when asked. */
+static void nf_mark(struct tui_model *m, uint64_t i, int found)
+{
+	size_t cap = m->nfmarks_cap;
+
+	if (hcb_grow(&m->nfmarks, &cap, (size_t)(m->received / 4 + 1), 1))
+		return;
+	memset(m->nfmarks + m->nfmarks_cap, 0, cap - m->nfmarks_cap);
+	m->nfmarks_cap = cap;
+	m->nfmarks[i / 4] |= (unsigned char)((NF_SEEN | (found ? NF_FOUND : 0)) << (i % 4 * 2));
+}
+
 /* Read tap i back into its cached item (payload kept if keep); the payload
  * read in *p.  A tap that cannot be read is an item too, bad. */
 static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, const unsigned char **p)
@@ -79,6 +103,7 @@ static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, c
 	const unsigned char *kept = NULL;
 	struct hcb_record rec;
 	struct cached_tap *e;
+	struct hcb_nonfinite_at at;
 	char err[200] = "";
 	int n;
 
@@ -106,6 +131,8 @@ static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, c
 	e->copy_start_ns = rec.tap.copy_start_ns;
 	e->copy_end_ns = rec.tap.copy_end_ns;
 	fill_row(&e->row, c, rec.tap.payload, 1);
+	e->row.nonfinite = hcb_tap_nonfinite(c, rec.tap.payload, &at);
+	nf_mark(m, i, e->row.nonfinite);
 	if (keep)
 		kept = tui_cache_keep(m->cache, e, rec.tap.payload, c->total_bytes);
 	*p = kept ? kept : rec.tap.payload;
@@ -160,7 +187,8 @@ int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row)
 	if (!t)
 		return -ENOENT;
 	*row = (struct tui_row){ .index = i, .seq = t->seq, .wall_ns = t->wall_ns, .device = t->device,
-				 .cons = t->cons, .stat = { t->value, NAN, NAN } };
+				 .cons = t->cons, .stat = { t->value, NAN, NAN },
+				 .nonfinite = t->nonfinite };
 	fill_row(row, m->cons[t->cons].c, t->payload, 0);
 	return 0;
 }
@@ -176,4 +204,25 @@ int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row)
 		return -ENOENT;
 	*row = e->row;
 	return 0;
+}
+
+int tui_model_nonfinite(struct tui_model *m, uint64_t i)
+{
+	const struct tui_tap *t;
+	struct tui_row row;
+	unsigned int marks;
+
+	if (!m->indexed) {
+		t = tui_model_tap(m, i);
+		return t ? t->nonfinite : -ENOENT;
+	}
+	if (i >= m->received)
+		return -ENOENT;
+	marks = nf_marks(m, i);
+	if (marks & NF_SEEN)
+		return !!(marks & NF_FOUND);
+	/* read back (and marked) now, its row cached for the frame */
+	if (tui_model_row(m, i, &row))
+		return -ENOENT;
+	return row.nonfinite;
 }

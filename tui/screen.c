@@ -15,7 +15,8 @@
 #include "screen.h"
 #include "sparkline.h"
 
-enum { PAIR_TITLE = 1, PAIR_FOCUS, PAIR_PAUSED, PAIR_HEADER, PAIR_LINE, PAIR_HEAT = 8 };
+enum { PAIR_TITLE = 1, PAIR_FOCUS, PAIR_PAUSED, PAIR_HEADER, PAIR_LINE, PAIR_NONFINITE,
+       PAIR_HEAT = 8 };
 
 /* Heatmap shades, low to high: eight of viridis where there are 256
  * colours, else five of the eight basic ones, cold to hot. */
@@ -65,6 +66,7 @@ int tui_screen_open(struct tui_screen *s)
 		init_pair(PAIR_FOCUS, COLOR_BLACK, COLOR_GREEN);
 		init_pair(PAIR_PAUSED, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_HEADER, COLOR_WHITE, COLOR_BLUE);
+		init_pair(PAIR_NONFINITE, COLOR_RED, -1);
 		s->color = 1;
 		heat_colours(s);
 	}
@@ -315,7 +317,9 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 			tui_format_time(when, sizeof(when), t->wall_ns);
 		if (f->ttop + (size_t)row - 1 == f->tsel)
 			attr = st->focus == TUI_PANE_TAPS ? A_REVERSE : A_BOLD;
-		putf(r->y + row, 0, r->w, attr, 0, buf, " %-8llu %-12s %-7s %-14.14s %s",
+		/* a NaN or inf in it: '!' first, which shows without colour, and red */
+		putf(r->y + row, 0, r->w, attr, t->nonfinite && s->color ? PAIR_NONFINITE : 0, buf,
+		     "%c%-8llu %-12s %-7s %-14.14s %s", t->nonfinite ? '!' : ' ',
 		     (unsigned long long)t->index, when, dev_name(dev, sizeof(dev), m->platform, t->device),
 		     m->cons[t->cons].name, t->value);
 	}

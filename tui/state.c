@@ -177,6 +177,55 @@ static void search(struct tui_state *st, const struct tui_view *v, int dir)
 		 ctx.streams ? "stream" : "row", at + 1, k->n);
 }
 
+struct nonfinite_ctx {
+	const struct tui_view *v;
+};
+
+static int nonfinite_match(void *ctx, size_t i)
+{
+	const struct tui_view *v = ((struct nonfinite_ctx *)ctx)->v;
+
+	return v->tap_nonfinite(v->nf_ctx, tui_key_at(&v->taps, i)) == 1;
+}
+
+/* ] and [: the tap list's next (previous) tap holding a NaN or inf,
+ * round the end as search does. */
+static void jump_nonfinite(struct tui_state *st, const struct tui_view *v, int dir)
+{
+	struct nonfinite_ctx ctx = { v };
+	struct tui_cursor *c = &st->taps;
+	const struct tui_keys *k = &v->taps;
+	size_t from = cursor_pos(c, k);
+	int started = c->has_sel || c->follow;
+	long at;
+
+	/* at the start nothing is selected yet: the first row counts */
+	if (!started)
+		from = dir > 0 ? k->n - 1 : 0;
+	at = v->tap_nonfinite ? tui_find(k->n, from, dir, nonfinite_match, &ctx) : -1;
+	if (at < 0) {
+		snprintf(st->message, sizeof(st->message), "no tap %sholds a NaN or inf",
+			 st->filter.active ? "of the filter's " : "");
+		return;
+	}
+	st->focus = TUI_PANE_TAPS;
+	c->follow = 0;
+	c->sel = tui_key_at(k, (size_t)at);
+	c->has_sel = 1;
+	st->detail_top = 0;
+	snprintf(st->message, sizeof(st->message), "NaN or inf: row %ld of %zu%s", at + 1, k->n,
+		 started && (dir > 0) == ((size_t)at <= from) && k->n > 1 ? " (wrapped round)" : "");
+}
+
+static void toggle_plot(struct tui_state *st)
+{
+	st->text_only = !st->text_only;
+	st->detail_top = 0;
+	snprintf(st->message, sizeof(st->message), st->text_only ?
+		 "detail: the text where plot and text do not both fit (v: the plot)" :
+		 "detail: the plot where plot and text do not both fit (v: the text)");
+}
+
 static void move_cursor(struct tui_state *st, const struct tui_view *v, enum tui_action a)
 {
 	struct tui_cursor *c = NULL;
@@ -344,6 +393,10 @@ int tui_state_key(struct tui_state *st, int key, const struct tui_view *v)
 	case TUI_PREV:
 		search(st, v, a == TUI_NEXT ? 1 : -1);
 		return 1;
+	case TUI_NEXT_NONFINITE:
+	case TUI_PREV_NONFINITE:
+		jump_nonfinite(st, v, a == TUI_NEXT_NONFINITE ? 1 : -1);
+		return 1;
 	case TUI_PAUSE:
 		st->paused = !st->paused;
 		return 1;
@@ -351,11 +404,7 @@ int tui_state_key(struct tui_state *st, int key, const struct tui_view *v)
 		st->spark_stat = (st->spark_stat + 1) % TUI_STATS;
 		return 1;
 	case TUI_PLOT:
-		st->text_only = !st->text_only;
-		st->detail_top = 0;
-		snprintf(st->message, sizeof(st->message), st->text_only ?
-			 "detail: the text where plot and text do not both fit (v: the plot)" :
-			 "detail: the plot where plot and text do not both fit (v: the text)");
+		toggle_plot(st);
 		return 1;
 	case TUI_DOWN:
 	case TUI_UP:

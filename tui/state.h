@@ -67,6 +67,10 @@ struct tui_view {
 	/* the consumer of the tap of index i (for search) */
 	unsigned int (*tap_cons)(const void *ctx, uint64_t i);
 	const void *ctx;
+	/* 1 if the tap of index i holds a NaN or inf (] and [), which may
+	 * read it back: nf_ctx is the model (NULL: none does) */
+	int (*tap_nonfinite)(void *nf_ctx, uint64_t i);
+	void *nf_ctx;
 	const struct tui_consumer *cons;
 	unsigned int ncons;
 	int streams_h, taps_h, detail_h;   /* rows of the lists (titles not counted) */

@@ -450,6 +450,61 @@ quit_view()
     [ "$(cat "$T/rc")" = 0 ]
 }
 
+@test "view FILE: taps holding NaN are marked !, ] and [ jump between them" {
+    # a real program's recording: values[3] NaN at steps 10 and 20 on cpu:1
+    # (seqs 21 and 41), everything else finite
+    "$HCBTRACE" record -q -o "$T/nan.jsonl" -- "$TOOLS/nan_tapper" -n 2 -k 10 -e 10 -s 30 -i 0 -f 8
+    [ "$(grep -c '"nan"' "$T/nan.jsonl")" -eq 2 ]
+    view_in NO_COLOR=1 "$T/nan.jsonl"
+    wait_screen '\[4 streams\]'
+    # from the top of the list, ] goes to the first; the detail shows it
+    tm send-keys -t view ']'
+    wait_screen -E '^NaN or inf: row [0-9]+ of 120$'
+    # marked without colour, and the only marked row shown
+    wait_screen -E '^![0-9]+ +[0-9:.]+ cpu:1 +values +float32\[8\] '
+    [ "$(screen | grep -c '^!')" -eq 1 ]
+    tm send-keys -t view Enter
+    wait_screen -E '^ tap #[0-9]+  seq 21  .*consumer values '
+    wait_screen '^ \[10\.    10\.125 10\.25     nan 10\.5 '
+    tm send-keys -t view ']'
+    wait_screen -E '^ tap #[0-9]+  seq 41  .*consumer values '
+    tm send-keys -t view ']'
+    wait_screen -E '^ tap #[0-9]+  seq 21  .*consumer values '
+    wait_screen -E '^NaN or inf: row [0-9]+ of 120 \(wrapped round\)$'
+    tm send-keys -t view '['
+    wait_screen -E '^ tap #[0-9]+  seq 41  .*consumer values '
+    # a filter without them: the cursor stays, and it says so
+    tm send-keys -t view f 0 Enter
+    wait_screen '\[2 streams, filtered\]'
+    tm send-keys -t view ']'
+    wait_screen "^no tap of the filter's holds a NaN or inf"
+    # the keys are in the help
+    tm send-keys -t view '?'
+    wait_screen '\]  \[ *next / previous tap holding a NaN or inf (marked !)'
+    tm send-keys -t view x
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "view -p: a live tap holding NaN is marked as it comes, and ] reaches it" {
+    "$TOOLS/nan_tapper" -n 2 -k 20 -s 30 -i 1000 -f 8 --go "$T/go" --done "$T/done" &
+    tapper=$!
+    PIDS+=("$tapper")
+    view -p "$tapper"
+    wait_session "$tapper" 60
+    touch "$T/go"
+    retry 60 test -s "$T/done"
+    # the last tap shown, the list following
+    wait_screen -E '^ [0-9]+ +[0-9:.]+ cpu:1 +values +float32\[8\] mean=29\.4375$'
+    tm send-keys -t view ']'
+    wait_screen -E '^![0-9]+ +[0-9:.]+ cpu:1 +values +float32\[8\] '
+    tm send-keys -t view Enter
+    wait_screen -E '^ tap #[0-9]+  seq [0-9]+  .*consumer values '
+    wait_screen '^ \[20\.    20\.125 20\.25     nan 20\.5 '
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
 @test "view: errors are attach's and replay's, and it needs a terminal" {
     run --separate-stderr "$HCBTRACE" view -p 1 </dev/null
     assert_failure 2

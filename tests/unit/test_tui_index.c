@@ -9,7 +9,8 @@
  * with the index; a tap that cannot be read back, or is not the one
  * indexed there; the sparkline's values read back; rates from timestamps,
  * none from stamps that say nothing of time; and the detail pane's text
- * and plot laid out for its room (tui/detailpane.h).
+ * and plot laid out for its room (tui/detailpane.h); NaN and inf marked
+ * once per tap and jumped to with ] and [.
  */
 #include <errno.h>
 #include <math.h>
@@ -269,6 +270,79 @@ static void test_unreadable_taps(void **state)
 	fake_free(&fk);
 }
 
+/* NaN and inf in a recording browsed in place: each tap looked at once,
+ * when it is read back (a row, or ] passing over it), never again however
+ * often asked, even once its row left the cache; ] and [ over a frame's
+ * list land on the marked taps. */
+static void test_nonfinite_marks_and_jumps(void **state)
+{
+	struct tui_snapshot snap = { 0 };
+	struct tui_frame f = { 0 };
+	struct tui_state st;
+	struct tui_model m;
+	struct tui_row r;
+	struct fake fk;
+	uint64_t reads;
+
+	(void)state;
+	fake_init(&fk);
+	fk.v[7][5] = NAN;                 /* a field tap */
+	fk.v[150][0] = -INFINITY;         /* a loss tap: its scalar */
+	assert_int_equal(tui_model_init_indexed(&m, &fake_ops, &fk), 0);
+	assert_int_equal(tui_model_cache_bounds(&m, 16, 64), 0);
+	index_taps(&m, &fk, 0, 200);
+	assert_int_equal(tui_model_row(&m, 7, &r), 0);
+	assert_true(r.nonfinite);
+	assert_int_equal(tui_model_row(&m, 8, &r), 0);
+	assert_false(r.nonfinite);
+	for (uint64_t k = 0; k < 200; k++)
+		assert_int_equal(tui_model_nonfinite(&m, k), k == 7 || k == 150);
+	reads = m.reads;
+	assert_int_equal(reads, 200);     /* 7 and 8 were read for their rows */
+	assert_int_equal(tui_model_row_cached(&m, 7, &r), -ENOENT);
+	for (uint64_t k = 0; k < 200; k++)
+		assert_int_equal(tui_model_nonfinite(&m, k), k == 7 || k == 150);
+	assert_int_equal(m.reads, reads);
+	assert_int_equal(tui_model_nonfinite(&m, 200), -ENOENT);
+
+	/* the list follows the last tap: ] goes round to the first marked */
+	tui_state_init(&st);
+	frame(&f, &m, &snap, &st);
+	tui_state_key(&st, ']', &f.view);
+	assert_false(st.taps.follow);
+	assert_int_equal(st.taps.sel, 7);
+	assert_non_null(strstr(st.message, "NaN or inf: row 8 of 200"));
+	frame(&f, &m, &snap, &st);
+	assert_true(f.rows[f.tsel - f.ttop].nonfinite);
+	tui_state_key(&st, ']', &f.view);
+	assert_int_equal(st.taps.sel, 150);
+	frame(&f, &m, &snap, &st);
+	tui_state_key(&st, ']', &f.view);
+	assert_int_equal(st.taps.sel, 7);
+	assert_non_null(strstr(st.message, "wrapped round"));
+	frame(&f, &m, &snap, &st);
+	tui_state_key(&st, '[', &f.view);
+	assert_int_equal(st.taps.sel, 150);
+	/* the stream list focused: ] still jumps, in the tap list */
+	st.focus = TUI_PANE_STREAMS;
+	frame(&f, &m, &snap, &st);
+	tui_state_key(&st, ']', &f.view);
+	assert_int_equal(st.focus, TUI_PANE_TAPS);
+	assert_int_equal(st.taps.sel, 7);
+	/* a filter with none of them: the cursor stays, and says so */
+	assert_int_equal(tui_filter_parse(&st.filter, "2"), 0);
+	frame(&f, &m, &snap, &st);
+	/* the frame reads the rows it shows back; ] reads none, all marked */
+	reads = m.reads;
+	tui_state_key(&st, ']', &f.view);
+	assert_string_equal(st.message, "no tap of the filter's holds a NaN or inf");
+	assert_int_equal(m.reads, reads);
+	tui_frame_free(&f);
+	tui_snapshot_free(&snap);
+	tui_model_free(&m);
+	fake_free(&fk);
+}
+
 /* The cache alone: items by key in sets of four, the least recently used
  * going; bytes within their bound, the least recently used going first. */
 static void test_cache_alone(void **state)
@@ -500,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_detail_pane_modes),
 		cmocka_unit_test(test_copy_times_read_back),
+		cmocka_unit_test(test_nonfinite_marks_and_jumps),
 	};
 
 	return cmocka_run_group_tests_name("tui_index", tests, NULL, NULL);

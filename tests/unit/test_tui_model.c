@@ -4,8 +4,8 @@
  * (tui/frame.h): streams per device and consumer, the bounded ring of taps
  * (by count and by bytes, evicted taps counted), drop records, the view
  * filter and search, snapshots that stay frozen while taps keep coming,
- * and the detail text (id_print plus min/max/mean, and a tap's device copy
- * where it has one).
+ * the detail text (id_print plus min/max/mean, and a tap's device copy
+ * where it has one), and taps holding NaN or inf marked as they come.
  */
 #include <errno.h>
 #include <math.h>
@@ -143,6 +143,41 @@ static void test_ring_evicts_by_count_and_bytes(void **state)
 	assert_non_null(tui_model_tap(&m, 1));
 	tui_model_free(&m);
 	hcb_consumer_free(big);
+}
+
+/* A live tap holding NaN or inf is marked as it comes: its row says so,
+ * every frame, without looking again; an evicted one is no answer. */
+static void test_nonfinite_marked_as_it_comes(void **state)
+{
+	struct hcb_consumer *v = consumer("v", 3, "v", HCB_DT_BFLOAT16, 4);
+	struct hcb_consumer *loss = consumer("loss", 1, "loss", HCB_DT_FLOAT64, 0);
+	uint16_t fine[4] = { 0x3f80, 0x4000, 0, 0x8000 }, bad[4] = { 0x3f80, 0, 0xff80, 0 };
+	struct tui_model m;
+	struct tui_row r;
+	double d;
+
+	(void)state;
+	assert_int_equal(tui_model_init(&m, 4, 0), 0);
+	tap(&m, v, 0, 0, fine);
+	tap(&m, v, 0, 1, bad);              /* -inf at element 2 */
+	d = NAN;
+	tap(&m, loss, 1, 0, &d);
+	d = 1e308;
+	tap(&m, loss, 1, 1, &d);
+	assert_int_equal(tui_model_nonfinite(&m, 0), 0);
+	assert_int_equal(tui_model_nonfinite(&m, 1), 1);
+	assert_int_equal(tui_model_nonfinite(&m, 2), 1);
+	assert_int_equal(tui_model_nonfinite(&m, 3), 0);
+	assert_int_equal(tui_model_row(&m, 1, &r), 0);
+	assert_true(r.nonfinite);
+	assert_int_equal(tui_model_row(&m, 3, &r), 0);
+	assert_false(r.nonfinite);
+	tap(&m, v, 0, 2, fine);             /* tap 0 leaves the ring of 4 */
+	assert_int_equal(tui_model_nonfinite(&m, 0), -ENOENT);
+	assert_int_equal(tui_model_nonfinite(&m, 5), -ENOENT);
+	tui_model_free(&m);
+	hcb_consumer_free(v);
+	hcb_consumer_free(loss);
 }
 
 static void test_drops_and_end(void **state)
@@ -395,6 +430,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams_per_device_and_consumer),
 		cmocka_unit_test(test_ring_evicts_by_count_and_bytes),
+		cmocka_unit_test(test_nonfinite_marked_as_it_comes),
 		cmocka_unit_test(test_drops_and_end),
 		cmocka_unit_test(test_filter_and_search_match),
 		cmocka_unit_test(test_frame_follow_pause_filter),

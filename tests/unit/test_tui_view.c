@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_tui_view.c - the viewer's logic that has no model in it: list
- * cursors (follow, scroll, keep in view), search with wrap-around, keys and
- * prompts (tui/state.h, tui/keys.h), the layout at 80x24 and other sizes
- * (tui/layout.h), sparkline binning and glyphs (tui/sparkline.h), and the
- * per array statistics (tui/stats.h).
+ * cursors (follow, scroll, keep in view), search with wrap-around, ] and [
+ * to the taps holding NaN or inf, keys and prompts (tui/state.h,
+ * tui/keys.h), the layout at 80x24 and other sizes (tui/layout.h),
+ * sparkline binning and glyphs (tui/sparkline.h), and the per array
+ * statistics (tui/stats.h).
  */
 #include <curses.h>
 #include <math.h>
@@ -251,6 +252,64 @@ static void test_keys_search_pause_help(void **state)
 	assert_true(st.quit);
 }
 
+/* taps 10 .. 15, 12 and 15 holding a NaN or inf; counting the questions */
+static int nf_asked;
+static int tap_nonfinite(void *ctx, uint64_t i)
+{
+	(void)ctx;
+	nf_asked++;
+	return i == 12 || i == 15;
+}
+
+static void test_keys_jump_to_nonfinite(void **state)
+{
+	uint64_t skeys[2] = { 0, 1 }, slast[2] = { 14, 15 }, tkeys[3] = { 10, 12, 14 };
+	struct tui_view v = { .streams = { skeys, 0, 2 }, .slast = slast, .taps = { NULL, 10, 6 },
+			      .tap_cons = tap_cons, .tap_nonfinite = tap_nonfinite, .cons = cons,
+			      .ncons = 2, .streams_h = 4, .taps_h = 4, .detail_h = 4 };
+	struct tui_state st;
+
+	(void)state;
+	assert_int_equal(tui_key_action(']'), TUI_NEXT_NONFINITE);
+	assert_int_equal(tui_key_action('['), TUI_PREV_NONFINITE);
+	tui_state_init(&st);
+	/* from a following list: round to the first; then on */
+	keys_to(&st, "]", &v);
+	assert_false(st.taps.follow);
+	assert_int_equal(st.taps.sel, 12);
+	assert_string_equal(st.message, "NaN or inf: row 3 of 6 (wrapped round)");
+	keys_to(&st, "]", &v);
+	assert_int_equal(st.taps.sel, 15);
+	assert_string_equal(st.message, "NaN or inf: row 6 of 6");
+	keys_to(&st, "[", &v);
+	assert_int_equal(st.taps.sel, 12);
+	keys_to(&st, "[", &v);
+	assert_int_equal(st.taps.sel, 15);
+	/* nothing selected yet: the first row counts */
+	tui_state_init(&st);
+	st.taps.follow = 0;
+	keys_to(&st, "]", &v);
+	assert_int_equal(st.taps.sel, 12);
+	assert_string_equal(st.message, "NaN or inf: row 3 of 6");
+	/* a list of one such tap: it, from anywhere, asking each row once */
+	v.taps = (struct tui_keys){ tkeys, 0, 3 };
+	st.taps.sel = 14;
+	nf_asked = 0;
+	keys_to(&st, "]", &v);
+	assert_int_equal(st.taps.sel, 12);
+	assert_true(nf_asked <= 3);
+	/* none: the cursor stays where it was */
+	v.taps = (struct tui_keys){ tkeys, 0, 1 };
+	st.taps.sel = 10;
+	keys_to(&st, "[", &v);
+	assert_int_equal(st.taps.sel, 10);
+	assert_string_equal(st.message, "no tap holds a NaN or inf");
+	/* a view that cannot tell: none either */
+	v.tap_nonfinite = NULL;
+	keys_to(&st, "]", &v);
+	assert_string_equal(st.message, "no tap holds a NaN or inf");
+}
+
 static void test_footer_fits(void **state)
 {
 	char buf[256];
@@ -373,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_cursor_over_a_range),
 		cmocka_unit_test(test_find_wraps),
 		cmocka_unit_test(test_keys_search_pause_help),
+		cmocka_unit_test(test_keys_jump_to_nonfinite),
 		cmocka_unit_test(test_footer_fits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_sparkline),
