@@ -158,7 +158,21 @@ static unsigned int tap_cons(const void *ctx, uint64_t i)
 
 static int tap_nonfinite(void *ctx, uint64_t i)
 {
-	return tui_model_nonfinite(ctx, i);
+	struct tui_frame *f = ctx;
+	int r = tui_model_nonfinite(f->nf_model, i, 0);
+	uint64_t now;
+
+	if (r != -EAGAIN)
+		return r;
+	if (!f->nf_reads_left)
+		return -EAGAIN;
+	now = hcb_clock_ns(CLOCK_MONOTONIC);
+	if (!f->nf_since_ns)
+		f->nf_since_ns = now;
+	else if (now - f->nf_since_ns > TUI_NONFINITE_NS)
+		return -EAGAIN;
+	f->nf_reads_left--;
+	return tui_model_nonfinite(f->nf_model, i, 1);
 }
 
 static int build_detail(struct tui_frame *f, struct tui_model *m, struct tui_state *st)
@@ -214,11 +228,14 @@ int tui_frame_build(struct tui_frame *f, struct tui_model *m, const struct tui_s
 	if (!st->detail && st->focus == TUI_PANE_DETAIL)
 		st->focus = TUI_PANE_TAPS;
 	spark_values(f, m, snap, start);
+	f->nf_model = m;
+	f->nf_reads_left = TUI_NONFINITE_READS;
+	f->nf_since_ns = 0;
 
 	f->view = (struct tui_view){
 		.streams = { f->skeys, 0, f->ns }, .slast = f->slast, .taps = f->taps,
 		.tap_cons = tap_cons, .ctx = m, .cons = m->cons, .ncons = m->ncons,
-		.tap_nonfinite = tap_nonfinite, .nf_ctx = m,
+		.tap_nonfinite = tap_nonfinite, .nf_ctx = f,
 		.streams_h = f->lay.streams.h - 1, .taps_h = f->lay.taps.h - 1,
 		.detail_h = f->lay.detail.h - 1, .detail_lines = lines,
 	};

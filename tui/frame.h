@@ -54,7 +54,17 @@ struct tui_frame {
 	struct tui_detail_pane detail;
 	struct tui_layout lay;
 	struct tui_view view;           /* the lists, for tui_state_key */
+	/* ] and [ in a recording: taps they may still read back until the
+	 * next frame (TUI_NONFINITE_READS each), since when (CLOCK_MONOTONIC;
+	 * 0: none read yet), and the model they read */
+	uint64_t nf_reads_left, nf_since_ns;
+	struct tui_model *nf_model;
 };
+
+/* What a ] or [ reads back at most before it stops and says so, so that a
+ * key never freezes the screen for long: taps, and time (large taps) */
+#define TUI_NONFINITE_READS 100000u
+#define TUI_NONFINITE_NS 1000000000ull
 
 /* Build the frame for a rows x cols screen; moves st's cursors as they
  * resolve (following, a selection that left the ring).  -ENOMEM. */

@@ -182,8 +182,8 @@ int tui_model_row(struct tui_model *m, uint64_t i, struct tui_row *row);
 int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row);
 /* 1 if tap i holds a NaN or inf, 0 if not (or it cannot be read back), or
  * -ENOENT (not held).  Held: known as it came; indexed: read back the first
- * time only. */
-int tui_model_nonfinite(struct tui_model *m, uint64_t i);
+ * time only, and only if may_read (else -EAGAIN). */
+int tui_model_nonfinite(struct tui_model *m, uint64_t i, int may_read);
 
 /* Live rates: every second or more, a stream's rate becomes the taps it got
  * since the last sample over the time since.  now_ns: CLOCK_REALTIME. */

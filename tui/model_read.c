@@ -206,7 +206,7 @@ int tui_model_row_cached(struct tui_model *m, uint64_t i, struct tui_row *row)
 	return 0;
 }
 
-int tui_model_nonfinite(struct tui_model *m, uint64_t i)
+int tui_model_nonfinite(struct tui_model *m, uint64_t i, int may_read)
 {
 	const struct tui_tap *t;
 	struct tui_row row;
@@ -221,6 +221,8 @@ int tui_model_nonfinite(struct tui_model *m, uint64_t i)
 	marks = nf_marks(m, i);
 	if (marks & NF_SEEN)
 		return !!(marks & NF_FOUND);
+	if (!may_read)
+		return -EAGAIN;
 	/* read back (and marked) now, its row cached for the frame */
 	if (tui_model_row(m, i, &row))
 		return -ENOENT;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <curses.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,22 +178,33 @@ static void search(struct tui_state *st, const struct tui_view *v, int dir)
 		 ctx.streams ? "stream" : "row", at + 1, k->n);
 }
 
-struct nonfinite_ctx {
-	const struct tui_view *v;
-};
-
-static int nonfinite_match(void *ctx, size_t i)
+/* The position of the tap list's next (dir +1) or previous (-1) tap from
+ * `from` holding a NaN or inf, round the end as tui_find goes; -1 for
+ * none, -2 when the view could not tell in time (its -EAGAIN). */
+static long find_nonfinite(const struct tui_view *v, size_t from, int dir)
 {
-	const struct tui_view *v = ((struct nonfinite_ctx *)ctx)->v;
+	const struct tui_keys *k = &v->taps;
+	size_t n = k->n;
 
-	return v->tap_nonfinite(v->nf_ctx, tui_key_at(&v->taps, i)) == 1;
+	if (!n || !v->tap_nonfinite)
+		return -1;
+	if (from >= n)
+		from = dir > 0 ? n - 1 : 0;
+	for (size_t s = 1; s <= n; s++) {
+		size_t i = dir > 0 ? (from + s) % n : (from + n - s % n) % n;
+		int r = v->tap_nonfinite(v->nf_ctx, tui_key_at(k, i));
+
+		if (r == 1)
+			return (long)i;
+		if (r == -EAGAIN)
+			return -2;
+	}
+	return -1;
 }
 
-/* ] and [: the tap list's next (previous) tap holding a NaN or inf,
- * round the end as search does. */
+/* ] and [: the tap list's next (previous) tap holding a NaN or inf. */
 static void jump_nonfinite(struct tui_state *st, const struct tui_view *v, int dir)
 {
-	struct nonfinite_ctx ctx = { v };
 	struct tui_cursor *c = &st->taps;
 	const struct tui_keys *k = &v->taps;
 	size_t from = cursor_pos(c, k);
@@ -202,7 +214,12 @@ static void jump_nonfinite(struct tui_state *st, const struct tui_view *v, int d
 	/* at the start nothing is selected yet: the first row counts */
 	if (!started)
 		from = dir > 0 ? k->n - 1 : 0;
-	at = v->tap_nonfinite ? tui_find(k->n, from, dir, nonfinite_match, &ctx) : -1;
+	at = find_nonfinite(v, from, dir);
+	if (at == -2) {
+		snprintf(st->message, sizeof(st->message), "none found in the taps read so far: "
+			 "%s again reads on", dir > 0 ? "]" : "[");
+		return;
+	}
 	if (at < 0) {
 		snprintf(st->message, sizeof(st->message), "no tap %sholds a NaN or inf",
 			 st->filter.active ? "of the filter's " : "");

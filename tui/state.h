@@ -67,8 +67,10 @@ struct tui_view {
 	/* the consumer of the tap of index i (for search) */
 	unsigned int (*tap_cons)(const void *ctx, uint64_t i);
 	const void *ctx;
-	/* 1 if the tap of index i holds a NaN or inf (] and [), which may
-	 * read it back: nf_ctx is the model (NULL: none does) */
+	/* 1 if the tap of index i holds a NaN or inf (] and [), 0 if not,
+	 * -EAGAIN if telling would read back more than one key may (the
+	 * search stops there and says so; the next ] goes on); NULL: no tap
+	 * does */
 	int (*tap_nonfinite)(void *nf_ctx, uint64_t i);
 	void *nf_ctx;
 	const struct tui_consumer *cons;

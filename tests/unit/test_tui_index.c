@@ -295,15 +295,19 @@ static void test_nonfinite_marks_and_jumps(void **state)
 	assert_true(r.nonfinite);
 	assert_int_equal(tui_model_row(&m, 8, &r), 0);
 	assert_false(r.nonfinite);
+	/* not read back yet: told only if it may be */
+	assert_int_equal(tui_model_nonfinite(&m, 150, 0), -EAGAIN);
+	assert_int_equal(tui_model_nonfinite(&m, 7, 0), 1);
+	assert_int_equal(tui_model_nonfinite(&m, 8, 0), 0);
 	for (uint64_t k = 0; k < 200; k++)
-		assert_int_equal(tui_model_nonfinite(&m, k), k == 7 || k == 150);
+		assert_int_equal(tui_model_nonfinite(&m, k, 1), k == 7 || k == 150);
 	reads = m.reads;
 	assert_int_equal(reads, 200);     /* 7 and 8 were read for their rows */
 	assert_int_equal(tui_model_row_cached(&m, 7, &r), -ENOENT);
 	for (uint64_t k = 0; k < 200; k++)
-		assert_int_equal(tui_model_nonfinite(&m, k), k == 7 || k == 150);
+		assert_int_equal(tui_model_nonfinite(&m, k, 0), k == 7 || k == 150);
 	assert_int_equal(m.reads, reads);
-	assert_int_equal(tui_model_nonfinite(&m, 200), -ENOENT);
+	assert_int_equal(tui_model_nonfinite(&m, 200, 1), -ENOENT);
 
 	/* the list follows the last tap: ] goes round to the first marked */
 	tui_state_init(&st);
@@ -337,6 +341,55 @@ static void test_nonfinite_marks_and_jumps(void **state)
 	tui_state_key(&st, ']', &f.view);
 	assert_string_equal(st.message, "no tap of the filter's holds a NaN or inf");
 	assert_int_equal(m.reads, reads);
+	tui_frame_free(&f);
+	tui_snapshot_free(&snap);
+	tui_model_free(&m);
+	fake_free(&fk);
+}
+
+/* ] in a large recording reads back a bounded number of taps a key: when
+ * they are spent it stops and says so, and the next ] goes on from there
+ * (what it read stays marked). */
+static void test_nonfinite_jump_is_bounded(void **state)
+{
+	struct tui_snapshot snap = { 0 };
+	struct tui_frame f = { 0 };
+	struct tui_state st;
+	struct tui_model m;
+	struct fake fk;
+	uint64_t reads, unread = 0, total = 0;
+	int presses = 0;
+
+	(void)state;
+	fake_init(&fk);
+	fk.v[3001][2] = INFINITY;
+	assert_int_equal(tui_model_init_indexed(&m, &fake_ops, &fk), 0);
+	index_taps(&m, &fk, 0, 6000);
+	tui_state_init(&st);
+	st.taps.follow = 0;
+	frame(&f, &m, &snap, &st);
+	/* what the frame read (rows shown, sparkline values) is marked */
+	for (uint64_t k = 1; k <= 3001; k++)
+		unread += tui_model_nonfinite(&m, k, 0) == -EAGAIN;
+	assert_true(unread > 1200);
+	do {
+		frame(&f, &m, &snap, &st);
+		reads = m.reads;
+		f.nf_reads_left = 600;
+		tui_state_key(&st, ']', &f.view);
+		total += m.reads - reads;
+		presses++;
+		if (st.taps.sel == 3001)
+			break;
+		/* spent: it stops, says so, the cursor where it was */
+		assert_int_equal(m.reads - reads, 600);
+		assert_string_equal(st.message, "none found in the taps read so far: ] again reads on");
+		assert_int_equal(st.taps.sel, 0);
+	} while (presses < 20);
+	assert_int_equal(st.taps.sel, 3001);
+	/* each tap on the way read once, over as many keys as that takes */
+	assert_int_equal(total, unread);
+	assert_int_equal(presses, (int)((unread + 599) / 600));
 	tui_frame_free(&f);
 	tui_snapshot_free(&snap);
 	tui_model_free(&m);
@@ -575,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_detail_pane_modes),
 		cmocka_unit_test(test_copy_times_read_back),
 		cmocka_unit_test(test_nonfinite_marks_and_jumps),
+		cmocka_unit_test(test_nonfinite_jump_is_bounded),
 	};
 
 	return cmocka_run_group_tests_name("tui_index", tests, NULL, NULL);

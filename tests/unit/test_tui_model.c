@@ -164,17 +164,17 @@ static void test_nonfinite_marked_as_it_comes(void **state)
 	tap(&m, loss, 1, 0, &d);
 	d = 1e308;
 	tap(&m, loss, 1, 1, &d);
-	assert_int_equal(tui_model_nonfinite(&m, 0), 0);
-	assert_int_equal(tui_model_nonfinite(&m, 1), 1);
-	assert_int_equal(tui_model_nonfinite(&m, 2), 1);
-	assert_int_equal(tui_model_nonfinite(&m, 3), 0);
+	assert_int_equal(tui_model_nonfinite(&m, 0, 0), 0);
+	assert_int_equal(tui_model_nonfinite(&m, 1, 0), 1);
+	assert_int_equal(tui_model_nonfinite(&m, 2, 0), 1);
+	assert_int_equal(tui_model_nonfinite(&m, 3, 0), 0);
 	assert_int_equal(tui_model_row(&m, 1, &r), 0);
 	assert_true(r.nonfinite);
 	assert_int_equal(tui_model_row(&m, 3, &r), 0);
 	assert_false(r.nonfinite);
 	tap(&m, v, 0, 2, fine);             /* tap 0 leaves the ring of 4 */
-	assert_int_equal(tui_model_nonfinite(&m, 0), -ENOENT);
-	assert_int_equal(tui_model_nonfinite(&m, 5), -ENOENT);
+	assert_int_equal(tui_model_nonfinite(&m, 0, 0), -ENOENT);
+	assert_int_equal(tui_model_nonfinite(&m, 5, 0), -ENOENT);
 	tui_model_free(&m);
 	hcb_consumer_free(v);
 	hcb_consumer_free(loss);
