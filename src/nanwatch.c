@@ -113,19 +113,10 @@ static int watch_flush(void *ctx)
 	return w->inner.ops->flush ? w->inner.ops->flush(w->inner.ctx) : 0;
 }
 
-static void watch_warn(void *ctx, const struct hcb_warning *wn)
-{
-	struct hcb_nanwatch *w = ctx;
-
-	if (w->inner.ops->warn)
-		w->inner.ops->warn(w->inner.ctx, wn);
-}
-
 static const struct hcb_receiver_ops watch_ops = {
 	.record = watch_record,
 	.sync = watch_sync,
 	.flush = watch_flush,
-	.warn = watch_warn,
 };
 
 int hcb_nanwatch_new(struct hcb_nanwatch **out, struct hcb_receiver inner)
