@@ -109,6 +109,24 @@ static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
 	return hcb_jx_deliver(x, c);
 }
 
+/* A call with no site: named after its index, as far as it is known. */
+static void name_unknown(struct hcb_ev_jcall *h, const char *target)
+{
+	if (h->flags & HCB_JAXFFI_F_INDEX)
+		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
+	else
+		snprintf(h->op, sizeof(h->op), "callback");
+	snprintf(h->module, sizeof(h->module), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "%s", target);
+}
+
+/* A CUDA callback (jaxgpu.h): no thunk holds its names there, and the
+ * probe sits on xla_ffi_python_gpu_callback's handler alone. */
+static void name_gpu(struct hcb_ev_jcall *h)
+{
+	name_unknown(h, "xla_ffi_python_gpu_callback");
+}
+
 /*
  * The call site the thunk gave, if it gave one, proven by the layout check
  * (jaxffi_check.h): a thread that ran no callback's CustomCallThunk first
@@ -145,6 +163,10 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 		hcb_jx_name_legacy(x, h);
 		return 0;
 	}
+	if ((h->flags & HCB_JAXFFI_F_GPU) && x->check.device_proven) {
+		name_gpu(h);   /* no thunk on a GPU: expected, not a problem */
+		return 0;
+	}
 	if (x->check.state != HCB_JAXFFI_PROVEN && !x->check.device_proven) {
 		/* its device is the execution context's, which only a call with
 		 * a thunk proves here */
@@ -159,12 +181,7 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 			   (unsigned long long)h->seq, h->flags & HCB_JAXFFI_F_THUNK ?
 			   "the thread's custom call was another" : "no custom call thunk ran",
 			   h->tid);
-	if (h->flags & HCB_JAXFFI_F_INDEX)
-		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
-	else
-		snprintf(h->op, sizeof(h->op), "callback");
-	snprintf(h->module, sizeof(h->module), "unknown");
-	snprintf(h->target[0], sizeof(h->target[0]), "unknown");
+	name_unknown(h, "unknown");
 	return 0;
 }
 

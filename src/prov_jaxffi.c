@@ -9,6 +9,7 @@
 #include "bpf/jaxffi_events.h"
 #include "capture.skel.h"
 #include "jaxffi.h"
+#include "jaxgpu.h"
 #include "jaxlegacy.h"
 #include "probes.h"
 #include "prov_jaxffi.h"
@@ -19,11 +20,14 @@
  * jaxffi.h), and whether the callbacks are the legacy ones (jaxlegacy.h).
  * HANDLER is the legacy callback there, and RUN.. the run sites.  INNER:
  * the handler's inner function, which calls the Python callable
- * (bpf/pycall.bpf.c; 0: not found). */
-enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, INNER, RUN };
+ * (bpf/pycall.bpf.c; 0: not found).  On CUDA (jaxgpu.h) HANDLER is
+ * kXlaFfiPythonGpuCallback, and GPU_COPY, GPU_SYNC the copy and
+ * synchronisation sites; GPU_SYNC is 0 on CPU. */
+enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, INNER, RUN,
+       GPU_COPY = RUN + HCB_JAXLEGACY_RUN_SITES, GPU_SYNC };
 
-_Static_assert(RUN + HCB_JAXLEGACY_RUN_SITES <= sizeof(((struct hcb_target_info *)0)->probe_off) /
-	       sizeof(uint64_t), "probe_off holds every run site");
+_Static_assert(GPU_SYNC < sizeof(((struct hcb_target_info *)0)->probe_off) / sizeof(uint64_t),
+	       "probe_off holds every run site and the CUDA sites");
 
 /* libjax_common.so (jaxlib 0.6 on), else the legacy callbacks of
  * xla_extension.so (0.4.26 to 0.5.3). */
@@ -45,10 +49,43 @@ static int outfeed_era(const char *version)
 	return sscanf(version, "0.4.%u%c", &patch, &rest) == 1 && patch <= 33 && patch != 31;
 }
 
+/*
+ * jax's CUDA plugin, if the process maps it (it runs on the GPU then; its
+ * CPU callbacks are not read): -ENOENT if not.  Its device ordinal must be
+ * read where the PJRT plugin's code reads it, or the target is refused.
+ */
+static int find_gpu(pid_t pid, struct hcb_target_info *ti)
+{
+	struct hcb_jaxgpu_target *g = malloc(sizeof(*g));
+	int err = g ? hcb_jaxgpu_find(pid, g) : -ENOMEM;
+
+	if (err == -ENOENT || err == -ENOMEM) {
+		free(g);
+		return err;
+	}
+	snprintf(ti->path, sizeof(ti->path), "%s", g->lib);
+	snprintf(ti->version, sizeof(ti->version), "%s", g->version);
+	snprintf(ti->platform, sizeof(ti->platform), "cuda");
+	if (!err && g->ctx_device_off < 0)
+		err = -ENOEXEC;
+	if (!err) {
+		ti->probe_off[HANDLER] = g->s.handler_off;
+		ti->probe_off[GPU_COPY] = g->s.copy_off;
+		ti->probe_off[GPU_SYNC] = g->s.sync_off;
+		ti->probe_off[CTX_DEVICE] = (uint64_t)g->ctx_device_off + 1;
+	}
+	free(g);
+	return err;
+}
+
 static int find(pid_t pid, struct hcb_target_info *ti)
 {
 	struct hcb_jaxffi_target t;
-	int err = find_target(pid, &t);
+	int err = find_gpu(pid, ti);
+
+	if (err != -ENOENT)
+		return err;
+	err = find_target(pid, &t);
 
 	ti->notice[0] = '\0';
 	snprintf(ti->path, sizeof(ti->path), "%s", t.lib);
@@ -77,7 +114,8 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 
 static int is_library(const char *path)
 {
-	return hcb_jaxffi_is_library(path) || hcb_jaxlegacy_is_library(path);
+	return hcb_jaxffi_is_library(path) || hcb_jaxlegacy_is_library(path) ||
+	       hcb_jaxgpu_is_library(path);
 }
 
 /*
@@ -124,6 +162,7 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout();
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	uint32_t shift = test_shift();
+	int gpu = !!ti->probe_off[GPU_SYNC];
 
 	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
 	skel->rodata->jaxffi_op_off = l->op_off + shift;
@@ -140,11 +179,16 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	if (ti->probe_off[LEGACY])
 		prepare_legacy(skel, ti, shift);
 	/* only the probes this jaxlib's callbacks need are verified */
-	bpf_program__set_autoload(skel->progs.jaxffi_call, !ti->probe_off[LEGACY]);
+	skel->rodata->jaxgpu_ctx_device_off = gpu ? (uint32_t)ti->probe_off[CTX_DEVICE] - 1 : 0;
+	bpf_program__set_autoload(skel->progs.jaxffi_thunk, !gpu);
+	bpf_program__set_autoload(skel->progs.jaxffi_call, !gpu && !ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxffi_inner, !!ti->probe_off[INNER]);
 	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
+	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
+	bpf_program__set_autoload(skel->progs.jaxgpu_sync, gpu);
 	return 0;
 }
 
@@ -199,6 +243,20 @@ static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *t
 	return err;
 }
 
+/* The copies' sites first, the handler's entry last: a call begun is then
+ * always followed through. */
+static int attach_gpu(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int err = attach_at(probes, skel->progs.jaxgpu_sync, ti, ti->probe_off[GPU_SYNC], 0);
+
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxgpu_copy, ti, ti->probe_off[GPU_COPY], 0);
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxgpu_enter, ti, ti->probe_off[HANDLER], 0);
+	return err;
+}
+
 static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 		       const struct hcb_decoder_ops *ops, void *ctx)
 {
@@ -211,7 +269,10 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		hcb_jaxffi_device_proven(x);
 	if (ti->probe_off[INNER])
 		hcb_jaxffi_inner_probed(x);
-	err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
+	if (ti->probe_off[GPU_SYNC])
+		err = attach_gpu(probes, ti);
+	else
+		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
 		hcb_jaxffi_free(x);
 		return err;
@@ -258,7 +319,7 @@ static void close_jaxffi(void *state)
 
 static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
 					"jaxlegacy_run", "jaxffi_inner", "jaxffi_inner_ret",
-					NULL };
+					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync", NULL };
 
 const struct hcb_provider hcb_prov_jaxffi = {
 	.name = "jax-callback",

@@ -34,7 +34,7 @@ struct hcb_target_info {
 	char version[64];            /* its version, where it has one ("" if not) */
 	char platform[16];           /* names devices: "cpu" -> cpu:0, "TFRT_CPU_%u" */
 	uint64_t counters;           /* where the target's issued counters are, 0: unknown */
-	uint64_t probe_off[12];      /* file offsets in path where the provider's
+	uint64_t probe_off[16];      /* file offsets in path where the provider's
 				      * probes go, as find() found them (0: none) */
 	unsigned int unread;         /* HCB_UNREAD_*: what such a target may send
 				      * that this provider does not read */

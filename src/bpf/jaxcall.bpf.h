@@ -219,6 +219,37 @@ static long send_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* The call's "index" attribute (a u64 scalar): the callback's place in its
+ * executable's list.  Attributes are few; look at the first four.  The FFI
+ * probes' (CPU and CUDA), not the legacy one's. */
+static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
+{
+	for (__u32 i = 0; i < 4; i++) {
+		struct jaxffi_xla_bytespan name;
+		struct jaxffi_xla_scalar sc;
+		__u64 np = 0, vp = 0;
+		__u32 type = 0;
+		char key[5];
+
+		if (i >= a->size)
+			break;
+		if (bpf_copy_from_user(&np, sizeof(np), (void *)(a->names + i * 8)) ||
+		    bpf_copy_from_user(&name, sizeof(name), (void *)np) || name.len != 5 ||
+		    bpf_copy_from_user(key, sizeof(key), (void *)name.ptr) ||
+		    key[0] != 'i' || key[1] != 'n' || key[2] != 'd' || key[3] != 'e' || key[4] != 'x')
+			continue;
+		if (bpf_copy_from_user(&type, sizeof(type), (void *)(a->types + i * 4)) ||
+		    type != JAXFFI_XLA_ATTR_SCALAR ||
+		    bpf_copy_from_user(&vp, sizeof(vp), (void *)(a->attrs + i * 8)) ||
+		    bpf_copy_from_user(&sc, sizeof(sc), (void *)vp) ||
+		    (sc.dtype != JAXFFI_XLA_U64 && sc.dtype != JAXFFI_XLA_S64) ||
+		    bpf_copy_from_user(index, sizeof(*index), (void *)sc.value))
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* A std::string of the thunk at off into dst (cap bytes, NUL-terminated,
  * cut if longer); its whole length. */
 static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)

@@ -48,6 +48,9 @@ enum hcb_jaxffi_handler {
 				     * runtime), found by the call's status */
 #define HCB_JAXFFI_F_NODEV 16u      /* legacy: no thunk and no run of the call's
 				     * status seen: its device is unknown */
+#define HCB_JAXFFI_F_GPU 32u        /* a CUDA callback (xla_ffi_python_gpu_callback,
+				     * jaxgpu.bpf.c): the operands' bytes are the
+				     * handler's own host copies; no thunk, no names */
 
 /* hcb_ev_jcall.layout: what of a legacy callback's descriptor (an
  * xla::CpuCallback, jaxlegacy.bpf.c) did not read as one */
