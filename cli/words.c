@@ -79,6 +79,12 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 			ti ? ti->path : "?", w->library);
 		return EXIT_TARGET;
 	case -ENOEXEC:
+		if (ti && ti->why[0]) {
+			cli_err("process %d (%s) runs %s %s, whose library %s is not the code "
+				"hcbtrace knows: %s", (int)pid, comm, w->library, ti->version,
+				ti->path, ti->why);
+			return EXIT_TARGET;
+		}
 		cli_err("process %d (%s) runs %s %s, whose library %s lacks the functions hcbtrace "
 			"probes: an unusual build; supported %s versions: %s", (int)pid, comm,
 			w->library, ti ? ti->version : "?", ti ? ti->path : "?", w->library,

@@ -66,8 +66,14 @@ static int find_gpu(pid_t pid, struct hcb_target_info *ti)
 	snprintf(ti->path, sizeof(ti->path), "%s", g->lib);
 	snprintf(ti->version, sizeof(ti->version), "%s", g->version);
 	snprintf(ti->platform, sizeof(ti->platform), "cuda");
-	if (!err && g->ctx_device_off < 0)
+	if (err == -ENOEXEC)
+		snprintf(ti->why, sizeof(ti->why), "%s", g->why);
+	if (!err && g->ctx_device_off < 0) {
+		snprintf(ti->why, sizeof(ti->why), "the device ordinal cannot be proven: %s",
+			 g->pjrt[0] ? "the PJRT plugin's XLA_FFI_DeviceOrdinal_Get is not the "
+			 "code known" : "no jax CUDA PJRT plugin (xla_cuda_plugin.so) mapped");
 		err = -ENOEXEC;
+	}
 	if (!err) {
 		ti->probe_off[HANDLER] = g->s.handler_off;
 		ti->probe_off[GPU_COPY] = g->s.copy_off;

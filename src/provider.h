@@ -41,6 +41,9 @@ struct hcb_target_info {
 	char notice[320];            /* what the provider shows less of for this
 				      * target than it could, and why, in one
 				      * line the session says once ("": none) */
+	char why[256];               /* find()'s -ENOEXEC: what of the library's
+				      * code did not check out, in one line ("":
+				      * its functions are missing) */
 	const struct hcb_provider *provider;
 };
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# jaxgpu.bats - the jax-callback provider's CUDA side (src/jaxgpu.h) with no
+# GPU: a process maps the real jax-cuda13-plugin 0.11.2 files (code mapped,
+# never run: tests/tools/map_files.py), and hcbtrace finds the handler there,
+# loads its CUDA programs through the verifier and attaches them, or refuses
+# in one line.  No CUDA callback runs here: that takes a GPU (scripts/gpu-check
+# step 4).  The plugin comes from scripts/gpu-plugin (HCB_GPU_PLUGIN to name
+# another); the 411 MB PJRT plugin's xla_cuda_plugin.so, whose code proves the
+# device ordinal, only where HCB_GPU_PJRT names it (else that test skips).
+
+load common
+
+setup()
+{
+    _common_setup
+    PLUGIN=${HCB_GPU_PLUGIN:-$BUILD/gpu-wheels/jax_cuda13_plugin/cuda_plugin_extension.so}
+    [ -f "$PLUGIN" ] || PLUGIN=$("$ROOT/scripts/gpu-plugin" "$BUILD/gpu-wheels")
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# start_mapped FILE...: a process mapping them; MAP_PID
+start_mapped()
+{
+    python3 "$ROOT/tests/tools/map_files.py" "$T/go" "$@" >"$T/map.out" 2>&1 &
+    MAP_PID=$!
+    PIDS+=("$MAP_PID")
+    wait_for "$T/map.out" '^mapped$' 30
+}
+
+@test "jaxgpu: the CUDA plugin without its PJRT plugin: refused in one line, the device ordinal unproven" {
+    start_mapped "$PLUGIN"
+    run --separate-stderr "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl"
+    [ "$status" = 3 ]
+    [ "${#stderr_lines[@]}" = 1 ]
+    [[ "$stderr" == *"cuda_plugin_extension.so is not the code hcbtrace knows: the device ordinal cannot be proven: no jax CUDA PJRT plugin (xla_cuda_plugin.so) mapped"* ]]
+    touch "$T/go"
+}
+
+@test "jaxgpu: an altered plugin is refused, naming what did not check out" {
+    mkdir -p "$T/jax_cuda13_plugin"
+    cp "$PLUGIN" "$T/jax_cuda13_plugin/cuda_plugin_extension.so"
+    # the body's one copy call (file offset 0x11b5ea) made a 5-byte nop
+    printf '\x0f\x1f\x44\x00\x00' | dd of="$T/jax_cuda13_plugin/cuda_plugin_extension.so" \
+        bs=1 seek=$((0x11b5ea)) conv=notrunc status=none
+    start_mapped "$T/jax_cuda13_plugin/cuda_plugin_extension.so"
+    run --separate-stderr "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl"
+    [ "$status" = 3 ]
+    [ "${#stderr_lines[@]}" = 1 ]
+    [[ "$stderr" == *"is not the code hcbtrace knows: "*"calls cudaMemcpyAsync 0 times before cudaStreamSynchronize, not once"* ]]
+    touch "$T/go"
+}
+
+@test "jaxgpu: with the PJRT plugin, the CUDA programs pass the verifier, attach, and the session says cuda" {
+    [ -n "${HCB_GPU_PJRT:-}" ] && [ -f "$HCB_GPU_PJRT" ] ||
+        skip "HCB_GPU_PJRT names no xla_cuda_plugin.so (jax-cuda13-pjrt 0.11.2's)"
+    start_mapped "$PLUGIN" "$HCB_GPU_PJRT"
+    "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$MAP_PID" 60
+    touch "$T/go"
+    wait "$MAP_PID" || true
+    wait "$rec"
+    head -1 "$T/rec.jsonl" | grep -q '"provider":"jax-callback","platform":"cuda"'
+    grep -q '"type":"end","taps":0,"drops":0' "$T/rec.jsonl"
+    grep -q 'target exited' "$T/rec.err"
+}
