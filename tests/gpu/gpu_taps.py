@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: MIT
 """The jax programs scripts/gpu-check runs on a GPU, with hcbtap's taps (or
-JAX's own jax.debug.print) on CUDA devices.
+JAX's own callbacks: gpu_callbacks.py) on CUDA devices.
 
     python gpu_taps.py jit TRUTH      taps under jit (and a scan in it)
     python gpu_taps.py pmap TRUTH     each device taps its own values
     python gpu_taps.py burst TRUTH    a burst of large taps beyond the
                                       staging memory, then a few more
-    python gpu_taps.py debugprint     jax.debug.print under jit, unmodified
 
 TRUTH gets one JSON line per tap, in each device's program order, written
 from the values the device computed and handed back (not from what the
@@ -135,25 +134,10 @@ def burst_taps(truth):
         truth.tap(0, {"what": "after"}, jax.device_get(after(jnp.int32(i))))
 
 
-def debugprint():
-    """Unmodified JAX: jax.debug.print under jit on the GPU."""
-    @jax.jit
-    def f(x):
-        jax.debug.print("debug {x} {s}", x=x, s=x.sum())
-        return x * 2
-    for i in range(10):
-        jax.block_until_ready(f(jnp.arange(3, dtype=jnp.float32) + i))
-
-
 def main():
     mode = sys.argv[1]
     devs = gpus()
     print("devices", [str(d) for d in devs], flush=True)
-    if mode == "debugprint":
-        debugprint()
-        jax.effects_barrier()
-        print("done", flush=True)
-        return
     import hcbtap as hcb
     from hcbtap import _native
     truth = Truth(sys.argv[2])
