@@ -49,6 +49,14 @@ int hcb_jaxgpu_is_pjrt(const char *path)
 	       ends_with(path, "/xla_cuda12/xla_cuda_plugin.so");
 }
 
+/* the CUDA driver library: loaded when jax's PJRT plugin starts CUDA */
+static int is_libcuda(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base && !strncmp(base, "/libcuda.so", 11);
+}
+
 static int say(char *why, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
@@ -259,6 +267,11 @@ int hcb_jaxgpu_find(pid_t pid, struct hcb_jaxgpu_target *t)
 	err = hcb_target_find_mapping(pid, hcb_jaxgpu_is_library, t->lib, sizeof(t->lib), &base);
 	if (err)
 		return err;
+	/* jax loads its CUDA plugin on a machine with no usable CUDA too, and
+	 * then runs on CPU: the CUDA driver must be loaded as well */
+	err = hcb_target_maps_any(pid, is_libcuda);
+	if (err <= 0)
+		return err ? err : -ENOENT;
 	hcb_target_version_py(t->lib, t->version, sizeof(t->version));
 	err = hcb_jaxgpu_find_sites(t->lib, &t->s, t->why, sizeof(t->why));
 	if (err)

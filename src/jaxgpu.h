@@ -76,7 +76,9 @@ int hcb_jaxgpu_find_sites(const char *path, struct hcb_jaxgpu_sites *s, char *wh
 int hcb_jaxgpu_code_ordinal(const char *path);
 
 /*
- * Find the CUDA plugin in process pid: 0; -ENOENT none mapped; -ENOEXEC
+ * Find the CUDA plugin in process pid, where the CUDA driver (libcuda.so)
+ * is loaded too (jax loads the plugin where CUDA is unusable as well, and
+ * runs on CPU): 0; -ENOENT none, or no driver; -ENOEXEC
  * (t->why says what did not check out); others as hcb_jaxgpu_find_sites.
  */
 int hcb_jaxgpu_find(pid_t pid, struct hcb_jaxgpu_target *t);

@@ -163,6 +163,27 @@ int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *pat
 	return err;
 }
 
+int hcb_target_maps_any(pid_t pid, int (*is_it)(const char *path))
+{
+	char maps[64], line[4096 + 128];
+	int found = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct hcb_maps_line m;
+
+		found = !hcb_maps_parse_line(line, &m) && m.path[0] == '/' && is_it(m.path);
+	}
+	if (!found && ferror(f))
+		found = -EIO;
+	fclose(f);
+	return found;
+}
+
 int hcb_target_version_py(const char *lib_path, char *version, size_t vsize)
 {
 	char vpath[4200], line[256];

@@ -43,6 +43,9 @@ int hcb_target_open_file(const char *path);
  */
 int hcb_target_find_mapping(pid_t pid, int (*is_it)(const char *path), char *path, size_t size,
 			    uint64_t *base);
+/* 1 if any mapping of pid (a device file's too) has a path is_it() takes,
+ * 0 if none, -errno if its maps cannot be read. */
+int hcb_target_maps_any(pid_t pid, int (*is_it)(const char *path));
 /* The version a Python package's version.py beside lib_path gives
  * (jaxlib's: _version = "0.4.31"); "unknown" and -ENOENT if none. */
 int hcb_target_version_py(const char *lib_path, char *version, size_t vsize);

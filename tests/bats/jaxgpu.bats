@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # jaxgpu.bats - the jax-callback provider's CUDA side (src/jaxgpu.h) with no
 # GPU: a process maps the real jax-cuda13-plugin 0.11.2 files (code mapped,
-# never run: tests/tools/map_files.py), and hcbtrace finds the handler there,
+# never run: tests/tools/map_files.py) and a stand-in for the CUDA driver
+# (a page of zeros named libcuda.so.1), and hcbtrace finds the handler there,
 # loads its CUDA programs through the verifier and attaches them, or refuses
 # in one line.  No CUDA callback runs here: that takes a GPU (scripts/gpu-check
 # step 4).  The plugin comes from scripts/gpu-plugin (HCB_GPU_PLUGIN to name
@@ -16,6 +17,9 @@ setup()
     _common_setup
     PLUGIN=${HCB_GPU_PLUGIN:-$BUILD/gpu-wheels/jax_cuda13_plugin/cuda_plugin_extension.so}
     [ -f "$PLUGIN" ] || PLUGIN=$("$ROOT/scripts/gpu-plugin" "$BUILD/gpu-wheels")
+    mkdir -p "$T/driver"
+    head -c 4096 /dev/zero >"$T/driver/libcuda.so.1"
+    CUDA=$T/driver/libcuda.so.1
 }
 
 teardown()
@@ -32,8 +36,16 @@ start_mapped()
     wait_for "$T/map.out" '^mapped$' 30
 }
 
-@test "jaxgpu: the CUDA plugin without its PJRT plugin: refused in one line, the device ordinal unproven" {
+@test "jaxgpu: the CUDA plugin without the CUDA driver is jax on CPU: not taken for a GPU" {
     start_mapped "$PLUGIN"
+    run --separate-stderr "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl"
+    [ "$status" = 3 ]
+    [[ "$stderr" == *"has no libhcbtap loaded, nor a jaxlib whose taps hcbtrace reads"* ]]
+    touch "$T/go"
+}
+
+@test "jaxgpu: the CUDA plugin without its PJRT plugin: refused in one line, the device ordinal unproven" {
+    start_mapped "$PLUGIN" "$CUDA"
     run --separate-stderr "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl"
     [ "$status" = 3 ]
     [ "${#stderr_lines[@]}" = 1 ]
@@ -47,7 +59,7 @@ start_mapped()
     # the body's one copy call (file offset 0x11b5ea) made a 5-byte nop
     printf '\x0f\x1f\x44\x00\x00' | dd of="$T/jax_cuda13_plugin/cuda_plugin_extension.so" \
         bs=1 seek=$((0x11b5ea)) conv=notrunc status=none
-    start_mapped "$T/jax_cuda13_plugin/cuda_plugin_extension.so"
+    start_mapped "$T/jax_cuda13_plugin/cuda_plugin_extension.so" "$CUDA"
     run --separate-stderr "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl"
     [ "$status" = 3 ]
     [ "${#stderr_lines[@]}" = 1 ]
@@ -58,7 +70,7 @@ start_mapped()
 @test "jaxgpu: with the PJRT plugin, the CUDA programs pass the verifier, attach, and the session says cuda" {
     [ -n "${HCB_GPU_PJRT:-}" ] && [ -f "$HCB_GPU_PJRT" ] ||
         skip "HCB_GPU_PJRT names no xla_cuda_plugin.so (jax-cuda13-pjrt 0.11.2's)"
-    start_mapped "$PLUGIN" "$HCB_GPU_PJRT"
+    start_mapped "$PLUGIN" "$HCB_GPU_PJRT" "$CUDA"
     "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
     rec=$!
     PIDS+=("$rec")
