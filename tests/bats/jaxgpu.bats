@@ -7,8 +7,8 @@
 # loads its CUDA programs through the verifier and attaches them, or refuses
 # in one line.  No CUDA callback runs here: that takes a GPU (scripts/gpu-check
 # step 4).  The plugin comes from scripts/gpu-plugin (HCB_GPU_PLUGIN to name
-# another); the 411 MB PJRT plugin's xla_cuda_plugin.so, whose code proves the
-# device ordinal, only where HCB_GPU_PJRT names it (else that test skips).
+# another), and the 411 MB PJRT plugin's xla_cuda_plugin.so, whose code proves
+# the device ordinal, from scripts/gpu-plugin --pjrt (HCB_GPU_PJRT).
 
 load common
 
@@ -68,9 +68,9 @@ start_mapped()
 }
 
 @test "jaxgpu: with the PJRT plugin, the CUDA programs pass the verifier, attach, and the session says cuda" {
-    [ -n "${HCB_GPU_PJRT:-}" ] && [ -f "$HCB_GPU_PJRT" ] ||
-        skip "HCB_GPU_PJRT names no xla_cuda_plugin.so (jax-cuda13-pjrt 0.11.2's)"
-    start_mapped "$PLUGIN" "$HCB_GPU_PJRT" "$CUDA"
+    local pjrt=${HCB_GPU_PJRT:-$BUILD/gpu-wheels/jax_plugins/xla_cuda13/xla_cuda_plugin.so}
+    [ -f "$pjrt" ] || pjrt=$("$ROOT/scripts/gpu-plugin" --pjrt "$BUILD/gpu-wheels")
+    start_mapped "$PLUGIN" "$pjrt" "$CUDA"
     "$HCBTRACE" record --provider jax-callback -p "$MAP_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
     rec=$!
     PIDS+=("$rec")
