@@ -26,7 +26,7 @@ static const struct hcb_pyoffsets tables[] = {
 		.func_closure = 72, .func_module = 104,
 		.code_firstlineno = 40, .code_filename = 104, .code_name = 112, .code_qualname = 0,
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
-		.member_name = 0, .member_offset = 16, .member_size = 40,
+		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 0,
 	},
 	{
@@ -40,7 +40,7 @@ static const struct hcb_pyoffsets tables[] = {
 		.func_closure = 72, .func_module = 104,
 		.code_firstlineno = 72, .code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
-		.member_name = 0, .member_offset = 16, .member_size = 40,
+		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
 	},
 	{
@@ -54,7 +54,7 @@ static const struct hcb_pyoffsets tables[] = {
 		.func_closure = 72, .func_module = 104,
 		.code_firstlineno = 68, .code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
-		.member_name = 0, .member_offset = 16, .member_size = 40,
+		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
 	},
 	{
@@ -68,7 +68,7 @@ static const struct hcb_pyoffsets tables[] = {
 		.func_closure = 72, .func_module = 104,
 		.code_firstlineno = 68, .code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
-		.member_name = 0, .member_offset = 16, .member_size = 40,
+		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
 	},
 };

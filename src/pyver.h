@@ -47,8 +47,9 @@ struct hcb_pyoffsets {
 	uint16_t code_firstlineno, code_filename, code_name, code_qualname;
 	/* functools.partial */
 	uint16_t partial_fn, partial_args, partial_kw;
-	/* PyMemberDef (a __slots__ entry in tp_members): name, offset; its size */
-	uint16_t member_name, member_offset, member_size;
+	/* PyMemberDef (a __slots__ entry in tp_members): name, type (an int),
+	 * offset; its size */
+	uint16_t member_name, member_type, member_offset, member_size;
 	/* an instance's dict: through tp_dictoffset (3.10), else CPython keeps
 	 * it managed, before the object (3.11+), which is not read here */
 	uint8_t managed_dict;

@@ -19,7 +19,7 @@
 struct pyproc {
 	pid_t pid;
 	int in_fd;          /* the child's stdin: closed to end it */
-	char line[4096];    /* what it printed */
+	char line[16384];   /* what it printed */
 };
 
 /* The pythons of the machine the tests know (pyenv's and Debian's). */
@@ -31,9 +31,11 @@ static const char *const test_pythons[] = {
 	"/usr/bin/python3.11",
 };
 
-/* Start python on script; 0 and p filled once its line is read, -ENOENT
- * if that python is not on this machine, -EIO if it printed nothing. */
-static int pyproc_start(struct pyproc *p, const char *python, const char *script)
+/* Start python on script (-c, without site; or a file, with the venv's
+ * site, where file is set); 0 and p filled once its line is read,
+ * -ENOENT if that python is not on this machine, -EIO if it printed
+ * nothing. */
+static int pyproc_run(struct pyproc *p, const char *python, const char *script, int file)
 {
 	int in[2], out[2];
 	size_t n = 0;
@@ -51,7 +53,10 @@ static int pyproc_start(struct pyproc *p, const char *python, const char *script
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(python, python, "-S", "-c", script, (char *)NULL);
+		if (file)
+			execl(python, python, script, (char *)NULL);
+		else
+			execl(python, python, "-S", "-c", script, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -63,6 +68,11 @@ static int pyproc_start(struct pyproc *p, const char *python, const char *script
 	if (f)
 		fclose(f);
 	return n ? 0 : -EIO;
+}
+
+static inline int pyproc_start(struct pyproc *p, const char *python, const char *script)
+{
+	return pyproc_run(p, python, script, 0);
 }
 
 static void pyproc_stop(struct pyproc *p)

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pysite.c - call sites named by the user's code (src/pysite.h), on
+ * real jax processes: tests/data/pysite/sites.py runs one jitted function
+ * with jax.debug.print (named fields and a format spec; non-ASCII and
+ * ordered), debug.callback (a function, a lambda), io_callback and
+ * pure_callback, and prints every callable jax registered for the host with
+ * the site Python's own introspection gives it.  The walker must name each
+ * the same, from outside; again from its cache; and, fed a table a word off
+ * anywhere or an object of another kind, refuse (-EPROTO), never name a
+ * site otherwise.  Once per jax venv found: $HCB_VENV_JAX12 (jax 0.12 on
+ * 3.12), $HCB_VENV_JAX (0.10 on 3.11), $HCB_VENV_JAX6_PY310 (0.6 on 3.10),
+ * $HCB_VENV_JAX12_PY313 (0.12 on 3.13), else BUILD/venv-jax12, venv-jax10,
+ * venv-jax6-py310, venv-jax12-py313.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "pysite.h"
+#include "pyver.h"
+#include "testpyproc.h"
+
+static const struct { const char *env, *dir; } venvs[] = {
+	{ "HCB_VENV_JAX12", "venv-jax12" },
+	{ "HCB_VENV_JAX", "venv-jax10" },
+	{ "HCB_VENV_JAX6_PY310", "venv-jax6-py310" },
+	{ "HCB_VENV_JAX12_PY313", "venv-jax12-py313" },
+};
+
+/* the venv's python, or "" */
+static void venv_python(size_t i, char *out, size_t cap)
+{
+	const char *v = getenv(venvs[i].env), *build = getenv("HCB_BUILD_ROOT");
+	char dir[4096];
+
+	if (v && *v)
+		snprintf(dir, sizeof(dir), "%s", v);
+	else if (build)
+		snprintf(dir, sizeof(dir), "%s/%s", build, venvs[i].dir);
+	else
+		dir[0] = '\0';
+	snprintf(out, cap, "%s/bin/python", dir);
+	if (!dir[0] || access(out, X_OK))
+		out[0] = '\0';
+}
+
+/* the site Python gave, as the walker must give it; 1 if it must refuse */
+static int expected(json_t *j, struct hcb_pysite *want)
+{
+	memset(want, 0, sizeof(*want));
+	if (json_object_get(j, "err"))
+		return 1;
+	want->kind = (int)json_integer_value(json_object_get(j, "kind"));
+	want->ordered = (int)json_integer_value(json_object_get(j, "ordered"));
+	if (want->kind == HCB_PYSITE_PRINT) {
+		snprintf(want->fmt, sizeof(want->fmt), "%s",
+			 json_string_value(json_object_get(j, "fmt")));
+	} else {
+		snprintf(want->qualname, sizeof(want->qualname), "%s",
+			 json_string_value(json_object_get(j, "qualname")));
+		snprintf(want->file, sizeof(want->file), "%s",
+			 json_string_value(json_object_get(j, "file")));
+		want->line = (unsigned int)json_integer_value(json_object_get(j, "line"));
+	}
+	return 0;
+}
+
+static int same_site(const struct hcb_pysite *a, const struct hcb_pysite *b)
+{
+	return a->kind == b->kind && a->ordered == b->ordered && !strcmp(a->fmt, b->fmt) &&
+	       !strcmp(a->qualname, b->qualname) && !strcmp(a->file, b->file) &&
+	       a->line == b->line;
+}
+
+/* every callable named as Python names it, twice (the second from cache) */
+static void check_all(struct hcb_pysites *s, json_t *sites)
+{
+	unsigned int prints = 0, callbacks = 0;
+	size_t i;
+	json_t *j;
+
+	json_array_foreach(sites, i, j) {
+		uint64_t id = (uint64_t)json_integer_value(json_object_get(j, "id"));
+		struct hcb_pysite want, got;
+		int refuse = expected(j, &want);
+
+		for (int pass = 0; pass < 2; pass++) {
+			int err = hcb_pysite_lookup(s, id, &got);
+
+			if (refuse) {
+				assert_int_equal(err, -EPROTO);
+				continue;
+			}
+			if (err)
+				fail_msg("site %zu (%s): %d", i, json_string_value(json_object_get(j,
+					 want.kind == HCB_PYSITE_PRINT ? "fmt" : "qualname")), err);
+			if (!same_site(&got, &want))
+				fail_msg("site %zu: got kind %d '%s' '%s' %s:%u ordered %d", i,
+					 got.kind, got.fmt, got.qualname, got.file, got.line,
+					 got.ordered);
+		}
+		prints += !refuse && want.kind == HCB_PYSITE_PRINT;
+		callbacks += !refuse && want.kind == HCB_PYSITE_CALLBACK;
+	}
+	assert_true(prints >= 3);   /* the two prints, the ordered one's inner wrapper */
+	assert_true(callbacks >= 2);
+}
+
+#define FIELD(name) offsetof(struct hcb_pyoffsets, name)
+
+/* A table a word off at field (offset from the table's start): every
+ * lookup refuses or names the site Python gave, never another; at least
+ * one site it named before is refused. */
+static void check_shifted(pid_t pid, const struct hcb_pyoffsets *o, json_t *sites, size_t field,
+			  int delta)
+{
+	struct hcb_pyoffsets bad = *o;
+	struct hcb_pysites *s;
+	unsigned int refused = 0;
+	uint16_t *f = (uint16_t *)((char *)&bad + field);
+	size_t i;
+	json_t *j;
+
+	*f = (uint16_t)(*f + delta);
+	assert_int_equal(hcb_pysites_open_with(&s, pid, &bad), 0);
+	json_array_foreach(sites, i, j) {
+		uint64_t id = (uint64_t)json_integer_value(json_object_get(j, "id"));
+		struct hcb_pysite want, got;
+		int refuse = expected(j, &want), err = hcb_pysite_lookup(s, id, &got);
+
+		if (err) {
+			assert_true(err == -EPROTO || err == -EFAULT);
+			refused += !refuse;
+		} else {
+			assert_false(refuse);
+			assert_true(same_site(&got, &want));
+		}
+	}
+	/* member_offset is read only for a _FlatCallback's slots (jax 0.10+),
+	 * and - 8 reads the member's type, T_OBJECT_EX = 16, which is
+	 * callback_func's offset as well: right by chance, not refused */
+	if (!refused && field != FIELD(member_offset))
+		fail_msg("a table off by %d at byte %zu of it: nothing refused", delta, field);
+	hcb_pysites_free(s);
+}
+
+static const size_t shifted_fields[] = {
+	FIELD(ob_type), FIELD(ob_size), FIELD(tp_name), FIELD(str_length), FIELD(str_state),
+	FIELD(str_ascii_data), FIELD(str_compact_data), FIELD(tuple_items), FIELD(cell_ref),
+	FIELD(func_qualname), FIELD(func_code), FIELD(func_closure), FIELD(code_filename),
+	FIELD(partial_fn), FIELD(partial_args), FIELD(member_offset),
+};
+
+static void check_venv(const char *python, const char *script)
+{
+	const struct hcb_pyoffsets *o;
+	struct hcb_pysites *s;
+	struct hcb_pyver v;
+	struct pyproc p;
+	json_error_t jerr;
+	json_t *sites;
+	unsigned long reads;
+
+	assert_int_equal(pyproc_run(&p, python, script, 1), 0);
+	sites = json_loads(p.line, 0, &jerr);
+	assert_non_null(sites);
+	assert_int_equal(hcb_pyver_find(p.pid, &v), 0);
+	print_message("%s: Python 3.%u.%u, %zu callables\n", python, v.minor, v.micro,
+		      json_array_size(sites));
+	assert_int_equal(hcb_pysites_open(&s, p.pid), 0);
+	check_all(s, sites);
+	reads = hcb_pysites_reads(s);
+	check_all(s, sites);
+	/* from the cache: one read of the callable's head each */
+	assert_int_equal(hcb_pysites_reads(s) - reads, 2 * json_array_size(sites));
+	hcb_pysites_free(s);
+	o = hcb_pyoffsets_get(v.minor);
+	for (size_t i = 0; i < sizeof(shifted_fields) / sizeof(shifted_fields[0]); i++) {
+		check_shifted(p.pid, o, sites, shifted_fields[i], 8);
+		check_shifted(p.pid, o, sites, shifted_fields[i], -8);
+	}
+	json_decref(sites);
+	pyproc_stop(&p);
+}
+
+static void test_jax_processes(void **state)
+{
+	char python[4200], script[4200];
+	const char *data = *state;
+	unsigned int seen = 0;
+
+	snprintf(script, sizeof(script), "%s/pysite/sites.py", data);
+	for (size_t i = 0; i < sizeof(venvs) / sizeof(venvs[0]); i++) {
+		venv_python(i, python, sizeof(python));
+		if (!python[0]) {
+			print_message("no %s: that jax not checked\n", venvs[i].env);
+			continue;
+		}
+		check_venv(python, script);
+		seen++;
+	}
+	if (!seen)
+		skip();
+}
+
+/* No Python in the process: said so, not a crash. */
+static void test_no_python(void **state)
+{
+	struct hcb_pysites *s;
+
+	(void)state;
+	assert_int_equal(hcb_pysites_open(&s, getpid()), -ENOENT);
+}
+
+int main(int argc, char **argv)
+{
+	const char *data = argc > 1 ? argv[1] : getenv("HCB_TEST_DATA");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_prestate(test_jax_processes, (void *)data),
+		cmocka_unit_test(test_no_python),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
