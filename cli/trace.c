@@ -153,6 +153,9 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 			 "ahead of what it sends); later barriers are served afresh", (int)t->pid,
 			 w->device);
 		break;
+	case HCB_WARN_NOTICE:
+		cli_warn("%s", cli_vis(w->detail ? w->detail : ""));
+		break;
 	}
 }
 

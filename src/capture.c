@@ -93,12 +93,21 @@ static void on_refuse(void *ctx, const char *why)
 	snprintf(s->c->refusal, sizeof(s->c->refusal), "%s", why);
 }
 
+static void on_notice(void *ctx, const char *what)
+{
+	struct hcb_slot *s = ctx;
+	struct hcb_warning w = { .kind = HCB_WARN_NOTICE, .detail = what };
+
+	hcb_capture_warn(s->c, &w);
+}
+
 static const struct hcb_decoder_ops decoder_ops = {
 	.packet = on_packet,
 	.read_target = read_target,
 	.warn = on_decode_problem,
 	.copy_times = on_copy_times,
 	.refuse = on_refuse,
+	.notice = on_notice,
 };
 
 static int on_ring_record(void *ctx, const void *data, size_t len)

@@ -113,6 +113,21 @@ unsigned int hcb_jaxffi_dtype(uint32_t xla_dtype);
 struct hcb_jaxffi;
 
 int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx);
+/*
+ * Call sites named by the user's code (issue 29, jaxffi_names.c): name(ctx,
+ * callable, out) reads the site of a call whose Python callable is known
+ * (pysite.h's hcb_pysite_lookup): 0 and *out filled, or the site keeps its
+ * op's name and ops->notice says why, once for the site.  release(ctx),
+ * if set, when x is freed.
+ */
+struct hcb_pysite;
+typedef int (*hcb_jaxffi_namer)(void *ctx, uint64_t callable, struct hcb_pysite *out);
+void hcb_jaxffi_set_namer(struct hcb_jaxffi *x, hcb_jaxffi_namer name, void (*release)(void *),
+			  void *ctx);
+/* That namer over process pid's Python objects (jaxffi_py.c): 0;
+ * -ENOTSUP for a Python not read (why: the words, for a notice); -ENOENT
+ * for none; -errno. */
+int hcb_jaxffi_name_by_python(struct hcb_jaxffi *x, pid_t pid, char *why, size_t cap);
 /* The execution context's device ordinal is read where the library's own
  * code reads it (t->ctx_device_off): calls with no thunk to prove the
  * layout are shown before one does. */

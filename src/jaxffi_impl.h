@@ -85,6 +85,11 @@ struct hcb_jaxffi {
 	uint64_t delivered;                /* calls handed on: the layout held for them */
 	int inner;                         /* the inner function is probed */
 	uint64_t unended;                  /* calls handed on before their end came */
+	/* sites named by the user's code (jaxffi_names.c) */
+	hcb_jaxffi_namer namer;
+	void (*namer_release)(void *ctx);
+	void *namer_ctx;
+	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
 };
 
 /* jaxffi_decode.c: call c has all its records, hand it on and let it go:
@@ -95,6 +100,18 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
 int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
 /* Call c, whole, is handed on though its end has not come (why): counted. */
 int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+
+/* jaxffi_names.c: what a new site is called, and its kwargs */
+struct hcb_jx_name {
+	char name[HCB_MAX_NAME];
+	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
+	char file[512], line[16];
+};
+/* The name of call c's new site: by its Python callable where the namer
+ * reads it, else by its op (ops->notice tells why, where it tried).  0 or
+ * -ENOMEM. */
+int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
+void hcb_jx_names_free(struct hcb_jaxffi *x);
 
 /* jaxffi_calls.c */
 /* A new call in flight for h, its claim taken from the pool (the oldest

@@ -3,7 +3,8 @@
  * jaxffi_sites.c - the jax-callback decoder's call sites: each (op,
  * module, target, operand shapes) met becomes a consumer of its own,
  * found again in a hash of what it says; at most JX_MAX_SITES of them are
- * kept (the target names them: a call of one more is not shown, counted).
+ * kept (the target names them: a call of one more is not shown, counted),
+ * each named as jaxffi_names.c says.
  * Legacy calls without a thunk are named after their descriptor's number,
  * found in a hash too.
  */
@@ -75,22 +76,24 @@ static const struct hcb_consumer *register_spec(struct hcb_jaxffi *x,
 /* A new site for call c, its consumer registered; NULL for no memory. */
 static struct site *site_new(struct hcb_jaxffi *x, const struct jcall *c)
 {
-	const char *kwargs[] = { "callback", c->h.op, "module", c->h.module, NULL };
+	struct hcb_jx_name *n = malloc(sizeof(*n));
 	struct hcb_consumer_spec spec = {
-		.name = c->h.op, .kwargs = kwargs, .nleaves = c->h.nargs,
-		.tree = c->h.nargs ? NULL : "( )",
+		.nleaves = c->h.nargs, .tree = c->h.nargs ? NULL : "( )",
 	};
 	struct hcb_leaf_spec *leaves = calloc(c->h.nargs + 1, sizeof(*leaves));
 	struct site *s = calloc(1, sizeof(*s));
 
 	if (s)
 		s->shapes = calloc(c->h.nargs + 1, sizeof(*s->shapes));
-	if (leaves && s && s->shapes) {
+	if (n && leaves && s && s->shapes && !hcb_jx_site_name(x, c, n)) {
+		spec.name = n->name;
+		spec.kwargs = n->kwargs;
 		hcb_xshape_specs(c->shapes, c->h.nargs, leaves);
 		spec.leaves = leaves;
 		s->c = register_spec(x, &spec);
 	}
 	free(leaves);
+	free(n);
 	if (!s || !s->c) {
 		if (s)
 			free(s->shapes);
@@ -162,6 +165,7 @@ void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 
 void hcb_jx_sites_free(struct hcb_jaxffi *x)
 {
+	hcb_jx_names_free(x);
 	for (unsigned int i = 0; i < JX_SITE_BUCKETS; i++)
 		while (x->sites[i]) {
 			struct site *s = x->sites[i];

@@ -78,6 +78,9 @@ struct hcb_decoder_ops {
 	 * layout check failed: why); the decoder reads no more, its feed
 	 * returns -EPROTO. */
 	void (*refuse)(void *ctx, const char *why);
+	/* Optional: something to tell once, that loses nothing (a call site
+	 * that keeps XLA's name: why). */
+	void (*notice)(void *ctx, const char *what);
 };
 
 struct hcb_stream_stats {

@@ -267,14 +267,20 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		       const struct hcb_decoder_ops *ops, void *ctx)
 {
 	struct hcb_jaxffi *x;
+	char why[256];
 	int err = hcb_jaxffi_new(&x, ops, ctx);
 
 	if (err)
 		return err;
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(x);
-	if (ti->probe_off[INNER])
+	if (ti->probe_off[INNER]) {
 		hcb_jaxffi_inner_probed(x);
+		/* call sites by the user's code: a Python not read is said once */
+		if (hcb_jaxffi_name_by_python(x, ti->pid, why, sizeof(why)) == -ENOTSUP &&
+		    ops->notice)
+			ops->notice(ctx, why);
+	}
 	if (ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else

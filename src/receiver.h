@@ -28,6 +28,8 @@ enum hcb_warning_kind {
 				    * every barrier that asked for it had stopped
 				    * waiting: the target claimed taps its probe
 				    * never saw (device: the first such) */
+	HCB_WARN_NOTICE,          /* something told once that loses nothing
+				   * (detail: the words) */
 };
 
 struct hcb_warning {

@@ -186,8 +186,9 @@ EOF
     assert_success
     [[ "$stderr" == *"hcbtrace: trigger fired: "*", 0 lost"* ]]
     need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
-    # one device, one call site: (step, loss, w); the loss is leaf 1, a scalar
-    run check_window "$T/j.jsonl" 0 300 1 0 debug_callback.1 1 0 nonfinite
+    # one device, one call site: (step, loss, w); the loss is leaf 1, a
+    # scalar; the site named by the program's function, seen (issue 29)
+    run check_window "$T/j.jsonl" 0 300 1 0 seen 1 0 nonfinite
     echo "# $output" >&3
     assert_success
 }

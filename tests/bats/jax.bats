@@ -207,7 +207,8 @@ device: cpu:$d what: b
     head -1 "$T/rec.jsonl" | grep -q '"provider":"[a-z+-]*"'
     # hcbtap's tap, and the debug.print's operand at its call site
     grep -qx 'device: cpu:0 what: hcbtap' "$T/text"
-    grep -Eq '^callback: debug_print\.[0-9]+ device: cpu:0 module: jit_mixed$' "$T/text"
+    # by its op, or by its format string with the op a kwarg (issue 29)
+    grep -Eq '^callback: (debug_print\.[0-9]+ device: cpu:0 module: jit_mixed|debug \{\} device: cpu:0 module: jit_mixed op: debug_print\.[0-9]+)$' "$T/text"
     [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" = 2 ]
     # through one provider only
     "$HCBTRACE" record --provider hcbtap -o "$T/only.jsonl" -- "$PY" "$TAPS" mixed >/dev/null 2>&1
@@ -215,7 +216,7 @@ device: cpu:$d what: b
     grep -q '"name":"hcbtap"' "$T/only.jsonl" || grep -q '"what":"hcbtap"' "$T/only.jsonl"
     "$HCBTRACE" record --provider jax-callback -o "$T/only.jsonl" -- "$PY" "$TAPS" mixed >/dev/null 2>&1
     [ "$(grep -c '"type":"tap"' "$T/only.jsonl")" = 1 ]
-    grep -q '"callback":"debug_print' "$T/only.jsonl"
+    grep -Eq '"(callback|op)":"debug_print' "$T/only.jsonl"
     run --separate-stderr "$HCBTRACE" record --provider nope -o "$T/x.jsonl" -- true
     assert_failure 2
     [[ "$stderr" == *"unknown provider 'nope': expected hcbtap, xla-outfeed or jax-callback"* ]]

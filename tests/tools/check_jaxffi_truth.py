@@ -6,7 +6,9 @@ Run with a Python that has numpy and ml_dtypes (a JAX venv has both).
 A device's independent callbacks may run at the same time on several
 threads, so taps are paired with truth entries as a multiset, by device,
 callback kind (from the op name: "pure_callback.4" is a pure_callback;
-jaxlib 0.6 names them "custom-call.N" and the kind goes unchecked), and
+jaxlib 0.6 names them "custom-call.N" and the kind goes unchecked; the op
+is the op kwarg where the site is named by the user's code, issue 29,
+else the tap's name), and
 each array's dtype, shape and bytes.  Then per pair: the module kwarg
 (where the truth names one, and hcbtrace does not say "unknown": XLA's
 classic CPU runtime, jaxlib before 0.4.33, names no module at a legacy
@@ -31,6 +33,12 @@ KINDS = r"(debug_print|debug_callback|io_callback|pure_callback|buffer_callback)
 def kind_of(op):
     m = re.match(r"^%s\.\d+$" % KINDS, op)
     return m.group(1) if m else None
+
+
+def op_of(c):
+    """The XLA op of a tap's site: its op kwarg, where hcbtrace named the
+    site by the user's code, else the site's name."""
+    return c["kwargs"].get("op", c["name"])
 
 
 def dtype_of(name):
@@ -64,7 +72,7 @@ def truth_key(t, named, print_op):
 
 
 def tap_key(c, named):
-    return (c["device"], kind_of(c["name"]) if named else None,
+    return (c["device"], kind_of(op_of(c)) if named else None,
             tuple((a["dtype"], tuple(a["shape"]), array_bytes(a)) for a in c["arrays"]))
 
 
@@ -75,7 +83,7 @@ def pair(truth, taps, named, dropped):
     pool = collections.defaultdict(list)
     for c in taps:
         pool[tap_key(c, named)].append(c)
-    print_op = any(kind_of(c["name"]) == "debug_print" for c in taps)
+    print_op = any(kind_of(op_of(c)) == "debug_print" for c in taps)
     bad, modules, lost = [], 0, 0
     unnamed = 0
     for t in truth:
@@ -113,7 +121,7 @@ def main():
     records = [json.loads(l) for l in open(sys.argv[2])]
     taps = [r for r in records if r["type"] == "tap"]
     drops = [r for r in records if r["type"] == "drop"]
-    named = all(kind_of(c["name"]) for c in taps)
+    named = all(kind_of(op_of(c)) for c in taps)
     dropped = collections.Counter()
     for d in drops:
         dropped[d["device"]] += d["count"]

@@ -29,30 +29,6 @@
 #include "pyver.h"
 #include "testpyproc.h"
 
-static const struct { const char *env, *dir; } venvs[] = {
-	{ "HCB_VENV_JAX12", "venv-jax12" },
-	{ "HCB_VENV_JAX", "venv-jax10" },
-	{ "HCB_VENV_JAX6_PY310", "venv-jax6-py310" },
-	{ "HCB_VENV_JAX12_PY313", "venv-jax12-py313" },
-};
-
-/* the venv's python, or "" */
-static void venv_python(size_t i, char *out, size_t cap)
-{
-	const char *v = getenv(venvs[i].env), *build = getenv("HCB_BUILD_ROOT");
-	char dir[4096];
-
-	if (v && *v)
-		snprintf(dir, sizeof(dir), "%s", v);
-	else if (build)
-		snprintf(dir, sizeof(dir), "%s/%s", build, venvs[i].dir);
-	else
-		dir[0] = '\0';
-	snprintf(out, cap, "%s/bin/python", dir);
-	if (!dir[0] || access(out, X_OK))
-		out[0] = '\0';
-}
-
 /* the site Python gave, as the walker must give it; 1 if it must refuse */
 static int expected(json_t *j, struct hcb_pysite *want)
 {
@@ -199,10 +175,10 @@ static void test_jax_processes(void **state)
 	unsigned int seen = 0;
 
 	snprintf(script, sizeof(script), "%s/pysite/sites.py", data);
-	for (size_t i = 0; i < sizeof(venvs) / sizeof(venvs[0]); i++) {
-		venv_python(i, python, sizeof(python));
+	for (size_t i = 0; i < sizeof(test_venvs) / sizeof(test_venvs[0]); i++) {
+		test_venv_python(i, python, sizeof(python));
 		if (!python[0]) {
-			print_message("no %s: that jax not checked\n", venvs[i].env);
+			print_message("no %s: that jax not checked\n", test_venvs[i].env);
 			continue;
 		}
 		check_venv(python, script);

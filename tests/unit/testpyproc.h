@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,7 +36,7 @@ static const char *const test_pythons[] = {
  * site, where file is set); 0 and p filled once its line is read,
  * -ENOENT if that python is not on this machine, -EIO if it printed
  * nothing. */
-static int pyproc_run(struct pyproc *p, const char *python, const char *script, int file)
+static inline int pyproc_run(struct pyproc *p, const char *python, const char *script, int file)
 {
 	int in[2], out[2];
 	size_t n = 0;
@@ -75,7 +76,33 @@ static inline int pyproc_start(struct pyproc *p, const char *python, const char 
 	return pyproc_run(p, python, script, 0);
 }
 
-static void pyproc_stop(struct pyproc *p)
+/* The jax venvs the tests run sites.py in: the environment's, else the
+ * build's own (HCB_BUILD_ROOT). */
+static const struct { const char *env, *dir; } test_venvs[] = {
+	{ "HCB_VENV_JAX12", "venv-jax12" },
+	{ "HCB_VENV_JAX", "venv-jax10" },
+	{ "HCB_VENV_JAX6_PY310", "venv-jax6-py310" },
+	{ "HCB_VENV_JAX12_PY313", "venv-jax12-py313" },
+};
+
+/* test_venvs[i]'s python into out, or "" where there is none */
+static inline void test_venv_python(size_t i, char *out, size_t cap)
+{
+	const char *v = getenv(test_venvs[i].env), *build = getenv("HCB_BUILD_ROOT");
+	char dir[4096];
+
+	if (v && *v)
+		snprintf(dir, sizeof(dir), "%s", v);
+	else if (build)
+		snprintf(dir, sizeof(dir), "%s/%s", build, test_venvs[i].dir);
+	else
+		dir[0] = '\0';
+	snprintf(out, cap, "%s/bin/python", dir);
+	if (!dir[0] || access(out, X_OK))
+		out[0] = '\0';
+}
+
+static inline void pyproc_stop(struct pyproc *p)
 {
 	int st;
 
