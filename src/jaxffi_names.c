@@ -118,7 +118,9 @@ static int py_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_na
 	err = x->namer(x->namer_ctx, c->py_callable, s);
 	if (err) {
 		snprintf(why, cap, "%s", err == -EPROTO ? "its Python objects are not the ones "
-			 "jax makes (or not of a layout hcbtrace knows)" : strerror(-err));
+			 "jax makes (or not of a layout hcbtrace knows)" : err == -ESTALE ||
+			 err == -ESRCH || err == -EFAULT ? "its Python callable was gone by the "
+			 "time hcbtrace read it (the program moved on, or ended)" : strerror(-err));
 		free(s);
 		return err == -ENOMEM ? err : -EPROTO;
 	}

@@ -28,24 +28,30 @@ int hcb_pyobj_read(struct hcb_pyreader *r, uint64_t addr, void *buf, size_t len)
 	return hcb_target_read(r->pid, addr, buf, len);
 }
 
-/* A C string at addr (tp_name, a member's name): read up to the end of its
- * page at most, so a short name at a page's end reads. */
+/* A C string at addr (tp_name, a member's name), of at most cap - 1
+ * bytes: read a page at a time, so a short name at a page's end reads
+ * though the page after it is not mapped. */
 static int read_cstr(struct hcb_pyreader *r, uint64_t addr, char *out, size_t cap)
 {
-	size_t n = cap - 1, room;
-	int err;
+	size_t got = 0;
 
-	if (!addr || addr >= (1ull << 47))
+	if (!addr || addr >= (1ull << 47) || cap < 2)
 		return -EPROTO;
-	room = PAGE - (addr & (PAGE - 1));
-	if (n > room)
-		n = room;
-	r->reads++;
-	err = hcb_target_read(r->pid, addr, out, n);
-	if (err)
-		return err;
-	out[n] = '\0';
-	return strlen(out) < n ? 0 : -EPROTO;   /* a name longer than expected */
+	while (got < cap - 1) {
+		size_t n = cap - 1 - got, room = PAGE - ((addr + got) & (PAGE - 1));
+		int err;
+
+		if (n > room)
+			n = room;
+		r->reads++;
+		err = hcb_target_read(r->pid, addr + got, out + got, n);
+		if (err)
+			return err;
+		if (memchr(out + got, '\0', n))
+			return 0;
+		got += n;
+	}
+	return -EPROTO;   /* a name longer than expected */
 }
 
 /* a type's name and whether it is a heap type (a class) */

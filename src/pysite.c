@@ -127,6 +127,10 @@ static int walk_function(struct walk *w, uint64_t obj, unsigned int depth)
 		len = hcb_pyobj_str(w->r, c.filename, w->file, sizeof(w->file));
 	if (len < 0)
 		return len == -E2BIG ? -EPROTO : (int)len;
+	/* CPython 3.12+ clears a function it frees to name "" (3.10, 3.11: the
+	 * read fails or the type is no longer one): the program moved on */
+	if (!depth && !w->qual[0])
+		return -ESTALE;
 	base = jax_src_file(w->file);
 	if (!base)   /* the user's own code; never the callable jaxlib holds */
 		return depth ? user_function(w, &c) : -EPROTO;

@@ -64,8 +64,10 @@ struct hcb_pysites;
 int hcb_pysites_open(struct hcb_pysites **out, int pid);
 /* The same with a table given (the tests feed wrong ones). */
 int hcb_pysites_open_with(struct hcb_pysites **out, int pid, const struct hcb_pyoffsets *o);
-/* 0 and *out filled; -EPROTO: the objects did not check out; -ESRCH/-EFAULT:
- * the process or the callable is gone. */
+/* 0 and *out filled; -EPROTO: the objects did not check out; -ESRCH,
+ * -EFAULT, -ESTALE: the process or the callable is gone (a callable is
+ * read after its call, when the tap is decoded: one freed since, as at
+ * the program's exit, is not read; not remembered either). */
 int hcb_pysite_lookup(struct hcb_pysites *s, uint64_t callable, struct hcb_pysite *out);
 /* process_vm_readv calls made so far (what the walks cost). */
 unsigned long hcb_pysites_reads(const struct hcb_pysites *s);

@@ -21,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "pyobj.h"
 #include "pysite.h"
 #include "pyver.h"
 #include "testpyproc.h"
@@ -188,6 +190,42 @@ static void test_jax_processes(void **state)
 		skip();
 }
 
+/* A type's name read across a page's end (the next page mapped), and one
+ * that ends before an unmapped page: both read; a name with no NUL before
+ * the unmapped page is refused.  The objects are this process's own. */
+static void test_type_name_at_page_end(void **state)
+{
+	const struct hcb_pyoffsets *o = hcb_pyoffsets_get(12);
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 3 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	uint64_t obj[4] = { 1, 0, 0, 0 }, type[64] = { 0 };
+	struct hcb_pyreader r;
+	char name[40];
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + 2 * page, (size_t)page, PROT_NONE), 0);
+	obj[1] = (uint64_t)(uintptr_t)type;
+	hcb_pyreader_init(&r, getpid(), o);
+	/* "functools.partial" from 6 bytes before page 1's end: across it */
+	memcpy(m + page - 6, "functools.partial", 18);
+	type[o->tp_name / 8] = (uint64_t)(uintptr_t)(m + page - 6);
+	assert_int_equal(hcb_pyobj_type(&r, (uint64_t)(uintptr_t)obj, name), 0);
+	assert_string_equal(name, "functools.partial");
+	/* "str" ending right before the unmapped page */
+	memcpy(m + 2 * page - 4, "str", 4);
+	type[o->tp_name / 8] = (uint64_t)(uintptr_t)(m + 2 * page - 4);
+	r.ntypes = 0;
+	assert_int_equal(hcb_pyobj_type(&r, (uint64_t)(uintptr_t)obj, name), 0);
+	assert_string_equal(name, "str");
+	/* no NUL before it: refused, not read past */
+	memcpy(m + 2 * page - 4, "strx", 4);
+	r.ntypes = 0;
+	assert_int_not_equal(hcb_pyobj_type(&r, (uint64_t)(uintptr_t)obj, name), 0);
+	munmap(m, 3 * (size_t)page);
+}
+
 /* No Python in the process: said so, not a crash. */
 static void test_no_python(void **state)
 {
@@ -202,6 +240,7 @@ int main(int argc, char **argv)
 	const char *data = argc > 1 ? argv[1] : getenv("HCB_TEST_DATA");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate(test_jax_processes, (void *)data),
+		cmocka_unit_test(test_type_name_at_page_end),
 		cmocka_unit_test(test_no_python),
 	};
 
