@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# sites.bats - jax call sites named by the user's code (issue 29): a
+# jax.debug.print site by its format string, a callback site by its
+# function, read from the program's own Python objects; and diff pairing
+# each site of two versions of a program with its own though XLA numbers
+# them the other way round (tests/jax/sites_order.py).
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    PROG=$ROOT/tests/jax/sites_order.py
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# record_order ORDER OUT: the program in ORDER, recorded whole to OUT
+record_order()
+{
+    local dir=$T/$1
+    mkdir -p "$dir"
+    "$PY" "$PROG" "$1" "$dir/go" "$dir/end" >"$dir/prog.out" 2>"$dir/prog.err" &
+    local pid=$!
+    PIDS+=("$pid")
+    wait_for "$dir/prog.out" '^ready$' 180
+    "$HCBTRACE" record -p "$pid" -o "$2" 2>"$dir/rec.err" &
+    local rec=$!
+    PIDS+=("$rec")
+    wait_session "$pid"
+    touch "$dir/go"
+    wait_for "$dir/prog.out" '^done$' 120
+    # 4 sites x 3 steps, each written before the program may end
+    retry 60 lines_at_least "$2" '"type":"tap"' 12
+    touch "$dir/end"
+    wait "$pid"
+    wait "$rec"
+}
+
+@test "sites: prints named by their format strings, callbacks by their functions, the op kept" {
+    record_order ab "$T/ab.jsonl"
+    # the consumers' names and kwargs, as recorded
+    grep -q '"name":"loss {l:.3f}","kwargs":{"callback":"loss {l:.3f}"' "$T/ab.jsonl"
+    grep -q '"name":"grad {g}"' "$T/ab.jsonl"
+    grep -q '"name":"log_loss"' "$T/ab.jsonl"
+    grep -q '"name":"log_grad"' "$T/ab.jsonl"
+    grep '"name":"log_loss"' "$T/ab.jsonl" | grep -q "\"file\":\"$PROG\""
+    grep '"name":"log_loss"' "$T/ab.jsonl" | grep -q '"line":"25"'
+    # XLA's op: debug_print.N (custom-call.N in older jaxlibs)
+    grep '"name":"loss {l:.3f}"' "$T/ab.jsonl" | grep -Eq '"op":"[a-z_-]+\.[0-9]+"'
+    # no site kept XLA's name
+    refute grep -q "keeps XLA's name" "$T/ab/rec.err"
+}
+
+@test "sites: diff pairs each call site of two versions with its own, whatever XLA numbers them" {
+    record_order ab "$T/ab.jsonl"
+    record_order ba "$T/ba.jsonl"
+    # XLA's numbering moved: the loss print is another op in each
+    op_ab=$(grep -o '"name":"loss {l:.3f}","kwargs":{"callback":"loss {l:.3f}","op":"[^"]*"' "$T/ab.jsonl" | head -1)
+    op_ba=$(grep -o '"name":"loss {l:.3f}","kwargs":{"callback":"loss {l:.3f}","op":"[^"]*"' "$T/ba.jsonl" | head -1)
+    echo "# ab: $op_ab; ba: $op_ba" >&3
+    [ -n "$op_ab" ]
+    [ -n "$op_ba" ]
+    [ "$op_ab" != "$op_ba" ]
+    run "$HCBTRACE" diff "$T/ab.jsonl" "$T/ba.jsonl"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial "12 pairs compared, 12 same, 0 differ; 0 missing, 0 extra"
+}
