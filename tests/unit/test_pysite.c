@@ -9,7 +9,7 @@
  * the same, from outside; again from its cache; and, fed a table a word off
  * anywhere or an object of another kind, refuse (-EPROTO), never name a
  * site otherwise.  Once per jax venv found: $HCB_VENV_JAX12 (jax 0.12 on
- * 3.12), $HCB_VENV_JAX (0.10 on 3.11), $HCB_VENV_JAX6_PY310 (0.6 on 3.10),
+ * 3.12), $HCB_VENV_JAX (0.10 on 3.11), $HCB_VENV_JAX6 (0.6 on 3.10),
  * $HCB_VENV_JAX12_PY313 (0.12 on 3.13), else BUILD/venv-jax12, venv-jax10,
  * venv-jax6-py310, venv-jax12-py313.
  */

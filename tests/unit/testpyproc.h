@@ -81,7 +81,7 @@ static inline int pyproc_start(struct pyproc *p, const char *python, const char 
 static const struct { const char *env, *dir; } test_venvs[] = {
 	{ "HCB_VENV_JAX12", "venv-jax12" },
 	{ "HCB_VENV_JAX", "venv-jax10" },
-	{ "HCB_VENV_JAX6_PY310", "venv-jax6-py310" },
+	{ "HCB_VENV_JAX6", "venv-jax6-py310" },
 	{ "HCB_VENV_JAX12_PY313", "venv-jax12-py313" },
 };
 
