@@ -116,6 +116,27 @@ make_venv_jax12()
     pip_install_hcbtap "$VENV_JAX12"
 }
 
+# An older jax on Python 3.10 (pyenv's 3.10.13): the oldest Python the
+# jax-callback provider's text probe reads (PyUnicode_Append, the str
+# layout with wstr), on a jaxlib whose inner function is still xla::'s.
+PY_JAX6_PACKAGES=(jax==0.6.2 jaxlib==0.6.2 numpy)
+VENV_JAX6=${HCB_VENV_JAX6:-$BUILD/venv-jax6-py310}
+PY310=${HCB_PY310:-/root/.pyenv/versions/3.10.13/bin/python3.10}
+make_venv_jax6()
+{
+    local py=$PY310
+    [ -x "$py" ] || py=$(command -v python3.10) || {
+        echo "!!! no Python 3.10 (pyenv's $PY310 or python3.10 on PATH): no jax 0.6 venv !!!" >&2
+        return 1
+    }
+    if [ ! -x "$VENV_JAX6/bin/python" ] ||
+       ! "$VENV_JAX6/bin/python" -c 'import jaxlib; assert jaxlib.__version__ == "0.6.2"' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX6: ${PY_JAX6_PACKAGES[*]} ($py)"
+        "$py" -m venv "$VENV_JAX6"
+        "$VENV_JAX6/bin/pip" install -q --disable-pip-version-check "${PY_JAX6_PACKAGES[@]}"
+    fi
+}
+
 # jax with CUDA, for tests/bats/gpu.bats: only where there is a GPU
 VENV_JAX_CUDA=${HCB_VENV_JAX_CUDA:-$BUILD/venv-jax-cuda}
 

@@ -76,6 +76,7 @@ void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c)
 	hcb_bounds_give(&x->b.packets, c->held);
 	free(c->shapes);
 	hcb_buf_free(&c->payload);
+	hcb_buf_free(&c->text);
 	free(c);
 }
 

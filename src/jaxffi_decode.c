@@ -90,6 +90,7 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
 		.py_callable = c->py_callable,
 	};
+	p.text = hcb_jx_text_for(x, c, con, &p.text_len);
 	hcb_bounds_delivered(&x->b, p.device, p.seq, con->total_bytes);
 	x->delivered++;
 	err = x->b.ops->packet(x->b.ctx, &p);

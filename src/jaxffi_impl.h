@@ -54,7 +54,14 @@ struct jcall {
 	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
 	unsigned int whole : 1;            /* its operands all came: waits for the end */
 	uint64_t py_callable;              /* the Python callable, 0: not known */
+	/* the last text the Python side sent (UTF-8), and how it came */
+	struct hcb_buf text;
+	unsigned int text_state;           /* JX_TEXT_* */
 };
+
+enum { JX_TEXT_NONE, JX_TEXT_OK, JX_TEXT_LONG, JX_TEXT_BAD };
+/* Sites told once that their text could not be shown: at most so many */
+#define JX_TEXT_NOTICES 256u
 
 /* A call site seen, and the consumer made up for it. */
 struct site {
@@ -90,6 +97,9 @@ struct hcb_jaxffi {
 	void (*namer_release)(void *ctx);
 	void *namer_ctx;
 	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
+	uint64_t text_fallbacks;           /* print calls shown without their text */
+	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
+	unsigned int ntext_noticed;
 };
 
 /* jaxffi_decode.c: call c has all its records, hand it on and let it go:
@@ -98,6 +108,10 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
 
 /* jaxffi_pycall.c: the Python side's records (bpf/pycall_events.h) */
 int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
+/* The text of call c for its packet, or NULL (told once per site, con,
+ * where a print's text was expected and could not be had). */
+const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
+			    const struct hcb_consumer *con, uint32_t *len);
 /* Call c, whole, is handed on though its end has not come (why): counted. */
 int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
 

@@ -10,10 +10,146 @@
  * a while without progress (a tick) or the end of the input: then it is
  * handed on as it is, counted.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bpf/pycall_events.h"
 #include "jaxffi_impl.h"
+
+/* Code point cp as UTF-8 into o (4 bytes room): its length, 0 for none
+ * (past U+10FFFF).  Lone surrogates, which a Python str may hold, are
+ * written as their three bytes, as Python's surrogatepass would. */
+static unsigned int utf8(uint32_t cp, unsigned char *o)
+{
+	if (cp < 0x80) {
+		o[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (unsigned char)(0xc0 | cp >> 6);
+		o[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (unsigned char)(0xe0 | cp >> 12);
+		o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		o[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	if (cp > 0x10ffff)
+		return 0;
+	o[0] = (unsigned char)(0xf0 | cp >> 18);
+	o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	o[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* A str's characters (kind bytes each, little-endian as CPython keeps
+ * them on x86-64) into out as UTF-8.  0; -EINVAL for a character that is
+ * none, or an ASCII str that is not; -ENOMEM. */
+static int to_utf8(struct hcb_buf *out, const unsigned char *d, uint64_t n, uint32_t kind,
+		   int ascii)
+{
+	unsigned char o[4];
+	int err = 0;
+
+	hcb_buf_reset(out);
+	if (kind == 1 && ascii) {
+		for (uint64_t i = 0; i < n; i++)
+			if (d[i] >= 0x80)
+				return -EINVAL;
+		return hcb_buf_add(out, d, n);
+	}
+	for (uint64_t i = 0; i + kind <= n && !err; i += kind) {
+		uint32_t cp = d[i];
+		unsigned int m;
+
+		if (kind >= 2)
+			cp |= (uint32_t)d[i + 1] << 8;
+		if (kind == 4)
+			cp |= (uint32_t)d[i + 2] << 16 | (uint32_t)d[i + 3] << 24;
+		m = utf8(cp, o);
+		if (!m)
+			return -EINVAL;
+		err = hcb_buf_add(out, o, m);
+	}
+	return err;
+}
+
+/* A text of the thread's call: the last one is kept, or why there is
+ * none. */
+static int on_text(struct hcb_jaxffi *x, const struct hcb_ev_jpytext *e, const unsigned char *d,
+		   size_t avail)
+{
+	struct jcall *c = hcb_jx_call_of(x, e->pid, e->tid);
+	int err;
+
+	if (!c || !c->await_end || !c->py_seen)
+		return 0;
+	if (e->flags & HCB_JPY_T_LONG) {
+		c->text_state = JX_TEXT_LONG;
+		return 0;
+	}
+	if ((e->flags & HCB_JPY_T_BAD) || (e->kind != 1 && e->kind != 2 && e->kind != 4) ||
+	    (e->ascii && e->kind != 1) || e->nbytes > HCB_JPY_TEXT_MAX || e->nbytes > avail ||
+	    e->length > HCB_JPY_TEXT_MAX || e->nbytes != e->length * e->kind) {
+		c->text_state = JX_TEXT_BAD;
+		return 0;
+	}
+	err = to_utf8(&c->text, d, e->nbytes, e->kind, !!e->ascii);
+	if (err == -ENOMEM)
+		return err;
+	c->text_state = err ? JX_TEXT_BAD : JX_TEXT_OK;
+	return 0;
+}
+
+/* Whether the op is jax.debug.print's (XLA names its custom call so). */
+static int is_print(const struct jcall *c)
+{
+	return !strncmp(c->h.op, "debug_print", 11);
+}
+
+/* Once per site: its print's text is not shown, and why. */
+static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb_consumer *con)
+{
+	static const char *const why[] = {
+		[JX_TEXT_NONE] = "none was seen (a Python whose strings hcbtrace does not read, "
+				 "or a print that did not end in sys.stdout.write(msg + \"\\n\"))",
+		[JX_TEXT_LONG] = "it was longer than hcbtrace takes (64 KiB)",
+		[JX_TEXT_BAD] = "the string did not read as CPython's str",
+	};
+
+	x->text_fallbacks++;
+	for (unsigned int i = 0; i < x->ntext_noticed; i++)
+		if (x->text_noticed[i] == con)
+			return;
+	if (x->ntext_noticed == JX_TEXT_NOTICES)
+		return;
+	x->text_noticed[x->ntext_noticed++] = con;
+	if (x->b.ops->warn) {
+		char msg[384];
+
+		snprintf(msg, sizeof(msg), "device %u: %s: the text it printed is not shown, its "
+			 "operands are: %s", c->h.device, c->h.op, why[c->text_state]);
+		x->b.ops->warn(x->b.ctx, HCB_OVER_BOUND, c->h.device, con->id, msg);
+	}
+}
+
+const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
+			    const struct hcb_consumer *con, uint32_t *len)
+{
+	*len = 0;
+	if (c->text_state == JX_TEXT_OK && c->text.len <= UINT32_MAX) {
+		*len = (uint32_t)c->text.len;
+		return c->text.data ? c->text.data : "";
+	}
+	/* a print whose Python side was seen to its end, and no text */
+	if (is_print(c) && c->py_seen && !c->await_end)
+		notice(x, c, con);
+	return NULL;
+}
 
 int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why)
 {
@@ -68,8 +204,12 @@ int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len)
 		memcpy(&e, rec, sizeof(e));
 		return on_end(x, &e);
 	}
-	if (type == HCB_EV_JPYTEXT && len >= sizeof(struct hcb_ev_jpytext))
-		return 0;
+	if (type == HCB_EV_JPYTEXT && len >= sizeof(struct hcb_ev_jpytext)) {
+		struct hcb_ev_jpytext e;
+
+		memcpy(&e, rec, sizeof(e));
+		return on_text(x, &e, (const unsigned char *)rec + sizeof(e), len - sizeof(e));
+	}
 	hcb_bounds_problem(&x->b, HCB_BAD_RECORD, HCB_MAX_DEVICES, 0, "a Python callback "
 			   "record of %zu bytes that is none", len);
 	return 0;

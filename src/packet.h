@@ -42,6 +42,11 @@ struct hcb_packet {
 	/* a JAX Python callback's: the Python callable jaxlib called (the
 	 * PyObject * in the target, not checked here); 0: not known */
 	uint64_t py_callable;
+	/* a jax.debug.print's: the line the program wrote, as it wrote it
+	 * (UTF-8, without the "\n" it ended in), text_len bytes; NULL: none
+	 * known (the operands say what was printed) */
+	const char *text;
+	uint32_t text_len;
 };
 
 enum hcb_decode_problem {

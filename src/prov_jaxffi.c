@@ -13,6 +13,7 @@
 #include "jaxlegacy.h"
 #include "probes.h"
 #include "prov_jaxffi.h"
+#include "pytext.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
@@ -195,6 +196,7 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_sync, gpu);
+	bpf_program__set_autoload(skel->progs.pytext_concat, !!ti->probe_off[INNER]);
 	return 0;
 }
 
@@ -263,6 +265,58 @@ static int attach_gpu(struct hcb_probes *probes, const struct hcb_target_info *t
 	return err;
 }
 
+/* A test's own str layout shift (HCBTRACE_TEST_PYSTR_SHIFT, bytes added
+ * to every str offset): strings read through a wrong layout, which the
+ * probe's checks must turn away (tests/bats/pytext.bats).  0 otherwise. */
+static uint32_t test_str_shift(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_PYSTR_SHIFT");
+	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
+
+	return v <= 64 ? (uint32_t)v : 0;
+}
+
+/*
+ * The text jax.debug.print writes (bpf/pycall.bpf.c): the target's
+ * Python found, its str layout given to the probe, the probe on its
+ * concatenation.  A Python that cannot be read is no failure: the taps go
+ * without their text, and ti->notice says why, once.
+ */
+static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	struct hcb_pytext_target py;
+	struct { uint64_t str_type; uint32_t append, length_off, state_off, ascii_data,
+		 compact_data, pad; } cfg;
+	uint32_t zero = 0, shift = test_str_shift();
+	char why[256];
+	int err = hcb_pytext_find(ti->pid, &py, why, sizeof(why));
+
+	if (!err) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts);
+		struct bpf_link *link = bpf_program__attach_uprobe_opts(
+			skel->progs.pytext_concat, ti->pid, py.path, py.concat_off, &opts);
+
+		err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+		if (err)
+			snprintf(why, sizeof(why), "cannot probe %.160s: %s", py.path, strerror(-err));
+	} else if (!why[0]) {
+		snprintf(why, sizeof(why), "its Python was not found: %s", strerror(-err));
+	}
+	if (!err) {
+		cfg = (typeof(cfg)){ py.str_type, (uint32_t)py.append, py.length_off + shift,
+				     py.state_off + shift, py.ascii_data + shift,
+				     py.compact_data + shift, 0 };
+		err = bpf_map__update_elem(skel->maps.pytext_config, &zero, sizeof(zero), &cfg,
+					   sizeof(cfg), BPF_ANY);
+		if (err)
+			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
+	}
+	if (err)
+		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
+			 "shown, its taps are, as before: %.240s", why);
+}
+
 static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 		       const struct hcb_decoder_ops *ops, void *ctx)
 {
@@ -289,6 +343,8 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		hcb_jaxffi_free(x);
 		return err;
 	}
+	if (ti->probe_off[INNER])
+		attach_text(probes, ti);
 	*state = x;
 	return 0;
 }
@@ -331,7 +387,8 @@ static void close_jaxffi(void *state)
 
 static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
 					"jaxlegacy_run", "jaxffi_inner", "jaxffi_inner_ret",
-					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync", NULL };
+					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync",
+					"pytext_concat", NULL };
 
 const struct hcb_provider hcb_prov_jaxffi = {
 	.name = "jax-callback",

@@ -42,6 +42,119 @@ static void feed_end(struct hcb_jaxffi *x, uint32_t tid)
 	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
 }
 
+/* A text record as pycall.bpf.c sends it: n bytes of kind, in a record
+ * padded to a class size. */
+static int feed_text(struct hcb_jaxffi *x, uint32_t tid, uint32_t kind, int ascii, uint64_t length,
+		     const void *d, uint32_t flags)
+{
+	unsigned char rec[sizeof(struct hcb_ev_jpytext) + 256] = { 0 };
+	struct hcb_ev_jpytext e = { .type = HCB_EV_JPYTEXT, .pid = 7, .tid = tid, .flags = flags,
+				    .kind = kind, .ascii = (uint32_t)ascii, .length = length,
+				    .nbytes = flags ? 0 : length * kind };
+
+	assert_true(e.nbytes <= 256);
+	memcpy(rec, &e, sizeof(e));
+	memcpy(rec + sizeof(e), d, e.nbytes);
+	return hcb_jaxffi_feed(x, rec, sizeof(rec));
+}
+
+/* One print call on thread 11, its Python side with the texts fed by
+ * texts(): the packet it made, in s. */
+static void print_call(struct hcb_jaxffi *x, struct seen *s, uint64_t seq,
+		       void (*texts)(struct hcb_jaxffi *x))
+{
+	float v[3] = { 1, 2, 3 };
+	int before = s->packets;
+
+	f32_call(x, 0, seq, 11, "debug_print.1", v);
+	feed_entry(x, 11, 0x1000, 0);
+	texts(x);
+	feed_end(x, 11);
+	assert_int_equal(s->packets, before + 1);
+}
+
+static void ascii_texts(struct hcb_jaxffi *x)
+{
+	/* numpy's own lines first; the print's, msg + "\n", last */
+	assert_int_equal(feed_text(x, 11, 1, 1, 4, "[1. ", 0), 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 14, "x=[1. 2.]\ny=3", 0), 0);
+}
+
+static void latin1_texts(struct hcb_jaxffi *x)
+{
+	assert_int_equal(feed_text(x, 11, 1, 0, 4, "\xb5=\xe9!", 0), 0);
+}
+
+static void ucs2_texts(struct hcb_jaxffi *x)
+{
+	static const uint16_t d[] = { 0x3b1, '=', 0x20ac };
+
+	assert_int_equal(feed_text(x, 11, 2, 0, 3, d, 0), 0);
+}
+
+static void ucs4_texts(struct hcb_jaxffi *x)
+{
+	static const uint32_t d[] = { 0x1f600, ' ', 'k' };
+
+	assert_int_equal(feed_text(x, 11, 4, 0, 3, d, 0), 0);
+}
+
+static void long_texts(struct hcb_jaxffi *x)
+{
+	assert_int_equal(feed_text(x, 11, 1, 1, 4, "good", 0), 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 100000, "", HCB_JPY_T_LONG), 0);
+}
+
+static void bad_texts(struct hcb_jaxffi *x)
+{
+	static const uint32_t past[] = { 0x110000 };
+
+	assert_int_equal(feed_text(x, 11, 1, 1, 0, "", HCB_JPY_T_BAD), 0);
+	/* what the record claims must hold too: a kind, ASCII, a code point */
+	assert_int_equal(feed_text(x, 11, 3, 0, 1, "abc", 0), 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 1, "\xe9", 0), 0);
+	assert_int_equal(feed_text(x, 11, 4, 0, 1, past, 0), 0);
+}
+
+/* The last text of the call goes with its tap, as UTF-8, whatever kind
+ * CPython kept it in; a text too long or not a str: none, one notice. */
+static void test_text(void **state)
+{
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	print_call(x, &s, 0, ascii_texts);
+	assert_int_equal(s.last.text_len, 14);
+	assert_memory_equal(s.last.text, "x=[1. 2.]\ny=3", 14);
+	assert_string_equal(s.text, "callback: debug_print.1 device: cpu:0 module: jit_step\n"
+			    "[1. 2. 3.]\n");
+	print_call(x, &s, 1, latin1_texts);
+	assert_int_equal(s.last.text_len, 6);
+	assert_memory_equal(s.last.text, "\xc2\xb5=\xc3\xa9!", 6);
+	print_call(x, &s, 2, ucs2_texts);
+	assert_int_equal(s.last.text_len, 6);
+	assert_memory_equal(s.last.text, "\xce\xb1=\xe2\x82\xac", 6);
+	print_call(x, &s, 3, ucs4_texts);
+	assert_int_equal(s.last.text_len, 6);
+	assert_memory_equal(s.last.text, "\xf0\x9f\x98\x80 k", 6);
+	assert_true(no_problems(&s));
+	print_call(x, &s, 4, long_texts);
+	assert_null(s.last.text);
+	assert_non_null(strstr(s.warning, "longer than hcbtrace takes"));
+	print_call(x, &s, 5, bad_texts);
+	assert_null(s.last.text);
+	/* one notice for the site */
+	assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
+	/* a text of no call in flight: passed over */
+	assert_int_equal(feed_text(x, 11, 1, 1, 2, "hi", 0), 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 2, "hi", 0), 0);
+	assert_int_equal(s.packets, 6);
+	hcb_jaxffi_free(x);
+}
+
 static uint64_t unended(const struct hcb_jaxffi *x)
 {
 	return hcb_jaxffi_bounds(x)->passed[HCB_BOUND_EXPIRED];
@@ -76,6 +189,11 @@ static void test_held_until_end(void **state)
 	assert_int_equal(s.packets, 2);
 	assert_int_equal(s.last.py_callable, 0);
 	assert_int_equal(unended(x), 0);
+	/* a print with no text: one notice for its site, then quiet */
+	assert_null(s.last.text);
+	assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
+	assert_non_null(strstr(s.warning, "debug_print.1: the text it printed is not shown"));
+	s.problems[HCB_OVER_BOUND] = 0;
 	assert_true(no_problems(&s));
 	assert_int_equal(hcb_jaxffi_pending(x), 0);
 	hcb_jaxffi_free(x);
@@ -182,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_end_missing),
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_bad_records),
+		cmocka_unit_test(test_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

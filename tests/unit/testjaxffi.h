@@ -14,6 +14,7 @@ struct seen {
 	const struct hcb_consumer *consumer;
 	unsigned char payload[4096];
 	char text[512];
+	char ptext[512];            /* the packet's text, where it had one: last.text */
 	int problems[HCB_DECODE_PROBLEMS];
 	char warning[256];
 	int refusals;
@@ -27,6 +28,11 @@ static inline int on_packet(void *ctx, const struct hcb_packet *p)
 
 	s->packets++;
 	s->last = *p;
+	if (p->text) {
+		assert_true(p->text_len < sizeof(s->ptext));
+		memcpy(s->ptext, p->text, p->text_len);
+		s->last.text = s->ptext;
+	}
 	s->consumer = p->consumer;
 	if (p->consumer->total_bytes <= sizeof(s->payload))
 		memcpy(s->payload, p->payload, p->consumer->total_bytes);
