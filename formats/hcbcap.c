@@ -137,6 +137,10 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 		need += FRAME_HEAD + blen + FRAME_TAIL;
 	if (t->copy_end_ns)
 		need += FRAME_HEAD + COPY_BODY + FRAME_TAIL;
+	if (t->text && t->text_len > CAP_MAX_TEXT)
+		return -E2BIG;
+	if (t->text)
+		need += FRAME_HEAD + t->text_len + FRAME_TAIL;
 	err = hcb_grow(&st->buf, &st->cap, need, 1);
 	if (err)
 		goto out;
@@ -144,6 +148,13 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 		frame_head(st->buf, CAP_CONSUMER, blen);
 		memcpy(st->buf + FRAME_HEAD, blob, blen);
 		off = frame_seal(st->buf, blen);
+	}
+	/* a print's text, where known, first: then the copy times, the tap */
+	if (t->text) {
+		p = st->buf + off;
+		frame_head(p, CAP_TEXT, t->text_len);
+		memcpy(p + FRAME_HEAD, t->text, t->text_len);
+		off += frame_seal(p, t->text_len);
 	}
 	/* copy times, where known, just before their tap: a file without
 	 * them is as it was, and older readers skip the frame */

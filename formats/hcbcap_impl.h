@@ -24,6 +24,7 @@
  * length, then the two strings */
 #define TRIGGER_HEAD 56
 #define COPY_BODY 16                    /* a tap's copy times: u64 start, u64 end */
+#define CAP_MAX_TEXT (UINT64_C(1) << 20)      /* a tap's text: 1 MiB */
 #define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
 #define CAP_MAX_BODY (CAP_MAX_PAYLOAD + TAP_HEAD)
 #define CAP_SKIPPABLE 0x80000000u       /* type bit: readers may skip what they do not know */
@@ -41,6 +42,10 @@ enum cap_type {
 	/* skippable: a flight recorder's trigger record (a reader that does
 	 * not know it reads the taps around it) */
 	CAP_TRIGGER = CAP_SKIPPABLE | 2,
+	/* skippable: the text a jax.debug.print wrote (UTF-8), of the tap
+	 * frame that follows (its copy times between); readers that do not
+	 * know it read the tap without it */
+	CAP_TEXT = CAP_SKIPPABLE | 3,
 };
 
 /* The CRC-32 of the frames: zlib's (ISO-HDLC), as libdeflate computes it

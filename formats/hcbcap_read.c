@@ -31,6 +31,8 @@ static const char *type_name(uint32_t t)
 		return "copy times";
 	if (t == CAP_TRIGGER)
 		return "trigger";
+	if (t == CAP_TEXT)
+		return "text";
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
 }
 
@@ -43,6 +45,11 @@ struct cap_reader {
 	 * offset is where that tap's record starts */
 	int copy_pending, copy_taken;
 	uint64_t copy[2], copy_off;
+	/* a text frame read, likewise: its bytes, kept apart from buf */
+	int text_pending, text_taken;
+	uint64_t text_off;
+	char *text;
+	size_t text_cap, text_len;
 };
 
 #define FAIL(r, st, err, ...) fail_at(r, (st)->off, err, __VA_ARGS__)
@@ -216,6 +223,12 @@ static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned
 	rec->tap.pid = hcb_get_le32(b + 24);
 	rec->tap.tid = hcb_get_le32(b + 28);
 	rec->tap.payload = b + TAP_HEAD;
+	st->text_taken = st->text_pending;
+	if (st->text_pending) {
+		rec->tap.text = st->text;
+		rec->tap.text_len = (uint32_t)st->text_len;
+		st->text_pending = 0;
+	}
 	st->copy_taken = st->copy_pending;
 	if (st->copy_pending) {
 		rec->tap.copy_start_ns = st->copy[0];
@@ -240,9 +253,28 @@ static int parse_copy(struct hcb_reader *r, struct cap_reader *st, const unsigne
 	return 0;
 }
 
-/* Where the record just read starts: at its tap's copy times, if any. */
+/* A tap's text, kept for the tap frame that follows (copied: the tap's
+ * frame takes its place in buf). */
+static int parse_text(struct hcb_reader *r, struct cap_reader *st, const unsigned char *b,
+		      uint64_t len)
+{
+	if (st->text_pending)
+		return FAIL(r, st, -EBADMSG, "two texts for one tap");
+	if (hcb_grow(&st->text, &st->text_cap, len + 1, 1))
+		return -ENOMEM;
+	memcpy(st->text, b, len);
+	st->text_len = len;
+	st->text_off = st->off;
+	st->text_pending = 1;
+	return 0;
+}
+
+/* Where the record just read starts: at its tap's text or copy times, if
+ * any. */
 static uint64_t record_start(const struct cap_reader *st, uint32_t type)
 {
+	if (type == CAP_TAP && st->text_taken)
+		return st->text_off;
 	return type == CAP_TAP && st->copy_taken ? st->copy_off : st->off;
 }
 
@@ -257,6 +289,7 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	case CAP_BARRIER: *min = *max = 16; break;
 	case CAP_END: *min = *max = 24; break;
 	case CAP_COPY: *min = *max = COPY_BODY; break;
+	case CAP_TEXT: *min = 0; *max = CAP_MAX_TEXT; break;
 	case CAP_TRIGGER: *min = TRIGGER_HEAD; *max = TRIGGER_HEAD + 127 + 255; break;
 	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
 	}
@@ -272,7 +305,7 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 	size_t got = fread(st->buf, 1, FRAME_HEAD, r->f);
 	uint64_t min, max;
 
-	if (got == 0 && !ferror(r->f) && st->copy_pending)
+	if (got == 0 && !ferror(r->f) && (st->copy_pending || st->text_pending))
 		return fail_at(r, st->copy_off, -ENODATA, "truncated recording: the file ends after "
 			       "a tap's copy times, before the tap; the records before it are complete");
 	if (got == 0 && !ferror(r->f))
@@ -303,6 +336,9 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 	if (st->copy_pending && *type != CAP_TAP)
 		return fail_at(r, st->copy_off, -EBADMSG, "a tap's copy times not followed by "
 			       "their tap (a %s frame comes next)", type_name(*type));
+	if (st->text_pending && *type != CAP_TAP && *type != CAP_COPY)
+		return fail_at(r, st->text_off, -EBADMSG, "a tap's text not followed by its tap "
+			       "(a %s frame comes next)", type_name(*type));
 	return 1;
 }
 
@@ -374,6 +410,8 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 		return 1;
 	case CAP_COPY:
 		return parse_copy(r, st, b);
+	case CAP_TEXT:
+		return parse_text(r, st, b, len);
 	case CAP_TRIGGER:
 		return parse_trigger(r, st, b, len, rec);
 	default:    /* a skippable frame of a later version */
@@ -498,6 +536,7 @@ static int cap_seek(struct hcb_reader *r, uint64_t off)
 	}
 	st->off = off;
 	st->copy_pending = 0;
+	st->text_pending = 0;
 	return 0;
 }
 
@@ -505,8 +544,10 @@ static void cap_free(struct hcb_reader *r)
 {
 	struct cap_reader *st = r->state;
 
-	if (st)
+	if (st) {
 		free(st->buf);
+		free(st->text);
+	}
 	free(st);
 	r->state = NULL;
 }

@@ -143,6 +143,22 @@ static struct hcb_doc *build_doc(struct build *b, const struct hcb_tree *t)
 	return doc;
 }
 
+int hcb_idprint_text(struct hcb_buf *out, const struct hcb_consumer *c, const char *platform,
+		     uint32_t device, const char *text, uint32_t len)
+{
+	struct hcb_buf dev = HCB_BUF_INIT;
+	int err = hcb_idprint_device(&dev, platform, device);
+
+	if (!err)
+		err = kwargs_line(out, c, hcb_buf_str(&dev));
+	if (!err)
+		err = hcb_buf_add(out, text, len);
+	if (!err)
+		err = hcb_buf_putc(out, '\n');
+	hcb_buf_free(&dev);
+	return err;
+}
+
 int hcb_idprint(struct hcb_buf *out, const struct hcb_consumer *c, const char *platform,
 		uint32_t device, const unsigned char *payload, const struct hcb_print_opts *o)
 {

@@ -19,6 +19,11 @@
  * "TFRT_CPU_0", what str(device) is for JAX's CPU devices). */
 int hcb_idprint_device(struct hcb_buf *out, const char *platform, uint32_t device);
 
+/* A jax.debug.print's tap whose text is known: the same header line, then
+ * the text as the program wrote it (len bytes, UTF-8, any lines) and the
+ * '\n' it wrote after it. */
+int hcb_idprint_text(struct hcb_buf *out, const struct hcb_consumer *c, const char *platform,
+		     uint32_t device, const char *text, uint32_t len);
 /* Append both lines (each ending in '\n') for one packet's payload. */
 int hcb_idprint(struct hcb_buf *out, const struct hcb_consumer *c, const char *platform,
 		uint32_t device, const unsigned char *payload, const struct hcb_print_opts *o);

@@ -63,8 +63,15 @@ static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 	if (rec->kind != HCB_REC_TAP)
 		return 0;
 	hcb_buf_reset(text);
-	err = hcb_idprint(text, rec->tap.consumer, w->have_session ? w->session.platform : "cpu",
-			  rec->tap.device, rec->tap.payload, &w->print);
+	if (rec->tap.text)
+		/* a jax.debug.print: its header, then the line it wrote */
+		err = hcb_idprint_text(text, rec->tap.consumer,
+				       w->have_session ? w->session.platform : "cpu",
+				       rec->tap.device, rec->tap.text, rec->tap.text_len);
+	else
+		err = hcb_idprint(text, rec->tap.consumer,
+				  w->have_session ? w->session.platform : "cpu",
+				  rec->tap.device, rec->tap.payload, &w->print);
 	if (!err)
 		err = hcb_write_all(w, text->data, text->len);
 	return err;

@@ -243,7 +243,7 @@ static int remember_consumer(struct hcb_reader *r, const struct hcb_consumer_spe
 /* A tap record's fields other than its arrays' contents. */
 struct tap_fields {
 	uint64_t device, id, ts, seq, copy[2];
-	const char *name, *tree;
+	const char *name, *tree, *text;   /* text: a jax.debug.print's, NULL: none */
 	uint32_t kw;                /* the kwargs object, UINT32_MAX: none */
 	uint32_t arrays;            /* the list of arrays */
 	unsigned int nleaves;
@@ -256,12 +256,11 @@ static int read_tap_fields(struct hcb_reader *r, struct tap_fields *t)
 	const char *why;
 	uint32_t seq;
 
-	t->ts = 0;
-	t->seq = UINT64_MAX;
 	if (get_u64(r, 0, "device", UINT32_MAX, &t->device, 0) ||
 	    get_u64(r, 0, "consumer", UINT32_MAX, &t->id, 0) ||
 	    get_u64(r, 0, "ts_ns", UINT64_MAX, &t->ts, 1) ||
-	    get_str(r, 0, "name", &t->name, 0) || get_str(r, 0, "tree", &t->tree, 0))
+	    get_str(r, 0, "name", &t->name, 0) || get_str(r, 0, "tree", &t->tree, 0) ||
+	    get_str(r, 0, "text", &t->text, 1))
 		return r->err;
 	if (t->id == 0)
 		return BAD(r, "consumer id 0 is reserved");
@@ -414,7 +413,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	struct hcb_consumer_spec spec;
 	struct hcb_leaf_spec *leaves;
 	const struct hcb_consumer *c = NULL;
-	struct tap_fields t;
+	struct tap_fields t = { .seq = UINT64_MAX };   /* ts_ns, text: none */
 	const char **kwargs;
 	uint32_t a;
 	int err;
@@ -443,6 +442,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	rec->tap = (struct hcb_packet){
 		.device = (uint32_t)t.device, .seq = t.seq, .wall_ns = t.ts, .consumer = c,
 		.payload = s->payload, .copy_start_ns = t.copy[0], .copy_end_ns = t.copy[1],
+		.text = t.text, .text_len = t.text ? (uint32_t)strlen(t.text) : 0,
 	};
 	err = 1;
 out:

@@ -6,6 +6,26 @@
 #include "jsonl.h"
 #include "recfile_impl.h"
 
+/* A jax.debug.print's text (len bytes, UTF-8) after a tap line's arrays:
+ * "text" is the line's last member, so the line's "}\n" is put back
+ * after it.  A NUL in the text ends it here, as JSON strings are read. */
+static int add_text(struct hcb_buf *out, const char *text, uint32_t len)
+{
+	struct hcb_buf t = HCB_BUF_INIT;
+	int err;
+
+	if (out->len < 2)
+		return -EINVAL;
+	out->len -= 2;
+	err = hcb_buf_add(&t, text, len);
+	if (!err)
+		err = hcb_buf_puts(out, ",\"text\":");
+	if (!err)
+		err = hcb_json_string(out, hcb_buf_str(&t));
+	hcb_buf_free(&t);
+	return err ? err : hcb_buf_puts(out, "}\n");
+}
+
 /* Formats one record as its line; shared with the JSONL text sink. */
 int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 {
@@ -13,11 +33,14 @@ int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 	case HCB_REC_SESSION:
 		return hcb_jsonl_session(out, rec->session.pid, rec->session.provider,
 					 rec->session.platform, rec->session.start_ns);
-	case HCB_REC_TAP:
-		return hcb_jsonl_tap_copy(out, rec->tap.consumer, rec->tap.device,
-					  rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,
-					  rec->tap.wall_ns, rec->tap.copy_start_ns, rec->tap.copy_end_ns,
-					  rec->tap.payload);
+	case HCB_REC_TAP: {
+		int err = hcb_jsonl_tap_copy(out, rec->tap.consumer, rec->tap.device,
+					     rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,
+					     rec->tap.wall_ns, rec->tap.copy_start_ns,
+					     rec->tap.copy_end_ns, rec->tap.payload);
+
+		return err || !rec->tap.text ? err : add_text(out, rec->tap.text, rec->tap.text_len);
+	}
 	case HCB_REC_DROP:
 		return hcb_jsonl_drop(out, rec->drop.device, rec->drop.count, rec->drop.reason);
 	case HCB_REC_BARRIER:

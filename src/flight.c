@@ -62,12 +62,14 @@ static void drop_oldest(struct hcb_flight *f)
 static int keep(struct hcb_flight *f, const struct hcb_record *rec)
 {
 	size_t n = rec->kind == HCB_REC_TAP ? rec->tap.consumer->total_bytes : 0;
-	uint64_t bytes = sizeof(struct entry) + n;
+	/* a print's text after the payload */
+	size_t tn = rec->kind == HCB_REC_TAP && rec->tap.text ? rec->tap.text_len : 0;
+	uint64_t bytes = sizeof(struct entry) + n + tn;
 	struct entry *e;
 
 	while (f->head && f->held + bytes > f->o.keep_bytes)
 		drop_oldest(f);
-	e = malloc(sizeof(*e) + n);
+	e = malloc(sizeof(*e) + n + tn);
 	if (!e)
 		return -ENOMEM;
 	e->next = NULL;
@@ -77,6 +79,10 @@ static int keep(struct hcb_flight *f, const struct hcb_record *rec)
 		if (n)
 			memcpy(e->payload, rec->tap.payload, n);
 		e->rec.tap.payload = e->payload;
+		if (rec->tap.text) {
+			memcpy(e->payload + n, rec->tap.text, tn);
+			e->rec.tap.text = (const char *)e->payload + n;
+		}
 	}
 	if (f->tail)
 		f->tail->next = e;

@@ -53,9 +53,11 @@ int hcb_orderq_put(struct hcb_orderq *q, const struct hcb_record *rec, uint64_t 
 {
 	struct queued *e = calloc(1, sizeof(*e));
 	uint64_t n = rec->kind == HCB_REC_TAP ? rec->tap.consumer->total_bytes : 0;
+	/* a print's text after the payload */
+	uint64_t tn = rec->kind == HCB_REC_TAP && rec->tap.text ? rec->tap.text_len : 0;
 	uint32_t d = rec->kind == HCB_REC_TAP ? rec->tap.device : 0;
 
-	if (!e || (n && !(e->payload = malloc(n)))) {
+	if (!e || (n + tn && !(e->payload = malloc(n + tn)))) {
 		free(e);
 		return -ENOMEM;
 	}
@@ -64,6 +66,10 @@ int hcb_orderq_put(struct hcb_orderq *q, const struct hcb_record *rec, uint64_t 
 	if (n) {
 		memcpy(e->payload, rec->tap.payload, n);
 		e->rec.tap.payload = e->payload;
+	}
+	if (rec->kind == HCB_REC_TAP && rec->tap.text) {
+		memcpy(e->payload + n, rec->tap.text, tn);
+		e->rec.tap.text = (const char *)e->payload + n;
 	}
 	*(q->tail ? &q->tail->next : &q->head) = e;
 	q->tail = e;

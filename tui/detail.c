@@ -97,7 +97,10 @@ int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *tc, const ch
 
 	if (!err)
 		err = tui_detail_copy(out, t);
-	if (!err && t->payload)
+	/* a jax.debug.print's tap: the line it wrote, as id_print's would be */
+	if (!err && t->text)
+		err = hcb_idprint_text(out, c, platform, t->device, t->text, t->text_len);
+	else if (!err && t->payload)
 		err = hcb_idprint(out, c, platform, t->device, t->payload, &opts);
 	if (!err && c->nleaves)
 		err = hcb_buf_puts(out, "\n");

@@ -122,6 +122,7 @@ static void evict_oldest(struct tui_model *m)
 static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 {
 	size_t len = p->consumer ? (size_t)p->consumer->total_bytes : 0;
+	size_t tlen = p->text ? p->text_len : 0;      /* kept after the payload */
 	uint64_t index = m->received;
 	unsigned int cons, si;
 	struct tui_stream *s;
@@ -130,12 +131,14 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 	struct hcb_nonfinite_at at;
 
 	if (!p->consumer || consumer_index(m, p->consumer, &cons) ||
-	    stream_index(m, p->device, cons, &si) || (len && !(copy = malloc(len)))) {
+	    stream_index(m, p->device, cons, &si) || (len + tlen && !(copy = malloc(len + tlen)))) {
 		m->lost++;
 		return -ENOMEM;
 	}
 	if (len)
 		memcpy(copy, p->payload, len);
+	if (tlen)
+		memcpy(copy + len, p->text, tlen);
 	hcb_tap_figures(m->cons[cons].c, copy, &st);
 	s = &m->streams[si];
 	if (!s->count)
@@ -160,7 +163,8 @@ static int add_tap(struct tui_model *m, const struct hcb_packet *p)
 		.index = index, .seq = p->seq, .wall_ns = p->wall_ns, .device = p->device,
 		.cons = cons, .stream = si, .value = st.v[HCB_STAT_MEAN],
 		.nonfinite = hcb_tap_nonfinite(m->cons[cons].c, copy, &at), .payload = copy, .len = len,
-		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns };
+		.copy_start_ns = p->copy_start_ns, .copy_end_ns = p->copy_end_ns,
+		.text = p->text ? (const char *)copy + len : NULL, .text_len = (uint32_t)tlen };
 	m->ring_bytes += len;
 	m->received++;
 	return 0;

@@ -78,6 +78,10 @@ struct tui_tap {
 	unsigned char *payload;
 	size_t len;
 	uint64_t copy_start_ns, copy_end_ns;   /* its device copy (end 0: not known) */
+	/* a jax.debug.print's line (text_len bytes, after the payload where
+	 * held), NULL: none */
+	const char *text;
+	uint32_t text_len;
 };
 
 /* What a list row shows of a tap, held or read back. */
@@ -137,6 +141,7 @@ struct tui_model {
 	struct tui_cache *cache;  /* what was read back (tui/model_read.c) */
 	uint64_t reads;         /* taps read back so far (a test's count of the work) */
 	struct tui_tap got;     /* tui_model_get's answer */
+	const char *text;       /* its text, where it has one (indexed: read back) */
 	int indexing;           /* the index is still growing */
 	uint64_t index_pos, index_size;   /* bytes indexed, of */
 	int damaged;            /* indexing stopped at damage */

@@ -21,6 +21,8 @@
 struct cached_tap {
 	struct tui_row row;
 	uint64_t copy_start_ns, copy_end_ns;   /* the detail pane's, not the row's */
+	int has_text;                          /* a print's text, kept after the payload */
+	uint32_t text_len;
 };
 
 int tui_model_init_indexed(struct tui_model *m, const struct tui_fetch_ops *ops, void *ctx)
@@ -93,6 +95,26 @@ static void nf_mark(struct tui_model *m, uint64_t i, int found)
 	m->nfmarks[i / 4] |= (unsigned char)((NF_SEEN | (found ? NF_FOUND : 0)) << (i % 4 * 2));
 }
 
+/* Tap t's payload and text, back to back, into the cache for item e. */
+static const unsigned char *keep_tap(struct tui_model *m, struct cached_tap *e,
+				     const struct hcb_packet *t)
+{
+	size_t n = t->consumer->total_bytes;
+	const unsigned char *kept;
+	unsigned char *both;
+
+	if (!t->text)
+		return tui_cache_keep(m->cache, e, t->payload, n);
+	both = malloc(n + e->text_len + 1);
+	if (!both)
+		return NULL;
+	memcpy(both, t->payload, n);
+	memcpy(both + n, t->text, e->text_len);
+	kept = tui_cache_keep(m->cache, e, both, n + e->text_len);
+	free(both);
+	return kept;
+}
+
 /* Read tap i back into its cached item (payload kept if keep); the payload
  * read in *p.  A tap that cannot be read is an item too, bad. */
 static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, const unsigned char **p)
@@ -133,9 +155,12 @@ static struct cached_tap *read_back(struct tui_model *m, uint64_t i, int keep, c
 	fill_row(&e->row, c, rec.tap.payload, 1);
 	e->row.nonfinite = hcb_tap_nonfinite(c, rec.tap.payload, &at);
 	nf_mark(m, i, e->row.nonfinite);
+	e->has_text = !!rec.tap.text;
+	e->text_len = rec.tap.text ? rec.tap.text_len : 0;
 	if (keep)
-		kept = tui_cache_keep(m->cache, e, rec.tap.payload, c->total_bytes);
+		kept = keep_tap(m, e, &rec.tap);
 	*p = kept ? kept : rec.tap.payload;
+	m->text = kept ? (const char *)kept + c->total_bytes : rec.tap.text;
 	return e;
 }
 
@@ -157,6 +182,8 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
 	}
 	if (e)
 		p = tui_cache_bytes(m->cache, e);
+	if (p)
+		m->text = (const char *)p + m->cons[e->row.cons].c->total_bytes;
 	if (!p && (!(e = read_back(m, i, 1, &p)) || e->row.bad))
 		return NULL;
 	m->got = (struct tui_tap){
@@ -164,7 +191,8 @@ const struct tui_tap *tui_model_get(struct tui_model *m, uint64_t i)
 		.cons = e->row.cons, .stream = (unsigned int)(m->index[i] & TUI_INDEX_STREAMS),
 		.value = e->row.stat[HCB_STAT_MEAN], .payload = (unsigned char *)p,
 		.len = m->cons[e->row.cons].c->total_bytes,
-		.copy_start_ns = e->copy_start_ns, .copy_end_ns = e->copy_end_ns };
+		.copy_start_ns = e->copy_start_ns, .copy_end_ns = e->copy_end_ns,
+		.text = e->has_text ? m->text : NULL, .text_len = e->text_len };
 	return &m->got;
 }
 

@@ -82,8 +82,12 @@ finish_modern()
     grep -Eq "^callback: $(site_re debug_print cpu:0 jit_f_kinds)\$" "$T/att.txt"
     grep -Eq "^callback: $(site_re pure_callback cpu:0 jit_f_kinds)\$" "$T/att.txt"
     grep -Eq '^callback: .+ device: cpu:3 (.+ )?module: ' "$T/att.txt"
-    # a debug.print of an array and a scalar: a tuple, as id_print laid it out
+    # a debug.callback of an array and a scalar: a tuple, as id_print laid
+    # it out; a debug.print of them: the line the program printed (issue 29)
     grep -Eq '^\( \[[0-9. ]+\] [0-9.]+ \)$' "$T/att.txt"
+    grep -EA1 "^callback: $(site_re debug_print cpu:0 jit_f_kinds)\$" "$T/att.txt" |
+        grep -Eq '^x=\[[0-9. ]+\] sum=[0-9.]+$'
+    grep -Eq '^x=\[[0-9. ]+\] sum=[0-9.]+$' "$T/prog.out"
     # the program's own output is undisturbed: what its debug.print said
     grep -q '^done ' "$T/prog.out"
     refute grep -qi 'error\|traceback' "$T/prog.err"

@@ -353,6 +353,38 @@ static void test_detail_text(void **state)
 	hcb_consumer_free(c);
 }
 
+/* A jax.debug.print's tap with its text (issue 29): the header line, then
+ * the text as the program wrote it, kept with the tap; the figures of its
+ * operands after, as for any tap. */
+static void test_detail_print_text(void **state)
+{
+	struct hcb_consumer *c = consumer("debug_print.1", 5, "p", HCB_DT_FLOAT32, 2);
+	static const char line[] = "x=[1. 2.]\n  and \xce\xb1";
+	float v[2] = { 1, 2 };
+	struct hcb_record r = { .kind = HCB_REC_TAP };
+	struct hcb_buf b = HCB_BUF_INIT;
+	struct tui_model m;
+	char copy[sizeof(line)];
+	const char *s;
+
+	(void)state;
+	assert_int_equal(tui_model_init(&m, 0, 0), 0);
+	memcpy(copy, line, sizeof(line));
+	r.tap = (struct hcb_packet){ .device = 2, .seq = 3, .consumer = c,
+				     .payload = (const unsigned char *)v, .text = copy,
+				     .text_len = (uint32_t)strlen(line) };
+	assert_int_equal(tui_model_add(&m, &r), 0);
+	memset(copy, 'z', sizeof(copy));    /* the model holds its own */
+	assert_int_equal(tui_detail_text(&b, &m.cons[0], m.platform, tui_model_tap(&m, 0)), 0);
+	s = hcb_buf_str(&b);
+	assert_non_null(strstr(s, "\ndevice: cpu:2 what: p\nx=[1. 2.]\n  and \xce\xb1\n"));
+	assert_null(strstr(s, "[1. 2.]\n\n"));
+	assert_non_null(strstr(s, "[0] float32[2]  min 1  max 2"));
+	hcb_buf_free(&b);
+	tui_model_free(&m);
+	hcb_consumer_free(c);
+}
+
 /* A tap with device copy times: one line after the head says how long the
  * copy took and where it started from the tap's time; the rest is as it
  * is without them. */
@@ -435,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_filter_and_search_match),
 		cmocka_unit_test(test_frame_follow_pause_filter),
 		cmocka_unit_test(test_detail_text),
+		cmocka_unit_test(test_detail_print_text),
 		cmocka_unit_test(test_detail_copy_line),
 	};
 

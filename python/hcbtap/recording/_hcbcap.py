@@ -20,13 +20,16 @@ SKIPPABLE = 0x80000000
 SESSION, CONSUMER, TAP, DROP, BARRIER, END = range(1, 7)
 COPY = SKIPPABLE | 1        # a tap's copy times, just before its tap frame
 TRIGGER = SKIPPABLE | 2     # a flight recorder's trigger
+TEXT = SKIPPABLE | 3        # a jax.debug.print's text, before its tap (and copy times)
+MAX_TEXT = 1 << 20
 TRIGGER_HEAD = 56
 _TRIGGER = struct.Struct("<IQqqdQIII")
 NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BARRIER: "barrier",
-         END: "end", COPY: "copy times", TRIGGER: "trigger"}
+         END: "end", COPY: "copy times", TRIGGER: "trigger", TEXT: "text"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
-          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255)}
+          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255),
+          TEXT: (0, MAX_TEXT)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
 _LEAF = struct.Struct("<II8Q")
@@ -118,6 +121,8 @@ class HcbcapReader:
         self.read = 0           # bytes read so far
         self.copy = None        # a tap's copy times, for the tap frame next
         self.copy_offset = 0    # their frame's
+        self.text = None        # a tap's text, likewise
+        self.text_offset = 0
         self.fd = None
         try:
             fd = f.fileno()
@@ -182,8 +187,8 @@ class HcbcapReader:
         self.offset = HEADER
         while True:
             head = self._read(HEAD)
-            if not head and self.copy is not None:
-                self.offset = self.copy_offset
+            if not head and (self.copy is not None or self.text is not None):
+                self.offset = self.copy_offset if self.copy is not None else self.text_offset
                 raise _Bad("truncated recording: the file ends after a tap's copy times, before "
                            "the tap; the records before it are complete", True)
             if not head:
@@ -196,6 +201,10 @@ class HcbcapReader:
             if self.copy is not None and kind != TAP:
                 self.offset = self.copy_offset
                 raise _Bad("a tap's copy times not followed by their tap (a %s frame comes next)"
+                           % NAMES.get(kind, "unknown"))
+            if self.text is not None and kind not in (TAP, COPY):
+                self.offset = self.text_offset
+                raise _Bad("a tap's text not followed by its tap (a %s frame comes next)"
                            % NAMES.get(kind, "unknown"))
             need = HEAD + n + TAIL
             body = self._read(n + TAIL)
@@ -260,6 +269,11 @@ class HcbcapReader:
             return None
         if kind == TRIGGER:
             return _trigger(b, n)
+        if kind == TEXT:
+            if self.text is not None:
+                raise _Bad("two texts for one tap")
+            self.text, self.text_offset = bytes(b[:n]).decode("utf-8", "replace"), self.offset
+            return None
         return None             # a skippable frame of a later version
 
     def _tap(self, b, n):
@@ -277,5 +291,6 @@ class HcbcapReader:
                   for dt, count, off, shape in zip(c.numpy_dtypes(), c.counts, c._offsets,
                                                    c.shapes)]
         copy, self.copy = self.copy, None
+        text, self.text = self.text, None
         return Tap(device, None if seq == U64_MAX else seq, ts, cid, c.name, dict(c.kwargs), c.tree,
-                   c.build(leaves), leaves, pid, tid, copy if copy and copy[1] else None)
+                   c.build(leaves), leaves, pid, tid, copy if copy and copy[1] else None, text)

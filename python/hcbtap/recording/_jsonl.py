@@ -184,6 +184,7 @@ class JsonlReader:
         if seq is not None:
             seq = _u64(obj, "seq", U64_MAX - 1)
         copy_ns = _copy_ns(obj)
+        text = _str(obj, "text", True)      # a jax.debug.print's line
         kwargs = obj.get("kwargs", _MISSING)
         if kwargs is _MISSING:
             kwargs = {}
@@ -226,7 +227,7 @@ class JsonlReader:
             self._settle(line, leaves, ties, c)
         leaves = [flat.reshape(shape) for flat, shape in zip(leaves, c.shapes)]
         return Tap(device, seq, ts, cid, name, dict(kwargs), tree, c.build(leaves), leaves,
-                   copy_ns=copy_ns)
+                   copy_ns=copy_ns, text=text)
 
     @staticmethod
     def _leaf_spec(a, i):

@@ -138,16 +138,19 @@ class Tap(_Record):
     recording has none; ts_ns: 0 where it has none.  pid, tid: the emitting
     thread (.hcbcap only, else None).  copy_ns: (start, end) of the tap's
     device-to-host copies on the device, first start to last end, on ts_ns's
-    clock (hcbtrace record --cuda), or None where the recording has none."""
+    clock (hcbtrace record --cuda), or None where the recording has none.
+    text: the line a jax.debug.print wrote (str, without its final newline),
+    or None where the recording has none."""
     __slots__ = ("device", "seq", "ts_ns", "consumer", "name", "kwargs", "tree", "value",
-                 "leaves", "pid", "tid", "copy_ns")
+                 "leaves", "pid", "tid", "copy_ns", "text")
     kind = "tap"
 
     def __init__(self, device, seq, ts_ns, consumer, name, kwargs, tree, value, leaves,
-                 pid=None, tid=None, copy_ns=None):
+                 pid=None, tid=None, copy_ns=None, text=None):
         self.device, self.seq, self.ts_ns, self.consumer = device, seq, ts_ns, consumer
         self.name, self.kwargs, self.tree, self.value = name, kwargs, tree, value
         self.leaves, self.pid, self.tid, self.copy_ns = leaves, pid, tid, copy_ns
+        self.text = text
 
 
 class Drop(_Record):
