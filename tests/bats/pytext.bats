@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# pytext.bats - jax.debug.print as the program prints it (issue 29): real,
+# unmodified JAX programs (tests/jax/prints.py: jit, vmap, scan, ordered,
+# pmap on 4 CPU devices, named and positional fields, a format spec, a
+# pytree, a multi-line array, non-ASCII, numpy print options) on three
+# jax/Python pairs; every line the program wrote while hcbtrace was
+# attached is in hcbtrace's output byte for byte, under its device
+# (tests/tools/check_print_text.py compares the two files); recordings keep
+# it; a str layout that does not check out shows the operands, never text.
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run
+    PROG=$ROOT/tests/jax/prints.py
+    CHECK=(python3 "$ROOT/tests/tools/check_print_text.py")
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# start_prints VENV: the program under VENV's python, compiled and waiting
+start_prints()
+{
+    need_python "$1" 'import jax' "jax"
+    "$PY" "$PROG" "$T/go" >"$T/prog.out" 2>"$T/prog.err" &
+    PR_PID=$!
+    PIDS+=("$PR_PID")
+    wait_for "$T/prog.out" '^ready$' 180
+}
+
+# attach_and_check VENV: attached, the program run to its end; every line
+# it printed shown, per device
+attach_and_check()
+{
+    start_prints "$1"
+    "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    grep -q '^done$' "$T/prog.out"
+    run "${CHECK[@]}" "$T/prog.out" "$T/att.txt"
+    echo "# $output" >&3
+    assert_success
+    # every print site's text was taken: no notice of a fallback
+    refute grep -q 'not shown' "$T/att.err"
+}
+
+@test "pytext: jax 0.12.0.1 on Python 3.12: every line the program printed, byte for byte, per device" {
+    attach_and_check "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+}
+
+@test "pytext: jax 0.10.2 on Python 3.11: every line the program printed, byte for byte, per device" {
+    attach_and_check "${HCB_VENV_JAX:-$BUILD/venv-jax10}"
+}
+
+@test "pytext: jax 0.6.2 on Python 3.10: every line the program printed, byte for byte, per device" {
+    attach_and_check "${HCB_VENV_JAX6:-$BUILD/venv-jax6-py310}"
+}
+
+@test "pytext: recordings keep the text: replay of JSONL and .hcbcap, convert, the Python reader" {
+    start_prints "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+    "$HCBTRACE" record -p "$PR_PID" -o "$T/rec.hcbcap" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$PR_PID"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$rec"
+    "$HCBTRACE" replay "$T/rec.hcbcap" >"$T/replay.txt"
+    run "${CHECK[@]}" "$T/prog.out" "$T/replay.txt"
+    assert_success
+    "$HCBTRACE" convert "$T/rec.hcbcap" -o "$T/rec.jsonl"
+    "$HCBTRACE" replay "$T/rec.jsonl" >"$T/replay2.txt"
+    cmp "$T/replay.txt" "$T/replay2.txt"
+    # the operands are kept beside the text
+    grep -q '"name":"debug_print\.[0-9]*".*"arrays":\[{"dtype":"int32".*"text":"step 1 loss=' "$T/rec.jsonl"
+    # the Python reader reads the same texts from both
+    for f in rec.jsonl rec.hcbcap; do
+        PYTHONPATH=$ROOT/python "$PY" -c '
+import sys, hcbtap.recording as r
+for t in r.records(sys.argv[1]):
+    if t.kind == "tap":
+        print(t.text)' "$T/$f" >"$T/$f.texts"
+    done
+    cmp "$T/rec.jsonl.texts" "$T/rec.hcbcap.texts"
+    grep -qx 'step 1 loss=30.000' "$T/rec.jsonl.texts"
+    [ "$(grep -c 'None' "$T/rec.jsonl.texts")" = 0 ]
+}
+
+@test "pytext: a str layout that does not check out: the operands as before, one notice a site, never text" {
+    start_prints "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+    HCBTRACE_TEST_PYSTR_SHIFT=8 "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    # no line of the program's own words is shown (an array's rows are
+    # numpy's, in the operands too); its taps are, with operands
+    sed -n '/^go$/,/^done$/p' "$T/prog.out" | sed '1d;$d' | grep '^[a-z]' | sort -u >"$T/printed"
+    [ -s "$T/printed" ]
+    refute grep -Fxq -f "$T/printed" "$T/att.txt"
+    grep -q '^callback: debug_print\.[0-9]* device: cpu:0 module: jit_named$' "$T/att.txt"
+    grep -Eq '^\( [0-9]+ [0-9.]+ \)$' "$T/att.txt"
+    # the notice, once for a site (the session says three, then counts)
+    grep -q 'debug_print\.[0-9]*: the text it printed is not shown, its operands are: none was seen' "$T/att.err"
+    [ "$(grep -c 'jit_scanned\|debug_print.1: the text' "$T/att.err")" -le 1 ]
+}
