@@ -55,6 +55,11 @@ void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x)
 	x->inner = 1;
 }
 
+void hcb_jaxffi_text_any_site(struct hcb_jaxffi *x)
+{
+	x->text_any_site = 1;
+}
+
 int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 {
 	const struct hcb_consumer *con = NULL;

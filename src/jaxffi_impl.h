@@ -98,6 +98,7 @@ struct hcb_jaxffi {
 	void *namer_ctx;
 	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
 	uint64_t text_fallbacks;           /* print calls shown without their text */
+	int text_any_site;                 /* a test's: every site's text is a print's */
 	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
 	unsigned int ntext_noticed;
 };

@@ -34,12 +34,13 @@ start_prints()
     wait_for "$T/prog.out" '^ready$' 180
 }
 
-# attach_and_check VENV: attached, the program run to its end; every line
-# it printed shown, per device
+# attach_and_check VENV [VAR=VALUE...]: attached (with those in its
+# environment), the program run to its end; every line it printed shown,
+# per device
 attach_and_check()
 {
     start_prints "$1"
-    "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    env "${@:2}" "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
     att=$!
     PIDS+=("$att")
     wait_session "$PR_PID"
@@ -62,8 +63,27 @@ attach_and_check()
     attach_and_check "${HCB_VENV_JAX:-$BUILD/venv-jax10}"
 }
 
-@test "pytext: jax 0.6.2 on Python 3.10: every line the program printed, byte for byte, per device" {
-    attach_and_check "${HCB_VENV_JAX6:-$BUILD/venv-jax6-py310}"
+@test "pytext: jax 0.6.2 on Python 3.10: the text probe takes every line byte for byte; its taps keep their operands" {
+    # jaxlib 0.6 names every callback's custom call custom-call.N: what
+    # says a site is a print is its own objects (the site naming of issue
+    # 29), so a test's knob takes every site of this all-print program for
+    # one, to check what the probe took on Python 3.10 (PyUnicode_Append,
+    # the str layout with wstr) and jaxlib 0.6 (xla::'s inner function)
+    attach_and_check "${HCB_VENV_JAX6:-$BUILD/venv-jax6-py310}" HCBTRACE_TEST_PYTEXT_ANY_SITE=1
+    # without it the taps are as before: operands, none of the program's words
+    rm -f "$T/go"
+    start_prints "${HCB_VENV_JAX6:-$BUILD/venv-jax6-py310}"
+    "$HCBTRACE" attach "$PR_PID" >"$T/att2.txt" 2>"$T/att2.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    sed -n '/^go$/,/^done$/p' "$T/prog.out" | sed '1d;$d' | grep '^[a-z]' | sort -u >"$T/printed"
+    [ -s "$T/printed" ]
+    refute grep -Fxq -f "$T/printed" "$T/att2.txt"
+    grep -Eq '^\( [0-9]+ [0-9.]+ \)$' "$T/att2.txt"
 }
 
 @test "pytext: recordings keep the text: replay of JSONL and .hcbcap, convert, the Python reader" {
@@ -115,4 +135,48 @@ for t in r.records(sys.argv[1]):
     # the notice, once for a site (the session says three, then counts)
     grep -q 'debug_print\.[0-9]*: the text it printed is not shown, its operands are: none was seen' "$T/att.err"
     [ "$(grep -c 'jit_scanned\|debug_print.1: the text' "$T/att.err")" -le 1 ]
+}
+
+@test "pytext: a callback that raises, under the probes: the program goes on; its tap has no text, a print's has" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    cat >"$T/raising.py" <<'PY'
+import os, sys, time
+import jax, jax.numpy as jnp
+def bad(x):
+    raise ValueError("boom")
+f = jax.jit(lambda x: jax.pure_callback(bad, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
+@jax.jit
+def g(x):
+    jax.debug.print("ok {}", x)
+    return x
+g(jnp.ones(2))
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+for i in range(3):
+    try:
+        f(jnp.ones(2)).block_until_ready()
+    except Exception as e:
+        print("caught", type(e).__name__, flush=True)
+    g(jnp.ones(2) * i)
+jax.effects_barrier()
+print("done", flush=True)
+PY
+    "$PY" "$T/raising.py" "$T/go" >"$T/prog.out" 2>"$T/prog.err" &
+    PR_PID=$!
+    PIDS+=("$PR_PID")
+    wait_for "$T/prog.out" '^ready$' 180
+    "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    [ "$(grep -c '^caught ' "$T/prog.out")" = 3 ]
+    grep -q '^done$' "$T/prog.out"
+    # the traceback jax logs in the callback is no text of its tap
+    [ "$(grep -A1 '^callback: pure_callback\.[0-9]* ' "$T/att.txt" | grep -c '^\[1\. 1\.\]$')" = 3 ]
+    refute grep -q 'Traceback' "$T/att.txt"
+    for i in 0 1 2; do grep -qx "ok \[$i\. $i\.\]" "$T/att.txt"; done
 }

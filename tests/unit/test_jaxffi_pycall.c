@@ -148,10 +148,23 @@ static void test_text(void **state)
 	assert_null(s.last.text);
 	/* one notice for the site */
 	assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
+	/* another callback's Python that ends a line (a traceback it logs):
+	 * no text with its tap */
+	{
+		float v[3] = { 1, 2, 3 };
+
+		f32_call(x, 0, 6, 11, "pure_callback.1", v);
+		feed_entry(x, 11, 0x2000, 0);
+		assert_int_equal(feed_text(x, 11, 1, 1, 9, "Traceback", 0), 0);
+		feed_end(x, 11);
+		assert_int_equal(s.packets, 7);
+		assert_null(s.last.text);
+		assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
+	}
 	/* a text of no call in flight: passed over */
 	assert_int_equal(feed_text(x, 11, 1, 1, 2, "hi", 0), 0);
 	assert_int_equal(feed_text(x, 11, 1, 1, 2, "hi", 0), 0);
-	assert_int_equal(s.packets, 6);
+	assert_int_equal(s.packets, 7);
 	hcb_jaxffi_free(x);
 }
 
