@@ -7,9 +7,14 @@ One jitted loop of N steps, each step handing a float32[4] to
 jax.debug.callback (a Python function that keeps it), timed in the same
 run: the loop without the callback (baseline), with the callback and no
 tracer, and with the callback while `hcbtrace record` is attached to this
-process.  Per callback: (time - baseline) / N, best of 5 runs.  Needs a
-venv with jax >= 0.4.26 and no hcbtap (scripts/lib.sh: make_venv_jax12;
-an older one: scripts/jax-matrix makes one per release).
+process.  Per callback: (time - baseline) / N, best of 5 runs.  The same
+for jax.debug.print of the same operand (its stdout to /dev/null), whose
+text hcbtrace takes from the program's own str concatenation (issue 29).
+And what that probe costs the rest of the program: a plain Python loop
+of M str concatenations (a + b), per concatenation, with and without
+hcbtrace attached.  Needs a venv with jax >= 0.4.26 and no hcbtap
+(scripts/lib.sh: make_venv_jax12; an older one: scripts/jax-matrix makes
+one per release).
 """
 import json
 import os
@@ -30,10 +35,12 @@ def keep(x):
     kept.append(x)
 
 
-def loop(callback):
+def loop(callback, printed=False):
     def body(i, x):
         x = x * 1.0001 + 1.0
-        if callback:
+        if printed:
+            jax.debug.print("x={x}", x=x)
+        elif callback:
             jax.debug.callback(keep, x)
         return x
     return jax.jit(lambda x: jax.lax.fori_loop(0, N, body, x))
@@ -50,6 +57,29 @@ def best(f, runs=5):
         jax.effects_barrier()
         t.append(time.perf_counter() - t0)
     return min(t)
+
+
+M = 200000
+
+
+def concat_ns(runs=5):
+    """Per str concatenation (a + b) of a plain Python loop, best of runs."""
+    a, b = "abc" * 4, "de"
+    t = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        for _ in range(M):
+            s = a + b
+        t.append(time.perf_counter() - t0)
+    # the loop's own cost: the same loop without the concatenation
+    e = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        for _ in range(M):
+            s = a
+        e.append(time.perf_counter() - t0)
+    del s
+    return max(0.0, (min(t) - min(e)) / M * 1e9)
 
 
 def attached(path, f):
@@ -70,19 +100,30 @@ def attached(path, f):
 
 
 def main():
-    base, cb = loop(False), loop(True)
+    base, cb, pr = loop(False), loop(True), loop(False, True)
+    stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
     t_base = best(base)
     t_detached = best(cb)
+    t_print_detached = best(pr)
+    c_detached = concat_ns()
     with tempfile.TemporaryDirectory() as d:
         rec = attached(os.path.join(d, "taps.jsonl"), cb)
         t_attached = best(cb)
+        t_print_attached = best(pr)
+        c_attached = concat_ns()
         rec.send_signal(2)
         rec.wait()
+    sys.stdout.close()
+    sys.stdout = stdout
     per = lambda t: max(0.0, (t - t_base) / N * 1e9)
     res = {
         "jax_callback_step_baseline_ns": round(t_base / N * 1e9, 1),
         "jax_callback_detached_ns": round(per(t_detached), 1),
         "jax_callback_attached_ns": round(per(t_attached), 1),
+        "jax_print_detached_ns": round(per(t_print_detached), 1),
+        "jax_print_attached_ns": round(per(t_print_attached), 1),
+        "py_concat_detached_ns": round(c_detached, 1),
+        "py_concat_attached_ns": round(c_attached, 1),
     }
     res["jax_callback_attached_added_ns"] = round(
         res["jax_callback_attached_ns"] - res["jax_callback_detached_ns"], 1)
@@ -98,6 +139,16 @@ def main():
     print("  jax.debug.callback, hcbtrace on it %10.1f ns  (+%.1f ns, %.3fx)"
           % (res["jax_callback_attached_ns"], res["jax_callback_attached_added_ns"],
              res["jax_callback_attached_ratio"]))
+    print("  jax.debug.print, no tracer         %10.1f ns" % res["jax_print_detached_ns"])
+    print("  jax.debug.print, hcbtrace on it    %10.1f ns  (+%.1f ns)"
+          % (res["jax_print_attached_ns"],
+             res["jax_print_attached_ns"] - res["jax_print_detached_ns"]))
+    print("A Python str concatenation (a + b) elsewhere in the program, %d of them (best of 5):"
+          % M)
+    print("  no tracer                          %10.1f ns" % res["py_concat_detached_ns"])
+    print("  hcbtrace attached                  %10.1f ns  (+%.1f ns)"
+          % (res["py_concat_attached_ns"],
+             res["py_concat_attached_ns"] - res["py_concat_detached_ns"]))
 
 
 if __name__ == "__main__":
