@@ -102,7 +102,8 @@ attach_and_check()
     "$HCBTRACE" replay "$T/rec.jsonl" >"$T/replay2.txt"
     cmp "$T/replay.txt" "$T/replay2.txt"
     # the operands are kept beside the text
-    grep -q '"name":"debug_print\.[0-9]*".*"arrays":\[{"dtype":"int32".*"text":"step 1 loss=' "$T/rec.jsonl"
+    # (the site named by its format string, XLA's op a kwarg: sites.bats)
+    grep -q '"name":"step {i} loss={l:.3f}".*"op":"debug_print\.[0-9]*".*"arrays":\[{"dtype":"int32".*"text":"step 1 loss=' "$T/rec.jsonl"
     # the Python reader reads the same texts from both
     for f in rec.jsonl rec.hcbcap; do
         PYTHONPATH=$ROOT/python "$PY" -c '
@@ -176,7 +177,7 @@ PY
     [ "$(grep -c '^caught ' "$T/prog.out")" = 3 ]
     grep -q '^done$' "$T/prog.out"
     # the traceback jax logs in the callback is no text of its tap
-    [ "$(grep -A1 '^callback: pure_callback\.[0-9]* ' "$T/att.txt" | grep -c '^\[1\. 1\.\]$')" = 3 ]
+    [ "$(grep -A1 '^callback: .* op: pure_callback\.[0-9]*' "$T/att.txt" | grep -c '^\[1\. 1\.\]$')" = 3 ]
     refute grep -q 'Traceback' "$T/att.txt"
     for i in 0 1 2; do grep -qx "ok \[$i\. $i\.\]" "$T/att.txt"; done
 }

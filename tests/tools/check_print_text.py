@@ -8,7 +8,8 @@ what hcbtrace showed of them (issue 29).
 PROGRAM_STDOUT: the program's stdout; the lines between its "go" and
 "done" lines are its prints' (tests/jax/prints.py).  HCBTRACE_TEXT:
 `hcbtrace attach` or `replay` output: blocks of a header line
-("callback: OP device: cpu:D module: M") and what followed it up to the
+("callback: SITE device: cpu:D module: M", kwargs after it; SITE, a
+format string, may hold spaces) and what followed it up to the
 next header.  Every line the program printed must be in a block's text,
 byte for byte, as often as it was printed, and no block may hold a line
 the program did not print; a line "pmap dev=D ..." must be in a block of
@@ -19,7 +20,7 @@ import collections
 import re
 import sys
 
-HEADER = re.compile(rb"^callback: \S+ device: cpu:(\d+) module: \S+$")
+HEADER = re.compile(rb"^callback: .+ device: cpu:(\d+) module: \S+( .*)?$")
 DEV = re.compile(rb"^pmap dev=(\d+) ")
 
 
