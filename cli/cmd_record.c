@@ -3,7 +3,7 @@
  * hcbtrace record: write a running program's taps to a recording, or
  * launch a program and record it from its first tap.
  *   hcbtrace record -p PID -o FILE        hcbtrace record -o FILE -- CMD
- * and its flight recorder (--keep-last, --until, --after, --until-signal:
+ * and its flight recorder (--keep-last SIZE|DURATION, --until, --after, --until-signal:
  * src/flight.h): the last SIZE bytes of taps before the first NaN.
  */
 #include <errno.h>
@@ -19,8 +19,9 @@ static const struct cli_opt record_opts[] = {
 	{ 'p', "pid", "PID", "record the running process PID" },
 	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary)" },
 	CUDA_OPT,
-	{ OPT_KEEP_LAST, "keep-last", "SIZE", "flight recorder: hold the most recent SIZE bytes of "
-	  "taps (K, M, G: KiB, MiB, GiB) and write them only when --until fires or SIGUSR1 comes" },
+	{ OPT_KEEP_LAST, "keep-last", "SIZE|DUR", "flight recorder: hold the most recent SIZE bytes "
+	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
+	  "only when --until fires or SIGUSR1 comes (give both: the tighter bound wins)" },
 	{ OPT_UNTIL, "until", "COND", "end when a tap meets COND: 'nonfinite', '[NAME][@DEVICE]: "
 	  "[abs] min|max|mean|sum CMP NUMBER' (repeatable: any one); a trigger record says which" },
 	{ OPT_AFTER, "after", "N", "with --until or --until-signal: record N more taps after the "
@@ -33,8 +34,32 @@ static const struct cli_opt record_opts[] = {
 
 static int pid_arg;
 
+/* --keep-last DURATION: a number and ms, s, m (minutes) or h, from 1 ms
+ * to a week.  1 if arg is not a duration (no such unit), 0, or -1. */
+static int parse_duration_arg(const char *arg, uint64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (end == arg || strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].ns;
+		if (errno || arg[0] == '-' || !(v >= 1e6) || v > 7 * 86400e9)
+			return -1;
+		*ns = (uint64_t)v;
+		return 0;
+	}
+	return 1;
+}
+
 /* --keep-last SIZE: bytes, or K, M, G (powers of 1024), 1 KiB to 1 TiB */
-static int parse_size(const struct cli_cmd *cmd, const char *arg, uint64_t *out)
+static int parse_size_arg(const char *arg, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -43,13 +68,26 @@ static int parse_size(const struct cli_cmd *cmd, const char *arg, uint64_t *out)
 	errno = 0;
 	v = strtoull(arg, &end, 10);
 	if (*end && !end[1])
-		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
+		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 :
 			*end == 'G' || *end == 'g' ? 30 : -1;
 	if (errno || end == arg || arg[0] == '-' || (*end && (shift <= 0 || end[1])) ||
 	    v > (1ull << 40) >> (shift > 0 ? shift : 0) || (v << (shift > 0 ? shift : 0)) < 1024)
-		return cli_usage_err(cmd, "invalid size '%s': expected bytes from 1K to 1024G, "
-				     "such as 64M", arg);
+		return -1;
 	*out = v << (shift > 0 ? shift : 0);
+	return 0;
+}
+
+/* --keep-last SIZE or DURATION; one of each may be given: both bound it */
+static int parse_keep(const struct cli_cmd *cmd, struct trace_opts *o, const char *arg)
+{
+	int err = parse_duration_arg(arg, &o->keep_ns);
+
+	if (err == 1)
+		err = parse_size_arg(arg, &o->keep_bytes);
+	if (err)
+		return cli_usage_err(cmd, "invalid --keep-last '%s': expected bytes from 1K to "
+				     "1024G (such as 64M) or a duration from 1ms to 168h (such "
+				     "as 500ms, 30s, 5m)", arg);
 	return 0;
 }
 
@@ -84,7 +122,7 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 		return 0;
 	}
 	case OPT_KEEP_LAST:
-		return parse_size(cmd, arg, &o->keep_bytes) ? EXIT_USAGE : 0;
+		return parse_keep(cmd, o, arg);
 	case OPT_UNTIL:
 		return parse_until(cmd, o, arg);
 	case OPT_AFTER: {
@@ -104,10 +142,13 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 }
 
 /* The flight recorder's options make sense together only. */
-static int flight_usage(const struct cli_cmd *cmd, const struct trace_opts *o)
+static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 {
 	int fires = o->n_until || o->until_signal;
 
+	/* a duration alone is still bounded in bytes */
+	if (o->keep_ns && !o->keep_bytes)
+		o->keep_bytes = TRACE_KEEP_DEFAULT_BYTES;
 	if (o->keep_bytes && !fires)
 		return cli_usage_err(cmd, "--keep-last holds taps back until something fires: give "
 				     "--until COND or --until-signal");

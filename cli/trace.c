@@ -304,7 +304,8 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 static int flight_around(const struct trace_opts *o, struct hcb_flight **f,
 			 struct hcb_receiver *rx)
 {
-	struct hcb_flight_opts fo = { .keep_bytes = o->keep_bytes, .after = o->after,
+	struct hcb_flight_opts fo = { .keep_bytes = o->keep_bytes, .keep_ns = o->keep_ns,
+				      .after = o->after,
 				      .triggers = o->until, .n_triggers = o->n_until };
 	int err;
 

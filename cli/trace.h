@@ -51,6 +51,9 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_CUDA, "cuda", NULL, "load libhcbtap_cupti.so into CMD: each CUDA tap's record " \
 	  "carries when it was copied off its device" }
 
+/* --keep-last DURATION alone holds at most this many bytes too */
+#define TRACE_KEEP_DEFAULT_BYTES (256ull << 20)
+
 /* --until conditions a recording takes: any one fires */
 #define TRACE_MAX_UNTIL 16
 
@@ -71,6 +74,7 @@ struct trace_opts {
 	struct hcb_trigger until[TRACE_MAX_UNTIL];
 	unsigned int n_until;
 	uint64_t keep_bytes;           /* --keep-last; 0: every tap is written */
+	uint64_t keep_ns;              /* --keep-last DURATION; 0: none */
 	uint64_t after;                /* --after */
 	int until_signal;              /* --until-signal: SIGUSR1 fires it */
 };

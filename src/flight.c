@@ -13,6 +13,7 @@
 struct entry {
 	struct entry *next;
 	uint64_t bytes;            /* what it counts against the budget */
+	uint64_t wall_ns;          /* the tap's, or a drop's: the newest tap's then */
 	struct hcb_record rec;
 	unsigned char payload[];
 };
@@ -24,7 +25,8 @@ struct hcb_flight {
 	struct hcb_record session;
 	int have_session;
 	struct entry *head, *tail;  /* oldest first */
-	uint64_t held;
+	uint64_t held, peak;
+	uint64_t newest_ns;         /* the latest tap time seen (keep_ns; wall clock) */
 	int oversize;               /* the one entry held is a tap over the budget */
 	int fired, done;
 	uint64_t after_left;
@@ -56,6 +58,15 @@ static void drop_oldest(struct hcb_flight *f)
 	f->oversize = 0;
 }
 
+/* Must the oldest go to make room for bytes more, or has it grown older
+ * than the duration kept? */
+static int must_go(const struct hcb_flight *f, uint64_t bytes)
+{
+	if (f->held + bytes > f->o.keep_bytes)
+		return 1;
+	return f->o.keep_ns && f->newest_ns - f->head->wall_ns > f->o.keep_ns;
+}
+
 /* Keep rec, evicting the oldest first so that what is held stays within
  * the budget: only a record larger than the budget itself goes over it,
  * held alone. */
@@ -67,13 +78,18 @@ static int keep(struct hcb_flight *f, const struct hcb_record *rec)
 	uint64_t bytes = sizeof(struct entry) + n + tn;
 	struct entry *e;
 
-	while (f->head && f->held + bytes > f->o.keep_bytes)
+	/* taps of several devices come nearly in time order: the newest is
+	 * the clock the window is measured on */
+	if (rec->kind == HCB_REC_TAP && rec->tap.wall_ns > f->newest_ns)
+		f->newest_ns = rec->tap.wall_ns;
+	while (f->head && must_go(f, bytes))
 		drop_oldest(f);
 	e = malloc(sizeof(*e) + n + tn);
 	if (!e)
 		return -ENOMEM;
 	e->next = NULL;
 	e->bytes = bytes;
+	e->wall_ns = rec->kind == HCB_REC_TAP ? rec->tap.wall_ns : f->newest_ns;
 	e->rec = *rec;
 	if (rec->kind == HCB_REC_TAP) {
 		if (n)
@@ -90,6 +106,8 @@ static int keep(struct hcb_flight *f, const struct hcb_record *rec)
 		f->head = e;
 	f->tail = e;
 	f->held += bytes;
+	if (f->held > f->peak)
+		f->peak = f->held;
 	f->oversize = bytes > f->o.keep_bytes;
 	return 0;
 }
@@ -220,8 +238,11 @@ static const struct hcb_receiver_ops flight_ops = {
 int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 		   struct hcb_receiver inner)
 {
-	struct hcb_flight *f = calloc(1, sizeof(*f));
+	struct hcb_flight *f;
 
+	if (o->keep_ns && !o->keep_bytes)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	f->o = *o;
@@ -271,6 +292,11 @@ int hcb_flight_done(const struct hcb_flight *f)
 uint64_t hcb_flight_held(const struct hcb_flight *f)
 {
 	return f->held;
+}
+
+uint64_t hcb_flight_peak(const struct hcb_flight *f)
+{
+	return f->peak;
 }
 
 void hcb_flight_free(struct hcb_flight *f)

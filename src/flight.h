@@ -10,7 +10,10 @@
  * (whole, their payloads copied) with the drop records between them, in
  * arrival order, evicting the oldest to stay within the budget.  What it
  * holds stays within keep_bytes, or is one tap larger than that, kept
- * alone (and flagged in the trigger record).  When a tap fires a trigger it
+ * alone (and flagged in the trigger record).  With a duration too
+ * (keep_ns), a record is also let go once it is more than keep_ns older
+ * than the newest tap (a drop record is as old as the newest tap when it
+ * came): whichever bound is tighter wins.  When a tap fires a trigger it
  * writes the session record, what it kept oldest first (the firing tap
  * last), a trigger record, then passes on the next `after` taps, and is
  * done: the caller ends the session, and the end record passes through.  A
@@ -29,6 +32,11 @@
 
 struct hcb_flight_opts {
 	uint64_t keep_bytes;                 /* 0: hold nothing back */
+	uint64_t keep_ns;                    /* with keep_bytes: hold only the taps
+					      * of the last keep_ns before the
+					      * newest (by wall_ns: the probe's
+					      * clock, offset once); 0: the bytes
+					      * alone bound it */
 	const struct hcb_trigger *triggers;  /* any one fires; copied */
 	unsigned int n_triggers;
 	uint64_t after;                      /* taps passed on after the trigger */
@@ -36,8 +44,8 @@ struct hcb_flight_opts {
 
 struct hcb_flight;
 
-/* 0, -ENOMEM, -EINVAL (no trigger and no way to fire but a signal is
- * fine: n_triggers may be 0). */
+/* 0, -ENOMEM, -EINVAL (keep_ns without keep_bytes).  No trigger and no
+ * way to fire but a signal is fine: n_triggers may be 0. */
 int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 		   struct hcb_receiver inner);
 /* The recorder as a receiver: records from the capture engine go here. */
@@ -55,6 +63,8 @@ int hcb_flight_fired(const struct hcb_flight *f);
 int hcb_flight_done(const struct hcb_flight *f);
 /* Bytes held back now (the payloads and the records' bookkeeping). */
 uint64_t hcb_flight_held(const struct hcb_flight *f);
+/* The most hcb_flight_held() has been: at most keep_bytes plus one tap. */
+uint64_t hcb_flight_peak(const struct hcb_flight *f);
 void hcb_flight_free(struct hcb_flight *f);
 
 #endif

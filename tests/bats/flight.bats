@@ -125,6 +125,29 @@ EOF
     [ "$(grep -c '"type":"tap"' "$T/all.jsonl")" -eq $((51 * 2 * 2)) ]
 }
 
+@test "flight: --keep-last 300ms: the taps of the last 300 ms before the NaN, by the taps' time" {
+    run --separate-stderr "$HCBTRACE" record --keep-last 300ms --until nonfinite -o "$T/d.jsonl" -- \
+        "$TAPPER" -n 2 -k 600 -s 0 -i 2000
+    assert_success
+    run check_window "$T/d.jsonl" 0 600 2 1 values 0 3 nonfinite
+    echo "# $output" >&3
+    assert_success
+    # the window is 300 ms of the probe's clock, whatever the bytes allow
+    # (a 256 MiB cap): a step every 2 ms or more, so 150 steps at most
+    run "$PY" - "$T/d.jsonl" <<'EOF2'
+import sys
+from hcbtap.recording import records
+taps = [r for r in records(sys.argv[1]) if r.kind == "tap"]
+span = taps[-1].ts_ns - taps[0].ts_ns
+steps = {int(t.leaves[0].flat[0]) for t in taps}
+assert 200e6 < span <= 300e6, span
+assert len(steps) <= 151, len(steps)
+print("300ms: %d steps over %.1f ms" % (len(steps), span / 1e6))
+EOF2
+    echo "# $output" >&3
+    assert_success
+}
+
 @test "flight: a condition that does not parse names its column; --keep-last and --after need a trigger" {
     run --separate-stderr "$HCBTRACE" record --until 'max > one' -o "$T/x.jsonl" -- true
     assert_failure 2
@@ -136,7 +159,12 @@ EOF
     assert_failure 2
     run --separate-stderr "$HCBTRACE" record --keep-last 12X --until nonfinite -o "$T/x.jsonl" -- true
     assert_failure 2
-    [[ "$stderr" == *"invalid size '12X'"* ]]
+    [[ "$stderr" == *"invalid --keep-last '12X'"* ]]
+    for bad in 0s 0.5ms 200h -3s 5min; do
+        run --separate-stderr "$HCBTRACE" record --keep-last "$bad" --until nonfinite -o "$T/x.jsonl" -- true
+        assert_failure 2
+        [[ "$stderr" == *"invalid --keep-last '$bad': expected bytes from 1K"*"or a duration from 1ms to 168h"* ]]
+    done
     [ ! -e "$T/x.jsonl" ]
 }
 

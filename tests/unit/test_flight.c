@@ -58,15 +58,16 @@ struct fixture {
 	struct hcb_consumer *c, *big;
 	struct hcb_flight *f;
 	struct hcb_receiver rx;
+	uint64_t now;            /* the next tap's time */
 	float data[4096];
 };
 
-static struct fixture *setup(uint64_t keep, uint64_t after, const char *cond)
+static struct fixture *setup_ns(uint64_t keep, uint64_t keep_ns, uint64_t after, const char *cond)
 {
 	struct fixture *x = calloc(1, sizeof(*x));
 	struct hcb_trigger t;
-	struct hcb_flight_opts o = { .keep_bytes = keep, .after = after, .triggers = &t,
-				     .n_triggers = cond ? 1 : 0 };
+	struct hcb_flight_opts o = { .keep_bytes = keep, .keep_ns = keep_ns, .after = after,
+				     .triggers = &t, .n_triggers = cond ? 1 : 0 };
 	struct hcb_record s = { .kind = HCB_REC_SESSION };
 	size_t col;
 	const char *why;
@@ -81,6 +82,11 @@ static struct fixture *setup(uint64_t keep, uint64_t after, const char *cond)
 	s.session.pid = 42;
 	assert_int_equal(x->rx.ops->record(x->rx.ctx, &s), 0);
 	return x;
+}
+
+static struct fixture *setup(uint64_t keep, uint64_t after, const char *cond)
+{
+	return setup_ns(keep, 0, after, cond);
 }
 
 static void teardown(struct fixture *x)
@@ -99,6 +105,7 @@ static int tap(struct fixture *x, const struct hcb_consumer *c, uint64_t seq, fl
 	x->data[0] = v;
 	r.tap.device = 0;
 	r.tap.seq = seq;
+	r.tap.wall_ns = x->now;
 	r.tap.consumer = c;
 	r.tap.payload = (const unsigned char *)x->data;
 	return x->rx.ops->record(x->rx.ctx, &r);
@@ -313,6 +320,100 @@ static void test_pass_through(void **state)
 	teardown(x);
 }
 
+#define MS 1000000ull
+
+/* --keep-last 1s: the taps of the second before the newest, by their
+ * time, a drop going with the taps of its time. */
+static void test_duration_window(void **state)
+{
+	struct fixture *x = setup_ns(1 << 20, 1000 * MS, 0, "nonfinite");
+
+	(void)state;
+	for (uint64_t i = 0; i < 50; i++) {
+		x->now = i * 100 * MS;
+		assert_int_equal(tap(x, x->c, i, 1), 0);
+		if (i == 5 || i == 45)
+			assert_int_equal(drop(x, 1), 0);
+	}
+	x->now = 50 * 100 * MS;
+	assert_int_equal(tap(x, x->c, 50, NAN), 0);
+	/* session, taps 40..50 (4.0 s to 5.0 s) with the drop after 45, trigger */
+	assert_int_equal(x->log.n, 1 + 11 + 1 + 1);
+	assert_int_equal(x->log.kind[1], HCB_REC_TAP);
+	assert_int_equal(x->log.what[1], 40);
+	assert_int_equal(x->log.kind[7], HCB_REC_DROP);
+	assert_int_equal(x->log.what[8], 46);
+	assert_int_equal(x->log.what[12], 50);
+	assert_int_equal(x->log.kind[13], HCB_REC_TRIGGER);
+	teardown(x);
+}
+
+/* A duration and a size: the tighter bound wins, either way round. */
+static void test_duration_or_bytes(void **state)
+{
+	struct fixture *x = setup(1 << 20, 0, "nonfinite");
+	uint64_t per_tap;
+
+	(void)state;
+	assert_int_equal(tap(x, x->c, 0, 0), 0);
+	per_tap = hcb_flight_held(x->f);
+	teardown(x);
+
+	/* an hour of taps 1 ms apart, 3 taps of bytes: 3 taps */
+	x = setup_ns(3 * per_tap, 3600000 * MS, 0, "nonfinite");
+	for (uint64_t i = 0; i < 100; i++) {
+		x->now = i * MS;
+		assert_int_equal(tap(x, x->c, i, i == 99 ? NAN : 1), 0);
+	}
+	assert_int_equal(x->log.n, 1 + 3 + 1);
+	assert_int_equal(x->log.what[1], 97);
+	teardown(x);
+
+	/* 10 ms of taps 1 ms apart, room for 1000: 11 taps */
+	x = setup_ns(1000 * per_tap, 10 * MS, 0, "nonfinite");
+	for (uint64_t i = 0; i < 100; i++) {
+		x->now = i * MS;
+		assert_int_equal(tap(x, x->c, i, i == 99 ? NAN : 1), 0);
+	}
+	assert_int_equal(x->log.n, 1 + 11 + 1);
+	assert_int_equal(x->log.what[1], 89);
+	teardown(x);
+}
+
+/* A duration with no byte bound is refused: the CLI always gives one. */
+static void test_duration_needs_bytes(void **state)
+{
+	struct hcb_flight_opts o = { .keep_ns = MS };
+	struct hcb_flight *f = NULL;
+	struct log l = { 0 };
+
+	(void)state;
+	assert_int_equal(hcb_flight_new(&f, &o, (struct hcb_receiver){ &log_ops, &l }), -EINVAL);
+	assert_null(f);
+}
+
+/* A flood of taps all within the duration: the bytes still bound it, to
+ * the budget plus one tap at most, all the way (and the peak says so). */
+static void test_duration_memory_bound(void **state)
+{
+	const uint64_t budget = 64 * 1024;
+	uint64_t big = sizeof(struct hcb_record) + 4096 * sizeof(float) + 256;
+	struct fixture *x = setup_ns(budget, 3600000 * MS, 0, "nonfinite");
+
+	(void)state;
+	for (uint64_t i = 0; i < 50000; i++) {
+		const struct hcb_consumer *c = i % 3 == 0 ? x->big : x->c;
+
+		x->now = i * 1000;
+		assert_int_equal(tap(x, c, i, 1.0f), 0);
+		assert_true(hcb_flight_held(x->f) <= budget + big);
+	}
+	assert_true(hcb_flight_peak(x->f) <= budget + big);
+	assert_true(hcb_flight_peak(x->f) > budget / 2);
+	assert_int_equal(x->log.n, 0);
+	teardown(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +425,10 @@ int main(void)
 		cmocka_unit_test(test_nothing_unfired),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_pass_through),
+		cmocka_unit_test(test_duration_window),
+		cmocka_unit_test(test_duration_or_bytes),
+		cmocka_unit_test(test_duration_needs_bytes),
+		cmocka_unit_test(test_duration_memory_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
