@@ -50,6 +50,7 @@ enum cli_long_opt {
 	OPT_UNTIL,
 	OPT_AFTER,
 	OPT_UNTIL_SIGNAL,
+	OPT_REARM,
 	OPT_LONG_END
 };
 

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flight.h"
 #include "recfile.h"
 #include "trace.h"
+#include "trace_flight.h"
 
 static const struct cli_opt record_opts[] = {
 	{ 'p', "pid", "PID", "record the running process PID" },
@@ -28,6 +30,9 @@ static const struct cli_opt record_opts[] = {
 	  "trigger, then end (default 0)" },
 	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
 	  "(the trigger record says \"signal\")" },
+	{ OPT_REARM, "rearm", "N", "with --keep-last: after each firing (and its --after taps) arm "
+	  "again with an empty ring, each firing its own recording (-o run.hcbcap: run.hcbcap, "
+	  "run.1.hcbcap, ...), N at most (0: no limit)" },
 	TRACE_OPTS,
 	{ 0 }
 };
@@ -136,6 +141,15 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 	case OPT_UNTIL_SIGNAL:
 		o->until_signal = 1;
 		return 0;
+	case OPT_REARM: {
+		unsigned long long v;
+
+		if (cli_parse_u64(cmd, "rearm", arg, ~0ull, &v))
+			return EXIT_USAGE;
+		/* 1 is a recording not re-armed, as without --rearm */
+		o->rearm = v ? v : HCB_FLIGHT_NO_LIMIT;
+		return 0;
+	}
 	default:
 		return 1;
 	}
@@ -155,6 +169,9 @@ static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 	if (o->after && !fires)
 		return cli_usage_err(cmd, "--after counts taps after a trigger: give --until COND or "
 				     "--until-signal");
+	if (o->rearm && !o->keep_bytes)
+		return cli_usage_err(cmd, "--rearm arms the ring again after each firing: give "
+				     "--keep-last SIZE (and --until COND or --until-signal)");
 	return 0;
 }
 

@@ -9,13 +9,13 @@
 #include "capture.h"
 #include "capture_loop.h"
 #include "clock.h"
-#include "flight.h"
 #include "idprint.h"
 #include "recfile.h"
 #include "session.h"
 #include "target.h"
 #include "output.h"
 #include "trace.h"
+#include "trace_flight.h"
 #include "words.h"
 
 struct trace {
@@ -24,9 +24,8 @@ struct trace {
 	struct hcb_writer *w;           /* stdout (text or JSONL) or the recording; NULL: out */
 	struct cli_output dest;         /* the recording's file, once placed (cli_output) */
 	struct hcb_receiver out;        /* where records go: the writer, or the viewer's */
-	struct hcb_flight *flight;      /* record --until: between the engine and the writer */
+	struct trace_flight *flight;    /* record --until: between the engine and the writer */
 	struct hcb_nanwatch *watch;     /* --nonfinite: the same */
-	int by_signal;                  /* SIGUSR1 fired it */
 	const char *outname;            /* for messages: "standard output", the file, "the viewer" */
 	char what[256];                 /* this session's command line, for `list` and barrier */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
@@ -34,20 +33,6 @@ struct trace {
 };
 
 volatile sig_atomic_t trace_exiting;
-static volatile sig_atomic_t flight_signal;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	flight_signal = 1;
-}
-
-void trace_install_flight_signal(void)
-{
-	struct sigaction sa = { .sa_handler = on_usr1 };   /* poll wakes: no SA_RESTART */
-
-	sigaction(SIGUSR1, &sa, NULL);
-}
 
 static void on_signal(int sig)
 {
@@ -76,7 +61,7 @@ static int receive_record(void *ctx, const struct hcb_record *rec)
 
 	/* the flight recorder wrote its window: the session ends as it would
 	 * on Ctrl-C, and trace_run says why */
-	if (t->flight && hcb_flight_done(t->flight))
+	if (t->flight && trace_flight_done(t->flight))
 		trace_exiting = 1;
 	return err;
 }
@@ -94,15 +79,10 @@ static int receive_flush(void *ctx)
 	int err;
 
 	/* after every poll: SIGUSR1 is acted on within one, taps or none */
-	if (flight_signal && t->flight) {
-		err = hcb_flight_fire(t->flight, "signal", hcb_clock_ns(CLOCK_REALTIME));
-		if (err < 0 && err != -EAGAIN)
+	if (t->flight) {
+		err = trace_flight_poll(t->flight);
+		if (err)
 			return err;
-		/* -EAGAIN: no session record yet; the next poll tries again */
-		flight_signal = err == -EAGAIN;
-		t->by_signal |= err == 0;
-		if (hcb_flight_done(t->flight))
-			trace_exiting = 1;
 	}
 	return t->out.ops->flush ? t->out.ops->flush(t->out.ctx) : 0;
 }
@@ -299,28 +279,9 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	return EXIT_OK;
 }
 
-/* record --until, --until-signal: the flight recorder between the engine
- * and the writer (*rx), or nothing (*f NULL).  0 or -ENOMEM. */
-static int flight_around(const struct trace_opts *o, struct hcb_flight **f,
-			 struct hcb_receiver *rx)
-{
-	struct hcb_flight_opts fo = { .keep_bytes = o->keep_bytes, .keep_ns = o->keep_ns,
-				      .after = o->after,
-				      .triggers = o->until, .n_triggers = o->n_until };
-	int err;
-
-	*f = NULL;
-	if (!o->n_until && !o->until_signal)
-		return 0;
-	err = hcb_flight_new(f, &fo, *rx);
-	if (!err)
-		*rx = hcb_flight_receiver(*f);
-	return err;
-}
-
 int trace_new(struct trace **out, const struct trace_opts *o)
 {
-	struct hcb_flight *f = NULL;
+	struct trace_flight *f = NULL;
 	struct hcb_nanwatch *nw = NULL;
 	struct hcb_receiver rx;
 	struct hcb_writer *w;
@@ -353,11 +314,11 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	rx = hcb_writer_receiver(w);
 	code = print_watch_around(&o->print, &nw, &rx);
 	if (code == EXIT_OK)
-		code = flight_around(o, &f, &rx) ? (cli_err("out of memory"), EXIT_FAIL) :
+		code = trace_flight_new(&f, o, &rx) ? (cli_err("out of memory"), EXIT_FAIL) :
 		       trace_new_into(out, o, rx, name);
 	if (code != EXIT_OK) {
 		hcb_nanwatch_free(nw);
-		hcb_flight_free(f);
+		trace_flight_free(f);
 		hcb_writer_close(w);
 		cli_output_done(&dest);
 		return code;
@@ -366,6 +327,8 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	(*out)->watch = nw;
 	(*out)->w = w;
 	(*out)->dest = dest;
+	if (f)
+		trace_flight_bind(f, &(*out)->w, &(*out)->dest);
 	return EXIT_OK;
 }
 
@@ -509,19 +472,6 @@ static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void
 	return "interrupted";
 }
 
-/* Why a flight recording ended, and a word where nothing was recorded. */
-static const char *flight_words(struct trace *t, const char *why)
-{
-	if (hcb_flight_done(t->flight))
-		return t->by_signal ? "SIGUSR1: the ring written" : "trigger fired";
-	if (hcb_flight_fired(t->flight))
-		return why;
-	if (t->o->keep_bytes && !t->o->quiet)
-		cli_warn("no tap met --until%s before the session ended: nothing was recorded",
-			 t->o->until_signal ? " and no SIGUSR1 came" : "");
-	return why;
-}
-
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
 	const struct hcb_target_info *ti;
@@ -542,11 +492,14 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	werr = hcb_capture_receiver_error(t->cap);
 	/* written: what the output holds, not what was handed to it (a disk
 	 * that filled up cut the last records back) */
-	written = t->w ? hcb_writer_taps(t->w) : hcb_capture_written(t->cap);
+	written = t->w ? hcb_writer_taps(t->w) : t->flight ? 0 : hcb_capture_written(t->cap);
 	if (!werr && t->w) {
 		werr = hcb_writer_close_taps(t->w, &written);
 		t->w = NULL;
 	}
+	/* re-armed: and the recordings closed before */
+	if (t->flight)
+		written += trace_flight_written(t->flight);
 	if (err == -ENOMEM) {
 		cli_err("out of memory");
 		why = "failed";
@@ -563,7 +516,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		code = EXIT_OK;
 	}
 	if (code == EXIT_OK && t->flight)
-		why = flight_words(t, why);
+		why = trace_flight_words(t->flight, why, t->o->quiet);
 	/* a refusal is its one line: nothing was read to sum up */
 	if (!t->o->quiet && !refusal) {
 		warn_unmatched(t);
@@ -575,7 +528,7 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 
 int trace_triggered(const struct trace *t)
 {
-	return t->flight && hcb_flight_fired(t->flight);
+	return t->flight && trace_flight_fired(t->flight);
 }
 
 int trace_exec_seen(const struct trace *t)
@@ -588,7 +541,7 @@ void trace_free(struct trace *t)
 	if (!t)
 		return;
 	hcb_capture_free(t->cap);
-	hcb_flight_free(t->flight);
+	trace_flight_free(t->flight);
 	hcb_nanwatch_free(t->watch);
 	hcb_writer_close(t->w);
 	cli_output_done(&t->dest);   /* never placed: the old file stays */

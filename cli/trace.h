@@ -77,6 +77,7 @@ struct trace_opts {
 	uint64_t keep_ns;              /* --keep-last DURATION; 0: none */
 	uint64_t after;                /* --after */
 	int until_signal;              /* --until-signal: SIGUSR1 fires it */
+	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
 };
 
 void trace_opts_init(struct trace_opts *o);
@@ -118,8 +119,6 @@ int trace_attach_more(struct trace *t);
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;
 void trace_install_signals(void);
-/* --until-signal: SIGUSR1 fires the flight recorder (as a trigger would). */
-void trace_install_flight_signal(void);
 /* 1 if a flight recorder's trigger (or its signal) fired and ended the
  * session: the recording is what was asked for, whatever CMD does then. */
 int trace_triggered(const struct trace *t);

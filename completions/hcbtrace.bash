@@ -88,10 +88,10 @@ _hcbtrace()
                      -b --buffer-size --max-lag"
             ;;
         record)
-            opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal
+            opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
                   --device --consumer --provider -c --count
                   -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
-            argopts='-p --pid -o --output --keep-last --until --after --device --consumer
+            argopts='-p --pid -o --output --keep-last --until --after --rearm --device --consumer
                      --provider -c --count -d --duration -b --buffer-size --max-lag'
             ;;
         replay)

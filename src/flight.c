@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "flight.h"
 
 /* One record held back: a tap's payload copied after it (the producer's
@@ -29,8 +30,10 @@ struct hcb_flight {
 	uint64_t newest_ns;         /* the latest tap time seen (keep_ns; wall clock) */
 	int oversize;               /* the one entry held is a tap over the budget */
 	int fired, done;
+	int closed;                 /* re-armed: the inner receiver is closed */
 	uint64_t after_left;
-	uint64_t taps, drops;       /* what reached the inner receiver */
+	uint64_t firings;           /* begun */
+	uint64_t taps, drops;       /* what reached the inner receiver (this file) */
 };
 
 static int pass(struct hcb_flight *f, const struct hcb_record *rec)
@@ -128,14 +131,42 @@ static void trigger_info(const struct hcb_flight *f, const struct hcb_trigger *t
 	hcb_trigger_format(t, ti->condition, sizeof(ti->condition));
 }
 
+/* A firing's `after` taps have passed: done after the last firing, else
+ * its recording ends here and the recorder arms again, its ring empty. */
+static int complete(struct hcb_flight *f)
+{
+	struct hcb_record end = { .kind = HCB_REC_END };
+	int err;
+
+	if (f->firings >= f->o.firings) {
+		f->done = 1;
+		return 0;
+	}
+	end.end.taps = f->taps;
+	end.end.drops = f->drops;
+	end.end.end_ns = hcb_clock_ns(CLOCK_REALTIME);
+	err = pass(f, &end);
+	f->closed = 1;
+	f->fired = 0;
+	f->taps = f->drops = 0;
+	return f->o.files.close(f->o.files.ctx) ?: err;
+}
+
 /* Write what was held back: the session, the kept records oldest first,
- * then the trigger record. */
+ * then the trigger record (re-armed: in the next recording). */
 static int write_out(struct hcb_flight *f, const struct hcb_trigger_info *ti)
 {
 	struct hcb_record rec = { .kind = HCB_REC_TRIGGER, .trigger = *ti };
 	int err = 0;
 
+	if (f->closed) {
+		err = f->o.files.open(f->o.files.ctx, f->firings, &f->inner);
+		if (err)
+			return err;
+		f->closed = 0;
+	}
 	f->fired = 1;
+	f->firings++;
 	f->after_left = f->o.after;
 	if (f->o.keep_bytes) {
 		err = pass(f, &f->session);
@@ -146,7 +177,8 @@ static int write_out(struct hcb_flight *f, const struct hcb_trigger_info *ti)
 	}
 	if (!err)
 		err = pass(f, &rec);
-	f->done = !err && f->after_left == 0;
+	if (!err && f->after_left == 0)
+		err = complete(f);
 	return err;
 }
 
@@ -169,7 +201,7 @@ static int on_tap(struct hcb_flight *f, const struct hcb_record *rec)
 	if (f->fired) {
 		err = pass(f, rec);
 		if (!err && --f->after_left == 0)
-			f->done = 1;
+			err = complete(f);
 		return err;
 	}
 	err = f->o.keep_bytes ? keep(f, rec) : pass(f, rec);
@@ -215,18 +247,19 @@ static int flight_record(void *ctx, const struct hcb_record *rec)
 	return -EINVAL;
 }
 
+/* Between re-armed firings there is no inner receiver to ask. */
 static int flight_sync(void *ctx)
 {
 	struct hcb_flight *f = ctx;
 
-	return f->inner.ops->sync ? f->inner.ops->sync(f->inner.ctx) : 0;
+	return !f->closed && f->inner.ops->sync ? f->inner.ops->sync(f->inner.ctx) : 0;
 }
 
 static int flight_flush(void *ctx)
 {
 	struct hcb_flight *f = ctx;
 
-	return f->inner.ops->flush ? f->inner.ops->flush(f->inner.ctx) : 0;
+	return !f->closed && f->inner.ops->flush ? f->inner.ops->flush(f->inner.ctx) : 0;
 }
 
 static const struct hcb_receiver_ops flight_ops = {
@@ -240,7 +273,8 @@ int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 {
 	struct hcb_flight *f;
 
-	if (o->keep_ns && !o->keep_bytes)
+	if ((o->keep_ns && !o->keep_bytes) ||
+	    (o->firings > 1 && (!o->keep_bytes || !o->files.open || !o->files.close)))
 		return -EINVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -256,6 +290,8 @@ int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 		memcpy(f->triggers, o->triggers, o->n_triggers * sizeof(*f->triggers));
 	}
 	f->o.triggers = f->triggers;
+	if (!f->o.firings)
+		f->o.firings = 1;
 	*out = f;
 	return 0;
 }
@@ -282,6 +318,11 @@ int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns)
 int hcb_flight_fired(const struct hcb_flight *f)
 {
 	return f->fired;
+}
+
+uint64_t hcb_flight_firings(const struct hcb_flight *f)
+{
+	return f->firings;
 }
 
 int hcb_flight_done(const struct hcb_flight *f)

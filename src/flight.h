@@ -19,6 +19,13 @@
  * done: the caller ends the session, and the end record passes through.  A
  * session that ends unfired writes nothing at all.
  *
+ * Re-armed (firings > 1, which needs a budget and files): when a firing's
+ * `after` taps have passed, it hands the inner receiver an end record
+ * of its own (the counts of that recording), closes it (files.close),
+ * and arms again with an empty ring; the next firing opens the next
+ * recording (files.open) and writes the session record there first, so
+ * that each firing is a whole recording.  Done after the last firing.
+ *
  * Without a budget (keep_bytes 0) every record passes at once, and the
  * trigger record follows the tap that fired; the same `after` and done.
  */
@@ -30,6 +37,17 @@
 #include "receiver.h"
 #include "trigger.h"
 
+/* Where re-armed firings go: firing n (1, 2, ...: the first, 0, goes to
+ * the inner receiver given) gets *inner from open; close is told when the
+ * recording of a firing is whole.  Each returns 0 or -errno. */
+struct hcb_flight_files {
+	int (*open)(void *ctx, uint64_t n, struct hcb_receiver *inner);
+	int (*close)(void *ctx);
+	void *ctx;
+};
+
+#define HCB_FLIGHT_NO_LIMIT UINT64_MAX
+
 struct hcb_flight_opts {
 	uint64_t keep_bytes;                 /* 0: hold nothing back */
 	uint64_t keep_ns;                    /* with keep_bytes: hold only the taps
@@ -40,11 +58,15 @@ struct hcb_flight_opts {
 	const struct hcb_trigger *triggers;  /* any one fires; copied */
 	unsigned int n_triggers;
 	uint64_t after;                      /* taps passed on after the trigger */
+	uint64_t firings;                    /* recordings at most (0 as 1;
+					      * HCB_FLIGHT_NO_LIMIT) */
+	struct hcb_flight_files files;       /* with firings > 1 */
 };
 
 struct hcb_flight;
 
-/* 0, -ENOMEM, -EINVAL (keep_ns without keep_bytes).  No trigger and no
+/* 0, -ENOMEM, -EINVAL (keep_ns without keep_bytes, firings > 1 without
+ * keep_bytes or files).  No trigger and no
  * way to fire but a signal is fine: n_triggers may be 0. */
 int hcb_flight_new(struct hcb_flight **out, const struct hcb_flight_opts *o,
 		   struct hcb_receiver inner);
@@ -57,9 +79,11 @@ struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f);
  * later); or the inner receiver's -errno.
  */
 int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns);
-/* 1 once a trigger fired. */
+/* 1 once a trigger fired (re-armed: while a firing is being written). */
 int hcb_flight_fired(const struct hcb_flight *f);
-/* 1 once fired and `after` taps passed on: end the session. */
+/* The firings so far: the recordings begun. */
+uint64_t hcb_flight_firings(const struct hcb_flight *f);
+/* 1 once the last firing's `after` taps passed on: end the session. */
 int hcb_flight_done(const struct hcb_flight *f);
 /* Bytes held back now (the payloads and the records' bookkeeping). */
 uint64_t hcb_flight_held(const struct hcb_flight *f);

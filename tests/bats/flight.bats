@@ -148,6 +148,37 @@ EOF2
     assert_success
 }
 
+@test "flight: --rearm 3: a program that goes NaN every 100 steps leaves three recordings, each whole with its own lead-up" {
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M --until nonfinite --rearm 3 -o "$T/r.jsonl" -- \
+        "$TAPPER" -n 2 -k 100 -e 100 -s 0 -i 200
+    assert_success
+    [[ "$stderr" == *"hcbtrace: $T/r.jsonl written: "*" taps, trigger fired"* ]]
+    [[ "$stderr" == *"hcbtrace: $T/r.1.jsonl written: "*" taps, trigger fired"* ]]
+    [[ "$stderr" == *"hcbtrace: trigger fired: "*", 0 lost"* ]]
+    # the ring (about 120 steps) is emptied at each firing: the second
+    # and third recordings start after the step that fired the one before
+    run check_window "$T/r.jsonl" -1 100 2 1 values 0 3 nonfinite
+    echo "# $output" >&3
+    assert_success
+    run check_window "$T/r.1.jsonl" 100 200 2 1 values 0 3 nonfinite
+    echo "# $output" >&3
+    assert_success
+    [[ "$output" == *"steps {0: (101, 200), 1: (101, 200)}"* ]]
+    run check_window "$T/r.2.jsonl" 200 300 2 1 values 0 3 nonfinite
+    echo "# $output" >&3
+    assert_success
+    [ ! -e "$T/r.3.jsonl" ]
+    # .hcbcap alike; and --rearm needs a ring
+    run --separate-stderr "$HCBTRACE" record --keep-last 64K --until nonfinite --rearm 2 -o "$T/r.hcbcap" -- \
+        "$TAPPER" -n 1 -k 50 -e 50 -s 0 -i 200
+    assert_success
+    run check_window "$T/r.1.hcbcap" 50 100 1 0 values 0 3 nonfinite
+    assert_success
+    run --separate-stderr "$HCBTRACE" record --until nonfinite --rearm 2 -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"--rearm arms the ring again after each firing: give --keep-last SIZE"* ]]
+}
+
 @test "flight: a condition that does not parse names its column; --keep-last and --after need a trigger" {
     run --separate-stderr "$HCBTRACE" record --until 'max > one' -o "$T/x.jsonl" -- true
     assert_failure 2

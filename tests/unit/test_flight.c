@@ -322,6 +322,130 @@ static void test_pass_through(void **state)
 
 #define MS 1000000ull
 
+/* Re-armed firings' files: each open starts a new log section. */
+struct files {
+	struct log *log;
+	unsigned int opens, closes;
+	uint64_t last_open;
+	unsigned int open_at[8];     /* log->n when each opened */
+};
+
+static int files_open(void *ctx, uint64_t n, struct hcb_receiver *inner)
+{
+	struct files *fl = ctx;
+
+	assert_int_equal(fl->opens + 1, fl->closes);   /* the first is the given one */
+	fl->open_at[++fl->opens] = fl->log->n;
+	fl->last_open = n;
+	*inner = (struct hcb_receiver){ &log_ops, fl->log };
+	return 0;
+}
+
+static int files_close(void *ctx)
+{
+	struct files *fl = ctx;
+
+	fl->closes++;
+	assert_int_equal(fl->log->kind[fl->log->n - 1], HCB_REC_END);
+	return 0;
+}
+
+/* --rearm: each firing a whole recording (session, its own lead-up only,
+ * trigger, the after taps, an end counting them), opened only when it
+ * fires; after the last one, done. */
+static void test_rearm(void **state)
+{
+	struct log l = { 0 };
+	struct files fl = { .log = &l };
+	struct hcb_trigger t;
+	struct hcb_flight_opts o = { .keep_bytes = 1 << 20, .after = 1, .triggers = &t,
+				     .n_triggers = 1, .firings = 3,
+				     .files = { files_open, files_close, &fl } };
+	struct fixture *x = setup(1 << 20, 0, NULL);
+	struct hcb_record s = { .kind = HCB_REC_SESSION };
+	size_t col;
+	const char *why;
+	uint64_t seq = 0;
+
+	(void)state;
+	assert_int_equal(hcb_trigger_parse("nonfinite", &t, &col, &why), 0);
+	hcb_flight_free(x->f);
+	assert_int_equal(hcb_flight_new(&x->f, &o, (struct hcb_receiver){ &log_ops, &l }), 0);
+	x->rx = hcb_flight_receiver(x->f);
+	assert_int_equal(x->rx.ops->record(x->rx.ctx, &s), 0);
+	for (unsigned int firing = 0; firing < 3; firing++) {
+		/* after the first, the drop that came while armed leads */
+		unsigned int at = l.n, d = firing > 0;
+
+		for (unsigned int i = 0; i < 4 + firing; i++)
+			assert_int_equal(tap(x, x->c, seq++, 1), 0);
+		assert_int_equal(l.n, at);
+		assert_int_equal(tap(x, x->c, seq++, NAN), 0);
+		assert_int_equal(tap(x, x->c, seq++, 2), 0);
+		assert_int_equal(hcb_flight_firings(x->f), firing + 1);
+		/* session, 4 + firing taps and the NaN's, trigger, one after */
+		assert_int_equal(l.kind[at], HCB_REC_SESSION);
+		if (d)
+			assert_int_equal(l.kind[at + 1], HCB_REC_DROP);
+		assert_int_equal(l.what[at + 1 + d], seq - 6 - firing);
+		assert_int_equal(l.kind[at + 6 + firing + d], HCB_REC_TRIGGER);
+		assert_int_equal(l.what[at + 7 + firing + d], seq - 1);
+		if (firing < 2) {
+			assert_int_equal(l.kind[at + 8 + firing + d], HCB_REC_END);
+			assert_int_equal(l.end.taps, 6 + firing);
+			assert_int_equal(l.end.drops, d);
+			assert_int_equal(fl.closes, firing + 1);
+			assert_false(hcb_flight_done(x->f));
+			/* armed: nothing reaches the closed file; the drop is
+			 * the next ring's */
+			assert_int_equal(drop(x, 1), 0);
+			assert_int_equal(l.n, at + 9 + firing + d);
+		}
+	}
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(fl.opens, 2);
+	assert_int_equal(fl.last_open, 2);
+	/* the last recording's end is the session's, counting its own */
+	assert_int_equal(end(x), 0);
+	assert_int_equal(l.kind[l.n - 1], HCB_REC_END);
+	assert_int_equal(l.end.taps, 8);
+	assert_int_equal(l.end.drops, 1);
+	teardown(x);
+}
+
+/* Re-armed and ended between firings: the last file stays as it was. */
+static void test_rearm_unfired_end(void **state)
+{
+	struct log l = { 0 };
+	struct files fl = { .log = &l };
+	struct hcb_flight_opts o = { .keep_bytes = 1 << 20, .firings = HCB_FLIGHT_NO_LIMIT,
+				     .files = { files_open, files_close, &fl } };
+	struct hcb_flight *f;
+	struct hcb_receiver rx;
+	struct hcb_record s = { .kind = HCB_REC_SESSION }, e = { .kind = HCB_REC_END };
+
+	(void)state;
+	assert_int_equal(hcb_flight_new(&f, &o, (struct hcb_receiver){ &log_ops, &l }), 0);
+	rx = hcb_flight_receiver(f);
+	assert_int_equal(rx.ops->record(rx.ctx, &s), 0);
+	assert_int_equal(hcb_flight_fire(f, "signal", 1), 0);
+	assert_int_equal(fl.closes, 1);
+	assert_int_equal(hcb_flight_fire(f, "signal", 2), 0);
+	assert_int_equal(fl.opens, 1);
+	assert_int_equal(fl.closes, 2);
+	assert_int_equal(l.n, 6);
+	assert_int_equal(rx.ops->record(rx.ctx, &e), 0);
+	assert_int_equal(l.n, 6);
+	assert_false(hcb_flight_done(f));
+	hcb_flight_free(f);
+	/* and re-arming needs a ring and files */
+	o.keep_bytes = 0;
+	assert_int_equal(hcb_flight_new(&f, &o, (struct hcb_receiver){ &log_ops, &l }), -EINVAL);
+	o.keep_bytes = 1024;
+	o.files.open = NULL;
+	assert_int_equal(hcb_flight_new(&f, &o, (struct hcb_receiver){ &log_ops, &l }), -EINVAL);
+}
+
 /* --keep-last 1s: the taps of the second before the newest, by their
  * time, a drop going with the taps of its time. */
 static void test_duration_window(void **state)
@@ -429,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_duration_or_bytes),
 		cmocka_unit_test(test_duration_needs_bytes),
 		cmocka_unit_test(test_duration_memory_bound),
+		cmocka_unit_test(test_rearm),
+		cmocka_unit_test(test_rearm_unfired_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* trace_flight.c - record's flight recorder in a live session (trace_flight.h). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "flight.h"
+#include "trace_flight.h"
+
+struct trace_flight {
+	struct hcb_flight *f;
+	const struct trace_opts *o;
+	struct hcb_writer **w;       /* the trace's: NULL between re-armed firings */
+	struct cli_output *dest;     /* the trace's: where *w goes */
+	uint64_t closed_taps;        /* in the recordings closed */
+	int by_signal;               /* the last firing was SIGUSR1's */
+	char name[PATH_MAX];         /* the recording being written */
+};
+
+static volatile sig_atomic_t flight_signal;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	flight_signal = 1;
+}
+
+void trace_install_flight_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };   /* poll wakes: no SA_RESTART */
+
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+int trace_flight_name(char *buf, size_t size, const char *path, uint64_t n)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot = strrchr(base ? base + 1 : path, '.');
+	size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+	int len = snprintf(buf, size, "%.*s.%llu%s", (int)stem, path, (unsigned long long)n,
+			   dot ? dot : "");
+
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/* A re-armed firing's recording is whole: close it, put it in place. */
+static int close_file(void *ctx)
+{
+	struct trace_flight *tf = ctx;
+	uint64_t taps = 0;
+	int err = hcb_writer_close_taps(*tf->w, &taps);
+
+	*tf->w = NULL;
+	tf->closed_taps += taps;
+	cli_output_done(tf->dest);
+	*tf->dest = (struct cli_output){ 0 };
+	if (!err && !tf->o->quiet)
+		fprintf(stderr, "hcbtrace: %s written: %llu taps, %s\n", cli_vis(tf->name),
+			(unsigned long long)taps, tf->by_signal ? "SIGUSR1" : "trigger fired");
+	tf->by_signal = 0;
+	return err;
+}
+
+/* Firing n (1, 2, ...) opens the next recording, in place at once: the
+ * session has long started. */
+static int open_file(void *ctx, uint64_t n, struct hcb_receiver *inner)
+{
+	struct trace_flight *tf = ctx;
+	int err = trace_flight_name(tf->name, sizeof(tf->name), tf->o->output, n);
+
+	if (err)
+		return err;
+	err = cli_output_open(tf->dest, tf->name, HCB_FMT_UNKNOWN, tf->w);
+	if (err)
+		return err;
+	hcb_writer_set_durable(*tf->w);
+	err = cli_output_place(tf->dest);
+	*inner = hcb_writer_receiver(*tf->w);
+	return err;
+}
+
+int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
+		     struct hcb_receiver *rx)
+{
+	struct hcb_flight_opts fo = { .keep_bytes = o->keep_bytes, .keep_ns = o->keep_ns,
+				      .after = o->after, .triggers = o->until,
+				      .n_triggers = o->n_until, .firings = o->rearm };
+	struct trace_flight *tf;
+	int err;
+
+	*out = NULL;
+	if (!o->n_until && !o->until_signal)
+		return 0;
+	tf = calloc(1, sizeof(*tf));
+	if (!tf)
+		return -ENOMEM;
+	tf->o = o;
+	snprintf(tf->name, sizeof(tf->name), "%s", o->output ? o->output : "");
+	fo.files = (struct hcb_flight_files){ open_file, close_file, tf };
+	err = hcb_flight_new(&tf->f, &fo, *rx);
+	if (err) {
+		free(tf);
+		return err;
+	}
+	*rx = hcb_flight_receiver(tf->f);
+	*out = tf;
+	return 0;
+}
+
+void trace_flight_bind(struct trace_flight *tf, struct hcb_writer **w, struct cli_output *dest)
+{
+	tf->w = w;
+	tf->dest = dest;
+}
+
+int trace_flight_poll(struct trace_flight *tf)
+{
+	int before = tf->by_signal, err;
+
+	if (!flight_signal)
+		return 0;
+	/* set first: a firing with no --after closes its file at once */
+	tf->by_signal = 1;
+	err = hcb_flight_fire(tf->f, "signal", hcb_clock_ns(CLOCK_REALTIME));
+	if (err)
+		tf->by_signal = before;
+	/* -EAGAIN: no session record yet; the next poll tries again */
+	flight_signal = err == -EAGAIN;
+	if (err < 0 && err != -EAGAIN)
+		return err;
+	if (hcb_flight_done(tf->f))
+		trace_exiting = 1;
+	return 0;
+}
+
+int trace_flight_done(const struct trace_flight *tf)
+{
+	return hcb_flight_done(tf->f);
+}
+
+int trace_flight_fired(const struct trace_flight *tf)
+{
+	return hcb_flight_fired(tf->f);
+}
+
+uint64_t trace_flight_written(const struct trace_flight *tf)
+{
+	return tf->closed_taps;
+}
+
+const char *trace_flight_words(struct trace_flight *tf, const char *why, int quiet)
+{
+	if (hcb_flight_done(tf->f))
+		return tf->by_signal ? "SIGUSR1: the ring written" : "trigger fired";
+	if (hcb_flight_firings(tf->f))
+		return why;
+	if (tf->o->keep_bytes && !quiet)
+		cli_warn("no tap met --until%s before the session ended: nothing was recorded",
+			 tf->o->until_signal ? " and no SIGUSR1 came" : "");
+	return why;
+}
+
+void trace_flight_free(struct trace_flight *tf)
+{
+	if (!tf)
+		return;
+	hcb_flight_free(tf->f);
+	free(tf);
+}
