@@ -29,7 +29,7 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_AFTER, "after", "N", "with --until or --until-signal: record N more taps after the "
 	  "trigger, then end (default 0)" },
 	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
-	  "(the trigger record says \"signal\")" },
+	  "(the trigger record says \"signal\"); any --keep-last takes SIGUSR1 (hcbtrace dump)" },
 	{ OPT_REARM, "rearm", "N", "with --keep-last: after each firing (and its --after taps) arm "
 	  "again with an empty ring, each firing its own recording (-o run.hcbcap: run.hcbcap, "
 	  "run.1.hcbcap, ...), N at most (0: no limit)" },
@@ -199,7 +199,8 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code;
 	trace_install_signals();
-	if (o.until_signal)
+	/* a ring is written on SIGUSR1 (`hcbtrace dump`) whatever else fires it */
+	if (o.until_signal || o.keep_bytes)
 		trace_install_flight_signal();
 	code = trace_new(&t, &o);
 	if (code == EXIT_OK) {

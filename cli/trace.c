@@ -83,6 +83,8 @@ static int receive_flush(void *ctx)
 		err = trace_flight_poll(t->flight);
 		if (err)
 			return err;
+		/* what `hcbtrace dump` waits for */
+		hcb_capture_publish_firings(t->cap, trace_flight_firings(t->flight));
 	}
 	return t->out.ops->flush ? t->out.ops->flush(t->out.ctx) : 0;
 }
@@ -253,7 +255,8 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 {
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_lag_ns = o->max_lag_ns,
 				       .max_taps = o->count, .filter = &o->filter, .output = name,
-				       .providers = o->providers, .device_timing = o->cuda };
+				       .providers = o->providers, .device_timing = o->cuda,
+				       .flight_ring = o->keep_bytes };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 

@@ -147,6 +147,11 @@ int trace_flight_fired(const struct trace_flight *tf)
 	return hcb_flight_fired(tf->f);
 }
 
+uint64_t trace_flight_firings(const struct trace_flight *tf)
+{
+	return hcb_flight_firings(tf->f);
+}
+
 uint64_t trace_flight_written(const struct trace_flight *tf)
 {
 	return tf->closed_taps;

@@ -32,6 +32,8 @@ int trace_flight_poll(struct trace_flight *tf);
 int trace_flight_done(const struct trace_flight *tf);
 /* 1 while a firing is being written, or once the last one was. */
 int trace_flight_fired(const struct trace_flight *tf);
+/* The firings begun: each has written its ring. */
+uint64_t trace_flight_firings(const struct trace_flight *tf);
 /* Taps in the recordings closed so far (re-armed). */
 uint64_t trace_flight_written(const struct trace_flight *tf);
 /* Why the session ended, in words (why: the engine's), and a warning
@@ -39,7 +41,8 @@ uint64_t trace_flight_written(const struct trace_flight *tf);
 const char *trace_flight_words(struct trace_flight *tf, const char *why, int quiet);
 void trace_flight_free(struct trace_flight *tf);
 
-/* SIGUSR1 fires the flight recorder (as a trigger would). */
+/* SIGUSR1 fires the flight recorder (as a trigger would): for
+ * --until-signal, and for `hcbtrace dump` of any --keep-last session. */
 void trace_install_flight_signal(void);
 
 /* The name of re-armed firing n's recording (n >= 1): path with ".N"

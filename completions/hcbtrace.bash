@@ -39,7 +39,7 @@ _hcbtrace()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local cword=$COMP_CWORD
 
-    local commands='attach run record replay convert diff barrier list view help'
+    local commands='attach run record replay convert diff barrier dump list view help'
     local global_opts='--version --help'
 
     # --opt=value: readline splits it into "--opt" "=" "value"
@@ -107,7 +107,7 @@ _hcbtrace()
             opts='--rtol --atol --equal-nan -f --format -q --quiet --plot --plot-stat -h --help'
             argopts='--rtol --atol -f --format --plot --plot-stat'
             ;;
-        barrier)
+        barrier | dump)
             opts='-p --pid -t --timeout -q --quiet -h --help'
             argopts='-p --pid -t --timeout'
             ;;
@@ -216,7 +216,7 @@ _hcbtrace()
 
     # Operands.
     case $cmd in
-        attach | barrier)
+        attach | barrier | dump)
             ((npos == 0)) && _hcbtrace_pids "$cur"
             ;;
         run | record)

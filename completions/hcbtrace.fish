@@ -52,12 +52,13 @@ complete -c hcbtrace -n __fish_use_subcommand -a replay -d 'print a recording ex
 complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz or a timeline'
 complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
 complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
+complete -c hcbtrace -n __fish_use_subcommand -a dump -d "make a running 'record --keep-last' write its ring now"
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
 complete -c hcbtrace -n __fish_use_subcommand -a view -d "watch a running program's taps, or a recording, in an interactive viewer"
 complete -c hcbtrace -n __fish_use_subcommand -a help -d 'show the help of a command'
 
 # help [COMMAND]
-complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier list view help'
+complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier dump list view help'
 
 # attach [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the process to attach to'
@@ -127,6 +128,12 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrac
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s t -l timeout -x -d 'give up after SECS seconds (default 60; 0: no limit)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no message on success'
 
+# dump [OPTIONS] PID
+complete -c hcbtrace -n '__fish_seen_subcommand_from dump' -a '(__fish_complete_pids)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the traced process, or the recording hcbtrace'
+complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_no_dashdash' -s t -l timeout -x -d 'give up waiting after SECS seconds (default 10)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no message on success'
+
 # view [OPTIONS] -p PID | FILE
 complete -c hcbtrace -n '__fish_seen_subcommand_from view' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the running process to watch (else FILE: a recording)'
@@ -136,4 +143,4 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'live: while taps are lost, drop them rather than fall over MS ms behind (default 25; 0: off)'
 
 # options of every command
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier list view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier dump list view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

@@ -42,6 +42,8 @@ struct hcb_capture_opts {
 	unsigned int providers;          /* bit i: hcb_providers[i] may attach; 0: every one */
 	int device_timing;               /* taps get device copy times where the target
 					  * gives them (CUPTI): wait for those; say why not */
+	uint64_t flight_ring;            /* published (session.h): a flight recorder
+					  * holds this much back; 0: none */
 };
 
 /*
@@ -113,6 +115,8 @@ struct hcb_capture_dev {
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);
+/* The flight recorder has written n firings: published (session.h). */
+void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n);
 /* The consumers met through the i-th provider attached, NULL past the last
  * (for --consumer filters that matched nothing). */
 const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i);

@@ -174,6 +174,13 @@ void hcb_capture_publish(struct hcb_capture *c)
 	st = hcb_sess_status(c->sess);
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
 		st->dev[d].base = st->dev[d].through = s->acct.dev[d].base;
+	st->flight_ring = c->o.flight_ring;
+}
+
+void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n)
+{
+	if (c->sess)
+		__atomic_store_n(&hcb_sess_status(c->sess)->flight_firings, n, __ATOMIC_RELEASE);
 }
 
 void hcb_capture_unpublish(struct hcb_capture *c)

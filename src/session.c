@@ -298,7 +298,9 @@ static int peer_open(int dir_fd, const char *name, pid_t session, struct hcb_ses
 	return 0;
 }
 
-int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n)
+/* The live sessions of target, or with session pid session (either 0:
+ * any). */
+static int list_matching(pid_t target, pid_t session, struct hcb_sess_peer **peers, size_t *n)
 {
 	struct hcb_sess_peer *v = NULL, p;
 	size_t len = 0, cap = 0;
@@ -322,7 +324,8 @@ int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n)
 		int tp, sp, k = 0;
 
 		if (sscanf(de->d_name, "%d.%d.%15[a-z]%n", &tp, &sp, kind, &k) != 3 || de->d_name[k] ||
-		    tp != target || sp <= 0 || strcmp(kind, "session"))
+		    (target && tp != target) || sp <= 0 || (session && sp != session) ||
+		    strcmp(kind, "session"))
 			continue;
 		err = peer_open(dir_fd, de->d_name, sp, &p);
 		if (err)
@@ -345,6 +348,26 @@ int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n)
 	*peers = v;
 	*n = len;
 	return 0;
+}
+
+int hcb_sess_list(pid_t target, struct hcb_sess_peer **peers, size_t *n)
+{
+	if (target <= 0) {
+		*peers = NULL;
+		*n = 0;
+		return 0;
+	}
+	return list_matching(target, 0, peers, n);
+}
+
+int hcb_sess_list_session(pid_t session_pid, struct hcb_sess_peer **peers, size_t *n)
+{
+	if (session_pid <= 0) {
+		*peers = NULL;
+		*n = 0;
+		return 0;
+	}
+	return list_matching(0, session_pid, peers, n);
 }
 
 /* Raise the session's deadline for barriers to at least deadline_ns. */

@@ -58,6 +58,11 @@ struct hcb_sess_shared {
 				       * asked for waits (raised by each; UINT64_MAX:
 				       * for ever); the session gives up a barrier
 				       * it has not answered by then */
+	uint64_t flight_ring;       /* record --keep-last: the bytes its flight
+				     * recorder holds back at most; 0: none.  Such
+				     * a session writes its ring on SIGUSR1
+				     * (`hcbtrace dump`) */
+	uint64_t flight_firings;    /* the firings its flight recorder has written */
 };
 
 /* ---- the session's side ---- */
@@ -116,6 +121,9 @@ enum hcb_sess_answer {
 };
 enum hcb_sess_answer hcb_sess_answer(const struct hcb_sess_peer *peer);
 void hcb_sess_peers_free(struct hcb_sess_peer *peers, size_t n);
+/* The live session whose own pid is session_pid (0 or 1 of them), as
+ * hcb_sess_list: 0 sessions is not an error. */
+int hcb_sess_list_session(pid_t session_pid, struct hcb_sess_peer **peers, size_t *n);
 
 /* The run directory in use. */
 const char *hcb_sess_dir(void);

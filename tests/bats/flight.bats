@@ -237,6 +237,61 @@ EOF
     assert_success
 }
 
+@test "flight: hcbtrace dump PID writes the ring of the --keep-last session tracing PID; by the session's own pid too; one message without a session or a ring" {
+    "$HCBTRACE" record --keep-last 64K --until nonfinite --rearm 0 -o "$T/d.jsonl" -- \
+        "$TAPPER" -n 2 -s 300 -i 0 --done "$T/done" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    retry 60 test -s "$T/done"
+    tapper=$(pgrep -P "$rec" -f nan_tapper)
+    "$HCBTRACE" barrier "$tapper"
+    # no --until-signal: any --keep-last session writes its ring on a dump
+    run --separate-stderr "$HCBTRACE" dump "$tapper"
+    assert_success
+    [[ "$stderr" == "hcbtrace: dump: session $rec ("*") wrote its ring to $T/d.jsonl" ]]
+    run "$PY" - "$T/d.jsonl" <<'EOF2'
+import sys
+from hcbtap.recording import records
+recs = list(records(sys.argv[1]))
+kinds = [r.kind for r in recs]
+assert kinds[0] == "session" and kinds[-2:] == ["trigger", "end"], kinds[-3:]
+assert recs[-2].condition == "signal"
+taps = recs[1:-2]
+assert {t.device: int(t.leaves[0].flat[0]) for t in taps} == {0: 299, 1: 299}
+assert int(taps[0].leaves[0].flat[0]) > 0 and recs[-1].taps == len(taps)
+print("dump: %d taps up to step 299" % len(taps))
+EOF2
+    echo "# $output" >&3
+    assert_success
+    # re-armed, the ring is empty now: a dump by the session's own pid
+    # writes the next recording, with no taps
+    run --separate-stderr "$HCBTRACE" dump "$rec"
+    assert_success
+    run "$PY" -c 'import sys; from hcbtap.recording import records; print([r.kind for r in records(sys.argv[1])])' "$T/d.1.jsonl"
+    assert_output "['session', 'trigger', 'end']"
+    # Ctrl-C ends it between firings: CMD's SIGTERM is the exit status
+    kill -INT "$rec"
+    wait "$rec" || [ $? -eq 143 ]
+    grep -q "d.1.jsonl written: 0 taps, SIGUSR1" "$T/rec.err"
+    # no session: one message, exit 1
+    run --separate-stderr "$HCBTRACE" dump "$tapper"
+    assert_failure 1
+    [ "$stderr" = "hcbtrace: no hcbtrace session traces process $tapper, nor is $tapper one: nothing to dump; start one first, e.g. 'hcbtrace record --keep-last 64M --until nonfinite -p $tapper -o nan.jsonl'" ]
+    # a session with no ring: one message, exit 1, and it records on
+    "$HCBTRACE" record -o "$T/plain.jsonl" -- "$TAPPER" -n 1 -s 10 -i 0 --done "$T/done2" 2>/dev/null &
+    rec=$!
+    PIDS+=("$rec")
+    retry 60 test -s "$T/done2"
+    tapper=$(pgrep -P "$rec" -f nan_tapper)
+    "$HCBTRACE" barrier "$tapper"
+    run --separate-stderr "$HCBTRACE" dump "$tapper"
+    assert_failure 1
+    [[ "$stderr" == "hcbtrace: the hcbtrace session of process $tapper (session $rec: "*") holds no ring to dump: only 'hcbtrace record --keep-last SIZE' keeps one" ]]
+    kill -0 "$rec"
+    kill -INT "$rec"
+    wait "$rec" || [ $? -eq 143 ]
+}
+
 @test "flight: a jitted JAX loss goes NaN at step 300: the steps before it and it, the trigger naming the loss" {
     need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" 'import jax' "jax"
     JPY=$PY
