@@ -51,6 +51,7 @@ enum cli_long_opt {
 	OPT_AFTER,
 	OPT_UNTIL_SIGNAL,
 	OPT_REARM,
+	OPT_ON_TRIGGER,
 	OPT_LONG_END
 };
 

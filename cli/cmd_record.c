@@ -30,6 +30,9 @@ static const struct cli_opt record_opts[] = {
 	  "trigger, then end (default 0)" },
 	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
 	  "(the trigger record says \"signal\"); any --keep-last takes SIGUSR1 (hcbtrace dump)" },
+	{ OPT_ON_TRIGGER, "on-trigger", "ACTION", "when a tap fires --until: 'none' (default) "
+	  "leaves the program running, 'stop' stops it (SIGSTOP) to be inspected; resume it with "
+	  "kill -CONT PID" },
 	{ OPT_REARM, "rearm", "N", "with --keep-last: after each firing (and its --after taps) arm "
 	  "again with an empty ring, each firing its own recording (-o run.hcbcap: run.hcbcap, "
 	  "run.1.hcbcap, ...), N at most (0: no limit)" },
@@ -141,6 +144,12 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 	case OPT_UNTIL_SIGNAL:
 		o->until_signal = 1;
 		return 0;
+	case OPT_ON_TRIGGER:
+		if (strcmp(arg, "stop") && strcmp(arg, "none"))
+			return cli_usage_err(cmd, "unknown --on-trigger action '%s': expected none "
+					     "or stop", arg);
+		o->stop_at_trigger = !strcmp(arg, "stop");
+		return 0;
 	case OPT_REARM: {
 		unsigned long long v;
 
@@ -169,6 +178,9 @@ static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 	if (o->after && !fires)
 		return cli_usage_err(cmd, "--after counts taps after a trigger: give --until COND or "
 				     "--until-signal");
+	if (o->stop_at_trigger && !o->n_until)
+		return cli_usage_err(cmd, "--on-trigger stop acts when a tap meets --until COND: "
+				     "give one");
 	if (o->rearm && !o->keep_bytes)
 		return cli_usage_err(cmd, "--rearm arms the ring again after each firing: give "
 				     "--keep-last SIZE (and --until COND or --until-signal)");

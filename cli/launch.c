@@ -283,8 +283,11 @@ int trace_launch(struct trace *t, char **argv)
 	let_go(&ch);
 	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
 	 * CMD is not left running unwatched.  A CMD that exec'd another
-	 * program ended the tracing, not the other way round: it runs on. */
-	if (child_alive(&ch) && !trace_exec_seen(t))
+	 * program ended the tracing, not the other way round: it runs on.
+	 * Stopped at a trigger (--on-trigger stop), CMD is waited for until
+	 * it is resumed and ends: were hcbtrace gone, a stopped CMD in an
+	 * orphaned process group would be sent SIGHUP. */
+	if (child_alive(&ch) && !trace_exec_seen(t) && !trace_stopped_target(t))
 		kill(ch.pid, SIGTERM);
 	/* a flight recorder that fired ended CMD on purpose: its recording is
 	 * what was asked for, whatever CMD's end says */

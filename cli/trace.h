@@ -78,6 +78,7 @@ struct trace_opts {
 	uint64_t after;                /* --after */
 	int until_signal;              /* --until-signal: SIGUSR1 fires it */
 	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
+	int stop_at_trigger;           /* --on-trigger stop: SIGSTOP the target */
 };
 
 void trace_opts_init(struct trace_opts *o);
@@ -122,6 +123,9 @@ void trace_install_signals(void);
 /* 1 if a flight recorder's trigger (or its signal) fired and ended the
  * session: the recording is what was asked for, whatever CMD does then. */
 int trace_triggered(const struct trace *t);
+/* 1 if --on-trigger stop stopped the target: it is left stopped (not
+ * sent SIGTERM) for the user to inspect and resume. */
+int trace_stopped_target(const struct trace *t);
 
 /*
  * Launch argv with libhcbtap's start-up handshake (HCBTRACE_SYNC), attach

@@ -89,9 +89,10 @@ _hcbtrace()
             ;;
         record)
             opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
+                  --on-trigger
                   --device --consumer --provider -c --count
                   -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
-            argopts='-p --pid -o --output --keep-last --until --after --rearm --device --consumer
+            argopts='-p --pid -o --output --keep-last --until --after --rearm --on-trigger --device --consumer
                      --provider -c --count -d --duration -b --buffer-size --max-lag'
             ;;
         replay)
@@ -197,6 +198,7 @@ _hcbtrace()
                 ;;
             --plot) _hcbtrace_files 'svg' "$cur" ;;
             --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
+            --on-trigger) mapfile -t COMPREPLY < <(compgen -W 'none stop' -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
                     _hcbtrace_files 'jsonl|hcbcap|npz|json' "$cur"

@@ -76,6 +76,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4"; repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l after -x -d 'record N more taps after the trigger (default 0)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until-signal -d 'SIGUSR1 to hcbtrace fires the recorder as --until would'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l on-trigger -x -a 'none stop' -d 'when a tap fires --until: leave the program running or stop it'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l rearm -x -d 'arm again after each firing, each its own recording (0: no limit)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and __fish_hcbtrace_no_dashdash' -l provider -x -a 'hcbtap xla-outfeed jax-callback' -d 'trace through this provider only (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'

@@ -237,6 +237,38 @@ EOF
     assert_success
 }
 
+@test "flight: --on-trigger stop leaves the program stopped at the trigger, whole recording written; SIGCONT resumes it and it finishes" {
+    "$HCBTRACE" record --keep-last 1M --until nonfinite --on-trigger stop -o "$T/s.jsonl" -- \
+        "$TAPPER" -n 2 -k 300 -s 600 -i 200 --progress "$T/step" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/rec.err" "stopped at the trigger"
+    tapper=$(pgrep -P "$rec" -f nan_tapper)
+    retry 10 stopped "$tapper"
+    grep -q "^hcbtrace: process $tapper stopped at the trigger (SIGSTOP): .*resume it with: kill -CONT $tapper$" "$T/rec.err"
+    # its own step counter: how far it ran past the step that went NaN
+    step=$(od -An -t d8 "$T/step" | tr -d ' ')
+    echo "# stopped at step $step: $((step - 300)) steps past the trigger's (one step: 2 taps a device, 200 us apart)" >&3
+    [ "$step" -ge 300 ] && [ "$step" -lt 600 ]
+    # the recording is whole while it is stopped
+    wait_for "$T/s.jsonl" '"type":"end"'
+    run check_window "$T/s.jsonl" 0 300 2 1 values 0 3 nonfinite
+    assert_success
+    stopped "$tapper"
+    # resumed, it takes its last step and ends; record waited for it
+    kill -CONT "$tapper"
+    wait "$rec"
+    [ "$(od -An -t d8 "$T/step" | tr -d ' ')" = 599 ]
+    [ ! -e /proc/"$tapper" ]
+    # usage: an action it knows, and a condition to act on
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M --until nonfinite --on-trigger pause -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"unknown --on-trigger action 'pause': expected none or stop"* ]]
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M --until-signal --on-trigger stop -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"--on-trigger stop acts when a tap meets --until COND"* ]]
+}
+
 @test "flight: hcbtrace dump PID writes the ring of the --keep-last session tracing PID; by the session's own pid too; one message without a session or a ring" {
     "$HCBTRACE" record --keep-last 64K --until nonfinite --rearm 0 -o "$T/d.jsonl" -- \
         "$TAPPER" -n 2 -s 300 -i 0 --done "$T/done" 2>"$T/rec.err" &

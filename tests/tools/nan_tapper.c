@@ -4,7 +4,7 @@
  * chooses, for the flight recorder's end-to-end tests (tests/bats/flight.bats).
  *
  *   nan_tapper [-n DEVICES] [-k STEP] [-e EVERY] [-s STEPS] [-f FIELD] [-i US]
- *              [--done FILE] [--go FILE]
+ *              [--done FILE] [--go FILE] [--progress FILE]
  *
  * Each step, on each device in turn: a tap "step" (int64 scalar: the step)
  * and a tap "values" (float32[FIELD]: step + i / FIELD), whose element 3 is
@@ -15,6 +15,9 @@
  * program stays until killed, tapping nothing: what a test waits for.
  * --go FILE: step STEP waits for FILE to exist, so that a test can attach
  * before the values go bad.
+ * --progress FILE: the step being taken, as an int64 at offset 0 of FILE
+ * (shared memory, stored before the step's first tap): how far the
+ * program ran past a tap, read while it is stopped.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "hcbtap.h"
@@ -35,6 +40,7 @@ struct opts {
 	unsigned int interval_us;
 	const char *done;
 	const char *go;
+	const char *progress;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -48,13 +54,14 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "done", required_argument, NULL, 'd' },
 		{ "go", required_argument, NULL, 'g' },
+		{ "progress", required_argument, NULL, 'p' },
 		{ 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .devices = 2, .nan_at = -1, .steps = 100, .field = 1024,
 			    .interval_us = 200 };
-	while ((c = getopt_long(argc, argv, "n:k:e:s:f:i:d:g:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:k:e:s:f:i:d:g:p:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->devices = (unsigned int)atoi(optarg); break;
 		case 'k': o->nan_at = atoll(optarg); break;
@@ -64,10 +71,27 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'i': o->interval_us = (unsigned int)atoi(optarg); break;
 		case 'd': o->done = optarg; break;
 		case 'g': o->go = optarg; break;
+		case 'p': o->progress = optarg; break;
 		default: return -1;
 		}
 	}
 	return o->devices && o->devices <= 64 && o->field >= 4 && o->nan_every >= 0 ? 0 : -1;
+}
+
+/* --progress FILE: where the step goes, or NULL. */
+static volatile int64_t *progress_map(const char *path)
+{
+	int fd = path ? open(path, O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
+	void *m;
+
+	if (fd < 0 || ftruncate(fd, sizeof(int64_t))) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	m = mmap(NULL, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return m == MAP_FAILED ? NULL : m;
 }
 
 /* Is step s one whose values go NaN? */
@@ -84,15 +108,21 @@ int main(int argc, char **argv)
 	struct hcbtap_leaf scalar = { HCBTAP_INT64, 0, { 0 } };
 	struct hcbtap_leaf vec = { HCBTAP_FLOAT32, 1, { 0 } };
 	uint32_t step_id, values_id;
+	volatile int64_t *progress;
 	float *v;
 	long long s;
 
 	if (parse(argc, argv, &o)) {
 		fprintf(stderr, "usage: nan_tapper [-n DEVICES] [-k STEP] [-e EVERY] [-s STEPS] "
-			"[-f FIELD] [-i US] [--done FILE] [--go FILE]\n");
+			"[-f FIELD] [-i US] [--done FILE] [--go FILE] [--progress FILE]\n");
 		return 2;
 	}
 	vec.dims[0] = o.field;
+	progress = progress_map(o.progress);
+	if (o.progress && !progress) {
+		perror(o.progress);
+		return 1;
+	}
 	v = malloc(o.field * sizeof(*v));
 	if (!v || hcbtap_register("step", NULL, "*", &scalar, 1, &step_id) ||
 	    hcbtap_register("values", NULL, "*", &vec, 1, &values_id))
@@ -100,6 +130,8 @@ int main(int argc, char **argv)
 	for (s = 0; o.steps == 0 || s < o.steps; s++) {
 		while (s == o.nan_at && o.go && access(o.go, F_OK))
 			usleep(1000);
+		if (progress)
+			*progress = s;
 		for (unsigned int d = 0; d < o.devices; d++) {
 			int64_t step = s;
 			const void *a[1] = { &step }, *b[1] = { v };
