@@ -159,6 +159,11 @@ uint64_t trace_flight_written(const struct trace_flight *tf)
 
 const char *trace_flight_words(struct trace_flight *tf, const char *why, int quiet)
 {
+	/* the ring's memory bound, as it held (tests/bats/flight.bats checks it) */
+	if (tf->o->keep_bytes && !quiet)
+		fprintf(stderr, "hcbtrace: flight recorder: held at most %llu bytes (--keep-last "
+			"%llu bytes%s)\n", (unsigned long long)hcb_flight_peak(tf->f),
+			(unsigned long long)tf->o->keep_bytes, tf->o->keep_ns ? " or the duration" : "");
 	if (hcb_flight_done(tf->f))
 		return tf->by_signal ? "SIGUSR1: the ring written" : "trigger fired";
 	if (hcb_flight_firings(tf->f))

@@ -179,6 +179,23 @@ EOF2
     [[ "$stderr" == *"--rearm arms the ring again after each firing: give --keep-last SIZE"* ]]
 }
 
+@test "flight: a long flood through a 64K ring never holds more than 64K plus one tap" {
+    # 40000 steps of 2 devices, each a 4 KiB tap and an 8-byte one, as
+    # fast as it goes: some 330 MB through the ring, the NaN at the end
+    run --separate-stderr "$HCBTRACE" record --keep-last 64K --until nonfinite -o "$T/m.hcbcap" -- \
+        "$TAPPER" -n 2 -k 40000 -s 40001 -i 0
+    assert_success
+    [[ "$stderr" == *"hcbtrace: trigger fired: "* ]]
+    line=$(grep -o 'held at most [0-9]* bytes (--keep-last 65536 bytes)' <<<"$stderr")
+    held=$(grep -o '[0-9]*' <<<"$line" | head -1)
+    echo "# $line" >&3
+    # whole taps of about 4 KiB: the ring is filled to within one of them
+    [ "$held" -le 65536 ] && [ "$held" -gt $((65536 - 2 * 4096 - 1024)) ]
+    # (a flood may lose taps on the way: only the trigger is checked here)
+    run "$PY" -c 'import sys; from hcbtap.recording import records; print([r.kind for r in records(sys.argv[1])][-2:])' "$T/m.hcbcap"
+    assert_output "['trigger', 'end']"
+}
+
 @test "flight: a condition that does not parse names its column; --keep-last and --after need a trigger" {
     run --separate-stderr "$HCBTRACE" record --until 'max > one' -o "$T/x.jsonl" -- true
     assert_failure 2
