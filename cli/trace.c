@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@ struct trace {
 	char what[256];                 /* this session's command line, for `list` and barrier */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
 	pid_t pid;
-	int stopped;                    /* --on-trigger stop sent SIGSTOP */
 };
 
 volatile sig_atomic_t trace_exiting;
@@ -56,31 +54,14 @@ void trace_install_signals(void)
 /* ---- the receiver: records to the output, and the flight recorder's
  * window and SIGUSR1 seen to after each; warnings in words ---- */
 
-/* --on-trigger stop: a tap fired a trigger; stop the target now, as
- * close to that tap as user space can (the probe may have already). */
-static void stop_target(struct trace *t)
-{
-	if (kill(t->pid, SIGSTOP)) {
-		cli_warn("--on-trigger stop: cannot stop process %d: %s", (int)t->pid,
-			 strerror(errno));
-		return;
-	}
-	t->stopped = 1;
-	fprintf(stderr, "hcbtrace: process %d stopped at the trigger (SIGSTOP): inspect it "
-		"(py-spy dump --pid %d, gdb -p %d), resume it with: kill -CONT %d\n", (int)t->pid,
-		(int)t->pid, (int)t->pid, (int)t->pid);
-}
-
 static int receive_record(void *ctx, const struct hcb_record *rec)
 {
 	struct trace *t = ctx;
 	uint64_t firings = t->flight ? trace_flight_firings(t->flight) : 0;
 	int err = t->out.ops->record(t->out.ctx, rec);
 
-	/* only a tap fires here: a signal's firing comes through flush */
-	if (t->o->stop_at_trigger && t->flight && trace_flight_firings(t->flight) > firings)
-		stop_target(t);
-
+	if (t->flight && !err)
+		trace_flight_after(t->flight, t->cap, t->pid, firings, rec);
 	/* the flight recorder wrote its window: the session ends as it would
 	 * on Ctrl-C, and trace_run says why */
 	if (t->flight && trace_flight_done(t->flight))
@@ -558,7 +539,7 @@ int trace_triggered(const struct trace *t)
 
 int trace_stopped_target(const struct trace *t)
 {
-	return t->stopped;
+	return t->flight && trace_flight_stopped(t->flight);
 }
 
 int trace_exec_seen(const struct trace *t)

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "capture.h"
 #include "clock.h"
 #include "flight.h"
 #include "trace_flight.h"
@@ -19,6 +23,10 @@ struct trace_flight {
 	uint64_t closed_taps;        /* in the recordings closed */
 	int by_signal;               /* the last firing was SIGUSR1's */
 	char name[PATH_MAX];         /* the recording being written */
+	/* --on-trigger stop */
+	int stopped;                 /* the target was sent SIGSTOP */
+	int probe_armed;             /* the probe checks taps for nonfinite */
+	uint32_t probe_seen[256];    /* consumers handed to it, by id % 256 */
 };
 
 static volatile sig_atomic_t flight_signal;
@@ -155,6 +163,97 @@ uint64_t trace_flight_firings(const struct trace_flight *tf)
 uint64_t trace_flight_written(const struct trace_flight *tf)
 {
 	return tf->closed_taps;
+}
+
+/* The state letter of pid in /proc/PID/stat ('T': stopped), or 0. */
+static char proc_state(pid_t pid)
+{
+	char p[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* --on-trigger stop: a tap fired a trigger; stop the target now, as
+ * close to that tap as user space can, unless the probe already has. */
+static void stop_target(struct trace_flight *tf, pid_t pid)
+{
+	int in_probe = tf->probe_armed && proc_state(pid) == 'T';
+
+	if (kill(pid, SIGSTOP)) {
+		cli_warn("--on-trigger stop: cannot stop process %d: %s", (int)pid, strerror(errno));
+		return;
+	}
+	tf->stopped = 1;
+	fprintf(stderr, "hcbtrace: process %d stopped at the trigger (SIGSTOP%s): inspect it "
+		"(py-spy dump --pid %d, gdb -p %d), resume it with: kill -CONT %d\n", (int)pid,
+		in_probe ? " in the probe, at the tap" : " once hcbtrace read the tap", (int)pid,
+		(int)pid, (int)pid);
+}
+
+/* --on-trigger stop: a consumer's first tap hands its later small taps
+ * to the probe, to be checked there for the nonfinite conditions that
+ * select it, on devices the session keeps; the probe then stops the
+ * target at the very tap (else stop_target does, later). */
+static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
+			 const struct hcb_packet *p)
+{
+	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
+	uint32_t *seen = &tf->probe_seen[p->consumer->id % 256];
+	int any = 0;
+
+	if (*seen == p->consumer->id)
+		return;
+	*seen = p->consumer->id;
+	for (unsigned int i = 0; i < tf->o->n_until; i++) {
+		const struct hcb_trigger *u = &tf->o->until[i];
+
+		if (!u->nonfinite || (u->name[0] && strcmp(u->name, p->consumer->name)))
+			continue;
+		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
+			if ((u->device < 0 || u->device == d) && hcb_filter_device(&tf->o->filter, d)) {
+				mask[d / 64] |= 1ull << (d % 64);
+				any = 1;
+			}
+	}
+	/* a tap it cannot check (large, no such float) is stop_target's */
+	if (any && hcb_capture_stop_nonfinite(cap, p->consumer, mask) == 0 && !tf->probe_armed)
+		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
+}
+
+void trace_flight_after(struct trace_flight *tf, struct hcb_capture *cap, pid_t pid,
+			uint64_t firings, const struct hcb_record *rec)
+{
+	if (!tf->o->stop_at_trigger)
+		return;
+	/* only a tap fires here: a signal's firing comes through flush */
+	if (hcb_flight_firings(tf->f) > firings) {
+		stop_target(tf, pid);
+		/* fired: no more stops in the probe until armed again */
+		if (tf->probe_armed)
+			tf->probe_armed = hcb_capture_nfstop_arm(cap, 0) != 0;
+	} else if (rec->kind == HCB_REC_TAP && !hcb_flight_fired(tf->f)) {
+		if (!tf->probe_armed && hcb_flight_firings(tf->f))
+			tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
+		probe_checks(tf, cap, &rec->tap);
+	}
+}
+
+int trace_flight_stopped(const struct trace_flight *tf)
+{
+	return tf->stopped;
 }
 
 const char *trace_flight_words(struct trace_flight *tf, const char *why, int quiet)

@@ -11,6 +11,7 @@
 #define HCB_CLI_TRACE_FLIGHT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "output.h"
 #include "receiver.h"
@@ -40,6 +41,15 @@ uint64_t trace_flight_written(const struct trace_flight *tf);
  * where nothing was recorded. */
 const char *trace_flight_words(struct trace_flight *tf, const char *why, int quiet);
 void trace_flight_free(struct trace_flight *tf);
+
+/* After rec reached the recorder (firings: hcb_flight_firings before
+ * it): --on-trigger stop's part, stopping pid at a tap that fired and
+ * handing the probe the consumers it can check itself (capture.h). */
+struct hcb_capture;
+void trace_flight_after(struct trace_flight *tf, struct hcb_capture *cap, pid_t pid,
+			uint64_t firings, const struct hcb_record *rec);
+/* 1 once --on-trigger stop stopped the target. */
+int trace_flight_stopped(const struct trace_flight *tf);
 
 /* SIGUSR1 fires the flight recorder (as a trigger would): for
  * --until-signal, and for `hcbtrace dump` of any --keep-last session. */

@@ -115,6 +115,19 @@ struct hcb_capture_dev {
 int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);
+/*
+ * --on-trigger stop, --until nonfinite: the hcbtap probe checks the float
+ * leaves of consumer cons's small packets on the devices of device_mask
+ * (HCB_MAX_DEVICES bits) and stops the target (SIGSTOP) at a NaN or
+ * infinity itself.  0; -E2BIG: its packets are not small, or not float;
+ * -ENOENT: no hcbtap probe in this session; -errno from BPF.
+ */
+struct hcb_consumer;
+int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
+			       const uint64_t *device_mask);
+/* Turn the probe's checks (hcb_capture_stop_nonfinite) on or off, as the
+ * flight recorder is armed or has fired.  0 or -errno. */
+int hcb_capture_nfstop_arm(struct hcb_capture *c, int on);
 /* The flight recorder has written n firings: published (session.h). */
 void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n);
 /* The consumers met through the i-th provider attached, NULL past the last

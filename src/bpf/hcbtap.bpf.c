@@ -48,6 +48,93 @@ static __always_inline int reg_sent(__u32 id)
 	return 1;
 }
 
+/* --on-trigger stop: consumers whose small packets the probe checks for
+ * NaN or infinity (hcbtap_events.h); nf_on[0] says whether any is, so
+ * that the common case pays an array look-up, not a hash one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HCB_NF_MAX_CONSUMERS);
+	__type(key, __u32);
+	__type(value, struct hcb_nf_layout);
+} nf_stop SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} nf_on SEC(".maps");
+
+#define SIGSTOP_NR 19
+_Static_assert(HCB_MAX_DEVICES == 256, "nf_check masks device / 64 to 0..3");
+
+struct nf_ctx {
+	const unsigned char *payload;    /* in the target */
+	const struct hcb_nf_layout *l;
+	int found;
+};
+
+/* Is every exponent bit of the element set (a NaN or an infinity)? */
+#define NF_SCAN(T, MASK)							\
+	for (__u32 j = 0; j < HCB_NF_SPAN / sizeof(T); j++) {			\
+		T v;								\
+		if (j * sizeof(T) >= len)					\
+			break;							\
+		__builtin_memcpy(&v, buf + j * sizeof(T), sizeof(T));		\
+		if ((v & (MASK)) == (MASK)) {					\
+			x->found = 1;						\
+			return 1;						\
+		}								\
+	}
+
+/* One span: read it from the target again (it is in cache) and scan it. */
+static long nf_span(__u64 i, void *data)
+{
+	struct nf_ctx *x = data;
+	unsigned char buf[HCB_NF_SPAN];
+	const struct hcb_nf_span *s;
+	__u32 len, kind;
+
+	if (i >= HCB_NF_MAX_SPANS)
+		return 1;
+	s = &x->l->span[i];
+	len = s->len;
+	kind = s->kind;
+	if (len == 0 || len > HCB_NF_SPAN || s->off >= HCB_WIRE_INLINE_MAX)
+		return 1;
+	__builtin_memset(buf, 0, sizeof(buf));
+	if (bpf_probe_read_user(buf, len, x->payload + s->off))
+		return 1;
+	if (kind == HCB_NF_F32)
+		NF_SCAN(__u32, 0x7f800000u)
+	else if (kind == HCB_NF_F64)
+		NF_SCAN(__u64, 0x7ff0000000000000ull)
+	else if (kind == HCB_NF_F16)
+		NF_SCAN(__u16, 0x7c00u)
+	else if (kind == HCB_NF_BF16)
+		NF_SCAN(__u16, 0x7f80u)
+	return 0;
+}
+
+/* A small packet just sent: stop the target, from its own thread, if the
+ * consumer is checked here on this device and a float in it is not
+ * finite.  The user side finds the same tap and fires the trigger. */
+static __always_inline void nf_check(const void *payload, __u32 consumer_id, __u32 device)
+{
+	struct nf_ctx x = {};
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&nf_on, &zero);
+
+	if (!on || !*on || device >= HCB_MAX_DEVICES)
+		return;
+	x.l = bpf_map_lookup_elem(&nf_stop, &consumer_id);
+	if (!x.l || !((x.l->device_mask[(device / 64) & 3] >> (device % 64)) & 1))
+		return;
+	x.payload = payload;
+	bpf_loop(x.l->nspans < HCB_NF_MAX_SPANS ? x.l->nspans : HCB_NF_MAX_SPANS, nf_span, &x, 0);
+	if (x.found)
+		bpf_send_signal(SIGSTOP_NR);
+}
+
 /* What a packet may take in the ring: payload and registration with their
  * padding (less than as much again, see emit_chunk), and per chunk a record
  * header (8) and chunk header (40): a few per leaf and class. */
@@ -120,7 +207,7 @@ static __always_inline void sent(__u32 device, __u64 seq)
 	do {									\
 		struct { struct hcb_ev_pkt_wire h; unsigned char d[SIZE]; } *e;	\
 		__u64 id = bpf_get_current_pid_tgid();				\
-		__u32 device;							\
+		__u32 device, consumer_id;					\
 		__u64 seq;							\
 		if (over_lag(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA), sizeof(*e))) \
 			return 0;   /* the long way counts the drop */		\
@@ -140,8 +227,10 @@ static __always_inline void sent(__u32 device, __u64 seq)
 		e->h.pad = 0;							\
 		device = e->h.pkt.device;					\
 		seq = e->h.pkt.seq;						\
+		consumer_id = e->h.pkt.consumer_id;				\
 		bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));			\
 		sent(device, seq);						\
+		nf_check((const unsigned char *)arg + WIRE_HEAD, consumer_id, device); \
 		return 1;							\
 	} while (0)
 

@@ -124,4 +124,33 @@ struct hcb_dev_stats {
 				    * sent or lost (a device's packets come in order) */
 };
 
+/*
+ * record --on-trigger stop with --until nonfinite: the float leaves of a
+ * consumer that the probe checks itself in a small packet's inline
+ * payload, so that it stops the target (SIGSTOP from the target's own
+ * thread) at the tap with a NaN or infinity, not steps later.  Spans of
+ * one float kind, at most HCB_NF_SPAN bytes each, offsets into the
+ * payload; devices the condition is on, a bit each.  Filled by the user
+ * side (src/capture_nfstop.c) for the consumers the condition selects.
+ */
+#define HCB_NF_SPAN 64u
+#define HCB_NF_MAX_SPANS 32u
+#define HCB_NF_MAX_CONSUMERS 4096u
+
+enum hcb_nf_kind { HCB_NF_F16 = 1, HCB_NF_BF16 = 2, HCB_NF_F32 = 3, HCB_NF_F64 = 4 };
+
+struct hcb_nf_span {
+	HCB_WIRE_U32 off;          /* into the payload, < HCB_WIRE_INLINE_MAX */
+	HCB_WIRE_U32 len;          /* 1..HCB_NF_SPAN, whole elements */
+	HCB_WIRE_U32 kind;         /* enum hcb_nf_kind */
+	HCB_WIRE_U32 pad;
+};
+
+struct hcb_nf_layout {
+	HCB_WIRE_U32 nspans;
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+	struct hcb_nf_span span[HCB_NF_MAX_SPANS];
+};
+
 #endif

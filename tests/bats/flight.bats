@@ -262,7 +262,8 @@ EOF
     wait_for "$T/rec.err" "stopped at the trigger"
     tapper=$(pgrep -P "$rec" -f nan_tapper)
     retry 10 stopped "$tapper"
-    grep -q "^hcbtrace: process $tapper stopped at the trigger (SIGSTOP): .*resume it with: kill -CONT $tapper$" "$T/rec.err"
+    # 4 KiB taps: too large for the probe, hcbtrace stops it
+    grep -q "^hcbtrace: process $tapper stopped at the trigger (SIGSTOP once hcbtrace read the tap): .*resume it with: kill -CONT $tapper$" "$T/rec.err"
     # its own step counter: how far it ran past the step that went NaN
     step=$(od -An -t d8 "$T/step" | tr -d ' ')
     echo "# stopped at step $step: $((step - 300)) steps past the trigger's (one step: 2 taps a device, 200 us apart)" >&3
@@ -284,6 +285,27 @@ EOF
     run --separate-stderr "$HCBTRACE" record --keep-last 1M --until-signal --on-trigger stop -o "$T/x.jsonl" -- true
     assert_failure 2
     [[ "$stderr" == *"--on-trigger stop acts when a tap meets --until COND"* ]]
+}
+
+@test "flight: --on-trigger stop on small taps: the probe stops the program at the NaN's tap itself, zero steps past, flat out" {
+    # values of 64 floats (256 bytes): small enough for the probe to check
+    "$HCBTRACE" record --keep-last 1M --until nonfinite --on-trigger stop -o "$T/p.jsonl" -- \
+        "$TAPPER" -n 2 -k 3000 -s 100000 -i 0 -f 64 --progress "$T/step" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/rec.err" "stopped at the trigger"
+    tapper=$(pgrep -P "$rec" -f nan_tapper)
+    retry 10 stopped "$tapper"
+    grep -q "^hcbtrace: process $tapper stopped at the trigger (SIGSTOP in the probe, at the tap): " "$T/rec.err"
+    step=$(od -An -t d8 "$T/step" | tr -d ' ')
+    echo "# stopped in the probe at step $step: $((step - 3000)) steps past the NaN's, with no pause between steps" >&3
+    [ "$step" -eq 3000 ]
+    wait_for "$T/p.jsonl" '"type":"end"'
+    run check_window "$T/p.jsonl" 0 3000 2 1 values 0 3 nonfinite
+    assert_success
+    kill -CONT "$tapper"
+    wait "$rec"
+    [ "$(od -An -t d8 "$T/step" | tr -d ' ')" = 99999 ]
 }
 
 @test "flight: hcbtrace dump PID writes the ring of the --keep-last session tracing PID; by the session's own pid too; one message without a session or a ring" {
