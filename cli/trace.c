@@ -141,6 +141,9 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 	case HCB_WARN_NOTICE:
 		cli_warn("%s", cli_vis(w->detail ? w->detail : ""));
 		break;
+	case HCB_WARN_LATE_ATTACH:
+		trace_warn_late(t->pid, w);
+		break;
 	}
 }
 

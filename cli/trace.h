@@ -116,6 +116,9 @@ int trace_wants_cuda(const struct trace *t);
 /* Attach the providers the attached process has taken up since (it loaded
  * libhcbtap after it mapped jaxlib).  Returns an exit code. */
 int trace_attach_more(struct trace *t);
+/* Say what became of a library pid mapped after the attach
+ * (HCB_WARN_LATE_ATTACH; trace_late.c). */
+void trace_warn_late(pid_t pid, const struct hcb_warning *w);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;

@@ -157,8 +157,7 @@ static void account_from_now(struct hcb_slot *s)
 	hcb_acct_init(&s->acct, NULL, !!(s->prov->flags & HCB_PROV_UNORDERED));
 }
 
-/* Attach the provider ti found, in the next slot. */
-static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
+int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 {
 	struct hcb_slot *s = &c->slot[c->nslots];
 	const struct hcb_provider *p = ti->provider;
@@ -216,7 +215,7 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 			continue;
 		memcpy(ti.comm, c->found.comm, sizeof(ti.comm));
 		c->found = ti;
-		err = attach_slot(c, &ti);
+		err = hcb_capture_attach_slot(c, &ti);
 		if (err)
 			return err;
 		/* what the provider says of copy times while the target surely runs */
@@ -358,6 +357,7 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	if (c->sess && (fds[n - 1].revents & POLLIN))
 		hcb_sess_drain(c->sess);
 	err = take_records(c);
+	hcb_capture_late(c);
 	hcb_capture_timing_check(c);
 	if (!err)
 		err = hcb_capture_queue_flush(c, 0);

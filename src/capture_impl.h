@@ -2,7 +2,8 @@
 /* capture_impl.h - the capture engine's state, shared by its own files
  * (capture.c: the session's life; capture_acct.c: losses, barriers and
  * the session files; capture_timing.c: device copy times, records queued
- * for them in an order queue, orderq.h).  Nothing outside src/capture*.c
+ * for them in an order queue, orderq.h; capture_late.c: libraries mapped
+ * after the attach).  Nothing outside src/capture*.c
  * includes it. */
 #ifndef HCB_CAPTURE_IMPL_H
 #define HCB_CAPTURE_IMPL_H
@@ -25,6 +26,7 @@ struct hcb_slot {
 	void *state;                     /* the provider's */
 	struct hcb_probes *probes;
 	struct hcb_acct acct;
+	int late_done;                   /* its provider's find_late is asked no more */
 };
 
 struct hcb_capture {
@@ -49,6 +51,9 @@ struct hcb_capture {
 	int timing_active, copies_seen;
 	uint64_t timing_checked_ns;
 	char timing_why[160];            /* why they do not come */
+	/* libraries mapped after the attach (capture_late.c) */
+	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
+	int late_done;                   /* no slot waits for one any more */
 	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
 	const struct hcb_slot *refused;
 	char refusal[384];
@@ -59,6 +64,14 @@ struct hcb_capture {
 int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
 /* To the receiver now, unless it failed before.  Returns its error. */
 int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
+
+/* Attach the provider ti found, in the next slot (capture.c).  0 or -errno. */
+int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti);
+
+/* capture_late.c */
+/* Take up a library a slot's provider attaches to only once it is mapped
+ * (provider.h: find_late), looking at most every HCB_LATE_EVERY_MS. */
+void hcb_capture_late(struct hcb_capture *c);
 
 /* capture_timing.c */
 /* Write what waits for its copy times and waited long enough (all: every

@@ -53,16 +53,17 @@ static int outfeed_era(const char *version)
 /*
  * jax's CUDA plugin, if the process maps it (it runs on the GPU then; its
  * CPU callbacks are not read): -ENOENT if not.  Its device ordinal must be
- * read where the PJRT plugin's code reads it, or the target is refused.
+ * read where the PJRT plugin's code reads it, or the target is refused;
+ * late (find_late): a PJRT plugin not mapped yet is waited for (-ENOENT).
  */
-static int find_gpu(pid_t pid, struct hcb_target_info *ti)
+static int find_gpu(pid_t pid, struct hcb_target_info *ti, int late)
 {
 	struct hcb_jaxgpu_target *g = malloc(sizeof(*g));
 	int err = g ? hcb_jaxgpu_find(pid, g) : -ENOMEM;
 
-	if (err == -ENOENT || err == -ENOMEM) {
+	if (err == -ENOENT || err == -ENOMEM || (late && !err && !g->pjrt[0])) {
 		free(g);
-		return err;
+		return err ? err : -ENOENT;
 	}
 	snprintf(ti->path, sizeof(ti->path), "%s", g->lib);
 	snprintf(ti->version, sizeof(ti->version), "%s", g->version);
@@ -88,7 +89,7 @@ static int find_gpu(pid_t pid, struct hcb_target_info *ti)
 static int find(pid_t pid, struct hcb_target_info *ti)
 {
 	struct hcb_jaxffi_target t;
-	int err = find_gpu(pid, ti);
+	int err = find_gpu(pid, ti, 0);
 
 	if (err != -ENOENT)
 		return err;
@@ -117,6 +118,21 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	for (unsigned int i = 0; i < t.nrun; i++)
 		ti->probe_off[RUN + i] = t.run_off[i];
 	return 0;
+}
+
+/*
+ * A CPU jaxlib attached before jax loaded its CUDA plugin (jax loads it
+ * when it starts its backends, after `record -- CMD` attached on seeing
+ * jaxlib mapped): the plugin, with the CUDA driver and the PJRT plugin
+ * mapped too, is a target of its own, found and checked as find() does.
+ * Cheap while it is not there: hcb_jaxgpu_find reads /proc/PID/maps and
+ * stops at a missing plugin or driver.
+ */
+static int find_late(const struct hcb_target_info *had, struct hcb_target_info *ti)
+{
+	if (had->probe_off[GPU_SYNC])
+		return -EOPNOTSUPP;
+	return find_gpu(had->pid, ti, 1);
 }
 
 static int is_library(const char *path)
@@ -399,6 +415,7 @@ const struct hcb_provider hcb_prov_jaxffi = {
 	.programs = programs,
 	.is_library = is_library,
 	.find = find,
+	.find_late = find_late,
 	.prepare = prepare,
 	.open = open_jaxffi,
 	.feed = feed,

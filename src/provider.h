@@ -87,6 +87,17 @@ struct hcb_provider {
 	 * process; -EACCES: its memory map is not readable.
 	 */
 	int (*find)(pid_t pid, struct hcb_target_info *ti);
+	/*
+	 * Optional: after the attach to had, does the process map a library
+	 * now that needs probes of its own (jax's CUDA plugin, loaded when jax
+	 * starts its backends, after `record -- CMD` attached on seeing
+	 * jaxlib)?  0: yes, ti filled as find() fills it, for a slot of its
+	 * own; -ENOENT: not (yet); -EOPNOTSUPP: had never grows so (ask no
+	 * more); else find()'s failures (-ENOEXEC: ti->why, ti->path).  The
+	 * engine asks at most every few hundred ms: it must be cheap while
+	 * nothing is found (a read of /proc/PID/maps).
+	 */
+	int (*find_late)(const struct hcb_target_info *had, struct hcb_target_info *ti);
 	/* Optional: before its programs are loaded, set their read-only
 	 * variables for ti's process (hcb_probes_skel). */
 	int (*prepare)(struct hcb_probes *probes, const struct hcb_target_info *ti);

@@ -30,7 +30,13 @@ enum hcb_warning_kind {
 				    * never saw (device: the first such) */
 	HCB_WARN_NOTICE,          /* something told once that loses nothing
 				   * (detail: the words) */
+	HCB_WARN_LATE_ATTACH,     /* a library mapped after the attach was taken
+				   * up (err 0: its probes are in place from now
+				   * on) or not (err; detail: what did not check
+				   * out, for -ENOEXEC); target: what was found */
 };
+
+struct hcb_target_info;
 
 struct hcb_warning {
 	enum hcb_warning_kind kind;
@@ -39,6 +45,7 @@ struct hcb_warning {
 	uint32_t device;
 	uint32_t consumer_id;
 	const char *detail;               /* what the decoder saw, or NULL */
+	const struct hcb_target_info *target; /* HCB_WARN_LATE_ATTACH */
 };
 
 struct hcb_receiver_ops {
