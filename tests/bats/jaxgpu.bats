@@ -82,3 +82,53 @@ start_mapped()
     grep -q '"type":"end","taps":0,"drops":0' "$T/rec.jsonl"
     grep -q 'target exited' "$T/rec.err"
 }
+
+# record_late FILE...: `record -- CMD` on an unmodified JAX program that maps
+# FILE... after jaxlib (tests/tools/map_late.py), as jax loads its CUDA
+# plugin when it starts its backends: the session attaches on jaxlib, then
+# the files come; the program then runs one jax.debug.print on the CPU.
+record_late()
+{
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    "$HCBTRACE" record --provider jax-callback -o "$T/rec.jsonl" -- \
+        "$PY" "$ROOT/tests/tools/map_late.py" "$T/go" "$@" >"$T/map.out" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/map.out" '^jax [0-9]*$' 60
+    local pid
+    pid=$(sed -n 's/^jax \([0-9]*\)$/\1/p' "$T/map.out")
+    PIDS+=("$pid")
+    wait_session "$pid" 60
+    # attached on jaxlib alone: no CUDA plugin mapped yet
+    [ "$(grep -c 'after the session attached' "$T/rec.err")" = 0 ]
+    touch "$T/go"
+    wait_for "$T/map.out" '^mapped$' 60
+    wait_for "$T/rec.err" 'after the session attached' 60
+    touch "$T/go.more"
+    wait "$rec"
+    grep -q '^done$' "$T/map.out"
+    # the session began on the CPU jaxlib, and its CPU callbacks go on
+    head -1 "$T/rec.jsonl" | grep -q '"provider":"jax-callback","platform":"cpu"'
+    grep -q '"type":"tap","device":0,.*"data":\[7\.0\]}\],"text":"late 7\.0"' "$T/rec.jsonl"
+    grep -q '"type":"end","taps":1,"drops":0' "$T/rec.jsonl"
+    [ "$(grep -c 'after the session attached' "$T/rec.err")" = 1 ]
+}
+
+@test "jaxgpu: record -- CMD takes up the CUDA plugin CMD loads after jaxlib: its CUDA programs attach then, its CPU ones go on" {
+    local pjrt=${HCB_GPU_PJRT:-$BUILD/gpu-wheels/jax_plugins/xla_cuda13/xla_cuda_plugin.so}
+    [ -f "$pjrt" ] || pjrt=$("$ROOT/scripts/gpu-plugin" --pjrt "$BUILD/gpu-wheels")
+    record_late "$PLUGIN" "$pjrt" "$CUDA"
+    # the verifier passed and the probes are in place: said once, with when
+    grep -q "loaded .*/jax_cuda13_plugin/cuda_plugin_extension.so (version [^)]*) after the session attached: its cuda callbacks are read from [0-9:.]* on (any before were not seen" "$T/rec.err"
+}
+
+@test "jaxgpu: record -- CMD, an altered CUDA plugin loaded after jaxlib: one line, its CPU callbacks go on" {
+    local pjrt=${HCB_GPU_PJRT:-$BUILD/gpu-wheels/jax_plugins/xla_cuda13/xla_cuda_plugin.so}
+    [ -f "$pjrt" ] || pjrt=$("$ROOT/scripts/gpu-plugin" --pjrt "$BUILD/gpu-wheels")
+    mkdir -p "$T/jax_cuda13_plugin"
+    cp "$PLUGIN" "$T/jax_cuda13_plugin/cuda_plugin_extension.so"
+    printf '\x0f\x1f\x44\x00\x00' | dd of="$T/jax_cuda13_plugin/cuda_plugin_extension.so" \
+        bs=1 seek=$((0x11b5ea)) conv=notrunc status=none
+    record_late "$T/jax_cuda13_plugin/cuda_plugin_extension.so" "$pjrt" "$CUDA"
+    grep -q "cuda_plugin_extension.so (version [^)]*) after the session attached, which is not the code hcbtrace knows: .*calls cudaMemcpyAsync 0 times before cudaStreamSynchronize, not once: its cuda callbacks are not read; its CPU callbacks still are" "$T/rec.err"
+}
