@@ -26,9 +26,10 @@ void trace_warn_late(pid_t pid, const struct hcb_warning *w)
 			 tm.tm_sec, now.tv_nsec / 1000000);
 	if (!w->err)
 		cli_warn("process %d loaded %s (version %s) after the session attached: its %s callbacks are "
-			 "read from %s on (any before were not seen, and are counted nowhere); its "
-			 "CPU callbacks still are", (int)pid, cli_vis(ti->path), cli_vis(ti->version),
-			 ti->platform, when);
+			 "read from %s on (any before were not seen, and are counted nowhere; the "
+			 "recording names their devices as it began, by its session record's "
+			 "platform: device N is %s device N); its CPU callbacks still are", (int)pid, cli_vis(ti->path), cli_vis(ti->version),
+			 ti->platform, when, ti->platform);
 	else if (w->err == -ENOEXEC)
 		cli_warn("process %d loaded %s (version %s) after the session attached, which is not the code "
 			 "hcbtrace knows: %s: its %s callbacks are not read; its CPU callbacks still "

@@ -119,7 +119,7 @@ record_late()
     [ -f "$pjrt" ] || pjrt=$("$ROOT/scripts/gpu-plugin" --pjrt "$BUILD/gpu-wheels")
     record_late "$PLUGIN" "$pjrt" "$CUDA"
     # the verifier passed and the probes are in place: said once, with when
-    grep -q "loaded .*/jax_cuda13_plugin/cuda_plugin_extension.so (version [^)]*) after the session attached: its cuda callbacks are read from [0-9:.]* on (any before were not seen" "$T/rec.err"
+    grep -q "loaded .*/jax_cuda13_plugin/cuda_plugin_extension.so (version [^)]*) after the session attached: its cuda callbacks are read from [0-9:.]* on (any before were not seen, .*device N is cuda device N); its CPU callbacks still are$" "$T/rec.err"
 }
 
 @test "jaxgpu: record -- CMD, an altered CUDA plugin loaded after jaxlib: one line, its CPU callbacks go on" {
