@@ -6,8 +6,8 @@ fed by io_callback's result (so they run in program order), no hcbtap.
     python gpu_callbacks.py GO TRUTH
 
 It starts jax on the GPU (which loads jax's CUDA plugin), prints "ready",
-and waits until the file GO exists (hcbtrace attaches by pid meanwhile:
-`record -- CMD` would attach on jaxlib before the CUDA plugin is loaded).
+and waits until the file GO exists (meanwhile `record -- CMD`, attached on
+jaxlib before jax loaded the CUDA plugin, takes the plugin up).
 TRUTH gets, per call in the order they ran, what the callback was handed
 (debug.callback and io_callback write their own arguments; jax.debug.print
 formats inside jax, so the debug.callback after it writes the print's one
