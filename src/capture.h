@@ -57,9 +57,6 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
  * libhcbtap, jaxlib's callbacks, and jax's CUDA plugin's callbacks
  * taken up later (provider.h: find_late), and one to spare. */
 #define HCB_CAPTURE_SLOTS 4
-/* How often a session looks for a library mapped after its attach, while
- * some provider waits for one (a read of /proc/PID/maps each time). */
-#define HCB_LATE_EVERY_MS 100
 
 /*
  * Attach to pid through every provider that recognises it (a program may

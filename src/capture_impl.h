@@ -53,6 +53,7 @@ struct hcb_capture {
 	char timing_why[160];            /* why they do not come */
 	/* libraries mapped after the attach (capture_late.c) */
 	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
+	uint64_t late_since_ns;          /* when it first looked */
 	int late_done;                   /* no slot waits for one any more */
 	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
 	const struct hcb_slot *refused;
@@ -70,7 +71,7 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 
 /* capture_late.c */
 /* Take up a library a slot's provider attaches to only once it is mapped
- * (provider.h: find_late), looking at most every HCB_LATE_EVERY_MS. */
+ * (provider.h: find_late), now and then (capture_late.c says how often). */
 void hcb_capture_late(struct hcb_capture *c);
 
 /* capture_timing.c */

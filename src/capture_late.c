@@ -7,8 +7,13 @@
  * machine, loads its CUDA plugin: the CUDA callbacks' handler is then not
  * mapped yet.  A provider that can meet such a library later says so
  * (provider.h: find_late); while one of its slots waits, the session asks
- * it at most every HCB_LATE_EVERY_MS, and takes the library up in a slot
- * of its own once, with the checks an attach makes.  Whatever the new
+ * it every LATE_FAST_MS for the first LATE_FAST_S seconds (jax loads its
+ * plugins when it starts its backends, early in a program, and what runs
+ * on the GPU before the probes are in place is lost), then every
+ * LATE_SLOW_MS: each time is a read of /proc/PID/maps, which a session on
+ * a program that never loads one pays for as long as it runs.  It takes
+ * the library up in a slot of its own once, with the checks an attach
+ * makes.  Whatever the new
  * library handled before its probes came on was not seen and is counted
  * nowhere: the warning says when they came on.
  */
@@ -17,6 +22,10 @@
 
 #include "capture_impl.h"
 #include "clock.h"
+
+#define LATE_FAST_MS 100ull
+#define LATE_FAST_S 10ull
+#define LATE_SLOW_MS 1000ull
 
 /* Ask slot s's provider once; 1 if it waits on. */
 static int ask(struct hcb_capture *c, struct hcb_slot *s)
@@ -56,7 +65,10 @@ void hcb_capture_late(struct hcb_capture *c)
 	now = hcb_clock_ns(CLOCK_MONOTONIC);
 	if (now < c->late_next_ns)
 		return;
-	c->late_next_ns = now + HCB_LATE_EVERY_MS * 1000000ull;
+	if (!c->late_since_ns)
+		c->late_since_ns = now;
+	c->late_next_ns = now + (now - c->late_since_ns < LATE_FAST_S * 1000000000ull ?
+				 LATE_FAST_MS : LATE_SLOW_MS) * 1000000ull;
 	/* only the slots there now: one attached here waits for nothing */
 	n = c->nslots;
 	for (unsigned int i = 0; i < n; i++) {

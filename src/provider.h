@@ -94,8 +94,9 @@ struct hcb_provider {
 	 * jaxlib)?  0: yes, ti filled as find() fills it, for a slot of its
 	 * own; -ENOENT: not (yet); -EOPNOTSUPP: had never grows so (ask no
 	 * more); else find()'s failures (-ENOEXEC: ti->why, ti->path).  The
-	 * engine asks at most every few hundred ms: it must be cheap while
-	 * nothing is found (a read of /proc/PID/maps).
+	 * engine asks every 100 ms at first, then every second
+	 * (capture_late.c): it must be cheap while nothing is found (a read of
+	 * /proc/PID/maps).
 	 */
 	int (*find_late)(const struct hcb_target_info *had, struct hcb_target_info *ti);
 	/* Optional: before its programs are loaded, set their read-only
