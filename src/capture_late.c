@@ -13,9 +13,8 @@
  * LATE_SLOW_MS: each time is a read of /proc/PID/maps, which a session on
  * a program that never loads one pays for as long as it runs.  It takes
  * the library up in a slot of its own once, with the checks an attach
- * makes.  Whatever the new
- * library handled before its probes came on was not seen and is counted
- * nowhere: the warning says when they came on.
+ * makes.  Whatever the new library handled before its probes came on was
+ * not seen and is counted nowhere: the warning says when they came on.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,7 +39,8 @@ static int ask(struct hcb_capture *c, struct hcb_slot *s)
 	if (err == -ENOENT)
 		return 1;
 	s->late_done = 1;
-	if (err == -EOPNOTSUPP)
+	/* -ESRCH: the target is gone, and the session ends on that */
+	if (err == -EOPNOTSUPP || err == -ESRCH)
 		return 0;
 	if (!err)
 		err = c->nslots < HCB_CAPTURE_SLOTS ? hcb_capture_attach_slot(c, &ti) : -ENOSPC;

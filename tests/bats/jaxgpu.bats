@@ -132,3 +132,22 @@ record_late()
     record_late "$T/jax_cuda13_plugin/cuda_plugin_extension.so" "$pjrt" "$CUDA"
     grep -q "cuda_plugin_extension.so (version [^)]*) after the session attached, which is not the code hcbtrace knows: .*calls cudaMemcpyAsync 0 times before cudaStreamSynchronize, not once: its cuda callbacks are not read; its CPU callbacks still are" "$T/rec.err"
 }
+
+@test "jaxgpu: a session on a CPU jax program that never loads the CUDA plugin says nothing of it, to its end" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    "$PY" "$ROOT/tests/tools/map_late.py" "$T/go" >"$T/map.out" 2>&1 &
+    PIDS+=("$!")
+    wait_for "$T/map.out" '^jax [0-9]*$' 60
+    local pid
+    pid=$(sed -n 's/^jax \([0-9]*\)$/\1/p' "$T/map.out")
+    "$HCBTRACE" record --provider jax-callback -p "$pid" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$pid" 60
+    touch "$T/go" "$T/go.more"
+    wait_for "$T/map.out" '^done$' 60
+    wait "$rec"
+    grep -q 'target exited' "$T/rec.err"
+    grep -q '"type":"end","taps":1,"drops":0' "$T/rec.jsonl"
+    [ "$(grep -c 'after the session attached' "$T/rec.err")" = 0 ]
+}
