@@ -27,6 +27,7 @@ struct trace_flight {
 	int stopped;                 /* the target was sent SIGSTOP */
 	int probe_armed;             /* the probe checks taps for nonfinite */
 	uint32_t probe_seen[256];    /* consumers handed to it, by id % 256 */
+	int jax_checked;             /* the jax-callback probe told its devices */
 };
 
 static volatile sig_atomic_t flight_signal;
@@ -203,6 +204,26 @@ static void stop_target(struct trace_flight *tf, pid_t pid)
 		(int)pid, (int)pid);
 }
 
+/* --on-trigger stop: the jax-callback probe checks every call site's
+ * small float operands alike, so it takes the nonfinite conditions that
+ * name no consumer (a named one is stop_target's), on their devices. */
+static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
+{
+	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
+
+	for (unsigned int i = 0; i < tf->o->n_until; i++) {
+		const struct hcb_trigger *u = &tf->o->until[i];
+
+		if (!u->nonfinite || u->name[0])
+			continue;
+		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
+			if ((u->device < 0 || u->device == d) && hcb_filter_device(&tf->o->filter, d))
+				mask[d / 64] |= 1ull << (d % 64);
+	}
+	if (hcb_capture_stop_nonfinite_jax(cap, mask) == 0 && !tf->probe_armed)
+		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
+}
+
 /* --on-trigger stop: a consumer's first tap hands its later small taps
  * to the probe, to be checked there for the nonfinite conditions that
  * select it, on devices the session keeps; the probe then stops the
@@ -214,6 +235,10 @@ static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
 	uint32_t *seen = &tf->probe_seen[p->consumer->id % 256];
 	int any = 0;
 
+	if (!tf->jax_checked) {
+		tf->jax_checked = 1;
+		jax_checks(tf, cap);
+	}
 	if (*seen == p->consumer->id)
 		return;
 	*seen = p->consumer->id;

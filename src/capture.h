@@ -127,7 +127,11 @@ uint64_t hcb_capture_written(const struct hcb_capture *c);
 struct hcb_consumer;
 int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
 			       const uint64_t *device_mask);
-/* Turn the probe's checks (hcb_capture_stop_nonfinite) on or off, as the
+/* The same in the jax-callback FFI probe: every call's float operands of
+ * at most 1 KiB (bpf/jaxffi_events.h), on the devices of device_mask, for
+ * every consumer.  0; -ENOENT: no such probe, or an empty mask. */
+int hcb_capture_stop_nonfinite_jax(struct hcb_capture *c, const uint64_t *device_mask);
+/* Turn the probes' checks (hcb_capture_stop_nonfinite, _jax) on or off, as the
  * flight recorder is armed or has fired.  0 or -errno. */
 int hcb_capture_nfstop_arm(struct hcb_capture *c, int on);
 /* The flight recorder has written n firings: published (session.h). */

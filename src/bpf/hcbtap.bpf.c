@@ -12,6 +12,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "copy.bpf.h"
+#include "nonfinite.bpf.h"
 #include "usdt_regs.bpf.h"
 
 /* consumers whose registration this session has already been sent */
@@ -65,7 +66,6 @@ struct {
 	__type(value, __u32);
 } nf_on SEC(".maps");
 
-#define SIGSTOP_NR 19
 _Static_assert(HCB_MAX_DEVICES == 256, "nf_check masks device / 64 to 0..3");
 
 struct nf_ctx {
@@ -74,24 +74,10 @@ struct nf_ctx {
 	int found;
 };
 
-/* Is every exponent bit of the element set (a NaN or an infinity)? */
-#define NF_SCAN(T, MASK)							\
-	for (__u32 j = 0; j < HCB_NF_SPAN / sizeof(T); j++) {			\
-		T v;								\
-		if (j * sizeof(T) >= len)					\
-			break;							\
-		__builtin_memcpy(&v, buf + j * sizeof(T), sizeof(T));		\
-		if ((v & (MASK)) == (MASK)) {					\
-			x->found = 1;						\
-			return 1;						\
-		}								\
-	}
-
-/* One span: read it from the target again (it is in cache) and scan it. */
+/* One span of the packet: scanned in the target (nonfinite.bpf.h). */
 static long nf_span(__u64 i, void *data)
 {
 	struct nf_ctx *x = data;
-	unsigned char buf[HCB_NF_SPAN];
 	const struct hcb_nf_span *s;
 	__u32 len, kind;
 
@@ -102,18 +88,8 @@ static long nf_span(__u64 i, void *data)
 	kind = s->kind;
 	if (len == 0 || len > HCB_NF_SPAN || s->off >= HCB_WIRE_INLINE_MAX)
 		return 1;
-	__builtin_memset(buf, 0, sizeof(buf));
-	if (bpf_probe_read_user(buf, len, x->payload + s->off))
-		return 1;
-	if (kind == HCB_NF_F32)
-		NF_SCAN(__u32, 0x7f800000u)
-	else if (kind == HCB_NF_F64)
-		NF_SCAN(__u64, 0x7ff0000000000000ull)
-	else if (kind == HCB_NF_F16)
-		NF_SCAN(__u16, 0x7c00u)
-	else if (kind == HCB_NF_BF16)
-		NF_SCAN(__u16, 0x7f80u)
-	return 0;
+	x->found = nf_scan_span(x->payload + s->off, len, kind);
+	return x->found;
 }
 
 /* A small packet just sent: stop the target, from its own thread, if the
@@ -132,7 +108,7 @@ static __always_inline void nf_check(const void *payload, __u32 consumer_id, __u
 	x.payload = payload;
 	bpf_loop(x.l->nspans < HCB_NF_MAX_SPANS ? x.l->nspans : HCB_NF_MAX_SPANS, nf_span, &x, 0);
 	if (x.found)
-		bpf_send_signal(SIGSTOP_NR);
+		bpf_send_signal(NF_SIGSTOP);
 }
 
 /* What a packet may take in the ring: payload and registration with their

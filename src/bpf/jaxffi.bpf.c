@@ -36,6 +36,16 @@
 
 #define HCB_JAXCALL_OWNER
 #include "jaxcall.bpf.h"
+#include "nonfinite.bpf.h"
+
+/* --on-trigger stop with --until nonfinite: which devices' calls the probe
+ * checks itself (jaxffi_events.h, struct hcb_jaxffi_nf) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hcb_jaxffi_nf);
+} jaxffi_nf SEC(".maps");
 
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
@@ -128,6 +138,90 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	call_site(e, seen.thunk);
 }
 
+/* The small float operands of a call, to be checked for NaN or infinity. */
+struct nf_operands {
+	const struct walk *w;
+	__u64 data[HCB_JAXFFI_NF_OPERANDS];
+	__u32 len[HCB_JAXFFI_NF_OPERANDS];
+	__u32 kind[HCB_JAXFFI_NF_OPERANDS];
+	__u32 n;
+	int found;
+};
+
+#define NF_SPANS_PER_OPERAND (HCB_JAXFFI_NF_BYTES / HCB_NF_SPAN)
+
+static __always_inline __u32 nf_kind(__u32 dtype)
+{
+	switch (dtype) {
+	case JAXFFI_XLA_F16: return HCB_NF_F16;
+	case JAXFFI_XLA_BF16: return HCB_NF_BF16;
+	case JAXFFI_XLA_F32: return HCB_NF_F32;
+	case JAXFFI_XLA_F64: return HCB_NF_F64;
+	}
+	return 0;
+}
+
+/* Operand i: noted if it is a float small enough to check here. */
+static long nf_pick(__u32 i, void *arg)
+{
+	struct nf_operands *x = arg;
+	__u64 dims[HCB_MAX_DIMS];
+	struct jf_operand o;
+	__u32 kind, n = x->n;
+
+	if (i >= x->w->nargs || n >= HCB_JAXFFI_NF_OPERANDS)
+		return 1;
+	if (read_operand(x->w, i, &o, dims) != 0)
+		return 0;
+	kind = nf_kind(o.b.dtype);
+	if (!kind || o.nbytes == 0 || o.nbytes > HCB_JAXFFI_NF_BYTES)
+		return 0;
+	x->data[n] = o.b.data;
+	x->len[n] = (__u32)o.nbytes;
+	x->kind[n] = kind;
+	x->n = n + 1;
+	return 0;
+}
+
+/* Span k % NF_SPANS_PER_OPERAND of picked operand k / NF_SPANS_PER_OPERAND. */
+static long nf_operand_span(__u32 k, void *arg)
+{
+	struct nf_operands *x = arg;
+	__u32 op = k / NF_SPANS_PER_OPERAND, at = (k % NF_SPANS_PER_OPERAND) * HCB_NF_SPAN, len;
+
+	if (op >= x->n || op >= HCB_JAXFFI_NF_OPERANDS)
+		return 1;
+	if (at >= x->len[op])
+		return 0;
+	len = x->len[op] - at;
+	if (len > HCB_NF_SPAN)
+		len = HCB_NF_SPAN;
+	x->found = nf_scan_span((const void *)(x->data[op] + at), len, x->kind[op]);
+	return x->found;
+}
+
+/*
+ * A call just sent whole on device dev: if the probe is to check it, and
+ * a small float operand holds a NaN or infinity, stop the target from
+ * this, its own thread.  The user side reads the same call and fires.
+ */
+static __noinline void nf_stop_check(const struct walk *w, __u32 dev)
+{
+	struct nf_operands x = { .w = w };
+	__u32 zero = 0;
+	struct hcb_jaxffi_nf *nf = bpf_map_lookup_elem(&jaxffi_nf, &zero);
+
+	if (!nf || !nf->on || dev >= HCB_MAX_DEVICES ||
+	    !((nf->device_mask[(dev / 64) & 3] >> (dev % 64)) & 1))
+		return;
+	bpf_loop(HCB_MAX_LEAVES, nf_pick, &x, 0);
+	if (!x.n)
+		return;
+	bpf_loop(HCB_JAXFFI_NF_OPERANDS * NF_SPANS_PER_OPERAND, nf_operand_span, &x, 0);
+	if (x.found)
+		bpf_send_signal(NF_SIGSTOP);
+}
+
 /* Sleepable: the operands may sit in pages the target has not touched
  * lately, and bpf_copy_from_user() may have to fault them in. */
 SEC("uprobe.s")
@@ -187,5 +281,7 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
 	send_call(&w, s, e, need);
+	if (!w.c.failed)
+		nf_stop_check(&w, dev);
 	return 0;
 }

@@ -130,4 +130,20 @@ struct hcb_ev_jarg {
  * and seq those of the call.
  */
 
+/*
+ * record --on-trigger stop with --until nonfinite (jaxffi.bpf.c): on the
+ * devices of device_mask, the FFI probe checks each float operand of at
+ * most HCB_JAXFFI_NF_BYTES bytes (the first HCB_JAXFFI_NF_OPERANDS such of
+ * a call) for NaN or infinity after sending the call, and stops the target
+ * from its own thread at one.  Set by src/capture_nfstop.c; on 0: off.
+ */
+#define HCB_JAXFFI_NF_BYTES 1024u
+#define HCB_JAXFFI_NF_OPERANDS 8u
+
+struct hcb_jaxffi_nf {
+	HCB_WIRE_U32 on;
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+};
+
 #endif

@@ -385,3 +385,29 @@ EOF2
     echo "# $output" >&3
     assert_success
 }
+
+@test "flight: --on-trigger stop on a jitted JAX loss: the jax-callback probe stops the program at the NaN's call itself, zero steps past; SIGCONT resumes it" {
+    need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" 'import jax' "jax"
+    JPY=$PY
+    "$HCBTRACE" record --keep-last 64K --until nonfinite --on-trigger stop -o "$T/js.jsonl" -- \
+        "$JPY" "$ROOT/tests/jax/nan_loss.py" 3000 6000 "$T/step" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_for "$T/rec.err" "stopped at the trigger"
+    prog=$(pgrep -P "$rec")
+    retry 10 stopped "$prog"
+    grep -q "^hcbtrace: process $prog stopped at the trigger (SIGSTOP in the probe, at the tap): " "$T/rec.err"
+    # its own step counter, written before each step: the NaN step's
+    step=$(od -An -t d8 "$T/step" | tr -d ' ')
+    echo "# JAX: stopped in the probe at step $step: $((step - 3000)) steps past the NaN's" >&3
+    [ "$step" -eq 3000 ]
+    wait_for "$T/js.jsonl" '"type":"end"'
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    run check_window "$T/js.jsonl" 0 3000 1 0 seen 1 0 nonfinite
+    assert_success
+    stopped "$prog"
+    kill -CONT "$prog"
+    wait "$rec"
+    [ "$(od -An -t d8 "$T/step" | tr -d ' ')" = 5999 ]
+    [ ! -e /proc/"$prog" ]
+}
