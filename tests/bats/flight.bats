@@ -411,3 +411,68 @@ EOF2
     [ "$(od -An -t d8 "$T/step" | tr -d ' ')" = 5999 ]
     [ ! -e /proc/"$prog" ]
 }
+
+# check_devices REC BAD DEVICES SIZE: a pmap run of nan_loss.py (each
+# device's w starts at arange(SIZE) / SIZE + device and is scaled by 0.999
+# a step) recorded up to its first NaN: per device, consecutive seqs and
+# steps (one call a step), each tap whole, (step, loss, w) with w the
+# device's own; nothing lost, no drop records; the first steps let go (the
+# ring holds a few hundred steps); the trigger names the loss of the last
+# tap of its device, at step BAD; the other devices end at BAD - 1 or BAD
+# (theirs of step BAD may come after the one that fired).
+check_devices()
+{
+    "$PY" - "$@" <<'EOF2'
+import math
+import sys
+import numpy as np
+from hcbtap.recording import records
+
+rec, bad, devices, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+recs = list(records(rec))
+kinds = [r.kind for r in recs]
+assert kinds[0] == "session" and kinds[-2:] == ["trigger", "end"], kinds[:2] + kinds[-2:]
+assert set(kinds[1:-2]) == {"tap"}, "taps only, no drop records: %r" % sorted(set(kinds))
+taps, tr, end = recs[1:-2], recs[-2], recs[-1]
+per = {}
+for t in taps:
+    assert t.name == "seen" and len(t.leaves) == 3, (t.name, len(t.leaves))
+    step, loss, w = t.leaves
+    s = int(step.flat[0])
+    assert w.shape == (size,) and w.dtype == np.float32, (w.shape, w.dtype)
+    # the device's own parameters, every element there
+    want = (np.arange(size, dtype=np.float64) / size + t.device) * 0.999 ** s
+    assert np.allclose(w, want, rtol=1e-3, atol=1e-6), (t.device, s, w[:3], want[:3])
+    assert math.isnan(float(loss.flat[0])) == (s == bad), (t.device, s, loss)
+    per.setdefault(t.device, []).append((t.seq, s))
+assert sorted(per) == list(range(devices)), sorted(per)
+for d, ts in per.items():
+    seqs, steps = [q for q, _ in ts], [s for _, s in ts]
+    assert seqs == steps, "device %d: seq is not the step" % d
+    assert steps == list(range(steps[0], steps[0] + len(steps))), "device %d: a gap" % d
+    assert steps[-1] == bad or (d != tr.device and steps[-1] == bad - 1), (d, steps[-1])
+    assert steps[0] >= 1000 and 100 <= len(steps) <= 1000, (d, steps[0], len(steps))
+assert (tr.condition, tr.device, tr.seq, tr.consumer) == ("nonfinite", tr.device, bad, "seen")
+assert per[tr.device][-1] == (bad, bad)
+assert tr.leaf == 1 and tr.element == 0 and math.isnan(tr.value), (tr.leaf, tr.element)
+assert end.taps == len(taps) and end.drops == 0, (end.taps, end.drops)
+print("%s: NaN at step %d, %d taps, steps %s, trigger on device %d"
+      % (rec, bad, len(taps), {d: (ts[0][1], ts[-1][1]) for d, ts in sorted(per.items())},
+         tr.device))
+EOF2
+}
+
+@test "flight: a JAX loop on 2 devices (pmap) goes NaN at a random step of 2000 to 4000: --keep-last 64M holds each device's last steps up to it, whole, in order, nothing lost" {
+    need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" 'import jax' "jax"
+    JPY=$PY
+    bad=$(( RANDOM % 2001 + 2000 ))
+    # 2 callbacks a step of a 64 KiB array each: the ring holds ~510 steps
+    run --separate-stderr "$HCBTRACE" record --keep-last 64M --until nonfinite -o "$T/jd.hcbcap" -- \
+        "$JPY" "$ROOT/tests/jax/nan_loss.py" "$bad" 100000 --devices 2 --size 16384
+    assert_success
+    [[ "$stderr" == *"hcbtrace: trigger fired: "*" from 2 devices of process "* ]]
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    run check_devices "$T/jd.hcbcap" "$bad" 2 16384
+    echo "# $output" >&3
+    assert_success
+}
