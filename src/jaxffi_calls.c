@@ -77,6 +77,7 @@ void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c)
 	free(c->shapes);
 	hcb_buf_free(&c->payload);
 	hcb_buf_free(&c->text);
+	free(c->py_site);
 	free(c);
 }
 

@@ -54,6 +54,10 @@ struct jcall {
 	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
 	unsigned int whole : 1;            /* its operands all came: waits for the end */
 	uint64_t py_callable;              /* the Python callable, 0: not known */
+	/* the namer's answer for it, asked at the entry while the callable
+	 * lived, where the call's site was new (jaxffi_names.c) */
+	struct hcb_pysite *py_site;        /* NULL: not asked (or no memory) */
+	int py_err;                        /* the namer's: 0, or why not */
 	/* the last text the Python side sent (UTF-8), and how it came */
 	struct hcb_buf text;
 	unsigned int text_state;           /* JX_TEXT_* */
@@ -126,6 +130,11 @@ struct hcb_jx_name {
  * reads it, else by its op (ops->notice tells why, where it tried).  0 or
  * -ENOMEM. */
 int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
+/* At call c's entry (its Python callable running, so alive): where its
+ * site is not named yet, the namer asked now and its answer kept with c
+ * for hcb_jx_site_name, which may come after the program ended.  0 or
+ * -ENOMEM. */
+int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
 void hcb_jx_names_free(struct hcb_jaxffi *x);
 
 /* jaxffi_calls.c */
@@ -152,6 +161,9 @@ void hcb_jx_calls_free(struct hcb_jaxffi *x);
  * 0 and *out; -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 			const struct hcb_consumer **out);
+/* Whether call c's site has its consumer already (its operands all came
+ * and match one met): 1, else 0. */
+int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c);
 /* A legacy call without a thunk: named after its descriptor's number. */
 void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
 void hcb_jx_sites_free(struct hcb_jaxffi *x);

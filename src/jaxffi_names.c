@@ -115,7 +115,12 @@ static int py_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_na
 
 	if (!s)
 		return -ENOMEM;
-	err = x->namer(x->namer_ctx, c->py_callable, s);
+	if (c->py_site) {   /* asked at the call's entry */
+		memcpy(s, c->py_site, sizeof(*s));
+		err = c->py_err;
+	} else {
+		err = x->namer(x->namer_ctx, c->py_callable, s);
+	}
 	if (err) {
 		snprintf(why, cap, "%s", err == -EPROTO ? "its Python objects are not the ones "
 			 "jax makes (or not of a layout hcbtrace knows)" : err == -ESTALE ||
@@ -165,6 +170,17 @@ int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_
 	snprintf(n->name, sizeof(n->name), "%s", c->h.op);
 	memcpy(n->kwargs, kw, sizeof(kw));
 	return 0;
+}
+
+int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c)
+{
+	if (!x->namer || !c->py_callable || c->py_site || hcb_jx_site_known(x, c))
+		return 0;
+	c->py_site = malloc(sizeof(*c->py_site));
+	if (!c->py_site)
+		return -ENOMEM;
+	c->py_err = x->namer(x->namer_ctx, c->py_callable, c->py_site);
+	return c->py_err == -ENOMEM ? -ENOMEM : 0;
 }
 
 void hcb_jx_names_free(struct hcb_jaxffi *x)

@@ -184,7 +184,9 @@ static int on_entry(struct hcb_jaxffi *x, const struct hcb_ev_jpycall *e)
 		return c->whole ? hcb_jx_deliver_unended(x, c, "a second entry came") : 0;
 	c->py_seen = 1;
 	c->py_callable = e->flags & HCB_JPY_F_NOCALLABLE ? 0 : e->callable;
-	return 0;
+	/* now, while the callable runs: the tap may be handed on after the
+	 * program ended, its objects gone */
+	return hcb_jx_name_early(x, c);
 }
 
 static int on_end(struct hcb_jaxffi *x, const struct hcb_ev_jpyend *e)

@@ -109,6 +109,19 @@ static struct site *site_new(struct hcb_jaxffi *x, const struct jcall *c)
 	return s;
 }
 
+int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c)
+{
+	uint64_t h;
+
+	if (c->nseen != c->h.nargs || c->arg_left)
+		return 0;
+	h = site_hash(c);
+	for (const struct site *s = x->sites[h & (JX_SITE_BUCKETS - 1)]; s; s = s->next)
+		if (s->hash == h && same_site(s, c))
+			return 1;
+	return 0;
+}
+
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 			const struct hcb_consumer **out)
 {

@@ -18,6 +18,12 @@
  *                     marks the thread as inside a callback
  *   jaxffi_inner_ret  its return: the mark removed, the end sent
  *
+ * The entry of a callable not seen before (a new call site, most often)
+ * wakes the reader at once: it names the site from the callable's objects
+ * while the call runs, so a program that ends right after its calls has
+ * its sites named by its code (the ring's other records wake it only by
+ * the bytes they fill, which a few short calls do not).
+ *
  * FfiLoadedHostCallbacks is {void **callbacks; uint32 num_callbacks}
  * (xla/pjrt/host_callback.h): index is checked against its length, and
  * what the pointer read is, is for user space to prove (a PyObject whose
@@ -43,6 +49,33 @@ struct {
 	__type(key, __u64);
 	__type(value, struct pycall_inside);
 } jaxffi_inside SEC(".maps");
+
+struct pycall_seen_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 callable;
+};
+
+/* The callables whose entry woke the reader once: a process's sites are a
+ * few dozen, so one forgotten by the LRU wakes it again, no more. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct pycall_seen_key);
+	__type(value, __u8);
+} pycall_seen SEC(".maps");
+
+/* BPF_RB_FORCE_WAKEUP for a callable's first entry, else no wake-up */
+static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
+{
+	struct pycall_seen_key k = { .tgid = tgid, .callable = callable };
+	__u8 one = 1;
+
+	if (!callable || bpf_map_lookup_elem(&pycall_seen, &k))
+		return BPF_RB_NO_WAKEUP;
+	bpf_map_update_elem(&pycall_seen, &k, &one, BPF_ANY);
+	return BPF_RB_FORCE_WAKEUP;
+}
 
 struct ffi_loaded_host_callbacks {
 	__u64 callbacks;     /* void ** */
@@ -79,7 +112,7 @@ int jaxffi_inner(struct pt_regs *ctx)
 	e->callable = in.callable;
 	e->index = in.index;
 	e->ts_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(e, first_sight(key >> 32, in.callable));
 	return 0;
 }
 

@@ -131,7 +131,7 @@ for t in r.records(sys.argv[1]):
     sed -n '/^go$/,/^done$/p' "$T/prog.out" | sed '1d;$d' | grep '^[a-z]' | sort -u >"$T/printed"
     [ -s "$T/printed" ]
     refute grep -Fxq -f "$T/printed" "$T/att.txt"
-    grep -q '^callback: debug_print\.[0-9]* device: cpu:0 module: jit_named$' "$T/att.txt"
+    grep -Eq '^callback: .* device: cpu:0 module: jit_named op: debug_print\.[0-9]+$' "$T/att.txt"
     grep -Eq '^\( [0-9]+ [0-9.]+ \)$' "$T/att.txt"
     # the notice, once for a site (the session says three, then counts)
     grep -q 'debug_print\.[0-9]*: the text it printed is not shown, its operands are: none was seen' "$T/att.err"

@@ -4,7 +4,8 @@
 # jax.debug.print site by its format string, a callback site by its
 # function, read from the program's own Python objects; and diff pairing
 # each site of two versions of a program with its own though XLA numbers
-# them the other way round (tests/jax/sites_order.py).
+# them the other way round (tests/jax/sites_order.py), and of a program
+# that ends right after its calls (tests/jax/sites_short.py).
 
 load common
 
@@ -72,4 +73,19 @@ record_order()
     echo "# $output" >&3
     assert_success
     assert_output --partial "12 pairs compared, 12 same, 0 differ; 0 missing, 0 extra"
+}
+
+@test "sites: a program that ends right after its calls: every run's sites named by its code, diff pairs all" {
+    for i in 1 2 3; do
+        "$HCBTRACE" record -o "$T/short$i.jsonl" -- "$PY" "$ROOT/tests/jax/sites_short.py" \
+            >"$T/short$i.out" 2>"$T/short$i.err"
+        [ "$(grep -c '"type":"tap"' "$T/short$i.jsonl")" = 6 ]
+        grep -q '"name":"x {x}","kwargs":{"callback":"x {x}"' "$T/short$i.jsonl"
+        grep -q '"name":"log_x","kwargs":{"callback":"log_x"' "$T/short$i.jsonl"
+        refute grep -q "keeps XLA's name" "$T/short$i.err"
+    done
+    run "$HCBTRACE" diff "$T/short1.jsonl" "$T/short3.jsonl"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial "6 pairs compared, 6 same, 0 differ; 0 missing, 0 extra"
 }

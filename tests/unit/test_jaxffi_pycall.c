@@ -25,6 +25,7 @@
 #include "dtype.h"
 #include "idprint.h"
 #include "jaxffi.h"
+#include "pysite.h"
 #include "testjaxffi.h"
 
 static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint32_t flags)
@@ -306,6 +307,64 @@ static void test_bad_records(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* A namer over a callable that lives while alive is set, as a program's
+ * does until it ends: how often it was asked. */
+struct mortal {
+	int alive, asked;
+};
+
+static int mortal_namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
+{
+	struct mortal *m = ctx;
+
+	(void)callable;
+	m->asked++;
+	if (!m->alive)
+		return -ESRCH;
+	memset(out, 0, sizeof(*out));
+	out->kind = HCB_PYSITE_PRINT;
+	snprintf(out->fmt, sizeof(out->fmt), "step {i}");
+	return 0;
+}
+
+/* A new site is named at its call's entry, while the callable lives: the
+ * tap handed on after the program ended keeps the user's name; a site
+ * named already asks nothing more. */
+static void test_named_at_entry(void **state)
+{
+	float v[3] = { 1, 2, 3 };
+	struct mortal m = { .alive = 1 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, mortal_namer, NULL, &m);
+	f32_call(x, 0, 0, 11, "custom-call.1", v);
+	feed_entry(x, 11, 0x1000, 0);
+	assert_int_equal(m.asked, 1);
+	m.alive = 0;                   /* the program ended before its end came */
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 1);
+	assert_string_equal(s.consumer->name, "step {i}");
+	/* the site's next call: named already, nothing asked */
+	f32_call(x, 0, 1, 11, "custom-call.1", v);
+	feed_entry(x, 11, 0x1000, 0);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 2);
+	assert_int_equal(m.asked, 1);
+	assert_string_equal(s.consumer->name, "step {i}");
+	/* a new site whose callable is gone at its entry already: XLA's name */
+	f32_call(x, 0, 2, 11, "custom-call.2", v);
+	feed_entry(x, 11, 0x2000, 0);
+	feed_end(x, 11);
+	assert_int_equal(m.asked, 2);
+	assert_string_equal(s.consumer->name, "custom-call.2");
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
+	hcb_jaxffi_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_named_at_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
