@@ -135,10 +135,6 @@ void hcb_jaxffi_device_proven(struct hcb_jaxffi *x);
 /* The inner function that calls the Python callable is probed
  * (bpf/pycall.bpf.c): a Python callback's tap is held until its end. */
 void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
-/* A test's (HCBTRACE_TEST_PYTEXT_ANY_SITE): the text the Python side
- * ended a line with goes with every site's tap, not only those the op
- * name says are prints (jax 0.6 and 0.7 name none so). */
-void hcb_jaxffi_text_any_site(struct hcb_jaxffi *x);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
 /* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG or HCB_EV_JDATA.
  * 0 (malformed records included: they are counted), the packet callback's

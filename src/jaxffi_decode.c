@@ -55,16 +55,11 @@ void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x)
 	x->inner = 1;
 }
 
-void hcb_jaxffi_text_any_site(struct hcb_jaxffi *x)
-{
-	x->text_any_site = 1;
-}
-
 int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 {
 	const struct hcb_consumer *con = NULL;
 	struct hcb_packet p;
-	int err;
+	int err, kind = 0;
 
 	if (c->got != c->h.total_bytes) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, c->h.device, 0, "device %u: callback "
@@ -77,7 +72,7 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 	/* sub-byte operands come packed: one element a byte in a tap */
 	err = hcb_xshape_unpack(c->shapes, c->h.nargs, &c->payload);
 	if (!err)
-		err = hcb_jx_consumer_for(x, c, &con);
+		err = hcb_jx_consumer_for(x, c, &con, &kind);
 	if (err == -ENOSPC) {
 		hcb_bounds_lose(&x->b, HCB_BOUND_CONSUMERS, c->h.device, 0, "device %u: callback "
 				"call %llu (%s): a call site past the %u hcbtrace keeps: not shown",
@@ -95,7 +90,7 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
 		.py_callable = c->py_callable,
 	};
-	p.text = hcb_jx_text_for(x, c, con, &p.text_len);
+	p.text = hcb_jx_text_for(x, c, con, kind, &p.text_len);
 	hcb_bounds_delivered(&x->b, p.device, p.seq, con->total_bytes);
 	x->delivered++;
 	err = x->b.ops->packet(x->b.ctx, &p);

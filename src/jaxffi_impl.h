@@ -76,6 +76,7 @@ struct site {
 	unsigned int nleaves;
 	struct hcb_xshape *shapes;
 	const struct hcb_consumer *c;      /* in the registry */
+	int kind;                          /* HCB_PYSITE_* as its objects say, 0: not read */
 };
 
 struct hcb_jaxffi {
@@ -102,7 +103,6 @@ struct hcb_jaxffi {
 	void *namer_ctx;
 	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
 	uint64_t text_fallbacks;           /* print calls shown without their text */
-	int text_any_site;                 /* a test's: every site's text is a print's */
 	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
 	unsigned int ntext_noticed;
 };
@@ -113,10 +113,11 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
 
 /* jaxffi_pycall.c: the Python side's records (bpf/pycall_events.h) */
 int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
-/* The text of call c for its packet, or NULL (told once per site, con,
- * where a print's text was expected and could not be had). */
+/* The text of call c, of site con of kind (HCB_PYSITE_*, 0: not known),
+ * for its packet, or NULL (told once per site where a print's text was
+ * expected and could not be had). */
 const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
-			    const struct hcb_consumer *con, uint32_t *len);
+			    const struct hcb_consumer *con, int kind, uint32_t *len);
 /* Call c, whole, is handed on though its end has not come (why): counted. */
 int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
 
@@ -125,6 +126,7 @@ struct hcb_jx_name {
 	char name[HCB_MAX_NAME];
 	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
 	char file[512], line[16];
+	int kind;                          /* HCB_PYSITE_*, 0: by its op */
 };
 /* The name of call c's new site: by its Python callable where the namer
  * reads it, else by its op (ops->notice tells why, where it tried).  0 or
@@ -158,9 +160,10 @@ void hcb_jx_calls_free(struct hcb_jaxffi *x);
 
 /* jaxffi_sites.c */
 /* The made-up consumer of the call's site, registered on first sight:
- * 0 and *out; -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
+ * 0, *out and *kind (HCB_PYSITE_*, 0 where its objects were not read);
+ * -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
-			const struct hcb_consumer **out);
+			const struct hcb_consumer **out, int *kind);
 /* Whether call c's site has its consumer already (its operands all came
  * and match one met): 1, else 0. */
 int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c);

@@ -130,6 +130,7 @@ static int py_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_na
 		return err == -ENOMEM ? err : -EPROTO;
 	}
 	visible_cut(s->kind == HCB_PYSITE_PRINT ? s->fmt : s->qualname, n->name, sizeof(n->name));
+	n->kind = s->kind;
 	snprintf(n->line, sizeof(n->line), "%u", s->line);
 	snprintf(n->file, sizeof(n->file), "%s", s->file);
 	if (s->kind == HCB_PYSITE_PRINT) {

@@ -16,6 +16,7 @@
 
 #include "bpf/pycall_events.h"
 #include "jaxffi_impl.h"
+#include "pysite.h"
 
 /* Code point cp as UTF-8 into o (4 bytes room): its length, 0 for none
  * (past U+10FFFF).  Lone surrogates, which a Python str may hold, are
@@ -106,17 +107,18 @@ static int on_text(struct hcb_jaxffi *x, const struct hcb_ev_jpytext *e, const u
 }
 
 /*
- * Whether the call is a jax.debug.print's: jax 0.8 on names its custom
- * call debug_print.N.  jax 0.6 and 0.7 name every callback's custom-call.N
- * (and newer ones a partitioned callback's): such a call is not taken for a
- * print, its tap keeps its operands, until the call site's own objects say
- * what it is (issue 29's site naming: a print's format string).  A test may
- * take every site for one (hcb_jaxffi_text_any_site), to check the text
- * probe on such a jaxlib.
+ * Whether the call is a jax.debug.print's: as its site's objects say
+ * (jaxffi_names.c: the partial of _format_print_callback), on every jax.
+ * Where they were not read (no namer, a layout that did not check out) by
+ * its op: jax 0.8 on names a print's custom call debug_print.N; jax 0.6
+ * and 0.7 name every callback's custom-call.N, whose taps then keep their
+ * operands.
  */
-static int is_print(const struct hcb_jaxffi *x, const struct jcall *c)
+static int is_print(const struct jcall *c, int kind)
 {
-	return x->text_any_site || !strncmp(c->h.op, "debug_print", 11);
+	if (kind)
+		return kind == HCB_PYSITE_PRINT;
+	return !strncmp(c->h.op, "debug_print", 11);
 }
 
 /* Once per site: its print's text is not shown, and why. */
@@ -146,12 +148,12 @@ static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb
 }
 
 const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
-			    const struct hcb_consumer *con, uint32_t *len)
+			    const struct hcb_consumer *con, int kind, uint32_t *len)
 {
 	*len = 0;
 	/* a print's only: another callback's Python may end lines too (a
 	 * traceback it logs), which are not what its tap holds */
-	if (!is_print(x, c))
+	if (!is_print(c, kind))
 		return NULL;
 	if (c->text_state == JX_TEXT_OK && c->text.len <= UINT32_MAX) {
 		*len = (uint32_t)c->text.len;

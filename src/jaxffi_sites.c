@@ -91,6 +91,7 @@ static struct site *site_new(struct hcb_jaxffi *x, const struct jcall *c)
 		hcb_xshape_specs(c->shapes, c->h.nargs, leaves);
 		spec.leaves = leaves;
 		s->c = register_spec(x, &spec);
+		s->kind = n->kind;
 	}
 	free(leaves);
 	free(n);
@@ -123,7 +124,7 @@ int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c)
 }
 
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
-			const struct hcb_consumer **out)
+			const struct hcb_consumer **out, int *kind)
 {
 	uint64_t h = site_hash(c);
 	struct site **b = &x->sites[h & (JX_SITE_BUCKETS - 1)], *s;
@@ -131,6 +132,7 @@ int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 	for (s = *b; s; s = s->next)
 		if (s->hash == h && same_site(s, c)) {
 			*out = s->c;
+			*kind = s->kind;
 			return 0;
 		}
 	if (x->nsites >= JX_MAX_SITES)
@@ -143,6 +145,7 @@ int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 	*b = s;
 	x->nsites++;
 	*out = s->c;
+	*kind = s->kind;
 	return 0;
 }
 

@@ -351,8 +351,6 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		    ops->notice)
 			ops->notice(ctx, why);
 	}
-	if (getenv("HCBTRACE_TEST_PYTEXT_ANY_SITE"))
-		hcb_jaxffi_text_any_site(x);
 	if (ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else

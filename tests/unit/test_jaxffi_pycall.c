@@ -329,7 +329,8 @@ static int mortal_namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
 
 /* A new site is named at its call's entry, while the callable lives: the
  * tap handed on after the program ended keeps the user's name; a site
- * named already asks nothing more. */
+ * named already asks nothing more.  A print is one by its objects, not
+ * by XLA's op name. */
 static void test_named_at_entry(void **state)
 {
 	float v[3] = { 1, 2, 3 };
@@ -344,10 +345,14 @@ static void test_named_at_entry(void **state)
 	f32_call(x, 0, 0, 11, "custom-call.1", v);
 	feed_entry(x, 11, 0x1000, 0);
 	assert_int_equal(m.asked, 1);
+	assert_int_equal(feed_text(x, 11, 1, 1, 6, "step 0", 0), 0);
 	m.alive = 0;                   /* the program ended before its end came */
 	feed_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_string_equal(s.consumer->name, "step {i}");
+	/* a print by its objects, whatever XLA named its op: its text shown */
+	assert_int_equal(s.last.text_len, 6);
+	assert_memory_equal(s.last.text, "step 0", 6);
 	/* the site's next call: named already, nothing asked */
 	f32_call(x, 0, 1, 11, "custom-call.1", v);
 	feed_entry(x, 11, 0x1000, 0);
@@ -358,9 +363,12 @@ static void test_named_at_entry(void **state)
 	/* a new site whose callable is gone at its entry already: XLA's name */
 	f32_call(x, 0, 2, 11, "custom-call.2", v);
 	feed_entry(x, 11, 0x2000, 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 6, "step 1", 0), 0);
 	feed_end(x, 11);
 	assert_int_equal(m.asked, 2);
 	assert_string_equal(s.consumer->name, "custom-call.2");
+	/* its kind unknown, its op no print's: the operands, no text */
+	assert_null(s.last.text);
 	assert_int_equal(hcb_jaxffi_pending(x), 0);
 	hcb_jaxffi_free(x);
 }
