@@ -124,10 +124,10 @@ struct hcb_pysite;
 typedef int (*hcb_jaxffi_namer)(void *ctx, uint64_t callable, struct hcb_pysite *out);
 void hcb_jaxffi_set_namer(struct hcb_jaxffi *x, hcb_jaxffi_namer name, void (*release)(void *),
 			  void *ctx);
-/* That namer over process pid's Python objects (jaxffi_py.c): 0;
- * -ENOTSUP for a Python not read (why: the words, for a notice); -ENOENT
- * for none; -errno. */
-int hcb_jaxffi_name_by_python(struct hcb_jaxffi *x, pid_t pid, char *why, size_t cap);
+/* That namer over process pid's Python objects, laid out as o says
+ * (jaxffi_py.c; o from pyver.h's hcb_pyver_open): 0 or -ENOMEM. */
+struct hcb_pyoffsets;
+int hcb_jaxffi_name_by_python(struct hcb_jaxffi *x, pid_t pid, const struct hcb_pyoffsets *o);
 /* The execution context's device ordinal is read where the library's own
  * code reads it (t->ctx_device_off): calls with no thunk to prove the
  * layout are shown before one does. */

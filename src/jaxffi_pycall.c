@@ -17,35 +17,7 @@
 #include "bpf/pycall_events.h"
 #include "jaxffi_impl.h"
 #include "pysite.h"
-
-/* Code point cp as UTF-8 into o (4 bytes room): its length, 0 for none
- * (past U+10FFFF).  Lone surrogates, which a Python str may hold, are
- * written as their three bytes, as Python's surrogatepass would. */
-static unsigned int utf8(uint32_t cp, unsigned char *o)
-{
-	if (cp < 0x80) {
-		o[0] = (unsigned char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (unsigned char)(0xc0 | cp >> 6);
-		o[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (unsigned char)(0xe0 | cp >> 12);
-		o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	if (cp > 0x10ffff)
-		return 0;
-	o[0] = (unsigned char)(0xf0 | cp >> 18);
-	o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (unsigned char)(0x80 | (cp & 0x3f));
-	return 4;
-}
+#include "pystr.h"
 
 /* A str's characters (kind bytes each, little-endian as CPython keeps
  * them on x86-64) into out as UTF-8.  0; -EINVAL for a character that is
@@ -63,15 +35,9 @@ static int to_utf8(struct hcb_buf *out, const unsigned char *d, uint64_t n, uint
 				return -EINVAL;
 		return hcb_buf_add(out, d, n);
 	}
-	for (uint64_t i = 0; i + kind <= n && !err; i += kind) {
-		uint32_t cp = d[i];
-		unsigned int m;
+	for (uint64_t i = 0; (i + 1) * kind <= n && !err; i++) {
+		unsigned int m = hcb_utf8_put(hcb_pystr_char(d, kind, i), o);
 
-		if (kind >= 2)
-			cp |= (uint32_t)d[i + 1] << 8;
-		if (kind == 4)
-			cp |= (uint32_t)d[i + 2] << 16 | (uint32_t)d[i + 3] << 24;
-		m = utf8(cp, o);
 		if (!m)
 			return -EINVAL;
 		err = hcb_buf_add(out, o, m);

@@ -14,6 +14,7 @@
 #include "probes.h"
 #include "prov_jaxffi.h"
 #include "pytext.h"
+#include "pyver.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
@@ -293,12 +294,14 @@ static uint32_t test_str_shift(void)
 }
 
 /*
- * The text jax.debug.print writes (bpf/pycall.bpf.c): the target's
- * Python found, its str layout given to the probe, the probe on its
- * concatenation.  A Python that cannot be read is no failure: the taps go
- * without their text, and ti->notice says why, once.
+ * The text jax.debug.print writes (bpf/pycall.bpf.c): the probe on the
+ * concatenation of the target's Python (v, laid out as o; NULL: not read,
+ * pywhy says why), its str layout given to the probe.  A Python that
+ * cannot be read is no failure: the taps go without their text, and
+ * ti->notice says why, once.
  */
-static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti)
+static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
+			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	struct hcb_pytext_target py;
@@ -306,23 +309,26 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti)
 		 compact_data, pad; } cfg;
 	uint32_t zero = 0, shift = test_str_shift();
 	char why[256];
-	int err = hcb_pytext_find(ti->pid, &py, why, sizeof(why));
+	int err = -ENOENT;
 
+	snprintf(why, sizeof(why), "%s", pywhy);
+	if (v)
+		err = hcb_pytext_find(v, &py, why, sizeof(why));
 	if (!err) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts);
 		struct bpf_link *link = bpf_program__attach_uprobe_opts(
-			skel->progs.pytext_concat, ti->pid, py.path, py.concat_off, &opts);
+			skel->progs.pytext_concat, ti->pid, v->path, py.concat_off, &opts);
 
 		err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
 		if (err)
-			snprintf(why, sizeof(why), "cannot probe %.160s: %s", py.path, strerror(-err));
+			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
 	} else if (!why[0]) {
 		snprintf(why, sizeof(why), "its Python was not found: %s", strerror(-err));
 	}
 	if (!err) {
-		cfg = (typeof(cfg)){ py.str_type, (uint32_t)py.append, py.length_off + shift,
-				     py.state_off + shift, py.ascii_data + shift,
-				     py.compact_data + shift, 0 };
+		cfg = (typeof(cfg)){ py.str_type, (uint32_t)py.append, o->str_length + shift,
+				     o->str_state + shift, o->str_ascii_data + shift,
+				     o->str_compact_data + shift, 0 };
 		err = bpf_map__update_elem(skel->maps.pytext_config, &zero, sizeof(zero), &cfg,
 					   sizeof(cfg), BPF_ANY);
 		if (err)
@@ -333,34 +339,53 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti)
 			 "shown, its taps are, as before: %.240s", why);
 }
 
+/* The Python side, where the inner function is probed: the target's
+ * Python found once, for the site names and the text probe both. */
+static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
+		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx)
+{
+	const struct hcb_pyoffsets *o;
+	struct hcb_pyver *v = malloc(sizeof(*v));
+	char why[256], msg[320];
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	err = hcb_pyver_open(ti->pid, v, &o, why, sizeof(why));
+	if (!err)
+		err = hcb_jaxffi_name_by_python(x, ti->pid, o);
+	else if (err == -ENOTSUP && ops->notice) {   /* a Python not read is said once */
+		snprintf(msg, sizeof(msg), "%s: call sites keep XLA's names", why);
+		ops->notice(ctx, msg);
+	}
+	if (err != -ENOMEM)
+		attach_text(probes, ti, err ? NULL : v, o, why);
+	free(v);
+	return err == -ENOMEM ? err : 0;
+}
+
 static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 		       const struct hcb_decoder_ops *ops, void *ctx)
 {
 	struct hcb_jaxffi *x;
-	char why[256];
 	int err = hcb_jaxffi_new(&x, ops, ctx);
 
 	if (err)
 		return err;
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(x);
-	if (ti->probe_off[INNER]) {
+	if (ti->probe_off[INNER])
 		hcb_jaxffi_inner_probed(x);
-		/* call sites by the user's code: a Python not read is said once */
-		if (hcb_jaxffi_name_by_python(x, ti->pid, why, sizeof(why)) == -ENOTSUP &&
-		    ops->notice)
-			ops->notice(ctx, why);
-	}
 	if (ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else
 		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
+	if (!err && ti->probe_off[INNER])
+		err = open_python(x, probes, ti, ops, ctx);
 	if (err) {
 		hcb_jaxffi_free(x);
 		return err;
 	}
-	if (ti->probe_off[INNER])
-		attach_text(probes, ti);
 	*state = x;
 	return 0;
 }

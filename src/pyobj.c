@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pyobj.h"
+#include "pystr.h"
 #include "target.h"
 
 #define HEAPTYPE_FLAG (1ul << 9)      /* Py_TPFLAGS_HEAPTYPE */
@@ -111,33 +112,15 @@ int hcb_pyobj_is(struct hcb_pyreader *r, uint64_t addr, const char *type)
 	return strcmp(name, type) == 0 ? 0 : -EPROTO;
 }
 
-/* one code point as UTF-8 at out[*n], room permitting */
+/* one code point as UTF-8 at out[*n], room permitting; no NUL or
+ * surrogate in a name */
 static int put_utf8(char *out, size_t cap, size_t *n, uint32_t c)
 {
 	unsigned char b[4];
 	size_t k;
 
-	if (c == 0 || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+	if (c == 0 || (c >= 0xd800 && c < 0xe000) || !(k = hcb_utf8_put(c, b)))
 		return -EPROTO;
-	if (c < 0x80) {
-		b[0] = (unsigned char)c;
-		k = 1;
-	} else if (c < 0x800) {
-		b[0] = (unsigned char)(0xc0 | c >> 6);
-		b[1] = (unsigned char)(0x80 | (c & 0x3f));
-		k = 2;
-	} else if (c < 0x10000) {
-		b[0] = (unsigned char)(0xe0 | c >> 12);
-		b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (c & 0x3f));
-		k = 3;
-	} else {
-		b[0] = (unsigned char)(0xf0 | c >> 18);
-		b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-		b[3] = (unsigned char)(0x80 | (c & 0x3f));
-		k = 4;
-	}
 	if (*n + k >= cap)
 		return -E2BIG;
 	memcpy(out + *n, b, k);
@@ -154,15 +137,9 @@ static long str_utf8(const unsigned char *raw, uint64_t len, unsigned int kind, 
 	size_t n = 0;
 
 	for (uint64_t i = 0; i < len; i++) {
-		uint32_t c;
+		uint32_t c = hcb_pystr_char(raw, kind, i);
 		int err;
 
-		if (kind == 1)
-			c = raw[i];
-		else if (kind == 2)
-			c = (uint32_t)raw[2 * i] | (uint32_t)raw[2 * i + 1] << 8;
-		else
-			memcpy(&c, raw + 4 * i, 4);
 		if (c > top)
 			top = c;
 		err = put_utf8(out, cap, &n, c);

@@ -229,20 +229,10 @@ int hcb_pysites_open(struct hcb_pysites **out, int pid)
 {
 	const struct hcb_pyoffsets *o;
 	struct hcb_pyver v;
-	char msg[160];
-	int err = hcb_pyver_find(pid, &v);
+	char why[256];
+	int err = hcb_pyver_open(pid, &v, &o, why, sizeof(why));
 
-	if (err)
-		return err;
-	o = hcb_pyoffsets_get(v.minor);
-	if (!o)
-		return -ENOTSUP;
-	err = hcb_pyver_check_debug(pid, &v, o, msg, sizeof(msg));
-	if (err == -EPROTO)
-		return -ENOTSUP;
-	if (err && err != -ENOENT)
-		return err;
-	return hcb_pysites_open_with(out, pid, o);
+	return err ? err : hcb_pysites_open_with(out, pid, o);
 }
 
 static void forget_all(struct hcb_pysites *s)

@@ -240,3 +240,30 @@ int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb
 		return -EPROTO;
 	return 0;
 }
+
+int hcb_pyver_open(pid_t pid, struct hcb_pyver *v, const struct hcb_pyoffsets **o, char *why,
+		   size_t cap)
+{
+	char msg[160] = "";
+	int err = hcb_pyver_find(pid, v);
+
+	*o = NULL;
+	snprintf(why, cap, "%s", "");
+	if (!err) {
+		*o = hcb_pyoffsets_get(v->minor);
+		err = hcb_pyver_check_debug(pid, v, *o, msg, sizeof(msg));
+		if (err == -ENOENT)
+			err = 0;
+		else if (err == -EPROTO)
+			err = -ENOTSUP;
+	}
+	if (err == -ENOTSUP)
+		snprintf(why, cap, "the Python of process %d (%u.%u%s) is not one hcbtrace reads "
+			 "(3.10 to 3.13, with the GIL)%s%s", (int)pid, v->major, v->minor,
+			 v->free_threaded ? ", free-threaded" : "", msg[0] ? ": " : "", msg);
+	else if (err)
+		snprintf(why, cap, "the Python of process %d was not read: %s", (int)pid,
+			 err == -EPROTO ? "its Py_Version disagrees with its file's name" :
+			 strerror(-err));
+	return err;
+}

@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bpf/pystr_state.h"
+
 /* Where one CPython minor version keeps what is read, in bytes from the
  * object's start (0: the version has no such field). */
 struct hcb_pyoffsets {
@@ -55,11 +57,7 @@ struct hcb_pyoffsets {
 	uint8_t managed_dict;
 };
 
-/* The str state word's bits (the same in 3.10 .. 3.13). */
-#define HCB_PYSTR_KIND_SHIFT 2u
-#define HCB_PYSTR_KIND_MASK 7u
-#define HCB_PYSTR_COMPACT 0x20u
-#define HCB_PYSTR_ASCII 0x40u
+/* The str state word's bits: bpf/pystr_state.h */
 
 /* The table of 3.minor, or NULL for a version not known. */
 const struct hcb_pyoffsets *hcb_pyoffsets_get(unsigned int minor);
@@ -86,6 +84,16 @@ int hcb_pyver_from_name(const char *path, unsigned int *major, unsigned int *min
  * disagrees with its name; -ENOENT: no Python mapped; -ESRCH: no process.
  */
 int hcb_pyver_find(pid_t pid, struct hcb_pyver *v);
+
+/*
+ * pid's Python found and checked once, for every reader of its objects
+ * (pysite.h's walker, pytext.h's probe): hcb_pyver_find, its table, and on
+ * 3.13 that table compared with _Py_DebugOffsets.  0: *v and *o;
+ * -ENOTSUP: a Python not read (why: which, and why not); -EPROTO: its
+ * Py_Version disagrees with its name; -ENOENT: none; -errno.
+ */
+int hcb_pyver_open(pid_t pid, struct hcb_pyver *v, const struct hcb_pyoffsets **o, char *why,
+		   size_t cap);
 
 /*
  * On 3.13+: read _PyRuntime's _Py_DebugOffsets in pid (cookie "xdebugpy")

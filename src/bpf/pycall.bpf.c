@@ -35,6 +35,7 @@
 
 #include "capture.bpf.h"
 #include "pycall_events.h"
+#include "pystr_state.h"
 
 struct pycall_inside {
 	__u64 callable;
@@ -170,9 +171,9 @@ struct {
 	__type(value, struct pytext_cfg);
 } pytext_config SEC(".maps");
 
-#define STR_KIND(state) (((state) >> 2) & 7)
-#define STR_COMPACT 0x20u
-#define STR_ASCII 0x40u
+#define STR_KIND(state) (((state) >> HCB_PYSTR_KIND_SHIFT) & HCB_PYSTR_KIND_MASK)
+#define STR_COMPACT HCB_PYSTR_COMPACT
+#define STR_ASCII HCB_PYSTR_ASCII
 
 /* A str's head: its length, state and where its characters are; 0, or -1
  * for what is not a compact str as cfg lays it out. */

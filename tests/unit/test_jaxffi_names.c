@@ -121,6 +121,8 @@ static void test_real_process(void **state)
 {
 	char python[4200], script[4200], why[256];
 	const char *data = *state;
+	const struct hcb_pyoffsets *o;
+	struct hcb_pyver v;
 	struct hcb_jaxffi *x;
 	struct notes notes = { 0 };
 	json_error_t jerr;
@@ -140,7 +142,8 @@ static void test_real_process(void **state)
 	sites = json_loads(p.line, 0, &jerr);
 	assert_non_null(sites);
 	assert_int_equal(hcb_jaxffi_new(&x, &ops, &notes), 0);
-	assert_int_equal(hcb_jaxffi_name_by_python(x, p.pid, why, sizeof(why)), 0);
+	assert_int_equal(hcb_pyver_open(p.pid, &v, &o, why, sizeof(why)), 0);
+	assert_int_equal(hcb_jaxffi_name_by_python(x, p.pid, o), 0);
 	check_sites(x, sites, &notes);
 	hcb_jaxffi_free(x);
 	json_decref(sites);
