@@ -11,17 +11,34 @@ setup()
     command -v tmux >/dev/null || skip "tmux is not installed (apt-get install -y tmux)"
     # tmux's server detaches through /dev/null: a regular file there stops it
     [ -c /dev/null ] || { echo "/dev/null is not the null device (ls -l /dev/null): tmux cannot start" >&2; return 1; }
-    # a tmux server of this test's own, gone in teardown
-    SOCK="hcbview-$$-$BATS_TEST_NUMBER"
+    # tmux servers of this test's own, gone in teardown: a new one for each
+    # terminal (tm_new), since a server told to exit (kill-server) may still
+    # be going when the next client comes, which then fails with "server
+    # exited unexpectedly"
+    SOCK_BASE="hcbview-$$-$BATS_TEST_NUMBER"
+    SOCKN=0
+    SOCK=$SOCK_BASE-0
 }
 
 teardown()
 {
-    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    local i
+    for ((i = 0; i <= SOCKN; i++)); do
+        tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null || true
+    done
+    # a server gone leaves its socket file behind
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK_BASE"-*
     _common_teardown
 }
 
 tm() { tmux -L "$SOCK" "$@"; }
+# tm_new ARGS...: tmux new-session ARGS on a server of its own
+tm_new()
+{
+    SOCKN=$((SOCKN + 1))
+    SOCK=$SOCK_BASE-$SOCKN
+    tm new-session "$@"
+}
 
 # view ARGS...: hcbtrace view ARGS in an 80x24 terminal; when it exits, its
 # status goes to $T/rc and the terminal's settings to $T/stty, and the
@@ -36,7 +53,7 @@ view_in()
     shift
     printf -v args '%q ' "$@"
     rm -f "$T/rc"
-    tm new-session -d -s view -x 80 -y 24 \
+    tm_new -d -s view -x 80 -y 24 \
         "env $env /usr/bin/time -f %M -o $T/rss $HCBTRACE view $args 2>$T/err; echo \$? >$T/rc.tmp; stty -a >$T/stty; mv $T/rc.tmp $T/rc; echo viewer-exited; sleep 600"
 }
 
@@ -435,7 +452,7 @@ quit_view()
 @test "view FILE: browse a recording; the detail is what replay prints" {
     "$HCBTRACE" record -q -o "$T/rec.jsonl" -- "$EXAMPLE" --steps 5 --interval-ms 0 --field-size 16
     "$HCBTRACE" replay --no-wait "$T/rec.jsonl" >"$T/replay.txt"
-    tm new-session -d -s view -x 80 -y 24 \
+    tm_new -d -s view -x 80 -y 24 \
         "LC_ALL=C.UTF-8 $HCBTRACE view $T/rec.jsonl 2>$T/err; echo \$? >$T/rc.tmp; mv $T/rc.tmp $T/rc; sleep 600"
     wait_screen '\[20 streams\]'
     screen | head -1 | grep -q "rec.jsonl  taps 100  dropped 0  complete"
@@ -524,7 +541,7 @@ quit_view()
         local args
         printf -v args '%q ' "$@"
         rm -f "$T/rc"
-        tm new-session -d -x 80 -y 24 "$HCBTRACE $args 2>$T/err; echo \$? >$T/rc.tmp; mv $T/rc.tmp $T/rc"
+        tm_new -d -x 80 -y 24 "$HCBTRACE $args 2>$T/err; echo \$? >$T/rc.tmp; mv $T/rc.tmp $T/rc"
         retry 60 test -f "$T/rc"
     }
     "$HCBTRACE" attach 999999 2>"$T/attach.err" && false || echo $? >"$T/attach.rc"
