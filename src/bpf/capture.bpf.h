@@ -93,18 +93,40 @@ static __always_inline __u64 wake_flag(__u64 record_len)
 }
 
 /*
+ * A .bpf.c whose programs must not sleep defines HCB_BPF_NOSLEEP before it
+ * includes this: its reads of the target never fault a page in, and a page
+ * that is not in makes an unreadable packet, counted.  Why: a sleepable
+ * uprobe program that sleeps (a page fault waiting on the target's mmap
+ * lock) may find its locals overwritten when it wakes, by the same program
+ * run meanwhile for another thread on that CPU (seen on 6.18: the FFI probe
+ * sent such a call without its operands, and counted no loss).  Most
+ * likely the x86-64 JIT's private stack, one per CPU (6.13 on, for the
+ * uprobe programs whose stack is large), which a program that sleeps
+ * shares with the next one.
+ */
+#ifdef HCB_BPF_NOSLEEP
+#define copy_user bpf_probe_read_user
+#else
+#define copy_user bpf_copy_from_user
+#endif
+
+/*
  * Reading the target's memory.  bpf_probe_read_user() first: with page
  * faults off, hardened usercopy skips its look-up of a vmalloc'd
  * destination (the ring buffer is one), which otherwise costs a tap more
  * than the copy.  Only if that fails, because a page is not in,
  * bpf_copy_from_user(), which may sleep to fault it in (the programs are
- * sleepable for this).
+ * sleepable for this, unless HCB_BPF_NOSLEEP).
  */
 static __always_inline long read_user(void *dst, __u32 len, const void *src)
 {
 	if (!bpf_probe_read_user(dst, len, src))
 		return 0;
+#ifdef HCB_BPF_NOSLEEP
+	return -14;   /* -EFAULT (vmlinux.h names no errno) */
+#else
 	return bpf_copy_from_user(dst, len, src);
+#endif
 }
 
 /*

@@ -233,17 +233,17 @@ static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
 
 		if (i >= a->size)
 			break;
-		if (bpf_copy_from_user(&np, sizeof(np), (void *)(a->names + i * 8)) ||
-		    bpf_copy_from_user(&name, sizeof(name), (void *)np) || name.len != 5 ||
-		    bpf_copy_from_user(key, sizeof(key), (void *)name.ptr) ||
+		if (copy_user(&np, sizeof(np), (void *)(a->names + i * 8)) ||
+		    copy_user(&name, sizeof(name), (void *)np) || name.len != 5 ||
+		    copy_user(key, sizeof(key), (void *)name.ptr) ||
 		    key[0] != 'i' || key[1] != 'n' || key[2] != 'd' || key[3] != 'e' || key[4] != 'x')
 			continue;
-		if (bpf_copy_from_user(&type, sizeof(type), (void *)(a->types + i * 4)) ||
+		if (copy_user(&type, sizeof(type), (void *)(a->types + i * 4)) ||
 		    type != JAXFFI_XLA_ATTR_SCALAR ||
-		    bpf_copy_from_user(&vp, sizeof(vp), (void *)(a->attrs + i * 8)) ||
-		    bpf_copy_from_user(&sc, sizeof(sc), (void *)vp) ||
+		    copy_user(&vp, sizeof(vp), (void *)(a->attrs + i * 8)) ||
+		    copy_user(&sc, sizeof(sc), (void *)vp) ||
 		    (sc.dtype != JAXFFI_XLA_U64 && sc.dtype != JAXFFI_XLA_S64) ||
-		    bpf_copy_from_user(index, sizeof(*index), (void *)sc.value))
+		    copy_user(index, sizeof(*index), (void *)sc.value))
 			return 0;
 		return 1;
 	}
@@ -257,13 +257,13 @@ static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)
 	struct jaxffi_std_string s;
 	__u32 n;
 
-	if (bpf_copy_from_user(&s, sizeof(s), (void *)(thunk + off)))
+	if (copy_user(&s, sizeof(s), (void *)(thunk + off)))
 		return 0;
 	n = s.len < cap - 1 ? (__u32)s.len : cap - 1;
 	barrier_var(n);
 	if (n > cap - 1)
 		n = cap - 1;
-	if (n && bpf_copy_from_user(dst, n, (void *)s.ptr))
+	if (n && copy_user(dst, n, (void *)s.ptr))
 		return 0;
 	return s.len > 0xffffffffull ? 0xffffffffu : (__u32)s.len;
 }

@@ -34,6 +34,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+/* its reads never sleep: see jaxffi_call */
+#define HCB_BPF_NOSLEEP
 #define HCB_JAXCALL_OWNER
 #include "jaxcall.bpf.h"
 #include "nonfinite.bpf.h"
@@ -85,10 +87,10 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 	o->nbytes = 0;
 	o->layout = 0;
 	o->nstrides = 0;
-	if (bpf_copy_from_user(&type, sizeof(type), (void *)(w->types + (__u64)i * 4)) ||
+	if (copy_user(&type, sizeof(type), (void *)(w->types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
-	    bpf_copy_from_user(&o->b, sizeof(o->b), (void *)bp))
+	    copy_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
+	    copy_user(&o->b, sizeof(o->b), (void *)bp))
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
 		return 1;
@@ -98,7 +100,7 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(dims, n, (void *)o->b.dims))
+	if (n && copy_user(dims, n, (void *)o->b.dims))
 		return -1;
 	/* (negative dims are huge here) no clamping to a constant: the
 	 * verifier would follow the copy of such a size step by step */
@@ -222,9 +224,15 @@ static __noinline void nf_stop_check(const struct walk *w, __u32 dev)
 		bpf_send_signal(NF_SIGSTOP);
 }
 
-/* Sleepable: the operands may sit in pages the target has not touched
- * lately, and bpf_copy_from_user() may have to fault them in. */
-SEC("uprobe.s")
+/*
+ * Not sleepable (HCB_BPF_NOSLEEP): on a 6.18 kernel, with one thread per
+ * device under pmap, a sleepable jaxffi_call that slept found its locals
+ * overwritten by the call another thread sent meanwhile (see capture.bpf.h)
+ * and sent its own call without operands, counting none lost.  Operands
+ * in a page that is not in (XLA just wrote them: rare) are counted as
+ * unreadable instead.
+ */
+SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
 	void *frame = (void *)PT_REGS_PARM1(ctx);
@@ -238,21 +246,21 @@ int jaxffi_call(struct pt_regs *ctx)
 
 	/* struct_size, extension_start, api, ctx, stage: metadata queries at
 	 * registration have no context, other stages no operands */
-	if (bpf_copy_from_user(hdr, sizeof(hdr), frame) ||
+	if (copy_user(hdr, sizeof(hdr), frame) ||
 	    hdr[0] < sizeof(struct jaxffi_xla_frame) || !hdr[3] ||
 	    (__u32)hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
 		return 0;
 	dev = 0;
 	s = dev_stats(dev);
-	if (bpf_copy_from_user(&device, sizeof(device), (void *)(hdr[3] + jaxffi_ctx_device_off)) ||
+	if (copy_user(&device, sizeof(device), (void *)(hdr[3] + jaxffi_ctx_device_off)) ||
 	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
 	    /* args.types and args.args, side by side there and in w */
-	    bpf_copy_from_user(&w.types, 16, frame + __builtin_offsetof(struct jaxffi_xla_frame,
+	    copy_user(&w.types, 16, frame + __builtin_offsetof(struct jaxffi_xla_frame,
 									  args.types)) ||
-	    bpf_copy_from_user(&need, sizeof(need), frame + __builtin_offsetof(struct jaxffi_xla_frame,
+	    copy_user(&need, sizeof(need), frame + __builtin_offsetof(struct jaxffi_xla_frame,
 									   args.size)) ||
 	    need > HCB_MAX_LEAVES ||
-	    bpf_copy_from_user(&attrs, sizeof(attrs), frame + __builtin_offsetof(struct jaxffi_xla_frame,
+	    copy_user(&attrs, sizeof(attrs), frame + __builtin_offsetof(struct jaxffi_xla_frame,
 									     attrs))) {
 		if (s) {   /* no device to count it on: the first one's */
 			__sync_fetch_and_add(&s->handled, 1);
