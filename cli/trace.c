@@ -249,6 +249,9 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	case OPT_CUDA:
 		o->cuda = 1;
 		return 0;
+	case OPT_NO_TEXT:
+		o->without |= HCB_WITHOUT_TEXT;
+		return 0;
 	default:
 		return 1;
 	}
@@ -262,7 +265,7 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_lag_ns = o->max_lag_ns,
 				       .max_taps = o->count, .filter = &o->filter, .output = name,
 				       .providers = o->providers, .device_timing = o->cuda,
-				       .flight_ring = o->keep_bytes };
+				       .flight_ring = o->keep_bytes, .without = o->without };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 

@@ -34,9 +34,16 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "while taps are being lost, drop them (counted) " \
 	  "rather than fall over MS ms of writing behind (default 25; 0: as far as the ring holds)" }
 
+/* --no-text: the concatenation probe costs every str concatenation of the
+ * whole program while attached (src/provider.h: HCB_WITHOUT_TEXT) */
+#define NO_TEXT_OPT \
+	{ OPT_NO_TEXT, "no-text", NULL, "jax.debug.print: show and record its operands, not " \
+	  "the line it printed (no probe on the program's str concatenation)" }
+
 #define TRACE_OPTS \
 	FILTER_OPTS, \
 	PROVIDER_OPT, \
+	NO_TEXT_OPT, \
 	{ 'c', "count", "N", "stop after N taps" }, \
 	{ 'd', "duration", "SECS", "stop after SECS seconds" }, \
 	{ 'b', "buffer-size", "MIB", "ring buffer size in MiB (default 64)" }, \
@@ -68,6 +75,7 @@ struct trace_opts {
 	struct hcb_filter filter;
 	unsigned int providers;        /* --provider: bit i for hcb_providers[i]; 0: all */
 	int cuda;                      /* --cuda: CMD runs with the CUPTI injection library */
+	unsigned int without;          /* HCB_WITHOUT_* (provider.h): --no-text */
 	struct print_choice print;     /* what is printed (print_flags.h) */
 	/* record's flight recorder (src/flight.h): on with --until or
 	 * --until-signal */

@@ -76,13 +76,13 @@ _hcbtrace()
     local opts argopts
     case $cmd in
         attach)
-            opts="-p --pid -f --format $print_opts --device --consumer --provider -c --count
+            opts="-p --pid -f --format $print_opts --device --consumer --provider --no-text -c --count
                   -d --duration -b --buffer-size --max-lag -q --quiet -h --help"
             argopts="-p --pid -f --format $print_argopts --device --consumer --provider -c --count
                      -d --duration -b --buffer-size --max-lag"
             ;;
         run)
-            opts="-f --format --cuda $print_opts --device --consumer --provider -c --count -d --duration
+            opts="-f --format --cuda $print_opts --device --consumer --provider --no-text -c --count -d --duration
                   -b --buffer-size --max-lag -q --quiet -h --help"
             argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
                      -b --buffer-size --max-lag"
@@ -90,7 +90,7 @@ _hcbtrace()
         record)
             opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
                   --on-trigger
-                  --device --consumer --provider -c --count
+                  --device --consumer --provider --no-text -c --count
                   -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
             argopts='-p --pid -o --output --keep-last --until --after --rearm --on-trigger --device --consumer
                      --provider -c --count -d --duration -b --buffer-size --max-lag'

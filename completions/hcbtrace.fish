@@ -79,6 +79,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l on-trigger -x -a 'none stop' -d 'when a tap fires --until: leave the program running or stop it'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l rearm -x -d 'arm again after each firing, each its own recording (0: no limit)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and __fish_hcbtrace_no_dashdash' -l provider -x -a 'hcbtap xla-outfeed jax-callback' -d 'trace through this provider only (repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l no-text -d 'jax.debug.print: show and record its operands, not the line it printed'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s c -l count -x -d 'stop after N taps'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s d -l duration -x -d 'stop after SECS seconds'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'ring buffer size in MiB (default 64)'

@@ -164,6 +164,7 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	int err = 0;
 
 	*s = (struct hcb_slot){ .c = c, .ti = *ti };
+	s->ti.without = c->o.without;
 	if (c->ring) {
 		s->probes = c->ring;
 		c->ring = NULL;

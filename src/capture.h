@@ -44,6 +44,7 @@ struct hcb_capture_opts {
 					  * gives them (CUPTI): wait for those; say why not */
 	uint64_t flight_ring;            /* published (session.h): a flight recorder
 					  * holds this much back; 0: none */
+	unsigned int without;            /* HCB_WITHOUT_* (provider.h): probes left off */
 };
 
 /*

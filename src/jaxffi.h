@@ -135,6 +135,9 @@ void hcb_jaxffi_device_proven(struct hcb_jaxffi *x);
 /* The inner function that calls the Python callable is probed
  * (bpf/pycall.bpf.c): a Python callback's tap is held until its end. */
 void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
+/* The text probe was left off on purpose (--no-text): a print's tap is
+ * its operands, with no notice that its text was not seen. */
+void hcb_jaxffi_text_off(struct hcb_jaxffi *x);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
 /* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG or HCB_EV_JDATA.
  * 0 (malformed records included: they are counted), the packet callback's

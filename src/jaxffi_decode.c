@@ -55,6 +55,11 @@ void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x)
 	x->inner = 1;
 }
 
+void hcb_jaxffi_text_off(struct hcb_jaxffi *x)
+{
+	x->no_text = 1;
+}
+
 int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 {
 	const struct hcb_consumer *con = NULL;

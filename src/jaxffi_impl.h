@@ -96,6 +96,7 @@ struct hcb_jaxffi {
 	unsigned int nlegacy;
 	uint64_t delivered;                /* calls handed on: the layout held for them */
 	int inner;                         /* the inner function is probed */
+	int no_text;                       /* --no-text: prints keep their operands only */
 	uint64_t unended;                  /* calls handed on before their end came */
 	/* sites named by the user's code (jaxffi_names.c) */
 	hcb_jaxffi_namer namer;

@@ -118,8 +118,9 @@ const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 {
 	*len = 0;
 	/* a print's only: another callback's Python may end lines too (a
-	 * traceback it logs), which are not what its tap holds */
-	if (!is_print(c, kind))
+	 * traceback it logs), which are not what its tap holds; none asked
+	 * for (--no-text) is no fallback to tell of */
+	if (x->no_text || !is_print(c, kind))
 		return NULL;
 	if (c->text_state == JX_TEXT_OK && c->text.len <= UINT32_MAX) {
 		*len = (uint32_t)c->text.len;

@@ -213,7 +213,8 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_sync, gpu);
-	bpf_program__set_autoload(skel->progs.pytext_concat, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.pytext_concat, ti->probe_off[INNER] &&
+				  !(ti->without & HCB_WITHOUT_TEXT));
 	return 0;
 }
 
@@ -358,7 +359,8 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 		snprintf(msg, sizeof(msg), "%s: call sites keep XLA's names", why);
 		ops->notice(ctx, msg);
 	}
-	if (err != -ENOMEM)
+	/* --no-text: the names stay, the concatenation goes unprobed */
+	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT))
 		attach_text(probes, ti, err ? NULL : v, o, why);
 	free(v);
 	return err == -ENOMEM ? err : 0;
@@ -376,6 +378,8 @@ static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_targe
 		hcb_jaxffi_device_proven(x);
 	if (ti->probe_off[INNER])
 		hcb_jaxffi_inner_probed(x);
+	if (ti->without & HCB_WITHOUT_TEXT)
+		hcb_jaxffi_text_off(x);
 	if (ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else

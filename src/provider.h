@@ -44,6 +44,8 @@ struct hcb_target_info {
 	char why[256];               /* find()'s -ENOEXEC: what of the library's
 				      * code did not check out, in one line ("":
 				      * its functions are missing) */
+	unsigned int without;        /* HCB_WITHOUT_*: probes the session asked
+				      * for none of (set before prepare()) */
 	const struct hcb_provider *provider;
 };
 
@@ -52,6 +54,14 @@ enum hcb_unread {
 	/* host_callback's outfeed (id_tap, id_print): jax's default for them
 	 * up to 0.4.33, read by the xla-outfeed provider on jaxlib 0.4.31 only */
 	HCB_UNREAD_OUTFEED = 1 << 0,
+};
+
+/* hcb_target_info.without, hcb_capture_opts.without */
+enum hcb_without {
+	/* jax.debug.print's text: the probe on the target's Python's string
+	 * concatenation costs every concatenation of the whole program
+	 * (about 0.8 us each) while attached; prints keep their operands */
+	HCB_WITHOUT_TEXT = 1 << 0,
 };
 
 enum hcb_provider_flags {

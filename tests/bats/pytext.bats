@@ -7,7 +7,8 @@
 # jax/Python pairs; every line the program wrote while hcbtrace was
 # attached is in hcbtrace's output byte for byte, under its device
 # (tests/tools/check_print_text.py compares the two files); recordings keep
-# it; a str layout that does not check out shows the operands, never text.
+# it; a str layout that does not check out shows the operands, never text;
+# --no-text leaves the concatenation probe off: operands, no text.
 
 load common
 
@@ -122,6 +123,62 @@ for t in r.records(sys.argv[1]):
     # the notice, once for a site (the session says three, then counts)
     grep -q 'debug_print\.[0-9]*: the text it printed is not shown, its operands are: none was seen' "$T/att.err"
     [ "$(grep -c 'jit_scanned\|debug_print.1: the text' "$T/att.err")" -le 1 ]
+}
+
+# programs_of PID: the names of the BPF programs process PID holds
+programs_of()
+{
+    local f id
+    for f in /proc/"$1"/fdinfo/*; do
+        sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
+    done | sort -u | while read -r id; do
+        bpftool prog show id "$id" | sed -n 's/.* name \([a-z_0-9]*\) .*/\1/p'
+    done
+}
+
+# sessions_on PID N: N sessions attached to PID
+sessions_on()
+{
+    "$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p" | grep -Eq "^  sessions: $2\$"
+}
+
+@test "pytext: --no-text: the operands shown and recorded, no text, sites keep their names" {
+    start_prints "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+    "$HCBTRACE" attach --no-text "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    "$HCBTRACE" record --no-text -p "$PR_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    retry 120 sessions_on "$PR_PID" 2
+    # neither session loaded the concatenation probe; the inner
+    # function's, which names the sites, both did
+    for p in "$att" "$rec"; do
+        programs_of "$p" >"$T/progs.$p"
+        grep -qx jaxffi_inner "$T/progs.$p"
+        refute grep -qx pytext_concat "$T/progs.$p"
+    done
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    wait "$rec"
+    grep -q '^done$' "$T/prog.out"
+    "$HCBTRACE" replay "$T/rec.jsonl" >"$T/replay.txt"
+    # no line of the program's own words, live or replayed
+    sed -n '/^go$/,/^done$/p' "$T/prog.out" | sed '1d;$d' | grep '^[a-z]' | sort -u >"$T/printed"
+    [ -s "$T/printed" ]
+    for f in att.txt replay.txt; do
+        refute grep -Fxq -f "$T/printed" "$T/$f"
+        # the site by its format string (the walk still runs), its operands
+        grep -Eq '^callback: step \{i\} loss=\{l:.3f\} device: cpu:0 module: jit_named op: debug_print\.[0-9]+$' "$T/$f"
+        grep -Eq '^\( [0-9]+ [0-9.]+ \)$' "$T/$f"
+    done
+    # recorded: the operands, no text
+    grep -q '"name":"step {i} loss={l:.3f}".*"arrays":\[{"dtype":"int32"' "$T/rec.jsonl"
+    refute grep -q '"text":' "$T/rec.jsonl"
+    # left off on purpose: no notice that the text was not seen
+    refute grep -q 'not shown' "$T/att.err" "$T/rec.err"
 }
 
 @test "pytext: a callback that raises, under the probes: the program goes on; its tap has no text, a print's has" {
