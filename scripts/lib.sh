@@ -137,6 +137,27 @@ make_venv_jax6()
     fi
 }
 
+# The newest jax on Python 3.13 (pyenv's 3.13.0): the newest Python the
+# walker and the text probe read, whose code and str offsets the process
+# itself publishes (_Py_DebugOffsets), checked against hcbtrace's table.
+PY_JAX12_PY313_PACKAGES=(jax==0.12.0.1 jaxlib==0.12.0.1)
+VENV_JAX12_PY313=${HCB_VENV_JAX12_PY313:-$BUILD/venv-jax12-py313}
+PY313=${HCB_PY313:-/root/.pyenv/versions/3.13.0/bin/python3.13}
+make_venv_jax12_py313()
+{
+    local py=$PY313
+    [ -x "$py" ] || py=$(command -v python3.13) || {
+        echo "!!! no Python 3.13 (pyenv's $PY313 or python3.13 on PATH): no jax 0.12 on 3.13 venv !!!" >&2
+        return 1
+    }
+    if [ ! -x "$VENV_JAX12_PY313/bin/python" ] ||
+       ! "$VENV_JAX12_PY313/bin/python" -c 'import jaxlib; assert jaxlib.__version__ == "0.12.0.1"' 2>/dev/null; then
+        echo ">> python venv $VENV_JAX12_PY313: ${PY_JAX12_PY313_PACKAGES[*]} ($py)"
+        "$py" -m venv "$VENV_JAX12_PY313"
+        "$VENV_JAX12_PY313/bin/pip" install -q --disable-pip-version-check "${PY_JAX12_PY313_PACKAGES[@]}"
+    fi
+}
+
 # jax with CUDA, for tests/bats/gpu.bats: only where there is a GPU
 VENV_JAX_CUDA=${HCB_VENV_JAX_CUDA:-$BUILD/venv-jax-cuda}
 

@@ -3,9 +3,10 @@
 # pytext.bats - jax.debug.print as the program prints it (issue 29): real,
 # unmodified JAX programs (tests/jax/prints.py: jit, vmap, scan, ordered,
 # pmap on 4 CPU devices, named and positional fields, a format spec, a
-# pytree, a multi-line array, non-ASCII, numpy print options) on three
-# jax/Python pairs; every line the program wrote while hcbtrace was
-# attached is in hcbtrace's output byte for byte, under its device
+# pytree, a multi-line array, non-ASCII, numpy print options) on four
+# jax/Python pairs (Python 3.10 to 3.13); every line the program wrote
+# while hcbtrace was attached is in hcbtrace's output byte for byte, under
+# its device
 # (tests/tools/check_print_text.py compares the two files); recordings keep
 # it; a str layout that does not check out shows the operands, never text;
 # --no-text leaves the concatenation probe off: operands, no text.
@@ -58,6 +59,13 @@ attach_and_check()
 
 @test "pytext: jax 0.12.0.1 on Python 3.12: every line the program printed, byte for byte, per device" {
     attach_and_check "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+}
+
+@test "pytext: jax 0.12.0.1 on Python 3.13: every line the program printed, byte for byte, per device" {
+    # Python 3.13 publishes its code and str offsets (_Py_DebugOffsets),
+    # which the walker checks its table against on the running process
+    attach_and_check "${HCB_VENV_JAX12_PY313:-$BUILD/venv-jax12-py313}"
+    grep -Eq '^callback: step \{i\} loss=\{l:.3f\} device: cpu:0 module: jit_named op: debug_print\.[0-9]+$' "$T/att.txt"
 }
 
 @test "pytext: jax 0.10.2 on Python 3.11: every line the program printed, byte for byte, per device" {
