@@ -12,7 +12,7 @@ for jax.debug.print of the same operand (its stdout to /dev/null), whose
 text hcbtrace takes from the program's own str concatenation (issue 29).
 And what that probe costs the rest of the program: a plain Python loop
 of M str concatenations (a + b), per concatenation, with and without
-hcbtrace attached.  Needs a venv with jax >= 0.4.26 and no hcbtap
+hcbtrace attached, and attached with --no-text (that probe left off).  Needs a venv with jax >= 0.4.26 and no hcbtap
 (scripts/lib.sh: make_venv_jax12; an older one: scripts/jax-matrix makes
 one per release).
 """
@@ -82,10 +82,11 @@ def concat_ns(runs=5):
     return max(0.0, (min(t) - min(e)) / M * 1e9)
 
 
-def attached(path, f):
-    """Record this process to path; return once its first callback is in."""
+def attached(path, f, *opts):
+    """Record this process to path (with opts); return once its first
+    callback is in."""
     # the callbacks' provider: on jaxlib 0.4.31 the outfeed one answers first
-    rec = subprocess.Popen([HCB, "record", "-q", "--provider", "jax-callback",
+    rec = subprocess.Popen([HCB, "record", "-q", "--provider", "jax-callback", *opts,
                             "-p", str(os.getpid()), "-o", path],
                            stderr=subprocess.DEVNULL)
     for _ in range(1000):
@@ -113,6 +114,11 @@ def main():
         c_attached = concat_ns()
         rec.send_signal(2)
         rec.wait()
+    with tempfile.TemporaryDirectory() as d:
+        rec = attached(os.path.join(d, "taps.jsonl"), cb, "--no-text")
+        c_no_text = concat_ns()
+        rec.send_signal(2)
+        rec.wait()
     sys.stdout.close()
     sys.stdout = stdout
     per = lambda t: max(0.0, (t - t_base) / N * 1e9)
@@ -124,6 +130,7 @@ def main():
         "jax_print_attached_ns": round(per(t_print_attached), 1),
         "py_concat_detached_ns": round(c_detached, 1),
         "py_concat_attached_ns": round(c_attached, 1),
+        "py_concat_no_text_ns": round(c_no_text, 1),
     }
     res["jax_callback_attached_added_ns"] = round(
         res["jax_callback_attached_ns"] - res["jax_callback_detached_ns"], 1)
@@ -149,6 +156,9 @@ def main():
     print("  hcbtrace attached                  %10.1f ns  (+%.1f ns)"
           % (res["py_concat_attached_ns"],
              res["py_concat_attached_ns"] - res["py_concat_detached_ns"]))
+    print("  hcbtrace attached, --no-text       %10.1f ns  (+%.1f ns)"
+          % (res["py_concat_no_text_ns"],
+             res["py_concat_no_text_ns"] - res["py_concat_detached_ns"]))
 
 
 if __name__ == "__main__":
