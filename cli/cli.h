@@ -109,5 +109,12 @@ int cli_parse_opts(const struct cli_cmd *cmd, int argc, char **argv,
 int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
 		  unsigned long long max, unsigned long long *out);
 int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid);
+/* -t SECS of a command that waits: seconds, 0 allowed only with allow_zero
+ * (no limit), at most max. */
+int cli_parse_seconds(const struct cli_cmd *cmd, const char *s, int allow_zero, double max,
+		      double *out);
+/* The PID argument of a command that takes it with -p or after the options
+ * (*pid set by -p, else 0): 0, or an exit code after a usage error. */
+int cli_pid_arg(const struct cli_cmd *cmd, int argc, char **argv, int *pid);
 
 #endif

@@ -47,17 +47,12 @@ static void on_signal(int sig)
 static int barrier_opt(void *ctx, int c, const char *arg)
 {
 	struct barrier_args *a = ctx;
-	char *end;
 
 	switch (c) {
 	case 'p':
 		return cli_parse_pid(a->cmd, arg, &a->pid) ? EXIT_USAGE : 0;
 	case 't':
-		errno = 0;
-		a->timeout = strtod(arg, &end);
-		if (errno || end == arg || *end || !(a->timeout >= 0) || a->timeout > 1e9)
-			return cli_usage_err(a->cmd, "invalid timeout '%s': expected seconds, such as 10 or 0.5 (0: no limit)", arg);
-		return 0;
+		return cli_parse_seconds(a->cmd, arg, 1, 1e9, &a->timeout) ? EXIT_USAGE : 0;
 	case 'q':
 		a->quiet = 1;
 		return 0;
@@ -173,17 +168,7 @@ static int parse_args(const struct cli_cmd *cmd, int argc, char **argv, struct b
 
 	if (code)
 		return code;
-	if (optind < argc) {
-		if (a->pid)
-			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
-		if (cli_parse_pid(cmd, argv[optind++], &a->pid))
-			return EXIT_USAGE;
-	}
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!a->pid)
-		return cli_usage_err(cmd, "which process? give its pid: hcbtrace barrier PID");
-	return 0;
+	return cli_pid_arg(cmd, argc, argv, &a->pid);
 }
 
 static int run_barrier(const struct cli_cmd *cmd, int argc, char **argv)

@@ -166,3 +166,33 @@ int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid)
 	*pid = (int)v;
 	return 0;
 }
+
+int cli_parse_seconds(const struct cli_cmd *cmd, const char *s, int allow_zero, double max,
+		      double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(allow_zero ? *out >= 0 : *out > 0) || *out > max) {
+		cli_usage_err(cmd, "invalid timeout '%s': expected seconds, such as 10 or 0.5%s", s,
+			      allow_zero ? " (0: no limit)" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_pid_arg(const struct cli_cmd *cmd, int argc, char **argv, int *pid)
+{
+	if (optind < argc) {
+		if (*pid)
+			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
+		if (cli_parse_pid(cmd, argv[optind++], pid))
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!*pid)
+		return cli_usage_err(cmd, "which process? give its pid: hcbtrace %s PID", cmd->name);
+	return 0;
+}

@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "capture.h"
 #include "clock.h"
 #include "flight.h"
+#include "target.h"
 #include "trace_flight.h"
 
 struct trace_flight {
@@ -166,32 +164,11 @@ uint64_t trace_flight_written(const struct trace_flight *tf)
 	return tf->closed_taps;
 }
 
-/* The state letter of pid in /proc/PID/stat ('T': stopped), or 0. */
-static char proc_state(pid_t pid)
-{
-	char p[64], buf[512], *rp;
-	ssize_t n;
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "pid (comm) S ...": comm may hold spaces and parentheses */
-	rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' ? rp[2] : 0;
-}
-
 /* --on-trigger stop: a tap fired a trigger; stop the target now, as
  * close to that tap as user space can, unless the probe already has. */
 static void stop_target(struct trace_flight *tf, pid_t pid)
 {
-	int in_probe = tf->probe_armed && proc_state(pid) == 'T';
+	int in_probe = tf->probe_armed && hcb_target_state(pid) == 'T';
 
 	if (kill(pid, SIGSTOP)) {
 		cli_warn("--on-trigger stop: cannot stop process %d: %s", (int)pid, strerror(errno));

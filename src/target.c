@@ -29,7 +29,7 @@ int hcb_target_exists(pid_t pid)
 	return access(p, F_OK) == 0 ? 0 : -ESRCH;
 }
 
-int hcb_target_alive(pid_t pid)
+char hcb_target_state(pid_t pid)
 {
 	char p[64], buf[512], *rp;
 	ssize_t n;
@@ -46,7 +46,14 @@ int hcb_target_alive(pid_t pid)
 	buf[n] = '\0';
 	/* "pid (comm) S ...": comm may hold spaces and parentheses */
 	rp = strrchr(buf, ')');
-	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+	return rp && rp[1] == ' ' && rp[2] ? rp[2] : '?';
+}
+
+int hcb_target_alive(pid_t pid)
+{
+	char st = hcb_target_state(pid);
+
+	return st && st != 'Z' && st != 'X';
 }
 
 /* "\\012" is how the kernel shows a newline in a path of the maps file */

@@ -14,6 +14,9 @@
 int hcb_target_exists(pid_t pid);
 /* 1 while pid runs, 0 once it has exited (a zombie counts as exited). */
 int hcb_target_alive(pid_t pid);
+/* pid's state letter from /proc/PID/stat ('R', 'S', 'T': stopped, 'Z', ...);
+ * '?' where the line cannot be read as one, 0 where pid is gone. */
+char hcb_target_state(pid_t pid);
 /* One line of /proc/PID/maps: what the target says it maps. */
 struct hcb_maps_line {
 	uint64_t start, end, off, ino;
