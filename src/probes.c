@@ -299,6 +299,14 @@ static void pass_done(struct hcb_probes *p, uint64_t t0, uint64_t read0)
 
 	limit = hcb_lag_pass(&p->lag, &pass);
 	__atomic_store_n(&p->skel->data->lag_limit, limit, __ATOMIC_RELAXED);
+	/* Caught up: nothing read is being written now.  A decoder may still
+	 * keep a packet back (a JAX call waits for its Python side to end),
+	 * but that is no backlog; counted as held, it would turn away the very
+	 * packets whose records let it go, for good. */
+	if (!p->yielded && !pass.backlog) {
+		p->done_pos = read;
+		__atomic_store_n(&p->skel->bss->lag_held, 0, __ATOMIC_RELAXED);
+	}
 }
 
 int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
