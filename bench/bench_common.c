@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "capture_bench.h"
-#include "clock.h"
 
 struct bench_opts opt = {
 	.seconds = 2.0,

@@ -16,11 +16,11 @@
 
 #include <jansson.h>
 
-#include "capture.h"
-#include "capture_loop.h"
-#include "capture_bench.h"
 #include "cli.h"
+#include "engine/capture.h"
+#include "engine/capture_loop.h"
 #include "words.h"
+#include "capture_bench.h"
 
 /* ---- the tapper as a child ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
  * running program, next to what memcpy does on the same machine.
  *
  * For each payload size it starts bench/tapper (pinned to one CPU) as a
- * child, attaches hcbtrace's own capture engine (src/capture.h, as attach
+ * child, attaches hcbtrace's own capture engine (src/engine/capture.h, as attach
  * and record use it) from this process (pinned to another CPU) once the
  * child has libhcbtap mapped, lets the tapper tap for a while, then ends
  * the session (detach, drain, the losses no packet showed) and counts what
@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "engine/capture_loop.h"
 #include "capture_bench.h"
-#include "capture_loop.h"
-#include "clock.h"
 #include "size_arg.h"
 
 static void on_signal(int sig)

@@ -8,7 +8,7 @@
 # and, for the floor, the same with N = 1.  Prints VmHWM of hcbtrace (kB)
 # for both, and how many packets reached the decoder (its "bad" count: the
 # rest were dropped by a full ring).  Before the bounds of
-# src/decode_bounds.h every registration that reached the decoder stayed,
+# src/providers/bounds.h every registration that reached the decoder stayed,
 # 1.1 MiB each.  Root only (BPF).
 set -euo pipefail
 

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "consumer.h"
-#include "dtype.h"
+#include "core/clock.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "recfile.h"
 
 #define TAP_FLOATS (256u * 1024u)   /* 1 MiB a tap */

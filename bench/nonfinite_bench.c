@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nonfinite_bench [--json] - how fast a tap's elements are checked for NaN
- * and inf (src/nonfinite.h), against memcpy of the same bytes in the same
+ * and inf (src/watch/nonfinite.h), against memcpy of the same bytes in the same
  * run: what a flight recorder's `--until nonfinite` adds to every tap it
  * keeps.  64 MiB of finite float32, bfloat16 and float8_e4m3fn, each
  * scanned whole (the worst case: nothing found), best of 7; GB/s and the
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "dtype.h"
-#include "nonfinite.h"
+#include "core/dtype.h"
+#include "watch/nonfinite.h"
 
 #define BYTES (64u << 20)
 #define RUNS 7

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "hcbtap.h"
 #include "size_arg.h"
 

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "barrier.h"
-#include "buf.h"
+#include "core/buf.h"
+#include "core/clock.h"
+#include "providers/provider.h"
+#include "session/barrier.h"
+#include "text/idprint.h"
 #include "cli.h"
-#include "clock.h"
-#include "idprint.h"
-#include "provider.h"
 #include "words.h"
 
 static const struct cli_opt barrier_opts[] = {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hcbtrace diff REF NEW: the numeric regression check (the diff command in man/hcbtrace.1).  Reads both
- * recordings in step through the file providers and feeds src/diff.c, which
+ * recordings in step through the file providers and feeds src/diff/diff.c, which
  * aligns and compares; this file parses the options, runs the engine and
  * decides the exit status: 0 same, 1 differ, 2 trouble.  The reports that
  * word the result are diff_text.c and diff_json.c; with --plot, the
- * records also go to src/diff_series.c, and diff_plot.c draws what it
+ * records also go to src/diff/series.c, and diff_plot.c draws what it
  * gathered once the recordings are known to differ.
  */
 #include <errno.h>
@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/diff.h"
+#include "recfile.h"
 #include "cli.h"
-#include "diff.h"
 #include "diff_report.h"
 #include "progress.h"
-#include "recfile.h"
 
 static const struct cli_opt diff_opts[] = {
 	{ OPT_RTOL, "rtol", "R", "relative tolerance (default 1e-05)" },

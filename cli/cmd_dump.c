@@ -3,7 +3,7 @@
  * hcbtrace dump PID: from another terminal, make the flight recorders of
  * the `record --keep-last` sessions tracing PID (or of the session whose
  * own pid is PID) write what their rings hold now, as SIGUSR1 to each
- * would (src/session.h publishes who they are and whether they hold a
+ * would (src/session/session.h publishes who they are and whether they hold a
  * ring), and wait until each has.
  */
 #include <errno.h>
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
+#include "session/session.h"
 #include "cli.h"
-#include "clock.h"
-#include "session.h"
 
 static const struct cli_opt dump_opts[] = {
 	{ 'p', "pid", "PID", "the traced process, or the recording hcbtrace's own pid (or give "

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dtype.h"
+#include "providers/provider.h"
+#include "session/session.h"
+#include "target/target.h"
+#include "text/idprint.h"
 #include "cli.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "provider.h"
-#include "session.h"
-#include "target.h"
 #include "words.h"
 
 static const struct cli_opt list_opts[] = {

@@ -4,16 +4,16 @@
  * launch a program and record it from its first tap.
  *   hcbtrace record -p PID -o FILE        hcbtrace record -o FILE -- CMD
  * and its flight recorder (--keep-last SIZE|DURATION, --until, --after, --until-signal:
- * src/flight.h): the last SIZE bytes of taps before the first NaN.
+ * src/watch/flight.h): the last SIZE bytes of taps before the first NaN.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "flight.h"
 #include "recfile.h"
+#include "watch/flight.h"
+#include "cli.h"
 #include "trace.h"
 #include "trace_flight.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "cli.h"
 
 /* A message names what a target or a file named (a path, a consumer): a

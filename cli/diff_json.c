@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
+#include "core/dtype.h"
 #include "diff_report.h"
-#include "dtype.h"
 
 /* The lists of the JSON report, streamed in this order. */
 enum json_list { L_DIFFERENCES, L_MISSING, L_EXTRA, L_CLOSED };

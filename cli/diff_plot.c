@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diff_plot.c - the picture of hcbtrace diff --plot FILE.svg (cmd_diff.c):
- * the words and the choice of panels over what src/diff_series.c gathered,
- * drawn by formats/svgplot.c.  Per differing stream and leaf, REF and NEW
+ * the words and the choice of panels over what src/diff/series.c gathered,
+ * drawn by formats/svg/svgplot.c.  Per differing stream and leaf, REF and NEW
  * over the occurrence index, the first difference marked and each
  * differing tap flagged; then a close-up of the first array that differed:
  * REF, NEW and NEW - REF per element (a line chart, or heatmaps for 2-D).
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
+#include "core/dtype.h"
+#include "svg/svgplot.h"
+#include "text/idprint.h"
+#include "text/leafpath.h"
 #include "diff_report.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "leafpath.h"
-#include "svgplot.h"
 
 #define PANELS_MAX 24            /* series drawn at most; the report lists them all */
 

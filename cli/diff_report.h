@@ -3,14 +3,14 @@
  * diff_report.h - what hcbtrace diff (cmd_diff.c) shares with its reports:
  * the text report (diff_text.c) and the JSON report (diff_json.c), each fed
  * by the engine's callbacks, and the picture of --plot (diff_plot.c), drawn
- * at the end from what src/diff_series.c gathered.  Each returns 0 or
+ * at the end from what src/diff/series.c gathered.  Each returns 0 or
  * -errno (-EIO: stdout).
  */
 #ifndef HCB_CLI_DIFF_REPORT_H
 #define HCB_CLI_DIFF_REPORT_H
 
-#include "diff.h"
-#include "diff_series.h"
+#include "diff/diff.h"
+#include "diff/series.h"
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_QUIET };
 

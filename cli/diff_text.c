@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "diff_report.h"
-#include "dtype.h"
-#include "idprint.h"
+#include "core/buf.h"
+#include "core/dtype.h"
 #include "jsonl.h"
+#include "text/idprint.h"
+#include "diff_report.h"
 
 static const char *const side_name[2] = { "REF", "NEW" };
 

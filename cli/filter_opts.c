@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "filter_opts.h"
 
 int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const char *arg)

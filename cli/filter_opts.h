@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
+#include "core/filter.h"
+#include "core/registry.h"
 #include "cli.h"
-#include "filter.h"
-#include "registry.h"
 
 /* OPT_DEVICE, OPT_CONSUMER: enum cli_long_opt (cli.h) */
 

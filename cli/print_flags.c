@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "buf.h"
-#include "idprint.h"
+#include "core/buf.h"
+#include "text/idprint.h"
 #include "print_flags.h"
 
 int print_flag(const struct cli_cmd *cmd, struct print_choice *o, int c, const char *arg)

@@ -5,9 +5,9 @@
 #ifndef HCB_CLI_PRINT_FLAGS_H
 #define HCB_CLI_PRINT_FLAGS_H
 
+#include "text/print_opts.h"
+#include "watch/nanwatch.h"
 #include "cli.h"
-#include "nanwatch.h"
-#include "print_opts.h"
 
 /* The ids OPT_THRESHOLD ... OPT_NONFINITE are in enum cli_long_opt (cli.h). */
 #define PRINT_FLAGS \

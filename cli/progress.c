@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "progress.h"
 
 #define FIRST_NS 250000000ull       /* quick work shows nothing */

@@ -5,14 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "capture.h"
-#include "capture_loop.h"
-#include "clock.h"
-#include "idprint.h"
+#include "core/buf.h"
+#include "core/clock.h"
+#include "engine/capture.h"
+#include "engine/capture_loop.h"
 #include "recfile.h"
-#include "session.h"
-#include "target.h"
+#include "session/session.h"
+#include "target/target.h"
+#include "text/idprint.h"
 #include "output.h"
 #include "trace.h"
 #include "trace_flight.h"

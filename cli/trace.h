@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/receiver.h"
+#include "watch/trigger.h"
 #include "cli.h"
 #include "filter_opts.h"
 #include "print_flags.h"
-#include "receiver.h"
-#include "trigger.h"
 
 enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
@@ -28,14 +28,14 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 
 /* --max-lag: a barrier on a program that outruns a JSONL recording
  * answers in about 50 ms rather than a second; it applies only while taps
- * are being lost, so a burst the ring holds is kept whole (src/lag.h). */
+ * are being lost, so a burst the ring holds is kept whole (src/bpf/lag.h). */
 #define TRACE_MAX_LAG_MS 25
 #define MAX_LAG_OPT(WHEN) \
 	{ OPT_MAX_LAG, "max-lag", "MS", WHEN "while taps are being lost, drop them (counted) " \
 	  "rather than fall over MS ms of writing behind (default 25; 0: as far as the ring holds)" }
 
 /* --no-text: the concatenation probe costs every str concatenation of the
- * whole program while attached (src/provider.h: HCB_WITHOUT_TEXT) */
+ * whole program while attached (src/providers/provider.h: HCB_WITHOUT_TEXT) */
 #define NO_TEXT_OPT \
 	{ OPT_NO_TEXT, "no-text", NULL, "jax.debug.print: show and record its operands, not " \
 	  "the line it printed (no probe on the program's str concatenation)" }
@@ -77,7 +77,7 @@ struct trace_opts {
 	int cuda;                      /* --cuda: CMD runs with the CUPTI injection library */
 	unsigned int without;          /* HCB_WITHOUT_* (provider.h): --no-text */
 	struct print_choice print;     /* what is printed (print_flags.h) */
-	/* record's flight recorder (src/flight.h): on with --until or
+	/* record's flight recorder (src/watch/flight.h): on with --until or
 	 * --until-signal */
 	struct hcb_trigger until[TRACE_MAX_UNTIL];
 	unsigned int n_until;

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
-#include "clock.h"
-#include "flight.h"
-#include "target.h"
+#include "core/clock.h"
+#include "engine/capture.h"
+#include "target/target.h"
+#include "watch/flight.h"
 #include "trace_flight.h"
 
 struct trace_flight {

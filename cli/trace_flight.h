@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace_flight.h - record's flight recorder (src/flight.h) as a live
+ * trace_flight.h - record's flight recorder (src/watch/flight.h) as a live
  * session drives it: built from the options around the recording's
  * writer, fired by SIGUSR1 between polls, and, re-armed (--rearm), the
  * files it writes one after another: -o run.hcbcap gives run.hcbcap, then
@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/receiver.h"
 #include "output.h"
-#include "receiver.h"
 #include "trace.h"
 
 struct trace_flight;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace_late.c - the words for a library the traced process mapped after
- * the session attached (src/capture_late.c: jax's CUDA plugin, loaded when
+ * the session attached (src/engine/capture_late.c: jax's CUDA plugin, loaded when
  * jax starts its backends, after `record -- CMD` attached on jaxlib).
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "provider.h"
+#include "providers/provider.h"
 #include "trace.h"
 
 /* Taken up or not: said once, with the time its probes came on (what it

@@ -2,10 +2,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "providers/hcbtap/hcbtap.h"
+#include "providers/jaxcb/jaxcb.h"
+#include "providers/outfeed/outfeed.h"
 #include "cli.h"
-#include "prov_hcbtap.h"
-#include "prov_jaxffi.h"
-#include "prov_outfeed.h"
 #include "words.h"
 
 static const struct cli_provider_words words[] = {

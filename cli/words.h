@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "provider.h"
+#include "providers/provider.h"
 
 /* What privilege tracing takes, for every "not enough privilege" message. */
 #define CLI_PRIVILEGE_HINT \

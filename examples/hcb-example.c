@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/consumer.h"
 #include "hcbtap.h"
-#include "buf.h"
-#include "clock.h"
-#include "consumer.h"
 #include "jsonl.h"
 
 #define NSAMPLES 64

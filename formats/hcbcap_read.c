@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "consumer.h"
-#include "grow.h"
+#include "core/consumer.h"
+#include "core/grow.h"
 #include "hcbcap_impl.h"
 #include "le.h"
 #include "recfile_impl.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * idprint_writer.c - the text output of attach and replay: each tap as
- * id_print printed it (formats/idprint.h), one write(2) per tap.  Other
+ * id_print printed it (formats/text/idprint.h), one write(2) per tap.  Other
  * records print nothing but a flight recorder's trigger (one line); the
  * session record names the devices' platform.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idprint.h"
+#include "text/idprint.h"
 #include "recfile_impl.h"
 
 /* The fewest digits that read back as v. */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dragon4.h"
-#include "dtype.h"
+#include "core/dtype.h"
+#include "json/jsonparse.h"
+#include "text/dragon4.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
-#include "jsonparse.h"
 
 /* Names and kwargs come from the target: bytes that are not UTF-8 are
  * written as U+FFFD, so every record stays valid JSON; every control

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "buf.h"
-#include "consumer.h"
+#include "core/buf.h"
+#include "core/consumer.h"
 
 #define HCB_JSONL_VERSION 1
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonparse.h"
+#include "json/jsonparse.h"
 #include "recfile_impl.h"
 
 /* Node i as a whole number from 0 to UINT64_MAX, as the reader's get_u64

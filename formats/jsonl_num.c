@@ -15,11 +15,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "digits.h"
-#include "dtype.h"
-#include "fastfloat.h"
+#include "core/dtype.h"
+#include "json/jsonparse.h"
+#include "text/digits.h"
+#include "text/fastfloat.h"
 #include "jsonl_num.h"
-#include "jsonparse.h"
 
 typedef unsigned __int128 u128;
 

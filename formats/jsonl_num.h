@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "core/buf.h"
 
 /* The longest float32 or float64 element text, "-1.2345678901234567e-308",
  * and the room its writer needs (it copies fixed-size blocks). */

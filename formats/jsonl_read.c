@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "consumer.h"
-#include "dtype.h"
-#include "grow.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "core/grow.h"
+#include "core/tree.h"
+#include "json/jsonparse.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
-#include "jsonparse.h"
 #include "recfile_impl.h"
-#include "tree.h"
 
 /* No line is longer than this (a 64 Mi-element float64 tap is ~1.5 GB of
  * text; past it a file is more likely damaged than real). */

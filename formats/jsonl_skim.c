@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "consumer.h"
+#include "core/consumer.h"
 #include "recfile_impl.h"
 
 struct tap_head {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
+#include "core/dtype.h"
+#include "json/jsonparse.h"
 #include "jsonl.h"
-#include "jsonparse.h"
 #include "recfile_impl.h"
 
 int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t)

@@ -32,9 +32,9 @@
 #include <time.h>
 #include <libdeflate.h>
 
-#include "dtype.h"
-#include "grow.h"
-#include "idprint.h"
+#include "core/dtype.h"
+#include "core/grow.h"
+#include "text/idprint.h"
 #include "le.h"
 #include "recfile_impl.h"
 

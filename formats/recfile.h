@@ -19,10 +19,10 @@
 
 #include <stdio.h>
 
-#include "print_opts.h"
-#include "receiver.h"
-#include "record.h"
-#include "registry.h"
+#include "core/receiver.h"
+#include "core/record.h"
+#include "core/registry.h"
+#include "text/print_opts.h"
 
 enum hcb_file_format {
 	HCB_FMT_UNKNOWN = 0,
@@ -120,7 +120,7 @@ int hcb_writer_write(struct hcb_writer *w, const struct hcb_record *rec);
 /* What the batch gathered, out to the file (the page cache, not the disk:
  * that is hcb_writer_sync).  -errno on failure, as for a write. */
 int hcb_writer_flush(struct hcb_writer *w);
-/* The writer as a live session's receiver (src/receiver.h): each record
+/* The writer as a live session's receiver (src/core/receiver.h): each record
  * written, flush and sync as hcb_writer_flush and hcb_writer_sync.  It has
  * no words for warnings. */
 struct hcb_receiver hcb_writer_receiver(struct hcb_writer *w);

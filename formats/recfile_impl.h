@@ -10,10 +10,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "buf.h"
-#include "print_opts.h"
+#include "core/buf.h"
+#include "core/registry.h"
+#include "text/print_opts.h"
 #include "recfile.h"
-#include "registry.h"
 
 struct hcb_reader {
 	/* the format's: 1 record, 0 end, -errno (after hcb_reader_fail) */

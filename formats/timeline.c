@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "grow.h"
-#include "idprint.h"
+#include "core/dtype.h"
+#include "core/grow.h"
+#include "core/leafstats.h"
+#include "text/idprint.h"
+#include "text/leafpath.h"
 #include "jsonl.h"
-#include "leafpath.h"
-#include "leafstats.h"
 #include "recfile_impl.h"
 
 #define TID_BASE 1000u           /* consumer threads: apart from the devices' pids */

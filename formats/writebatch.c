@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "core/grow.h"
 #include "recfile_impl.h"
 
 #define BATCH_BYTES (1u << 20)

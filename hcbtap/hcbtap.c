@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "core/consumer.h"
+#include "core/wire.h"
+#include "session/barrier.h"
 #include "hcbtap.h"
-#include "barrier.h"
-#include "clock.h"
-#include "hcb_wire.h"
-#include "consumer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/wire.h"
 #include "cuda_rt.h"
 #include "ffi_util.h"
-#include "hcb_wire.h"
 #include "hcbtap.h"
 #include "hcbtap_cupti.h"
 #include "staging.h"

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "hcb_wire.h"
+#include "core/wire.h"
 
 #define HCBTAP_CUPTI_HOOKS_SYMBOL "hcbtap_cupti_hooks"
 #define HCBTAP_CUPTI_HOOKS_VERSION 1u

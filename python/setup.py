@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Builds hcbtap/libhcbtap.so: libhcbtap (../hcbtap, ../src) plus the XLA FFI
+"""Builds hcbtap/libhcbtap.so: libhcbtap (../hcbtap, ../src/core, ../src/session) plus the XLA FFI
 handlers (CPU and CUDA), against the FFI header in the jaxlib of the build
 environment.  Build it against the jaxlib it will run with
 (pip install --no-build-isolation): XLA refuses a handler that speaks a
@@ -46,8 +46,9 @@ libhcbtap = Extension(
     "hcbtap.libhcbtap",
     sources=[src("hcbtap", "hcbtap.c"), src("hcbtap", "ffi_util.c"), src("hcbtap", "hcbtap_ffi.c"),
              src("hcbtap", "hcbtap_cuda.c"), src("hcbtap", "cuda_rt.c"), src("hcbtap", "staging.c"),
-             src("src", "barrier.c"), src("src", "consumer.c"), src("src", "tree.c"), src("src", "dtype.c"),
-             src("src", "session.c")],
+             src("src", "session", "barrier.c"), src("src", "core", "consumer.c"),
+             src("src", "core", "tree.c"), src("src", "core", "dtype.c"),
+             src("src", "session", "session.c")],
     include_dirs=[src("hcbtap"), src("src"), XLA_INCLUDE],
     extra_compile_args=["-std=gnu11", "-O2", "-fvisibility=hidden", "-D_GNU_SOURCE"],
     # the CUDA handler opens libcudart with dlopen: no CUDA needed to build

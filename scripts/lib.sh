@@ -97,7 +97,7 @@ make_venv_jax()
 
 # The newest jax and jaxlib on PyPI when this was written, on Python 3.12
 # (pyenv's, or python3.12 on PATH).  Pinned: the jax-callback provider reads
-# XLA internals it checked per jaxlib version (src/jaxffi.c), so a newer
+# XLA internals it checked per jaxlib version (src/providers/jaxcb/ffi.c), so a newer
 # jaxlib is added there, checked, and then named here.
 PY_JAX12_PACKAGES=(jax==0.12.0.1 jaxlib==0.12.0.1)
 make_venv_jax12()

@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "app.h"
-#include "clock.h"
 #include "frame.h"
 #include "screen.h"
 #include "state.h"

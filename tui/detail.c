@@ -4,10 +4,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/dtype.h"
+#include "core/leafstats.h"
+#include "text/idprint.h"
 #include "detail.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "leafstats.h"
 
 void tui_format_time(char *out, size_t cap, uint64_t wall_ns)
 {

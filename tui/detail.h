@@ -2,7 +2,7 @@
 /*
  * detail.h - the text the viewer shows for taps (its one-line summaries
  * are summary.h's), and the detail pane's text: the tap rendered as id_print
- * printed it (formats/idprint.h), then per array its dtype and shape,
+ * printed it (formats/text/idprint.h), then per array its dtype and shape,
  * min / max / mean and NaN and inf counts (leafstats.h).
  */
 #ifndef HCB_TUI_DETAIL_H
@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "buf.h"
-#include "consumer.h"
+#include "core/buf.h"
+#include "core/consumer.h"
 #include "model.h"
 #include "summary.h"
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dtype.h"
+#include "core/grow.h"
+#include "text/leafpath.h"
 #include "detail.h"
 #include "detailpane.h"
-#include "dtype.h"
-#include "grow.h"
-#include "leafpath.h"
 
 static int count_lines(const char *s)
 {

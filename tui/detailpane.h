@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "model.h"
 #include "plot.h"
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "core/clock.h"
+#include "core/grow.h"
 #include "detail.h"
 #include "frame.h"
-#include "grow.h"
 
 static int build_streams(struct tui_frame *f, const struct tui_model *m,
 			 const struct tui_snapshot *snap, const struct tui_filter *flt)

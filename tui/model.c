@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
+#include "core/grow.h"
+#include "watch/nonfinite.h"
 #include "cache.h"
-#include "grow.h"
 #include "model.h"
-#include "nonfinite.h"
 
 int tui_model_init(struct tui_model *m, size_t cap_taps, uint64_t cap_bytes)
 {

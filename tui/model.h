@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "consumer.h"
-#include "leafstats.h"
-#include "record.h"
+#include "core/consumer.h"
+#include "core/leafstats.h"
+#include "core/record.h"
 
 /* The statistics of a tap's first array a sparkline can follow: enum
  * hcb_stat's first ones (mean, min, max; leafstats.h). */

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
+#include "core/grow.h"
+#include "watch/nonfinite.h"
 #include "cache.h"
-#include "grow.h"
 #include "model.h"
-#include "nonfinite.h"
 #include "summary.h"
 
 /* What the cache keeps of a tap read back (its payload beside it). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "core/grow.h"
 #include "plot.h"
 
 static const char *const ramp_utf8[] = { "·", "░", "▒", "▓", "█" };

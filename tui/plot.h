@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "consumer.h"
+#include "core/consumer.h"
 
 #define TUI_SHADES_MAX 16
 

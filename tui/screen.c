@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/idprint.h"
 #include "detail.h"
-#include "idprint.h"
 #include "keys.h"
 #include "screen.h"
 #include "sparkline.h"

@@ -10,8 +10,8 @@
 
 #include <pthread.h>
 
+#include "core/receiver.h"
 #include "model.h"
-#include "receiver.h"
 
 struct tui_sink {
 	pthread_mutex_t lock;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "recfile.h"
 #include "source.h"
 

@@ -13,8 +13,8 @@
 #ifndef HCB_TUI_SOURCE_H
 #define HCB_TUI_SOURCE_H
 
-#include "filter.h"
-#include "registry.h"
+#include "core/filter.h"
+#include "core/registry.h"
 #include "sink.h"
 
 #define TUI_SOURCE_CHECKED (16u << 20)

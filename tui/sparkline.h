@@ -8,7 +8,7 @@
 #ifndef HCB_TUI_SPARKLINE_H
 #define HCB_TUI_SPARKLINE_H
 
-#include "buf.h"
+#include "core/buf.h"
 
 /* Bin n values into at most width columns; returns the columns written. */
 int tui_spark_bin(const double *v, int n, int width, double *out);

@@ -2,8 +2,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "dtype.h"
-#include "leafstats.h"
+#include "core/dtype.h"
+#include "core/leafstats.h"
 #include "summary.h"
 
 void tui_format_num(char *out, size_t cap, double v)

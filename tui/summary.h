@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "consumer.h"
+#include "core/buf.h"
+#include "core/consumer.h"
 
 /* A short value: the values of a tap of up to 4 scalars ("8.5 72.25"),
  * else its arrays' dtypes and shapes with the first one's mean

@@ -2,15 +2,15 @@
 /*
  * capture.bpf.h - what every provider's BPF programs share.  Each provider
  * has its own .bpf.c; bpftool links them with common.bpf.c into the one
- * object hcbtrace loads (src/probes.c), so the ring buffer, the per-device
+ * object hcbtrace loads (src/bpf/probes.c), so the ring buffer, the per-device
  * counters and the exec watch exist once: common.bpf.c defines them, the
  * others see them as extern (the linker checks the definitions match).
  */
 #ifndef HCB_CAPTURE_BPF_H
 #define HCB_CAPTURE_BPF_H
 
-#include "hcb_wire.h"
-#include "hcbtap_events.h"
+#include "core/wire.h"
+#include "providers/hcbtap/events.h"
 
 #define HCB_RB_MAP							\
 	struct {							\
@@ -34,7 +34,7 @@ HCB_DEVSTATS_MAP devstats SEC(".maps");
 __u64 inflight = 0;
 /* The backlog (bytes written, not yet read) past which a packet is turned
  * away though it would fit: how far behind its output the reader may run
- * (--max-lag; user space sets it from its own reading rate, src/probes.c).
+ * (--max-lag; user space sets it from its own reading rate, src/bpf/probes.c).
  * All ones: only the ring's size counts. */
 __u64 lag_limit = ~0ULL;
 /* What the reader has taken from the ring and not yet written: the tap it
@@ -42,7 +42,7 @@ __u64 lag_limit = ~0ULL;
 __u64 lag_held = 0;
 /* When a packet was last turned away, full ring or lag (bpf_ktime_get_ns,
  * CLOCK_MONOTONIC): user space applies lag_limit only within a while of
- * one, so a burst the ring holds is kept whole (src/lag.h). */
+ * one, so a burst the ring holds is kept whole (src/bpf/lag.h). */
 __u64 last_refusal_ns = 0;
 #else
 extern HCB_RB_MAP rb SEC(".maps");

@@ -11,7 +11,7 @@
 #ifndef HCB_NONFINITE_BPF_H
 #define HCB_NONFINITE_BPF_H
 
-#include "hcbtap_events.h"
+#include "providers/hcbtap/events.h"
 
 #define NF_SIGSTOP 19
 

@@ -30,7 +30,7 @@ start_recorder()
 }
 
 # barrier_requested FILE: a barrier has asked the session of status FILE
-# (struct hcb_sess_shared in src/session.h: barrier_req, a u64 at byte 32)
+# (struct hcb_sess_shared in src/session/session.h: barrier_req, a u64 at byte 32)
 barrier_requested()
 {
     python3 -c 'import struct, sys; sys.exit(struct.unpack_from("<Q", open(sys.argv[1], "rb").read(40), 32)[0] == 0)' "$1"

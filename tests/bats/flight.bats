@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # flight.bats - the flight recorder (record --keep-last, --until, --after,
-# --until-signal; src/flight.h): a program whose values go NaN at a step the
+# --until-signal; src/watch/flight.h): a program whose values go NaN at a step the
 # test chooses (tests/tools/nan_tapper.c; tests/jax/nan_loss.py under jit)
 # leaves a recording of the last steps before it and that step, whole, per
 # device, in order, and a trigger record naming the leaf, element and value;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# jaxgpu.bats - the jax-callback provider's CUDA side (src/jaxgpu.h) with no
+# jaxgpu.bats - the jax-callback provider's CUDA side (src/providers/jaxcb/gpu.h) with no
 # GPU: a process maps the real jax-cuda13-plugin 0.11.2 files (code mapped,
 # never run: tests/tools/map_files.py) and a stand-in for the CUDA driver
 # (a page of zeros named libcuda.so.1), and hcbtrace finds the handler there,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # jaxlegacy.bats - JAX's callbacks on a jaxlib before 0.6 (jax.debug.print,
 # jax.debug.callback, io_callback, pure_callback as the legacy custom call
-# xla_python_cpu_callback: src/jaxlegacy.h), unmodified, on the jax 0.4.31
+# xla_python_cpu_callback: src/providers/jaxcb/legacy.h), unmodified, on the jax 0.4.31
 # of the tests' venv: under XLA's classic CPU runtime (its default: the
 # device from the run, sites named by descriptor) and under the thunk
 # runtime (the device and names from the thunk).  Every value checked

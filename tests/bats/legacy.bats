@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Unmodified host_callback programs on jaxlib 0.4.31's legacy CPU outfeed
 # (JAX_HOST_CALLBACK_OUTFEED=1), real jax and jaxlib from PyPI in the test
-# venv: hcbtrace attaches by pid and decodes the real packets (src/prov_outfeed.h).
+# venv: hcbtrace attaches by pid and decodes the real packets (src/providers/outfeed/outfeed.h).
 
 load common
 

@@ -3,7 +3,7 @@
 # modern.bats - unmodified modern JAX programs (jax.debug.print,
 # jax.debug.callback, io_callback, pure_callback, buffer_callback), real jax
 # and jaxlib from PyPI: hcbtrace attaches through the jax-callback provider
-# (src/prov_jaxffi.h) and every value it writes is checked against what the
+# (src/providers/jaxcb/jaxcb.h) and every value it writes is checked against what the
 # program's own callbacks were handed (tests/jax/modern.py writes that
 # truth; tests/tools/check_jaxffi_truth.py compares).  Run once per jax
 # version: HCB_VENV_MODERN names the venv (scripts/test: jax 0.10.2 on

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # nonfinite.bats - `--nonfinite` of attach, run and replay (cli/print_flags.h,
-# src/nanwatch.h): only the taps holding NaN or inf are printed, the
+# src/watch/nanwatch.h): only the taps holding NaN or inf are printed, the
 # session's accounting is untouched, and the summary names per call site and
 # device the first such tap (seq, time, leaf, element, value) and the count,
 # checked against the program's own truth: the step at which it went NaN

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # sleepable.bats - the hcbtap probe is sleepable so that it can fault in a
-# payload the target never touched (src/bpf/hcbtap.bpf.c).  Four threads tap
+# payload the target never touched (src/providers/hcbtap/hcbtap.bpf.c).  Four threads tap
 # at once (tests/tools/fault_tapper.c) out of pages that are not in, into a
 # ring that holds every tap: every value must arrive in its own tap, whole,
 # and nothing may be lost.

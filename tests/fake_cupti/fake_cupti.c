@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "hcb_wire.h"
+#include "core/wire.h"
 #include "hcbtap.h"
 
 #define EXPORT __attribute__((visibility("default")))

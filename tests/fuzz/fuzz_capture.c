@@ -3,7 +3,7 @@
  * libFuzzer target: ring records through the whole user side of a live
  * session, past where fuzz_records stops: the hcbtap decoder (as
  * prov_hcbtap feeds it), the capture engine's consumer of its packets
- * (src/capture.c), the accounting and the session files (capture_acct.c,
+ * (src/engine/capture.c), the accounting and the session files (capture_acct.c,
  * acct.c, the real session.c in a private run directory), the queue of
  * taps for device copy times (capture_timing.c, orderq.c) and a JSONL
  * writer.  A device number past the tables crashed there once.
@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf/hcbtap_events.h"
-#include "capture_impl.h"
-#include "hcbtap_decode.h"
+#include "engine/capture_impl.h"
+#include "providers/hcbtap/decode.h"
+#include "providers/hcbtap/events.h"
 #include "recfile.h"
-#include "target.h"
+#include "target/target.h"
 
 /* ---- the probes, the ring and the target, from the input ---- */
 

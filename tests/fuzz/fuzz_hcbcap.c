@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "consumer.h"
-#include "dtype.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"

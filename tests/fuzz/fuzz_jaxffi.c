@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the jaxffi provider's decoder (src/jaxffi_decode.c).
+ * libFuzzer target: the jaxffi provider's decoder (src/providers/jaxcb/decode.c).
  * The input is a stream of operations, each a 4-byte header {kind, device,
  * a, b} and, for some, bytes after it.  The low two bits of kind pick a
  * record: a call, an operand, a chunk of operand bytes, or raw bytes taken
@@ -9,7 +9,7 @@
  * fuzzer reaches whole calls; the high bits of kind make one field wrong.
  * The decoder must only ever deliver packets whose payload matches the
  * consumer it made up for them.  Bit 0x04 of a call's kind makes it a
- * legacy callback's (jaxlib before 0.6, src/jaxlegacy.h): its device from
+ * legacy callback's (jaxlib before 0.6, src/providers/jaxcb/legacy.h): its device from
  * a thunk, a classic run or none, its descriptor's checks passed or not.
  */
 #include <assert.h>
@@ -18,12 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
+#include "core/dtype.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the legacy XLA outfeed path (src/prov_outfeed.h).  The input is
+ * libFuzzer target: the legacy XLA outfeed path (src/providers/outfeed/outfeed.h).  The input is
  * a serialized xla.ShapeProto (first byte: its length) followed by a stream
  * of outfeed leaf records, each a 1-byte kind, a 1-byte device, a 2-byte
  * length and that many bytes: the shape decoder must accept or refuse
@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bpf/hcbtap_events.h"
-#include "idprint.h"
-#include "outfeed.h"
-#include "shapeproto.h"
+#include "providers/hcbtap/events.h"
+#include "providers/outfeed/decode.h"
+#include "providers/shapeproto.h"
+#include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {

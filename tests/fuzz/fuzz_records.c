@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: a stream of ring-buffer records as the BPF side writes
- * them (src/bpf/hcbtap_events.h), each prefixed here by a 2-byte length.
+ * them (src/providers/hcbtap/events.h), each prefixed here by a 2-byte length.
  * Every packet the decoder delivers must match its consumer's shape, and
  * every delivered payload is printed as id_print would, to exercise the
  * printers on whatever shapes and bytes got through.
@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hcbtap_decode.h"
-#include "idprint.h"
 #include "jsonl.h"
+#include "providers/hcbtap/decode.h"
+#include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {

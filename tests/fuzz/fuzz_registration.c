@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "consumer.h"
-#include "tree.h"
+#include "core/consumer.h"
+#include "core/tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#include "tree.h"
+#include "core/tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/hcbtap_events.h"
-#include "consumer.h"
+#include "core/consumer.h"
+#include "providers/hcbtap/events.h"
 
 static void put(const char *dir, const char *name, const void *p, size_t n)
 {

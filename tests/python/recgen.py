@@ -27,7 +27,7 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
           "float8_e4m3fn", "float8_e5m2"]
 CODE = {name: i + 1 for i, name in enumerate(DTYPES)}
-# ml_dtypes' later types (src/hcb_wire.h's codes), where this ml_dtypes has them (0.4.1: the
+# ml_dtypes' later types (src/core/wire.h's codes), where this ml_dtypes has them (0.4.1: the
 # fnuz kinds, int4 and uint4; 0.5 all)
 LATER = ["float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz",
          "float8_e8m0fnu", "float4_e2m1fn", "int2", "int4", "uint2", "uint4"]

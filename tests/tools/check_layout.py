@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Check the layout rules of hcbtrace's C sources (issue 14).
+"""Check the layout rules of hcbtrace's C sources (docs/ARCHITECTURE.md).
 
 usage: tests/tools/check_layout.py [DIR ...]
        (default: src formats cli tui bench hcbtap examples)
@@ -15,18 +15,23 @@ The rules, for every .c and .h file under the DIRs:
     with '{' at column 0 and closes with '}' at column 0);
   - no bare '{ }' block used as a scope inside a function (a '{' alone on
     its line that no if/else/for/while/do/switch/case or initializer owns);
-  - no #include of another layer's private header: a header ending in
-    _impl.h from another directory, any header of cli/ or tui/ from src/,
-    formats/ or hcbtap/ (the library traced programs load), any header of
-    formats/ from src/ or hcbtap/;
-  - no circle between modules: a module is a directory's files of one name
-    up to its first '_' (tui/model.c, tui/model_read.c, tui/model.h are
-    tui/model; src/capture*.c and capture_impl.h are src/capture).  No
-    module may include, through #include lines of its files, a header of a
-    module that includes one of its own, directly or around a longer loop;
-    nor call, through the functions its files define (not static) and the
-    calls of the others' files, a module that calls it back.  A circle is
-    reported once, at the first include or call that closes it.
+  - no #include of another folder's private header (a name ending in
+    _impl.h), and none of a layer the includer may not depend on
+    (FORBIDDEN: src/ knows nothing of formats/, tui/ or cli/; libhcbtap,
+    which runs inside traced programs, only the model and the session
+    files);
+  - a module is a folder: a folder depends (includes a header of, or calls
+    a function defined in) only on folders of a lower floor (FLOORS), and
+    no two folders depend on each other, directly or around a loop;
+  - inside a folder, a file depends on the files it builds on, never back
+    up: no two files of one folder include or call each other, directly or
+    around a loop (NAME.c includes NAME.h, which declares what NAME.c
+    defines; a call of it is a dependency on NAME.c).
+
+A dependency is an #include line, or a call of a function that another
+file defines (not static); the BPF programs (*.bpf.c, *.bpf.h) are linked
+apart from the C code, so only their includes count.  A circle is reported
+once, at the first include or call that closes it.
 
 Python 3 only, no dependencies.
 """
@@ -41,19 +46,53 @@ MAX_FUNC_LINES = 80
 # where a quoted #include is looked up after the includer's own directory:
 # the include_directories of the meson build
 INCLUDE_DIRS = ("src", "formats", "cli", "tui", "hcbtap", "bench", "examples")
-# a layer may not include the headers of the layers listed for it
+# what a layer may not depend on (folders, and every folder below them)
 FORBIDDEN = {
     "src": ("formats", "cli", "tui"),
     "formats": ("cli", "tui"),
-    # libhcbtap runs inside traced programs: libc, hcb_wire.h and the core
-    "hcbtap": ("formats", "cli", "tui"),
+    # libhcbtap runs inside traced programs: libc, the model and the
+    # session files (its own barrier)
+    "hcbtap": ("formats", "cli", "tui", "src/watch", "src/diff", "src/target", "src/bpf",
+               "src/providers", "src/engine"),
 }
+# The floors of the house, from the ground up: a folder depends only on
+# folders of lower floors (several folders of one floor know nothing of
+# each other).  A folder not listed here is held to FORBIDDEN and to the
+# circles alone.
+FLOORS = (
+    ("src/core",),
+    ("src/session", "src/watch", "src/diff", "src/target", "src/bpf"),
+    ("src/providers",),
+    ("src/providers/hcbtap", "src/providers/outfeed", "src/providers/jaxcb"),
+    ("src/engine",),
+    ("formats/text", "formats/json", "formats/svg"),
+    ("formats",),
+    ("tui",),
+    ("cli",),
+)
 
-# Circles of modules known and not broken yet: none is left.  Each entry
-# would be the set of modules of one circle; a circle not listed here
-# fails, and one listed that no longer exists is reported, so the list only
-# shrinks.
-KNOWN_CIRCLES = []
+# Circles known and not broken yet: none is left.  Each entry would be the
+# set of modules (folders, or a folder's files) of one circle; a circle not
+# listed here fails, and one listed that no longer exists is reported, so
+# the list only shrinks.
+KNOWN_CIRCLES = [
+    {"src/bpf", "src/providers/hcbtap"},
+    {"src/engine/capture.c", "src/engine/capture_acct.c"},
+    {"src/engine/capture.c", "src/engine/capture_late.c"},
+    {"src/engine/capture.c", "src/engine/capture_timing.c"},
+    {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
+    {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
+    {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
+    {"src/providers/jaxcb/decode.c", "src/providers/jaxcb/pycall.c"},
+    {"src/providers/jaxcb/names.c", "src/providers/jaxcb/sites.c"},
+]
+# Dependencies of a folder on one of its own floor or above, known and not
+# broken yet, as (folder, folder): the list only shrinks, as the circles'.
+KNOWN_UPWARD = [
+    ("src/bpf", "src/providers/hcbtap"),
+    ("src/providers/jaxcb", "src/providers/hcbtap"),
+    ("src/providers/outfeed", "src/providers/hcbtap"),
+]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 NAME_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -120,44 +159,71 @@ def check_functions(path, lines, out):
         prev_code = stripped
 
 
-def header_dir(includer_dir, name):
-    """The directory (relative to ROOT) holding header name, or None."""
+def header_path(includer_dir, name):
+    """The path (relative to ROOT) of header name, or None (generated
+    headers, system headers)."""
     own = os.path.join(ROOT, includer_dir, name)
     if os.path.isfile(own):
-        return os.path.dirname(os.path.relpath(own, ROOT))
+        return os.path.relpath(own, ROOT)
     for d in INCLUDE_DIRS:
         p = os.path.join(ROOT, d, name)
         if os.path.isfile(p):
-            return os.path.dirname(os.path.relpath(p, ROOT))
+            return os.path.relpath(p, ROOT)
     return None
 
 
-def layer(path):
-    return path.split(os.sep, 1)[0]
+def folder(path):
+    return os.path.dirname(path)
+
+
+def under(path_folder, top):
+    return path_folder == top or path_folder.startswith(top + os.sep)
+
+
+def floor_of(fold):
+    for i, names in enumerate(FLOORS):
+        if fold in names:
+            return i
+    return None
+
+
+def forbidden(src_folder, dst_folder):
+    """Why src_folder may not depend on dst_folder, or None."""
+    for layer, banned in FORBIDDEN.items():
+        if not under(src_folder, layer):
+            continue
+        for b in banned:
+            if under(dst_folder, b) and not under(src_folder, b):
+                return "%s/ may not depend on %s/" % (layer, b)
+    a, b = floor_of(src_folder), floor_of(dst_folder)
+    if a is not None and b is not None and b >= a and (src_folder, dst_folder) not in KNOWN_UPWARD:
+        return "%s/ is on floor %d, %s/ on floor %d: a folder builds only on lower floors" \
+            % (src_folder, a, dst_folder, b)
+    return None
 
 
 def check_includes(path, lines, out):
-    here = os.path.dirname(path)
+    here = folder(path)
     for i, line in enumerate(lines):
         m = INCLUDE_RE.match(line)
         if not m:
             continue
         name = m.group(1)
-        where = header_dir(here, name)
-        if where is None:
-            continue     # generated (skeletons, vmlinux.h) or a system header
-        if where == here:
+        where = header_path(here, name)
+        if where is None or folder(where) == here:
             continue
-        if name.endswith("_impl.h"):
-            out.append("%s:%d: includes %s, a private header of %s/" % (path, i + 1, name, where))
-        elif layer(where) in FORBIDDEN.get(layer(path), ()):
-            out.append("%s:%d: includes %s of %s/ (%s/ may not depend on %s/)"
-                       % (path, i + 1, name, where, layer(path), layer(where)))
+        if where.endswith("_impl.h"):
+            out.append("%s:%d: includes %s, a private header of %s/" % (path, i + 1, name,
+                                                                        folder(where)))
+            continue
+        why = forbidden(here, folder(where))
+        if why:
+            out.append("%s:%d: includes %s (%s)" % (path, i + 1, name, why))
 
 
-def module(path):
-    d, f = os.path.split(path)
-    return os.path.join(d, os.path.splitext(f)[0].split("_", 1)[0])
+def file_module(path):
+    """A folder's file, itself: NAME.c builds on NAME.h (it includes it)."""
+    return path
 
 
 STRING_RE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
@@ -172,8 +238,8 @@ def code_text(text):
     return "\n".join(STRING_RE.sub('""', code_of(l)) for l in text.split("\n"))
 
 
-def definitions(path, lines):
-    """The functions path defines that other files may call: (name, is_static)."""
+def definitions(lines):
+    """The functions a file defines: (name, is_static)."""
     out = []
     for i, line in enumerate(lines):
         if not line.startswith("{"):
@@ -181,7 +247,6 @@ def definitions(path, lines):
         name = function_name(lines, i)
         if name == "?":
             continue
-        head = " ".join(lines[max(i - 4, 0):i])
         # the declarator's own lines: from the last line ending a statement
         start = i - 1
         while start > 0 and not lines[start - 1].rstrip().endswith((";", "}", "*/")) \
@@ -190,6 +255,10 @@ def definitions(path, lines):
         head = " ".join(lines[start:i])
         out.append((name, re.search(r"\bstatic\b", head) is not None))
     return out
+
+
+def is_bpf(path):
+    return ".bpf." in os.path.basename(path)
 
 
 def find_cycle(graph, node):
@@ -203,17 +272,16 @@ def find_cycle(graph, node):
                 path = [n]
                 while prev[path[-1]] is not None:
                     path.append(prev[path[-1]])
-                return [node] + path[::-1][1:] + [node] if len(path) > 1 else [node, n, node] \
-                    if n != node else None
+                return [node] + path[::-1][1:] + [node] if len(path) > 1 else [node, n, node]
             if m not in prev:
                 prev[m] = n
                 queue.append(m)
     return None
 
 
-def report_cycles(kind, edges, out, known):
-    """edges: {(module a, module b): (path, line, what)}; a circle once each,
-    unless its modules are a known circle (then added to known)."""
+def report_cycles(what, edges, out, known):
+    """edges: {(a, b): (path, line, how)}; a circle once each, unless it is
+    a known one (then added to known)."""
     graph = {}
     for a, b in edges:
         graph.setdefault(a, set()).add(b)
@@ -229,31 +297,30 @@ def report_cycles(kind, edges, out, known):
         if key in [frozenset(k) for k in KNOWN_CIRCLES]:
             known.add(key)
             continue
-        path, line, what = edges[(cycle[0], cycle[1])]
-        out.append("%s:%d: %s %s, a circle of modules: %s"
-                   % (path, line, kind, what, " -> ".join(cycle)))
+        path, line, how = edges[(cycle[0], cycle[1])]
+        out.append("%s:%d: %s, a circle of %s: %s"
+                   % (path, line, how, what, " -> ".join(cycle)))
 
 
-def check_cycles(paths, texts, out):
-    includes, calls, defined, local = {}, {}, {}, {}
+def dependencies(paths, texts):
+    """Every dependency of a file on another: [(path, line, how, target path)]."""
+    deps, defined, local = [], {}, {}
     for path in paths:
         lines = texts[path]
-        here = os.path.dirname(path)
         for i, line in enumerate(lines):
             m = INCLUDE_RE.match(line)
-            where = m and header_dir(here, m.group(1))
-            if not where:
-                continue
-            target = module(os.path.join(where, m.group(1)))
-            if target != module(path):
-                includes.setdefault((module(path), target), (path, i + 1, m.group(1)))
-        for name, static in definitions(path, lines):
+            where = m and header_path(folder(path), m.group(1))
+            if where and file_module(where) != file_module(path):
+                deps.append((path, i + 1, "includes " + m.group(1), where))
+        if is_bpf(path):
+            continue
+        for name, static in definitions(lines):
             if static and path.endswith(".c"):
                 local.setdefault(path, set()).add(name)
             else:
-                defined.setdefault(name, set()).add(module(path))
+                defined.setdefault(name, set()).add(path)
     for path in paths:
-        if not path.endswith(".c"):
+        if not path.endswith(".c") or is_bpf(path):
             continue
         text = code_text("".join(texts[path])).split("\n")
         for i, line in enumerate(text):
@@ -263,13 +330,29 @@ def check_cycles(paths, texts, out):
                         (not line.startswith((" ", "\t")) and m.start() == line.find(name)):
                     continue
                 for target in defined.get(name, ()):
-                    if target != module(path):
-                        calls.setdefault((module(path), target), (path, i + 1, name + "()"))
+                    if file_module(target) != file_module(path):
+                        deps.append((path, i + 1, "calls %s()" % name, target))
+    return deps
+
+
+def check_dependencies(paths, texts, out):
+    folders, files = {}, {}
+    for path, line, how, target in dependencies(paths, texts):
+        a, b = folder(path), folder(target)
+        if a != b:
+            folders.setdefault((a, b), (path, line, how))
+            if how.startswith("calls"):
+                why = forbidden(a, b)
+                if why:
+                    out.append("%s:%d: %s, defined in %s (%s)" % (path, line, how, target, why))
+        else:
+            files.setdefault((file_module(path), file_module(target)), (path, line, how))
     known = set()
-    report_cycles("includes", includes, out, known)
-    report_cycles("calls", calls, out, known)
+    report_cycles("folders", folders, out, known)
+    report_cycles("a folder's files", files, out, known)
+    modules = {folder(p) for p in paths} | {file_module(p) for p in paths}
     for k in KNOWN_CIRCLES:
-        if frozenset(k) not in known and all(any(module(p) == m for p in paths) for m in k):
+        if frozenset(k) not in known and all(m in modules for m in k):
             out.append("tests/tools/check_layout.py:1: the circle %s is gone: take it off "
                        "KNOWN_CIRCLES" % " <-> ".join(sorted(k)))
 
@@ -297,7 +380,7 @@ def main(argv):
             print(o)
         found += len(out)
     out = []
-    check_cycles(list(texts), texts, out)
+    check_dependencies(list(texts), texts, out)
     for o in out:
         print(o)
     found += len(out)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Generate golden cases for the narrow floats' bits (src/dtype.c) from
+"""Generate golden cases for the narrow floats' bits (src/core/dtype.c) from
 ml_dtypes itself: tests/unit/test_dtypes.c checks hcb_elem_to_double and
 hcb_double_to_narrow_bits against them.
 

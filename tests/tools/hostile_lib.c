@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "hcb_wire.h"
+#include "core/wire.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "consumer.h"
-#include "hcb_wire.h"
+#include "core/consumer.h"
+#include "core/wire.h"
 
 extern volatile unsigned short *const hostile_semaphore;
 extern struct hcb_wire_registry hcbtap_registry;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_abi_check.c - src/bpf/jaxffi_abi.h against the real XLA FFI C API
+ * jaxffi_abi_check.c - src/providers/jaxcb/ffi_abi.h against the real XLA FFI C API
  * header of an installed jaxlib: every offset and size the jaxffi provider
  * reads from a target.  Not built by meson (it needs a jaxlib); compiling
  * it is the check:
@@ -15,7 +15,7 @@
 
 #include "xla/ffi/api/c_api.h"
 
-#include "bpf/jaxffi_abi.h"
+#include "providers/jaxcb/ffi_abi.h"
 
 #define SAME(ours, theirs, f) \
 	static_assert(offsetof(struct ours, f) == offsetof(theirs, f), #theirs "." #f)

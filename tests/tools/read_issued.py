@@ -6,7 +6,7 @@ running process, one "DEVICE COUNT" line per device it has declared or used.
 Independent of hcbtrace's own code on purpose (tests use it to check what
 hcbtrace delivered): the library comes from /proc/PID/maps, the registry's
 address from `nm -D`, the bytes from /proc/PID/mem, the layout from
-src/hcb_wire.h (struct hcb_wire_registry, version 2).
+src/core/wire.h (struct hcb_wire_registry, version 2).
 """
 import struct
 import subprocess

@@ -24,7 +24,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 NS = "{http://www.w3.org/2000/svg}"
-PAD_X, PAD_Y = 12.0, 14.0      # formats/svgplot.c: frame to extreme points
+PAD_X, PAD_Y = 12.0, 14.0      # formats/svg/svgplot.c: frame to extreme points
 
 
 def fail(msg):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_acct.c - the delivery accounting and barrier points (src/acct.h),
+ * test_acct.c - the delivery accounting and barrier points (src/engine/acct.h),
  * every rule, with no BPF and no root: gaps, bonus packets, tail losses,
  * losses split by cause, barrier points and their order of reading, the
  * losses of a detach, and sequence numbers that wrap.
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "acct.h"
+#include "engine/acct.h"
 
 /* A device's counters, as the probe and the decoder would keep them. */
 static struct hcb_loss_seen counters[HCB_MAX_DEVICES];

@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "arrayprint.h"
-#include "buf.h"
-#include "dtype.h"
+#include "core/buf.h"
+#include "core/dtype.h"
+#include "text/arrayprint.h"
 
 static const char *data_dir;
 

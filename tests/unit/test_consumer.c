@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_consumer.c - registration blobs (src/consumer.h): hcb_reg_build from a
+ * test_consumer.c - registration blobs (src/core/consumer.h): hcb_reg_build from a
  * spec, hcb_consumer_from_reg on untrusted bytes (round trip, every kind of
  * malformed blob), hcb_reg_hash, hcb_consumer_dup and hcb_consumer_equal
  * (which must agree with comparing blobs), and a deterministic mutation
  * fuzz loop.
  *
- *	gcc ... -Isrc src/consumer.c src/dtype.c src/tree.c \
+ *	gcc ... -Isrc src/core/consumer.c src/core/dtype.c src/core/tree.c \
  *		tests/unit/test_consumer.c -lcmocka
  */
 #include <errno.h>
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "dtype.h"
-#include "tree.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "core/tree.h"
 
 /* ---- a reference spec: { b=( * * ) w=* } with three leaves ---- */
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_decode_bounds.c - the hcbtap decoder against a hostile target
- * (src/decode_bounds.h): device numbers at and past every bound, floods
+ * (src/providers/bounds.h): device numbers at and past every bound, floods
  * of registrations that never finish, unfinished packets past their
  * budget, time passing; and the race where a packet comes while another
  * thread's copy of its registration is still arriving (held, then
  * delivered in its device's order).  Records are built by hand in the
- * layout of src/bpf/hcbtap_events.h.
+ * layout of src/providers/hcbtap/events.h.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,10 +18,10 @@
 
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "consumer.h"
-#include "hcbtap_decode.h"
-#include "decode_bounds.h"
+#include "core/consumer.h"
+#include "providers/bounds.h"
+#include "providers/hcbtap/decode.h"
+#include "providers/hcbtap/events.h"
 
 #define MAX_GOT 64
 

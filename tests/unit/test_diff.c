@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_diff.c - the diff engine (src/diff.h) on taps built in memory:
+ * test_diff.c - the diff engine (src/diff/diff.h) on taps built in memory:
  * numpy.isclose's rule at its edges (the tolerance boundary exactly, NaN,
  * inf, -0.0, integers through float64, float16 tolerances, complex),
  * assert_allclose's max differences, dtype and shape mismatches, and the
@@ -8,8 +8,8 @@
  * Expected values were checked against numpy 1.26.4; the exhaustive check
  * against numpy is tests/tools/check_diff_isclose.py (tests/bats/diff.bats).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff.c src/diff_isclose.c src/dtype.c src/consumer.c src/registry.c \
- *		src/tree.c src/buf.c tests/unit/test_diff.c -lcmocka -lm
+ *	gcc -D_GNU_SOURCE -Isrc src/diff/diff.c src/diff/isclose.c src/core/dtype.c src/core/consumer.c src/core/registry.c \
+ *		src/core/tree.c src/core/buf.c tests/unit/test_diff.c -lcmocka -lm
  */
 #include <errno.h>
 #include <math.h>
@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "diff.h"
-#include "dtype.h"
-#include "record.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "core/record.h"
+#include "diff/diff.h"
 #include "testcons.h"
 
 /* ---- building consumers and taps ---- */

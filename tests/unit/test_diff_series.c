@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_diff_series.c - what diff --plot gathers (src/diff_series.h): the
+ * test_diff_series.c - what diff --plot gathers (src/diff/series.h): the
  * downsampling of long streams (bucket counts stay within
  * [HCB_SERIES_BUCKETS / 2, HCB_SERIES_BUCKETS], widths double, each
  * bucket's min, max, sum and counts are those of its taps), the engine's
@@ -8,8 +8,8 @@
  * the close-up of the first differing array (1-D exact and reduced, 2-D
  * blocks, mismatch flags).
  *
- *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/leafstats.c src/dtype.c src/consumer.c \
- *		src/registry.c src/tree.c src/buf.c tests/unit/test_diff_series.c -lcmocka -lm
+ *	gcc -D_GNU_SOURCE -Isrc src/diff*.c src/core/leafstats.c src/core/dtype.c src/core/consumer.c \
+ *		src/core/registry.c src/core/tree.c src/core/buf.c tests/unit/test_diff_series.c -lcmocka -lm
  */
 #include <errno.h>
 #include <math.h>
@@ -23,11 +23,11 @@
 
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "diff.h"
-#include "diff_series.h"
-#include "dtype.h"
-#include "record.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "core/record.h"
+#include "diff/diff.h"
+#include "diff/series.h"
 #include "testcons.h"
 
 #define MAXC 8

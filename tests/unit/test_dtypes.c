@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_dtypes.c - the float8 kinds beyond e4m3fn and e5m2, float4_e2m1fn
- * and the sub-byte integers (int2, int4, uint2, uint4): src/dtype.c's
+ * and the sub-byte integers (int2, int4, uint2, uint4): src/core/dtype.c's
  * reading and rounding of their bits, and their trip through the formats:
  *
  *  - every code's value, and the code ml_dtypes rounds float32s and
@@ -30,11 +30,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "consumer.h"
-#include "diff.h"
-#include "dtype.h"
-#include "diff_isclose.h"
+#include "core/buf.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "diff/diff.h"
+#include "diff/isclose.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
 #include "recfile.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_fastfloat.c - the fast float digits against Dragon4, the path they
- * replace (formats/digits.h, formats/jsonl_num.h).
+ * replace (formats/text/digits.h, formats/jsonl_num.h).
  *
  * On float32 and float64 bit patterns of every kind (random, subnormal,
  * binade bottoms and tops, extremes, powers of two and of ten and their
@@ -35,14 +35,14 @@
 
 #include <cmocka.h>
 
-#include "arrayprint.h"
-#include "buf.h"
-#include "digits.h"
-#include "dragon4.h"
-#include "dtype.h"
-#include "fastfloat.h"
+#include "core/buf.h"
+#include "core/dtype.h"
 #include "jsonl.h"
 #include "jsonl_num.h"
+#include "text/arrayprint.h"
+#include "text/digits.h"
+#include "text/dragon4.h"
+#include "text/fastfloat.h"
 #include "testrand.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_fastparse.c - reading JSONL numbers fast (formats/fastfloat.h,
+ * test_fastparse.c - reading JSONL numbers fast (formats/text/fastfloat.h,
  * formats/jsonl_num.h) against what the reader did before: glibc's strtod
  * and strtof, and strtoll / strtoull with its range checks.
  *
@@ -28,11 +28,11 @@
 
 #include <cmocka.h>
 
-#include "dtype.h"
-#include "fastfloat.h"
+#include "core/dtype.h"
+#include "json/jsonparse.h"
 #include "jsonl_num.h"
+#include "text/fastfloat.h"
 #include "testrand.h"
-#include "jsonparse.h"
 
 static uint64_t seed = 0x243f6a8885a308d3ull;
 static uint64_t ncases = 300000;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_flight.c - the flight recorder's ring (src/flight.h) against a fake
+ * test_flight.c - the flight recorder's ring (src/watch/flight.h) against a fake
  * inner receiver that logs what reaches it: the order written, the memory
  * bound over a long stream, a tap larger than the ring, drops kept in
  * place, the taps after the trigger, and nothing written unfired.
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtype.h"
-#include "flight.h"
+#include "core/dtype.h"
+#include "watch/flight.h"
 #include "testcons.h"
 
 /* What the inner receiver saw: kinds, and each tap's seq (drops: count). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_grow.c - the array-growth helper (src/grow.h): no-op while there is
+ * test_grow.c - the array-growth helper (src/core/grow.h): no-op while there is
  * room, doubling with a floor, exactly need when need is more than double,
  * and an overflowing size refused with the array left as it was.
  *
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "grow.h"
+#include "core/grow.h"
 
 struct pair {
 	uint64_t a, b;

@@ -50,9 +50,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "consumer.h"
-#include "dtype.h"
+#include "core/buf.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "jsonl.h"
 #include "le.h"
 #include "recfile.h"

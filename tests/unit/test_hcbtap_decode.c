@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hcbtap_decode.c - the hcbtap decoder (src/hcbtap_decode.h) fed
- * records built by hand in the layout of src/bpf/hcbtap_events.h: REG chunks of a
+ * test_hcbtap_decode.c - the hcbtap decoder (src/providers/hcbtap/decode.h) fed
+ * records built by hand in the layout of src/providers/hcbtap/events.h: REG chunks of a
  * blob from hcb_reg_build, a PKT, DATA chunks.  Good streams, every problem
  * the decoder counts, and a mutation fuzz loop (fixed seed).
  *
- *	gcc ... -Isrc src/hcbtap_decode*.c src/decode_bounds.c src/registry.c \
- *		src/consumer.c src/dtype.c src/tree.c tests/unit/test_hcbtap_decode.c -lcmocka
+ *	gcc ... -Isrc src/hcbtap_decode*.c src/providers/bounds.c src/core/registry.c \
+ *		src/core/consumer.c src/core/dtype.c src/core/tree.c tests/unit/test_hcbtap_decode.c -lcmocka
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "consumer.h"
-#include "hcbtap_decode.h"
-#include "registry.h"
+#include "core/consumer.h"
+#include "core/registry.h"
+#include "providers/hcbtap/decode.h"
+#include "providers/hcbtap/events.h"
 
 /* test_huge_payload asks for more memory than exists: under ASan that must
  * be a NULL from malloc, as without it, not an abort. */

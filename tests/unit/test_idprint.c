@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_idprint.c - whole taps laid out as id_print did (formats/idprint.h):
+ * test_idprint.c - whole taps laid out as id_print did (formats/text/idprint.h):
  * the sorted kwargs line with the device, then the pytree through JAX's
  * pretty printer with numpy's array2string leaves.
  *
@@ -15,9 +15,9 @@
  * with f32 = np.float32.  jax 0.4.25 calls the device "TFRT_CPU_0"; the
  * goldens say "cpu:0", the name hcbtrace prints (README.md).
  *
- *	gcc ... -Isrc -Iformats src/buf.c src/consumer.c src/dtype.c src/tree.c \
- *		formats/idprint.c formats/arrayprint.c formats/floatformat.c \
- *		formats/dragon4.c formats/pretty.c \
+ *	gcc ... -Isrc -Iformats src/core/buf.c src/core/consumer.c src/core/dtype.c src/core/tree.c \
+ *		formats/text/idprint.c formats/text/arrayprint.c formats/text/floatformat.c \
+ *		formats/text/dragon4.c formats/text/pretty.c \
  *		tests/unit/test_idprint.c -lcmocka -lm
  */
 #include <errno.h>
@@ -31,10 +31,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "consumer.h"
-#include "idprint.h"
-#include "print_opts.h"
+#include "core/buf.h"
+#include "core/consumer.h"
+#include "text/idprint.h"
+#include "text/print_opts.h"
 
 static const struct hcb_print_opts opts = HCB_PRINT_OPTS_IDPRINT;
 

@@ -18,14 +18,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "decode_bounds.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
-#include "target.h"
+#include "core/dtype.h"
+#include "providers/bounds.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "target/target.h"
+#include "text/idprint.h"
 #include "testjaxffi.h"
 
 /* jaxffi_impl.h's JX_CALL_BYTES: two of the largest calls */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_jaxffi_layout.c - the jax-callback provider's layout check
- * (src/jaxffi_check.h): where a call's site comes from, the first call
+ * (src/providers/jaxcb/check.h): where a call's site comes from, the first call
  * proving the layout or refusing it (shifted by a word anywhere it reads),
  * later calls held to it, the one layout for every jaxlib, and the device
  * ordinal's offset decoded from the code that reads it.
@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
-#include "target.h"
+#include "core/dtype.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "target/target.h"
+#include "text/idprint.h"
 #include "testjaxffi.h"
 
 /* feed a call of one float32[3] on device 0 */

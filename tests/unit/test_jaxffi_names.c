@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jaxffi_names.c - what jax call sites are called (src/jaxffi_names.c)
+ * test_jaxffi_names.c - what jax call sites are called (src/providers/jaxcb/names.c)
  * when the decoder's namer reads a real jax process (the first venv of
  * testpyproc.h found, running tests/data/pysite/sites.py): a print by its
  * format string (kwargs op, module, ordered), a callback by its function
@@ -20,9 +20,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "jaxffi.h"
-#include "jaxffi_impl.h"
-#include "pysite.h"
+#include "providers/jaxcb/decode_impl.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/pysite.h"
 #include "testpyproc.h"
 
 struct notes {

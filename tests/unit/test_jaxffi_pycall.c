@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_jaxffi_pycall.c - the Python side of JAX's callbacks joined to
- * their calls (src/jaxffi_pycall.c): a Python handler's tap is held until
+ * their calls (src/providers/jaxcb/pycall.c): a Python handler's tap is held until
  * its thread's inner function returned, and carries the callable; an end
  * that does not come holds it no longer than the thread's next call, a
  * while without progress, or the end of the input, each counted; the
@@ -17,15 +17,15 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "bpf/pycall_events.h"
-#include "decode_bounds.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
-#include "pysite.h"
+#include "core/dtype.h"
+#include "providers/bounds.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "providers/jaxcb/pycall_events.h"
+#include "providers/jaxcb/pysite.h"
+#include "text/idprint.h"
 #include "testjaxffi.h"
 
 static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint32_t flags)

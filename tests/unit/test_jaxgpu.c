@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jaxgpu.c - the jax-callback provider on CUDA (src/jaxgpu.h), with
+ * test_jaxgpu.c - the jax-callback provider on CUDA (src/providers/jaxcb/gpu.h), with
  * no GPU: the finder and its proof against the real jax-cuda13-plugin
  * 0.11.2 wheel's cuda_plugin_extension.so (HCB_GPU_PLUGIN, fetched by
  * scripts/gpu-plugin; skipped, saying so, where it is absent), the same
@@ -19,14 +19,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
-#include "jaxgpu.h"
-#include "target.h"
+#include "core/dtype.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "providers/jaxcb/gpu.h"
+#include "target/target.h"
+#include "text/idprint.h"
 #include "testjaxffi.h"
 
 /* The sites in jax-cuda13-plugin 0.11.2 (file offsets), read with objdump:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_jaxlegacy.c - the jax-callback provider on jaxlib 0.4.26 to 0.5.3
- * (src/jaxlegacy.h): the legacy callbacks' records as bpf/jaxlegacy.bpf.c
+ * (src/providers/jaxcb/legacy.h): the legacy callbacks' records as bpf/jaxlegacy.bpf.c
  * writes them, through the decoder and the layout check: the device from
  * the thunk or the classic runtime's run, sites named by descriptor where
  * no thunk names them, and every way a descriptor that is not an
@@ -17,13 +17,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "bpf/jaxffi_abi.h"
-#include "bpf/jaxffi_events.h"
-#include "buf.h"
-#include "dtype.h"
-#include "idprint.h"
-#include "jaxffi.h"
+#include "core/buf.h"
+#include "core/dtype.h"
+#include "providers/hcbtap/events.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "text/idprint.h"
 #include "testjaxffi.h"
 
 #define DESC1 0x7f0000001000ull

@@ -10,7 +10,7 @@
  * ml_dtypes 0.4.1) value they come from; "shortest" is checked as the
  * fewest significant digits that round trip, whatever the notation.
  *
- *	gcc ... -Isrc -Iformats src/buf.c src/consumer.c src/dtype.c src/tree.c \
+ *	gcc ... -Isrc -Iformats src/core/buf.c src/core/consumer.c src/core/dtype.c src/core/tree.c \
  *		formats/jsonl.c tests/unit/test_jsonl.c -lcmocka -ljansson -lm
  */
 #include <errno.h>
@@ -26,9 +26,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "buf.h"
-#include "consumer.h"
-#include "dtype.h"
+#include "core/buf.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "jsonl.h"
 #include "recfile.h"
 #include "testcons.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_lag.c - the backlog limit behind --max-lag (src/lag.h): none until
+ * test_lag.c - the backlog limit behind --max-lag (src/bpf/lag.h): none until
  * enough was read with a backlog, then the reader's rate times max_lag;
  * passes that caught up do not count; the rate follows a reader that
  * slows down or speeds up, weighed by bytes, not by passes; a floor; only
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "lag.h"
+#include "bpf/lag.h"
 
 #define MiB (1u << 20)
 #define MS 1000000ull

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_leafstats.c - a leaf's figures (src/leafstats.h), the one definition
+ * test_leafstats.c - a leaf's figures (src/core/leafstats.h), the one definition
  * the diff's series, the timeline and the viewer share: nan-ignoring mean,
  * min, max, an inf counted; the norm; NaN and inf counts; complex, bool,
  * integers, empty; a tap's first leaf; the statistics' names.
@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "dtype.h"
-#include "leafstats.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "core/leafstats.h"
 
 /* ---- figures ---- */
 

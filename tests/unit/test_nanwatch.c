@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_nanwatch.c - --nonfinite's watch (src/nanwatch.h) against a fake
+ * test_nanwatch.c - --nonfinite's watch (src/watch/nanwatch.h) against a fake
  * inner receiver that logs what reaches it: only the taps holding NaN or
  * inf pass, every other record passes as it is (the end counting the taps
  * passed), and the tally per call site and device keeps the first such
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtype.h"
-#include "nanwatch.h"
+#include "core/dtype.h"
+#include "watch/nanwatch.h"
 #include "testcons.h"
 
 #define LOG_MAX 64

@@ -33,8 +33,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "consumer.h"
-#include "dtype.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "le.h"
 #include "recfile.h"
 #include "recfile_impl.h"

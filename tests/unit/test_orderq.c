@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_orderq.c - the order queue (src/orderq.h) on its own: records come
+ * test_orderq.c - the order queue (src/engine/orderq.h) on its own: records come
  * out through the callback in the order they went in, each once; a tap
  * waits at the head until its copy times come, its wait is over, or the
  * queue is over its records or bytes, and what is behind it waits with it;
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "orderq.h"
+#include "engine/orderq.h"
 
 #define MS 1000000ull
 

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bpf/hcbtap_events.h"
-#include "outfeed.h"
-#include "shapeproto.h"
+#include "providers/hcbtap/events.h"
+#include "providers/outfeed/decode.h"
+#include "providers/shapeproto.h"
 
 /* u32[2] {271828, id} and f32[2], as jaxlib serializes their shapes */
 static const unsigned char U32x2[] = { 0x10, 0x08, 0x1a, 0x01, 0x02, 0x2a, 0x03, 0x0a, 0x01, 0x00 };

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "pretty.h"
+#include "core/buf.h"
+#include "text/pretty.h"
 
 static const char *data_dir;
 

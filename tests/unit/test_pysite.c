@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pysite.c - call sites named by the user's code (src/pysite.h), on
+ * test_pysite.c - call sites named by the user's code (src/providers/jaxcb/pysite.h), on
  * real jax processes: tests/data/pysite/sites.py runs one jitted function
  * with jax.debug.print (named fields and a format spec; non-ASCII and
  * ordered), debug.callback (a function, a lambda), io_callback and
@@ -26,9 +26,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "pyobj.h"
-#include "pysite.h"
-#include "pyver.h"
+#include "providers/jaxcb/pysite.h"
+#include "target/pyobj.h"
+#include "target/pyver.h"
 #include "testpyproc.h"
 
 /* the site Python gave, as the walker must give it; 1 if it must refuse */

@@ -31,8 +31,8 @@
 
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "dtype.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
 #include "recfile.h"
 #include "testcons.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_svgplot.c - the chart library (formats/svgplot.h): escaping (XML's
+ * test_svgplot.c - the chart library (formats/svg/svgplot.h): escaping (XML's
  * five, control characters, invalid UTF-8, surrogates, non-characters,
  * cuts), scales and ranges, labels that tell two values apart, line charts
  * (a polyline per run of finite points, their data, bands, marks, flags,
@@ -8,7 +8,7 @@
  * maps), bad charts refused, and the file written whole with mode 0600.
  * The documents are parsed as XML by tests/bats/plot.bats.
  *
- *	gcc -D_GNU_SOURCE -Isrc -Iformats src/buf.c formats/svgplot*.c \
+ *	gcc -D_GNU_SOURCE -Isrc -Iformats src/core/buf.c formats/svgplot*.c \
  *		tests/unit/test_svgplot.c -lcmocka -lm
  */
 #include <errno.h>
@@ -25,8 +25,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "svgplot.h"
+#include "core/buf.h"
+#include "svg/svgplot.h"
 
 static void escaped(const char *in, size_t max, const char *want)
 {

@@ -18,12 +18,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "consumer.h"
-#include "idprint.h"
+#include "core/buf.h"
+#include "core/consumer.h"
+#include "core/record.h"
 #include "le.h"
 #include "recfile.h"
-#include "record.h"
+#include "text/idprint.h"
 
 static const char *const kwargs[] = { "callback", "debug_print.1", "module", "jit_f", NULL };
 static const char text1[] = "x=[[1. 2.]\n [3. 4.]] \xce\xb1=\xe2\x82\xac \xf0\x9f\x98\x80";

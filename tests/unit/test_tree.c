@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_tree.c - pytree structure strings (src/tree.h): the grammar's valid
+ * test_tree.c - pytree structure strings (src/core/tree.h): the grammar's valid
  * forms with their leaf numbering, every kind of malformed input, and a
  * property check that validate and parse agree on random strings.
  *
- *	gcc ... -Isrc src/tree.c tests/unit/test_tree.c -lcmocka
+ *	gcc ... -Isrc src/core/tree.c tests/unit/test_tree.c -lcmocka
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "tree.h"
+#include "core/tree.h"
 
 /* ---- helpers ---- */
 

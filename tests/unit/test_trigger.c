@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_trigger.c - finding NaN and inf in every float dtype
- * (src/nonfinite.h), and the flight recorder's conditions
- * (src/trigger.h): every form of the grammar, every error with its
+ * (src/watch/nonfinite.h), and the flight recorder's conditions
+ * (src/watch/trigger.h): every form of the grammar, every error with its
  * column, and which taps fire.
  */
 #include <errno.h>
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "consumer.h"
-#include "dtype.h"
-#include "nonfinite.h"
-#include "trigger.h"
+#include "core/consumer.h"
+#include "core/dtype.h"
+#include "watch/nonfinite.h"
+#include "watch/trigger.h"
 
 /* A consumer called name of one leaf per dtypes[i] of n elements each. */
 static struct hcb_consumer *consumer(const char *name, const unsigned int *dtypes,

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "session.h"
-#include "target.h"
+#include "core/buf.h"
+#include "session/session.h"
+#include "target/target.h"
 
 static char tmpdir[] = "/tmp/test_trust.XXXXXX";
 #include "testtmp.h"

@@ -29,7 +29,7 @@
 #include "../../tui/frame.h"
 #include "../../tui/model.h"
 #include "../../tui/state.h"
-#include "consumer.h"
+#include "core/consumer.h"
 #include "testcons.h"
 
 static struct hcb_consumer *consumer(const char *name, uint32_t id, unsigned int dtype,

@@ -23,7 +23,7 @@
 #include "../../tui/frame.h"
 #include "../../tui/model.h"
 #include "../../tui/state.h"
-#include "consumer.h"
+#include "core/consumer.h"
 #include "testcons.h"
 
 /* ---- consumers and taps ---- */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "../../tui/plot.h"
-#include "hcb_wire.h"
+#include "core/wire.h"
 
 static const struct tui_plot_style ascii = { .utf8 = 0 }, utf8 = { .utf8 = 1 };
 

@@ -23,7 +23,7 @@
 #include "../../tui/layout.h"
 #include "../../tui/sparkline.h"
 #include "../../tui/state.h"
-#include "hcb_wire.h"
+#include "core/wire.h"
 
 /* ---- cursors ---- */
 

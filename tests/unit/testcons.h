@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "consumer.h"
+#include "core/consumer.h"
 
 static inline struct hcb_consumer *test_consumer(const struct hcb_consumer_spec *spec, uint32_t id)
 {

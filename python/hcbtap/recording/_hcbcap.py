@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The .hcbcap reader (formats/HCBCAP.md), frame by frame, with the checks
-and the words of hcbtrace's (formats/hcbcap_read.c, src/consumer.c)."""
+and the words of hcbtrace's (formats/hcbcap_read.c, src/core/consumer.c)."""
 import os
 import stat
 import struct
@@ -59,7 +59,7 @@ def _trigger(b, n):
 
 
 def parse_registration(blob):
-    """A consumer from its registration blob (src/hcb_wire.h), checked as
+    """A consumer from its registration blob (src/core/wire.h), checked as
     hcb_consumer_from_reg checks it; _Bad with hcbtrace's words if not."""
     invalid = _Bad("invalid consumer definition")
     blob = bytes(blob)

@@ -2,8 +2,8 @@
 """What a recording holds: the records, the consumers, the dtypes, pytree
 structure strings, and the one exception a damaged recording raises.
 
-The checks here are hcbtrace's own (src/consumer.c, src/tree.c,
-src/dtype.c), so that a recording hcbtrace refuses is refused here too, at
+The checks here are hcbtrace's own (src/core/consumer.c, src/core/tree.c,
+src/core/dtype.c), so that a recording hcbtrace refuses is refused here too, at
 the same record."""
 import numpy as np
 
@@ -17,7 +17,7 @@ U32_MAX = (1 << 32) - 1
 U64_MAX = (1 << 64) - 1
 ELEMS_LIMIT = 1 << 62       # hcb_shape_elems: no shape holds more
 
-# enum hcb_dtype (src/hcb_wire.h): code -> (numpy's name, bytes per element)
+# enum hcb_dtype (src/core/wire.h): code -> (numpy's name, bytes per element)
 DTYPES = {
     1: ("bool", 1), 2: ("int8", 1), 3: ("int16", 2), 4: ("int32", 4), 5: ("int64", 8),
     6: ("uint8", 1), 7: ("uint16", 2), 8: ("uint32", 4), 9: ("uint64", 8),
@@ -248,7 +248,7 @@ def utf8(s):
 
 
 def name_ok(s):
-    """src/consumer.c name_ok: 1..255 bytes, no control characters."""
+    """src/core/consumer.c name_ok: 1..255 bytes, no control characters."""
     b = utf8(s)
     return 0 < len(b) < MAX_NAME and not any(c < 0x20 or c == 0x7f for c in b)
 
@@ -264,7 +264,7 @@ def shape_elems(shape):
 
 
 def leaf_ok(dtype, shape):
-    """src/consumer.c leaf_ok: a known dtype, at most 8 dims, and no more
+    """src/core/consumer.c leaf_ok: a known dtype, at most 8 dims, and no more
     bytes than a tap can hold."""
     if dtype not in SIZES or len(shape) > MAX_DIMS:
         return False
@@ -280,7 +280,7 @@ _OPEN = {"(": (")", tuple), "[": ("]", list), "{": ("}", dict)}
 
 
 def parse_tree(s):
-    """Parse a pytree structure string (src/tree.h) as src/tree.c does:
+    """Parse a pytree structure string (src/core/tree.h) as src/core/tree.c does:
     (shape, number of leaves); shape is a leaf index (int) or (kind,
     children) with kind tuple, list or dict and a dict's children (key,
     shape) pairs.  TreeError if it is malformed."""

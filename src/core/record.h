@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - what a session produces and a recording holds, one record at a
+ * time: the session's start, taps, drops, barriers and its end.  Live
+ * providers and file readers produce these; text, JSONL, .hcbcap and .npz
+ * writers consume them (docs/ARCHITECTURE.md).
+ */
+#ifndef HCB_RECORD_H
+#define HCB_RECORD_H
+
+#include <stdint.h>
+
+#include "packet.h"
+
+enum hcb_record_kind {
+	HCB_REC_SESSION = 1,
+	HCB_REC_TAP,
+	HCB_REC_DROP,
+	HCB_REC_BARRIER,
+	HCB_REC_END,
+	HCB_REC_TRIGGER,        /* a flight recorder fired (src/watch/flight.h) */
+};
+
+struct hcb_session_info {
+	int version;            /* of the recording format; 1 */
+	int32_t pid;
+	char provider[32];      /* "hcbtap" */
+	char platform[16];      /* names devices: "cpu" -> "cpu:0" */
+	uint64_t start_ns;      /* CLOCK_REALTIME */
+};
+
+struct hcb_drop_info {
+	uint32_t device;
+	uint64_t count;
+	char reason[128];
+};
+
+struct hcb_barrier_info {
+	uint64_t wall_ns;       /* CLOCK_REALTIME */
+	uint64_t taps;          /* taps written when the barrier was reached */
+};
+
+struct hcb_end_info {
+	uint64_t taps;
+	uint64_t drops;
+	uint64_t end_ns;
+};
+
+/* Why a flight recorder wrote what it kept: the tap that fired a
+ * condition (device, seq, consumer; the leaf, element and value that
+ * decided), or a signal (seq HCB_TRIGGER_NO_TAP, no consumer). */
+#define HCB_TRIGGER_NO_TAP UINT64_MAX
+struct hcb_trigger_info {
+	uint32_t device;
+	uint64_t seq;           /* HCB_TRIGGER_NO_TAP: not a tap's (a signal) */
+	char consumer[128];     /* "" with no tap */
+	int64_t leaf;           /* -1: none */
+	int64_t element;        /* -1: none (mean, sum: the whole tap) */
+	double value;           /* the element's or the statistic's; NaN too */
+	uint64_t wall_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
+	uint32_t oversize;      /* 1: the ring held a tap larger than itself, alone */
+	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal" */
+};
+
+/*
+ * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
+ * producer and stay valid until its next record; tap.wall_ns is
+ * CLOCK_REALTIME (the engine converts a decoder's mono_ns: packet.h), and
+ * so are tap.copy_start_ns and tap.copy_end_ns where known (copy_end_ns 0:
+ * not known).  Every time in a record is CLOCK_REALTIME.
+ */
+struct hcb_record {
+	enum hcb_record_kind kind;
+	union {
+		struct hcb_session_info session;
+		struct hcb_packet tap;
+		struct hcb_drop_info drop;
+		struct hcb_barrier_info barrier;
+		struct hcb_end_info end;
+		struct hcb_trigger_info trigger;
+	};
+};
+
+#endif

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/* capture.c - the capture engine's session life (capture.h). */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "target/target.h"
+#include "capture_impl.h"
+
+int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec)
+{
+	int err = c->rx_err ? c->rx_err : c->rx.ops->record(c->rx.ctx, rec);
+
+	if (err && err != -ENOMEM)
+		c->rx_err = err;
+	return err;
+}
+
+void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w)
+{
+	if (c->o.warn.warn)
+		c->o.warn.warn(c->o.warn.ctx, w);
+}
+
+/* ---- what a provider's decoder delivers ---- */
+
+static int on_packet(void *ctx, const struct hcb_packet *p)
+{
+	struct hcb_slot *s = ctx;
+	struct hcb_capture *c = s->c;
+	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
+	int err;
+
+	/* written (or passed over) before the ring's next record is read */
+	hcb_probes_delivered(s->probes);
+	/* after -c the session stops looking */
+	if (c->stop == HCB_STOP_COUNT)
+		return 0;
+	err = hcb_capture_account(s, p->device, p->seq);
+	/* a device nothing downstream has room for: counted, never written */
+	if (err == -ERANGE)
+		return 0;
+	if (err)
+		return err;
+	if (c->o.filter && !hcb_filter_match(c->o.filter, p))
+		return 0;
+	rec.tap.wall_ns = p->mono_ns + c->mono_to_real;
+	err = hcb_capture_emit(c, &rec);
+	if (err)
+		return err;
+	c->written++;
+	hcb_capture_count_written(s, p->device);
+	if (c->o.max_taps && c->written >= c->o.max_taps)
+		c->stop = HCB_STOP_COUNT;
+	return 0;
+}
+
+/* A registration whose chunks were lost is read from the target itself. */
+static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct hcb_slot *s = ctx;
+
+	return hcb_target_read(s->ti.pid, addr, buf, len);
+}
+
+static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t device,
+			      uint32_t consumer_id, const char *detail)
+{
+	struct hcb_slot *s = ctx;
+	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
+				 .consumer_id = consumer_id, .detail = detail };
+
+	hcb_capture_warn(s->c, &w);
+}
+
+static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
+			  uint64_t end_ns)
+{
+	hcb_capture_copy_times(ctx, device, seq, start_ns, end_ns);
+}
+
+static void on_refuse(void *ctx, const char *why)
+{
+	struct hcb_slot *s = ctx;
+
+	if (s->c->refused)
+		return;
+	s->c->refused = s;
+	snprintf(s->c->refusal, sizeof(s->c->refusal), "%s", why);
+}
+
+static void on_notice(void *ctx, const char *what)
+{
+	struct hcb_slot *s = ctx;
+	struct hcb_warning w = { .kind = HCB_WARN_NOTICE, .detail = what };
+
+	hcb_capture_warn(s->c, &w);
+}
+
+static const struct hcb_decoder_ops decoder_ops = {
+	.packet = on_packet,
+	.read_target = read_target,
+	.warn = on_decode_problem,
+	.copy_times = on_copy_times,
+	.refuse = on_refuse,
+	.notice = on_notice,
+};
+
+static int on_ring_record(void *ctx, const void *data, size_t len)
+{
+	struct hcb_slot *s = ctx;
+
+	return s->prov ? s->prov->feed(s->state, data, len) : 0;
+}
+
+/* ---- the session's life ---- */
+
+int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
+		    struct hcb_receiver rx)
+{
+	struct hcb_capture *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->o = *o;
+	c->rx = rx;
+	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
+	/* the first slot's ring now: privilege and memory known before a
+	 * program is started */
+	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slot[0]);
+	if (err) {
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Read after the probe is in place: every packet issued from here on
+ * reaches this slot, sent or counted lost.  That is where its accounting
+ * and its barriers start. */
+static void account_from_now(struct hcb_slot *s)
+{
+	uint64_t issued[HCB_MAX_DEVICES];
+
+	if ((s->prov->flags & HCB_PROV_ISSUED) && s->ti.counters &&
+	    s->prov->issued(&s->ti, issued) == 0) {
+		hcb_acct_init(&s->acct, issued, 0);
+		return;
+	}
+	s->ti.counters = 0;   /* a barrier then goes by what passed the probe */
+	hcb_acct_init(&s->acct, NULL, !!(s->prov->flags & HCB_PROV_UNORDERED));
+}
+
+int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
+{
+	struct hcb_slot *s = &c->slot[c->nslots];
+	const struct hcb_provider *p = ti->provider;
+	int err = 0;
+
+	*s = (struct hcb_slot){ .c = c, .ti = *ti };
+	s->ti.without = c->o.without;
+	if (c->ring) {
+		s->probes = c->ring;
+		c->ring = NULL;
+	} else {
+		err = hcb_probes_new(&s->probes, c->o.ring_bytes, on_ring_record, s);
+	}
+	if (!err)
+		hcb_probes_set_max_lag(s->probes, c->o.max_lag_ns);
+	if (!err && p->prepare)
+		err = p->prepare(s->probes, &s->ti);
+	if (!err)
+		err = hcb_probes_load(s->probes, p->programs);
+	if (!err)
+		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, s);
+	if (err) {
+		hcb_probes_close(s->probes);
+		*s = (struct hcb_slot){ 0 };
+		return err < 0 ? err : -EINVAL;
+	}
+	s->prov = p;
+	hcb_probes_watch_exec(s->probes, ti->pid);
+	account_from_now(s);
+	if ((p->flags & HCB_PROV_ISSUED) && !c->issuer)
+		c->issuer = s;
+	/* attached after a look found no slot waiting (a libhcbtap loaded
+	 * late): it may wait for a library of its own (capture_late.c) */
+	c->late_done = 0;
+	c->nslots++;
+	return 0;
+}
+
+static int attached(const struct hcb_capture *c, const struct hcb_provider *p)
+{
+	for (unsigned int i = 0; i < c->nslots; i++)
+		if (c->slot[i].prov == p)
+			return 1;
+	return 0;
+}
+
+/* Every provider that finds pid and is not attached yet.  The number
+ * attached, or the first error of an attach. */
+static int attach_all(struct hcb_capture *c, pid_t pid)
+{
+	int n = 0;
+
+	for (size_t i = 0; hcb_providers[i] && c->nslots < HCB_CAPTURE_SLOTS; i++) {
+		struct hcb_target_info ti = { .pid = pid, .provider = hcb_providers[i] };
+		int err;
+
+		if (attached(c, ti.provider) || (c->o.providers && !(c->o.providers >> i & 1)) ||
+		    ti.provider->find(pid, &ti))
+			continue;
+		memcpy(ti.comm, c->found.comm, sizeof(ti.comm));
+		c->found = ti;
+		err = hcb_capture_attach_slot(c, &ti);
+		if (err)
+			return err;
+		/* what the provider says of copy times while the target surely runs */
+		c->timing_checked_ns = 0;
+		hcb_capture_timing_check(c);
+		n++;
+	}
+	return n;
+}
+
+int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
+{
+	/* what there is to attach to, or the most telling reason why not */
+	int n, err = hcb_provider_find(pid, c->o.providers, &c->found);
+
+	if (err)
+		return err;
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0)
+		return -ENOSYS;
+	n = attach_all(c, pid);
+	return n < 0 ? n : 0;
+}
+
+int hcb_capture_attach_more(struct hcb_capture *c)
+{
+	if (!c->nslots)
+		return -EINVAL;
+	return attach_all(c, c->slot[0].ti.pid);
+}
+
+const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c)
+{
+	return c->nslots ? &c->slot[0].ti : &c->found;
+}
+
+/* The session record: its providers (joined by '+'), and the platform of
+ * the one whose target names its devices. */
+static void session_record(const struct hcb_capture *c, struct hcb_record *rec)
+{
+	const struct hcb_slot *named = c->issuer ? c->issuer : &c->slot[0];
+	size_t n = 0;
+
+	rec->kind = HCB_REC_SESSION;
+	rec->session.version = 1;
+	rec->session.pid = c->slot[0].ti.pid;
+	for (unsigned int i = 0; i < c->nslots && n < sizeof(rec->session.provider); i++)
+		n += (size_t)snprintf(rec->session.provider + n, sizeof(rec->session.provider) - n,
+				      "%s%s", i ? "+" : "", c->slot[i].prov->name);
+	snprintf(rec->session.platform, sizeof(rec->session.platform), "%s", named->ti.platform);
+	rec->session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
+}
+
+int hcb_capture_begin(struct hcb_capture *c)
+{
+	struct hcb_record rec = { 0 };
+	int err;
+
+	session_record(c, &rec);
+	err = hcb_capture_emit(c, &rec);
+	if (hcb_probes_exec_watch(c->slot[0].probes)) {
+		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
+					 .err = hcb_probes_exec_watch(c->slot[0].probes) };
+
+		hcb_capture_warn(c, &w);
+	}
+	/* every session shows in `hcbtrace list` from the moment its probes
+	 * are in place; only those whose target counts what it issued serve
+	 * barriers */
+	if (!err && !c->o.unpublished)
+		hcb_capture_publish(c);
+	return err;
+}
+
+/* Take what every slot's ring holds, and let time pass for its decoder. */
+static int take_records(struct hcb_capture *c)
+{
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		struct hcb_slot *s = &c->slot[i];
+		int n = hcb_probes_poll(s->probes, 0);
+
+		if (n >= 0 && s->prov->tick)
+			n = s->prov->tick(s->state, hcb_clock_ns(CLOCK_MONOTONIC));
+		if (n < 0)
+			return n;
+		if (c->stop == HCB_STOP_NONE && hcb_probes_exec_seen(s->probes))
+			c->stop = HCB_STOP_EXEC;
+	}
+	return 0;
+}
+
+/* How long a barrier asked without a deadline (an older client) may wait. */
+#define BARRIER_DEFAULT_NS (60ull * 1000000000u)
+
+/*
+ * A barrier the target's counts make unanswerable (it claims taps it never
+ * sent: its issued counters ran ahead) is given up once every barrier that
+ * asked for it has stopped waiting: unanswered, so that nobody takes it for
+ * done, and the next request is served afresh.
+ */
+static void barrier_give_up(struct hcb_capture *c)
+{
+	struct hcb_warning w = { .kind = HCB_WARN_BARRIER_GIVEN_UP };
+	uint64_t now;
+
+	if (!c->bar.req || !c->sess)
+		return;
+	now = hcb_clock_ns(CLOCK_MONOTONIC);
+	if (c->bar.req != c->bar_taken) {
+		uint64_t d = hcb_sess_deadline(c->sess);
+
+		c->bar_taken = c->bar.req;
+		c->bar_deadline = d ? d : now + BARRIER_DEFAULT_NS;
+	}
+	if (now < c->bar_deadline)
+		return;
+	for (w.device = 0; w.device < HCB_MAX_DEVICES - 1; w.device++)
+		if (c->issuer && c->bar.issued[w.device] > hcb_acct_next(&c->issuer->acct, w.device))
+			break;
+	hcb_barrier_answered(&c->bar);
+	hcb_capture_warn(c, &w);
+}
+
+int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
+{
+	struct pollfd fds[HCB_CAPTURE_SLOTS + 1];
+	unsigned int n = 0;
+	int err;
+
+	for (unsigned int i = 0; i < c->nslots; i++)
+		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slot[i].probes), .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN };
+	/* a barrier waiting on packets in flight looks again soon */
+	if (hcb_capture_barrier_pending(c) && timeout_ms > 1)
+		timeout_ms = 1;
+	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	/* a wake-up left in the FIFO would keep poll() from ever sleeping;
+	 * the request itself is in the session's status */
+	if (c->sess && (fds[n - 1].revents & POLLIN))
+		hcb_sess_drain(c->sess);
+	err = take_records(c);
+	hcb_capture_late(c);
+	hcb_capture_timing_check(c);
+	if (!err)
+		err = hcb_capture_queue_flush(c, 0);
+	if (!err)
+		err = hcb_capture_serve_barrier(c);
+	if (!err)
+		barrier_give_up(c);
+	/* what this poll took goes out: a file behind by one poll at most */
+	if (!err && !c->rx_err && c->rx.ops->flush) {
+		err = c->rx.ops->flush(c->rx.ctx);
+		if (err)
+			c->rx_err = err;
+	}
+	return err;
+}
+
+enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c)
+{
+	return c->stop;
+}
+
+/*
+ * After the detach: a probe that fired just before may still be copying.
+ * Everything it reserves is below the ring's written position, so read up
+ * to there (and let a packet still being copied finish) before calling
+ * anything lost or incomplete.
+ */
+static int drain_after_detach(struct hcb_slot *s)
+{
+	uint64_t mark = hcb_probes_ring_written(s->probes);
+	int err = hcb_probes_drain(s->probes);
+
+	for (int i = 0; !err && i < 200; i++) {
+		if (hcb_probes_ring_read(s->probes) >= mark && !s->prov->pending(s->state))
+			break;
+		usleep(1000);
+		err = hcb_probes_drain(s->probes);
+		mark = hcb_probes_ring_written(s->probes);
+	}
+	return err;
+}
+
+int hcb_capture_end(struct hcb_capture *c)
+{
+	int err = 0;
+
+	/* detach first, so the target's probes go, then take what was copied */
+	for (unsigned int i = 0; i < c->nslots; i++)
+		hcb_probes_detach(c->slot[i].probes);
+	for (unsigned int i = 0; i < c->nslots && !err; i++)
+		err = drain_after_detach(&c->slot[i]);
+	/* after an output failure the decoding stopped mid-stream: what it
+	 * left pending is not the target's fault, so no warnings about it */
+	for (unsigned int i = 0; i < c->nslots && !c->rx_err; i++) {
+		int ferr = c->slot[i].prov->finish(c->slot[i].state);
+
+		if (!err && ferr < 0)
+			err = ferr;
+	}
+	if (!err)
+		err = hcb_capture_write_tail(c);
+	hcb_capture_unpublish(c);
+	return err ? err : c->rx_err;
+}
+
+int hcb_capture_receiver_error(const struct hcb_capture *c)
+{
+	return c->rx_err;
+}
+
+const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_target_info **ti)
+{
+	if (!c->refused)
+		return NULL;
+	*ti = &c->refused->ti;
+	return c->refusal;
+}
+
+int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f)
+{
+	int any = 0;
+
+	if (d > HCB_MAX_DEVICES)
+		return -ENOENT;
+	*f = (struct hcb_capture_dev){ 0 };
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		const struct hcb_slot *s = &c->slot[i];
+		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
+		uint64_t dropped = d < HCB_MAX_DEVICES ? s->acct.dev[d].dropped : 0;
+
+		if (d == HCB_MAX_DEVICES)
+			f->bad += s->acct.stray;
+		if (!st && !dropped && !(d == HCB_MAX_DEVICES && s->acct.stray))
+			continue;
+		any = 1;
+		f->dropped += dropped;
+		if (!st)
+			continue;
+		f->taps += st->packets;
+		f->bytes += st->bytes;
+		f->gaps += hcb_stream_gaps(st);
+		for (int k = 0; k < HCB_DECODE_PROBLEMS; k++)
+			f->bad += st->problems[k];
+		/* seqs past what the probe handled: the accounting's problems */
+		f->bad += d < HCB_MAX_DEVICES ? s->acct.dev[d].lies : 0;
+	}
+	return any ? 0 : -ENOENT;
+}
+
+uint64_t hcb_capture_written(const struct hcb_capture *c)
+{
+	return c->written;
+}
+
+const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i)
+{
+	return i < c->nslots ? c->slot[i].prov->registry(c->slot[i].state) : NULL;
+}
+
+void hcb_capture_free(struct hcb_capture *c)
+{
+	if (!c)
+		return;
+	hcb_sess_close(c->sess);
+	hcb_capture_queue_free(c);
+	hcb_probes_close(c->ring);
+	for (unsigned int i = 0; i < c->nslots; i++) {
+		hcb_probes_close(c->slot[i].probes);
+		c->slot[i].prov->close(c->slot[i].state);
+	}
+	free(c);
+}

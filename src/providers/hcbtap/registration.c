@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcbtap_decode_reg.c - the hcbtap decoder's registrations: blobs
+ * reassembled from their chunks (several copies at once), read from the target when their
+ * chunks were lost, and kept in the registry; each within decode_bounds.h:
+ * what is unfinished in the registration pool, given up when a copy ends
+ * short, when the pool is full (the oldest first) or when it expires; the
+ * consumers kept, by count and bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_impl.h"
+
+int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
+			     size_t len)
+{
+	struct hcb_consumer *c;
+	int err;
+
+	if (hcb_registry_get(d->reg, cid))
+		return 0;
+	if (d->b.consumers >= HCB_BOUNDS_CONSUMERS ||
+	    d->b.consumer_bytes + len > HCB_BOUNDS_CONSUMER_BYTES) {
+		hcb_bounds_note(&d->b, HCB_BOUND_CONSUMERS, dev, cid,
+				"consumer %u not kept: %u consumers of %llu bytes are the most kept",
+				cid, d->b.consumers, (unsigned long long)d->b.consumer_bytes);
+		return 0;
+	}
+	err = hcb_consumer_from_reg(blob, len, &c);
+	if (err == -ENOMEM)
+		return err;
+	if (err || c->id != cid) {
+		if (!err)
+			hcb_consumer_free(c);
+		hcb_bounds_problem(&d->b, HCB_BAD_REGISTRATION, dev, cid,
+				   "registration of consumer %u is malformed", cid);
+		return 0;
+	}
+	err = hcb_registry_add(d->reg, c);
+	if (err == 0) {
+		d->b.consumers++;
+		d->b.consumer_bytes += len;
+	}
+	return err == -EEXIST ? 0 : err;
+}
+
+const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
+					    uint64_t addr, uint64_t len)
+{
+	void *blob;
+
+	if (!d->ops->read_target || len == 0 || len > HCB_MAX_REG_BYTES)
+		return hcb_registry_get(d->reg, cid);
+	blob = malloc(len);
+	if (!blob)
+		return NULL;
+	if (d->ops->read_target(d->ctx, addr, blob, len) == 0)
+		hcb_dec_add_registration(d, dev, cid, blob, len);
+	free(blob);
+	return hcb_registry_get(d->reg, cid);
+}
+
+static void reg_free(struct hcb_hcbtap *d, struct pending_reg *r)
+{
+	hcb_bounds_give(&d->b.regs, r->held);
+	free(r->buf);
+	free(r->have);
+	free(r);
+}
+
+static void reg_unlink(struct hcb_hcbtap *d, struct pending_reg *r)
+{
+	for (struct pending_reg **pp = &d->regs; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			return;
+		}
+}
+
+/* Give registration r up; what waited for it is resolved without it. */
+static int reg_give_up(struct hcb_hcbtap *d, struct pending_reg *r)
+{
+	uint32_t cid = r->consumer_id;
+
+	reg_unlink(d, r);
+	reg_free(d, r);
+	return hcb_dec_resolve(d, cid, NULL);
+}
+
+/* Room for a registration of total bytes: the oldest given up while the
+ * pool is full.  0, or the resolve's error. */
+static int reg_room(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, uint64_t need)
+{
+	while (hcb_bounds_take(&d->b.regs, need)) {
+		struct pending_reg *old = d->regs;
+		int err;
+
+		while (old && old->next)
+			old = old->next;
+		if (!old)
+			return -ENOBUFS;
+		hcb_bounds_note(&d->b, HCB_BOUND_REG_MEM, dev, old->consumer_id,
+				"registration of consumer %u given up for consumer %u's: %u unfinished "
+				"registrations hold %llu bytes", old->consumer_id, cid, d->b.regs.n,
+				(unsigned long long)d->b.regs.bytes);
+		err = reg_give_up(d, old);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int reg_new(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, struct pending_reg **out)
+{
+	uint64_t need = h->total + h->total / 8 + 1 + sizeof(struct pending_reg);
+	struct pending_reg *r;
+	int err = reg_room(d, h->device, h->consumer_id, need);
+
+	if (err)
+		return err == -ENOBUFS ? 0 : err;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->buf = malloc(h->total)) || !(r->have = calloc(h->total / 8 + 1, 1))) {
+		if (r)
+			free(r->buf);
+		free(r);
+		hcb_bounds_give(&d->b.regs, need);
+		return -ENOMEM;
+	}
+	r->consumer_id = h->consumer_id;
+	r->total = h->total;
+	r->held = need;
+	r->next = d->regs;
+	d->regs = r;
+	*out = r;
+	return 0;
+}
+
+static struct pending_reg *reg_find(struct hcb_hcbtap *d, uint32_t cid)
+{
+	struct pending_reg *r = d->regs;
+
+	while (r && r->consumer_id != cid)
+		r = r->next;
+	return r;
+}
+
+/* The copy of chunk h is under way (noted once; a few at most). */
+static void copy_seen(struct pending_reg *r, const struct hcb_ev_chunk *h)
+{
+	for (unsigned int i = 0; i < r->ncopies; i++)
+		if (r->copies[i].device == h->device && r->copies[i].seq == h->seq)
+			return;
+	if (r->ncopies < REG_COPIES)
+		r->copies[r->ncopies++] = (struct reg_copy){ h->device, h->seq };
+}
+
+/* Mark bytes [from, to) as there; how many were not yet.  Whole bytes of
+ * the map at a time: a 1 MiB blob is 128 Ki of them, not 1 Mi bits. */
+static uint64_t mark(unsigned char *have, uint64_t from, uint64_t to)
+{
+	uint64_t n = 0, i = from;
+
+	for (; i < to && (i % 8 || to - i < 8); i++) {
+		unsigned char bit = (unsigned char)(1u << (i % 8));
+
+		n += !(have[i / 8] & bit);
+		have[i / 8] |= bit;
+	}
+	for (; i + 8 <= to; i += 8) {
+		n += 8u - (unsigned int)__builtin_popcount(have[i / 8]);
+		have[i / 8] = 0xff;
+	}
+	for (; i < to; i++) {
+		unsigned char bit = (unsigned char)(1u << (i % 8));
+
+		n += !(have[i / 8] & bit);
+		have[i / 8] |= bit;
+	}
+	return n;
+}
+
+int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
+{
+	struct pending_reg *r;
+	const struct hcb_consumer *c;
+	int err;
+
+	if (hcb_registry_get(d->reg, h->consumer_id))
+		return 0;   /* another thread's copy got here first */
+	r = reg_find(d, h->consumer_id);
+	if (h->total == 0 || h->total > HCB_MAX_REG_BYTES || h->offset > h->total ||
+	    h->len > h->total - h->offset || (r && r->total != h->total)) {
+		hcb_bounds_problem(&d->b, HCB_BAD_CHUNK, h->device, h->consumer_id,
+				   "registration chunk of consumer %u out of bounds", h->consumer_id);
+		return 0;
+	}
+	if (!r) {
+		err = reg_new(d, h, &r);
+		if (!r)
+			return err;
+	}
+	copy_seen(r, h);
+	r->touched_ns = d->b.now_ns;
+	memcpy(r->buf + h->offset, data, h->len);
+	r->received += mark(r->have, h->offset, h->offset + h->len);
+	if (r->received < r->total)
+		return 0;
+	reg_unlink(d, r);
+	err = hcb_dec_add_registration(d, h->device, h->consumer_id, r->buf, r->total);
+	reg_free(d, r);
+	c = hcb_registry_get(d->reg, h->consumer_id);
+	/* what waited for it goes now, or, had it no use, goes without it */
+	return err ? err : hcb_dec_resolve(d, h->consumer_id, c);
+}
+
+int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
+{
+	struct pending_reg *r = reg_find(d, cid);
+	int err;
+
+	if (!r)
+		return 0;
+	for (unsigned int i = 0; i < r->ncopies; i++)
+		if (r->copies[i].device == device && r->copies[i].seq == seq) {
+			r->copies[i] = r->copies[--r->ncopies];
+			break;
+		}
+	if (r->ncopies)
+		return 1;
+	/* every copy under way ended short: the next packet sends it again,
+	 * from its start; these bytes are no use to anyone */
+	err = reg_give_up(d, r);
+	return err < 0 ? err : 0;
+}
+
+void hcb_dec_regs_expire(struct hcb_hcbtap *d)
+{
+	for (struct pending_reg *r = d->regs, *next; r; r = next) {
+		next = r->next;
+		if (!r->touched_ns)
+			r->touched_ns = d->b.now_ns;
+		if (!hcb_bounds_expired(&d->b, r->touched_ns))
+			continue;
+		hcb_bounds_note(&d->b, HCB_BOUND_EXPIRED, HCB_MAX_DEVICES, r->consumer_id,
+				"registration of consumer %u given up: %llu of %llu bytes came, then "
+				"none for a while", r->consumer_id, (unsigned long long)r->received,
+				(unsigned long long)r->total);
+		reg_give_up(d, r);
+		next = d->regs;   /* the list may have changed: start over */
+	}
+}
+
+int hcb_dec_regs_finish(struct hcb_hcbtap *d)
+{
+	int err = 0;
+
+	while (d->regs && !err)
+		err = reg_give_up(d, d->regs);
+	return err;
+}
+
+void hcb_dec_regs_free(struct hcb_hcbtap *d)
+{
+	while (d->regs) {
+		struct pending_reg *r = d->regs;
+
+		d->regs = r->next;
+		reg_free(d, r);
+	}
+}

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_decode.c - the jaxffi provider's records (bpf/jaxffi_events.h) back
+ * into packets.  A call's records all come from the thread that made the
+ * call, one after the other, but calls of one device may be under way on
+ * several threads at once: each call in flight is found by (device, seq),
+ * and a thread starting a new call has finished sending its last one
+ * (jaxffi_calls.c).  Figures and problems go through decode_bounds.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "providers/hcbtap/events.h"
+#include "decode_impl.h"
+#include "ffi_abi.h"
+#include "pycall_events.h"
+
+int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct hcb_jaxffi *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	x->reg = hcb_registry_new();
+	if (!x->reg) {
+		free(x);
+		return -ENOMEM;
+	}
+	hcb_bounds_init(&x->b, ops, ctx);
+	x->b.packets = (struct hcb_bounds_pool){ .limit = JX_CALL_BYTES, .max_n = JX_MAX_INFLIGHT };
+	*out = x;
+	return 0;
+}
+
+void hcb_jaxffi_device_proven(struct hcb_jaxffi *x)
+{
+	x->check.device_proven = 1;
+}
+
+void hcb_jaxffi_free(struct hcb_jaxffi *x)
+{
+	if (!x)
+		return;
+	hcb_jx_calls_free(x);
+	hcb_jx_sites_free(x);
+	hcb_registry_free(x->reg);
+	free(x);
+}
+
+void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x)
+{
+	x->inner = 1;
+}
+
+void hcb_jaxffi_text_off(struct hcb_jaxffi *x)
+{
+	x->no_text = 1;
+}
+
+int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
+{
+	const struct hcb_consumer *con = NULL;
+	struct hcb_packet p;
+	int err, kind = 0;
+
+	if (c->got != c->h.total_bytes) {
+		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, c->h.device, 0, "device %u: callback "
+				   "call %llu (%s): operands of %llu bytes, the call said %llu",
+				   c->h.device, (unsigned long long)c->h.seq, c->h.op,
+				   (unsigned long long)c->got, (unsigned long long)c->h.total_bytes);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	/* sub-byte operands come packed: one element a byte in a tap */
+	err = hcb_xshape_unpack(c->shapes, c->h.nargs, &c->payload);
+	if (!err)
+		err = hcb_jx_consumer_for(x, c, &con, &kind);
+	if (err == -ENOSPC) {
+		hcb_bounds_lose(&x->b, HCB_BOUND_CONSUMERS, c->h.device, 0, "device %u: callback "
+				"call %llu (%s): a call site past the %u hcbtrace keeps: not shown",
+				c->h.device, (unsigned long long)c->h.seq, c->h.op, JX_MAX_SITES);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	if (err || !con) {
+		hcb_jx_call_drop(x, c);
+		return -ENOMEM;
+	}
+	p = (struct hcb_packet){
+		.device = c->h.device, .seq = c->h.seq, .mono_ns = c->h.ts_ns,
+		.pid = c->h.pid, .tid = c->h.tid, .consumer = con,
+		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
+		.py_callable = c->py_callable,
+	};
+	p.text = hcb_jx_text_for(x, c, con, kind, &p.text_len);
+	hcb_bounds_delivered(&x->b, p.device, p.seq, con->total_bytes);
+	x->delivered++;
+	err = x->b.ops->packet(x->b.ctx, &p);
+	hcb_jx_call_drop(x, c);
+	return err;
+}
+
+/* A Python callback's call, whole, waits for its end (jaxffi_pycall.c). */
+static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
+{
+	if (c->nseen != c->h.nargs || c->arg_left)
+		return 0;
+	if (c->await_end) {
+		c->whole = 1;
+		return 0;
+	}
+	return hcb_jx_deliver(x, c);
+}
+
+/* A call with no site: named after its index, as far as it is known. */
+static void name_unknown(struct hcb_ev_jcall *h, const char *target)
+{
+	if (h->flags & HCB_JAXFFI_F_INDEX)
+		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
+	else
+		snprintf(h->op, sizeof(h->op), "callback");
+	snprintf(h->module, sizeof(h->module), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "%s", target);
+}
+
+/* A CUDA callback (jaxgpu.h): no thunk holds its names there, and the
+ * probe sits on xla_ffi_python_gpu_callback's handler alone. */
+static void name_gpu(struct hcb_ev_jcall *h)
+{
+	name_unknown(h, "xla_ffi_python_gpu_callback");
+}
+
+/*
+ * The call site the thunk gave, if it gave one, proven by the layout check
+ * (jaxffi_check.h): a thread that ran no callback's CustomCallThunk first
+ * says nothing of this call, which is then named after its index.  0; -1
+ * for a call that disagrees with the layout proven before (counted);
+ * -EPROTO once the layout is refused (said once, through ops->refuse).
+ */
+static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
+{
+	char why[384];
+	int n = hcb_jaxffi_check_site(&x->check, h, why, sizeof(why));
+
+	if (n == -EPROTO) {
+		if (x->check.state == HCB_JAXFFI_REFUSED && why[0] && x->b.ops->refuse)
+			x->b.ops->refuse(x->b.ctx, why);
+		return n;
+	}
+	if (n == -EINVAL) {
+		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h->device, 0, "device %u: callback call "
+				   "%llu (%s): the layout check failed: %s", h->device,
+				   (unsigned long long)h->seq, h->op, why);
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (n == 2) {
+		hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "callback call %llu on "
+				   "thread %u: its device is not known (it was under way when "
+				   "hcbtrace attached, or XLA ran it where hcbtrace does not look): "
+				   "not shown", (unsigned long long)h->seq, h->tid);
+		return -1;
+	}
+	if (h->flags & HCB_JAXFFI_F_LEGACY) {
+		hcb_jx_name_legacy(x, h);
+		return 0;
+	}
+	if ((h->flags & HCB_JAXFFI_F_GPU) && x->check.device_proven) {
+		name_gpu(h);   /* no thunk on a GPU: expected, not a problem */
+		return 0;
+	}
+	if (x->check.state != HCB_JAXFFI_PROVEN && !x->check.device_proven) {
+		/* its device is the execution context's, which only a call with
+		 * a thunk proves here */
+		hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "device %u: callback "
+				   "call %llu: no call site, and the layout not yet proven (no thunk "
+				   "ran on thread %u): not shown", h->device,
+				   (unsigned long long)h->seq, h->tid);
+		return -1;
+	}
+	hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "device %u: callback call "
+			   "%llu: no call site (%s on thread %u), named after its index", h->device,
+			   (unsigned long long)h->seq, h->flags & HCB_JAXFFI_F_THUNK ?
+			   "the thread's custom call was another" : "no custom call thunk ran",
+			   h->tid);
+	name_unknown(h, "unknown");
+	return 0;
+}
+
+static int on_call(struct hcb_jaxffi *x, const void *rec)
+{
+	struct hcb_ev_jcall h;
+	struct jcall *c;
+	int n;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!hcb_bounds_device_ok(h.device)) {
+		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h.device, 0, "a callback call on device "
+				   "%u, past the last one hcbtrace can hold", h.device);
+		return 0;
+	}
+	/* this thread is on to its next call: its last one got what it will */
+	c = hcb_jx_call_of(x, h.pid, h.tid);
+	if (c && c->whole) {
+		n = hcb_jx_deliver_unended(x, c, "its thread's next call came first");
+		if (n)
+			return n;
+	} else if (c) {
+		hcb_jx_call_stopped(x, c, "its thread went on (ring buffer full, or memory "
+				    "unreadable)");
+	}
+	n = check_site(x, &h);
+	if (n)
+		return n == -EPROTO ? n : 0;
+	if (h.nargs > HCB_MAX_LEAVES || h.total_bytes > JX_MAX_PAYLOAD) {
+		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, h.device, 0, "device %u: callback call "
+				   "%llu (%s) of %u operands, %llu bytes: more than hcbtrace holds",
+				   h.device, (unsigned long long)h.seq, h.op, h.nargs,
+				   (unsigned long long)h.total_bytes);
+		return 0;
+	}
+	c = hcb_jx_call_new(x, &h, &n);
+	if (!c)
+		return n;
+	c->await_end = x->inner && h.handler == HCB_JAXFFI_PYTHON &&
+		       !(h.flags & HCB_JAXFFI_F_LEGACY);
+	return maybe_done(x, c);
+}
+
+/* The operand's shape and the bytes the probe sends of it (*wire: packed,
+ * for the sub-byte types), or why it is none hcbtrace can show. */
+static const char *arg_shape(const struct hcb_ev_jarg *e, struct hcb_xshape *s, uint64_t *wire)
+{
+	uint64_t n;
+
+	memset(s, 0, sizeof(*s));
+	s->dtype = hcb_jaxffi_dtype(e->dtype);
+	if (s->dtype == HCB_DT_INVALID)
+		return "an element type hcbtrace cannot show";
+	if (e->rank > HCB_MAX_DIMS)
+		return "more dimensions than hcbtrace shows";
+	s->ndim = e->rank;
+	memcpy(s->dims, e->dims, e->rank * sizeof(s->dims[0]));
+	if (hcb_shape_elems(s->ndim, s->dims, &n) || n > JX_MAX_PAYLOAD)
+		return "more elements than hcbtrace holds";
+	s->nbytes = n * hcb_dtype_size(s->dtype);
+	*wire = hcb_packed_bytes(s->dtype, n);
+	return NULL;
+}
+
+/* A legacy call's operand whose Arg does not read as one: the layout is
+ * refused if no call has proven it yet (this call was to), else the call
+ * is one malformed call. */
+static int legacy_arg_fails(struct hcb_jaxffi *x, struct jcall *c, const struct hcb_ev_jarg *e,
+			    const char *why)
+{
+	char msg[384];
+
+	if (x->delivered) {
+		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, e->device, 0, "device %u: callback call "
+				   "%llu (%s): the layout check failed: %s", e->device,
+				   (unsigned long long)e->seq, c->h.op, why);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "the callback descriptor at 0x%llx does not read as "
+		 "xla::CpuCallback: %s", (unsigned long long)c->h.desc, why);
+	x->check.state = HCB_JAXFFI_REFUSED;
+	if (x->b.ops->refuse)
+		x->b.ops->refuse(x->b.ctx, msg);
+	return -EPROTO;
+}
+
+static int on_arg(struct hcb_jaxffi *x, const void *rec)
+{
+	struct hcb_ev_jarg e;
+	struct hcb_xshape s;
+	struct jcall *c;
+	const char *why;
+	uint64_t wire;
+
+	memcpy(&e, rec, sizeof(e));
+	c = hcb_jx_call_find(x, e.device, e.seq);
+	if (!c)
+		return 0;   /* of a call already counted as broken */
+	c->touched_ns = x->b.now_ns;
+	if (c->arg_left || c->nseen >= c->h.nargs || (int64_t)e.arg <= c->last_arg) {
+		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, e.device, 0, "device %u: callback call %llu "
+				   "(%s): operand %u out of order", e.device,
+				   (unsigned long long)e.seq, c->h.op, e.arg);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	why = arg_shape(&e, &s, &wire);
+	if (!why && (c->h.flags & HCB_JAXFFI_F_LEGACY) && (why = hcb_jaxffi_check_strides(&e)))
+		return legacy_arg_fails(x, c, &e, why);
+	if (why) {
+		hcb_bounds_problem(&x->b, HCB_BAD_REGISTRATION, e.device, 0, "device %u: callback "
+				   "call %llu (%s): operand %u (XLA type %u, rank %u): %s", e.device,
+				   (unsigned long long)e.seq, c->h.op, e.arg, e.dtype, e.rank, why);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	if (wire != e.nbytes || e.nbytes > c->h.total_bytes - c->got) {
+		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, e.device, 0, "device %u: callback call "
+				   "%llu (%s): operand %u of %llu bytes for a shape of %llu, with %llu "
+				   "of the call's left", e.device, (unsigned long long)e.seq, c->h.op,
+				   e.arg, (unsigned long long)e.nbytes, (unsigned long long)wire,
+				   (unsigned long long)(c->h.total_bytes - c->got));
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	c->shapes[c->nseen++] = s;
+	c->last_arg = e.arg;
+	c->arg_left = e.nbytes;
+	return maybe_done(x, c);
+}
+
+/* A chunk ch (its header) of an operand's bytes, data its ch->len bytes. */
+static int on_data(struct hcb_jaxffi *x, const struct hcb_ev_chunk *ch, const void *data)
+{
+	struct jcall *c = hcb_jx_call_find(x, ch->device, ch->seq);
+
+	if (!c)
+		return 0;   /* of a call already counted as broken */
+	c->touched_ns = x->b.now_ns;
+	if (!c->arg_left || (int64_t)ch->consumer_id != c->last_arg ||
+	    ch->offset != c->got || ch->total != c->h.total_bytes || ch->len > c->arg_left) {
+		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, ch->device, 0, "device %u: callback call "
+				   "%llu (%s): operand bytes out of order", ch->device,
+				   (unsigned long long)ch->seq, c->h.op);
+		hcb_jx_call_drop(x, c);
+		return 0;
+	}
+	if (hcb_buf_add(&c->payload, data, ch->len))
+		return -ENOMEM;
+	c->got += ch->len;
+	c->arg_left -= ch->len;
+	return maybe_done(x, c);
+}
+
+int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
+{
+	uint32_t type;
+
+	if (x->check.state == HCB_JAXFFI_REFUSED)
+		return -EPROTO;
+	if (len < sizeof(type))
+		goto bad;
+	memcpy(&type, rec, sizeof(type));
+	if (type == HCB_EV_JCALL && len >= sizeof(struct hcb_ev_jcall))
+		return on_call(x, rec);
+	if (type == HCB_EV_JARG && len >= sizeof(struct hcb_ev_jarg))
+		return on_arg(x, rec);
+	if (type >= HCB_EV_JPYCALL && type <= HCB_EV_JPYTEXT)
+		return hcb_jx_on_pycall(x, rec, len);
+	if (type == HCB_EV_JDATA && len >= sizeof(struct hcb_ev_chunk)) {
+		struct hcb_ev_chunk ch;
+
+		memcpy(&ch, rec, sizeof(ch));
+		if (ch.len > len - sizeof(ch))
+			goto bad;
+		return on_data(x, &ch, (const char *)rec + sizeof(ch));
+	}
+bad:
+	/* counted apart from every device: it names none that can be trusted */
+	hcb_bounds_problem(&x->b, HCB_BAD_RECORD, HCB_MAX_DEVICES, 0, "a callback record of %zu "
+			   "bytes that is none", len);
+	return 0;
+}
+
+int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns)
+{
+	x->b.now_ns = now_ns ? now_ns : 1;
+	return hcb_jx_calls_expire(x);
+}
+
+unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x)
+{
+	return x->b.packets.n;
+}
+
+void hcb_jaxffi_finish(struct hcb_jaxffi *x)
+{
+	while (x->oldest) {
+		if (x->oldest->whole)
+			hcb_jx_deliver_unended(x, x->oldest, "the end of the input came first");
+		else
+			hcb_jx_call_stopped(x, x->oldest, "the end of the input came first");
+	}
+}
+
+const struct hcb_stream_stats *hcb_jaxffi_stats(const struct hcb_jaxffi *x, uint32_t device)
+{
+	return device == HCB_MAX_DEVICES ? hcb_bounds_stray(&x->b) : hcb_bounds_stats(&x->b, device);
+}
+
+const struct hcb_bounds *hcb_jaxffi_bounds(const struct hcb_jaxffi *x)
+{
+	return &x->b;
+}
+
+struct hcb_registry *hcb_jaxffi_registry(struct hcb_jaxffi *x)
+{
+	return x->reg;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_impl.h - the jax-callback decoder's state, shared by its files
+ * (jaxffi_decode.c: records into calls, calls into packets; jaxffi_calls.c:
+ * the calls in flight, indexed and held in a pool; jaxffi_sites.c: the
+ * call sites met and the consumers made up for them).  Figures, problems
+ * and every bound go through decode_bounds.h, as the hcbtap decoder's do.
+ * Nothing outside src/jaxffi*.c includes it.
+ */
+#ifndef HCB_JAXFFI_IMPL_H
+#define HCB_JAXFFI_IMPL_H
+
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "providers/bounds.h"
+#include "providers/shapeproto.h"
+#include "check.h"
+#include "events.h"
+#include "ffi.h"
+
+#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a call is held whole */
+/* Calls in flight, all threads: at most this many, holding at most this
+ * many bytes (what they claim, taken when the call begins: two of the
+ * largest); past either the oldest is given up, counted. */
+#define JX_MAX_INFLIGHT 256u
+#define JX_CALL_BYTES (2 * JX_MAX_PAYLOAD)
+/* Call sites kept (each a consumer): as many as the hcbtap decoder keeps
+ * consumers.  A call of a site past them is not shown (one problem). */
+#define JX_MAX_SITES HCB_BOUNDS_CONSUMERS
+#define JX_MAX_LEGACY_SITES 1024u            /* legacy descriptors numbered, beyond: one name */
+/* Buckets of the indexes, powers of two. */
+#define JX_CALL_BUCKETS 512u
+#define JX_SITE_BUCKETS 4096u
+#define JX_LEGACY_SLOTS (2 * JX_MAX_LEGACY_SITES)
+
+/* A call whose records are still coming. */
+struct jcall {
+	struct jcall *older, *newer;       /* every call in flight */
+	struct jcall *snext, **sprev;      /* its (device, seq) bucket, newest first */
+	struct jcall *tnext, **tprev;      /* its thread's bucket, newest first */
+	struct hcb_ev_jcall h;             /* its call record; names made printable */
+	uint32_t nseen;                    /* operands so far */
+	int64_t last_arg;                  /* arg of the last one, -1 before any */
+	uint64_t arg_left;                 /* bytes of the last one still to come */
+	uint64_t got;                      /* payload bytes so far */
+	uint64_t held;                     /* bytes taken from the pool */
+	uint64_t touched_ns;               /* its last record (a tick's time) */
+	struct hcb_xshape *shapes;         /* h.nargs */
+	struct hcb_buf payload;
+	/* the Python side (bpf/pycall_events.h), where the inner function is
+	 * probed: a Python callback's call waits for its end, whole */
+	unsigned int await_end : 1;        /* it will come */
+	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
+	unsigned int whole : 1;            /* its operands all came: waits for the end */
+	uint64_t py_callable;              /* the Python callable, 0: not known */
+	/* the namer's answer for it, asked at the entry while the callable
+	 * lived, where the call's site was new (jaxffi_names.c) */
+	struct hcb_pysite *py_site;        /* NULL: not asked (or no memory) */
+	int py_err;                        /* the namer's: 0, or why not */
+	/* the last text the Python side sent (UTF-8), and how it came */
+	struct hcb_buf text;
+	unsigned int text_state;           /* JX_TEXT_* */
+};
+
+enum { JX_TEXT_NONE, JX_TEXT_OK, JX_TEXT_LONG, JX_TEXT_BAD };
+/* Sites told once that their text could not be shown: at most so many */
+#define JX_TEXT_NOTICES 256u
+
+/* A call site seen, and the consumer made up for it. */
+struct site {
+	struct site *next;                 /* in its bucket */
+	uint64_t hash;
+	char op[HCB_JAXFFI_OP_MAX], module[HCB_JAXFFI_MODULE_MAX];
+	char target[HCB_JAXFFI_TARGET_MAX];
+	unsigned int nleaves;
+	struct hcb_xshape *shapes;
+	const struct hcb_consumer *c;      /* in the registry */
+	int kind;                          /* HCB_PYSITE_* as its objects say, 0: not read */
+};
+
+struct hcb_jaxffi {
+	struct hcb_bounds b;               /* ops, figures, problems; calls in b.packets */
+	struct hcb_registry *reg;
+	struct site *sites[JX_SITE_BUCKETS];
+	unsigned int nsites;
+	struct jcall *oldest, *newest;
+	struct jcall *by_seq[JX_CALL_BUCKETS], *by_thread[JX_CALL_BUCKETS];
+	struct hcb_jaxffi_check check;     /* the layout, proven or refused */
+	/* legacy calls without a thunk (XLA's classic runtime) have no names:
+	 * their sites are numbered by their descriptors, in order of first
+	 * sight (a descriptor lives as long as its executable); a hash of
+	 * descriptor to number + 1 (0: a free slot) */
+	uint64_t legacy_desc[JX_LEGACY_SLOTS];
+	unsigned int legacy_num[JX_LEGACY_SLOTS];
+	unsigned int nlegacy;
+	uint64_t delivered;                /* calls handed on: the layout held for them */
+	int inner;                         /* the inner function is probed */
+	int no_text;                       /* --no-text: prints keep their operands only */
+	uint64_t unended;                  /* calls handed on before their end came */
+	/* sites named by the user's code (jaxffi_names.c) */
+	hcb_jaxffi_namer namer;
+	void (*namer_release)(void *ctx);
+	void *namer_ctx;
+	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
+	uint64_t text_fallbacks;           /* print calls shown without their text */
+	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
+	unsigned int ntext_noticed;
+};
+
+/* jaxffi_decode.c: call c has all its records, hand it on and let it go:
+ * 0, or the packet callback's negative value. */
+int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
+
+/* jaxffi_pycall.c: the Python side's records (bpf/pycall_events.h) */
+int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
+/* The text of call c, of site con of kind (HCB_PYSITE_*, 0: not known),
+ * for its packet, or NULL (told once per site where a print's text was
+ * expected and could not be had). */
+const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
+			    const struct hcb_consumer *con, int kind, uint32_t *len);
+/* Call c, whole, is handed on though its end has not come (why): counted. */
+int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+
+/* jaxffi_names.c: what a new site is called, and its kwargs */
+struct hcb_jx_name {
+	char name[HCB_MAX_NAME];
+	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
+	char file[512], line[16];
+	int kind;                          /* HCB_PYSITE_*, 0: by its op */
+};
+/* The name of call c's new site: by its Python callable where the namer
+ * reads it, else by its op (ops->notice tells why, where it tried).  0 or
+ * -ENOMEM. */
+int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
+/* At call c's entry (its Python callable running, so alive): where its
+ * site is not named yet, the namer asked now and its answer kept with c
+ * for hcb_jx_site_name, which may come after the program ended.  0 or
+ * -ENOMEM. */
+int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
+void hcb_jx_names_free(struct hcb_jaxffi *x);
+
+/* jaxffi_calls.c */
+/* A new call in flight for h, its claim taken from the pool (the oldest
+ * given up, counted, for room); NULL if it cannot be held (counted), or
+ * *err -ENOMEM. */
+struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h, int *err);
+struct jcall *hcb_jx_call_find(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq);
+/* The call in flight of thread (pid, tid), or NULL. */
+struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid);
+/* The call is done with (delivered, broken or given up): its later
+ * records, if any, find no call and are passed over. */
+void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c);
+/* The call stopped before all its records came: a problem, then dropped. */
+void hcb_jx_call_stopped(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+/* Calls that made no progress for HCB_BOUNDS_EXPIRY_NS: given up; one
+ * that is whole and waits for its end is handed on.  0, or the packet
+ * callback's negative value. */
+int hcb_jx_calls_expire(struct hcb_jaxffi *x);
+void hcb_jx_calls_free(struct hcb_jaxffi *x);
+
+/* jaxffi_sites.c */
+/* The made-up consumer of the call's site, registered on first sight:
+ * 0, *out and *kind (HCB_PYSITE_*, 0 where its objects were not read);
+ * -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
+int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
+			const struct hcb_consumer **out, int *kind);
+/* Whether call c's site has its consumer already (its operands all came
+ * and match one met): 1, else 0. */
+int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c);
+/* A legacy call without a thunk: named after its descriptor's number. */
+void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
+void hcb_jx_sites_free(struct hcb_jaxffi *x);
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_events.h - the records the jaxffi provider's BPF side
+ * (jaxffi.bpf.c, jaxlegacy.bpf.c) puts in the shared ring buffer for
+ * src/providers/jaxcb/decode.c: calls of JAX's Python callbacks in XLA's CPU runtime
+ * (jax.debug.print, jax.debug.callback, io_callback, pure_callback,
+ * buffer_callback), seen at the FFI handler's entry, or the legacy custom
+ * call's before jaxlib 0.6.  Per call, in this order, all from the calling
+ * thread:
+ *   HCB_EV_JCALL        the call: device, seq, call site, operand count
+ *   per operand (tokens left out):
+ *     HCB_EV_JARG       its dtype and shape
+ *     HCB_EV_JDATA      its bytes in chunks (struct hcb_ev_chunk), offsets
+ *                       into the call's payload (all operands back to back)
+ * Calls of a device may overlap (XLA runs independent callbacks on several
+ * threads), so a call's records are found by (device, seq), not by order.
+ * A call that does not fit in the ring is not sent at all and counted as a
+ * drop of its device in devstats; one cut short (unreadable memory) stops
+ * there, and the decoder counts it as incomplete.
+ */
+#ifndef HCB_JAXFFI_EVENTS_H
+#define HCB_JAXFFI_EVENTS_H
+
+#include "core/wire.h"
+
+/* after enum hcb_ev_type in hcbtap_events.h: one ring, one numbering */
+enum hcb_jaxffi_ev_type {
+	HCB_EV_JCALL = 7,
+	HCB_EV_JARG = 8,
+	HCB_EV_JDATA = 9,
+};
+
+/* which handler the probe sits on (its attach cookie) */
+enum hcb_jaxffi_handler {
+	HCB_JAXFFI_PYTHON = 1,      /* kXlaFfiPythonCpuCallback: all but buffer_callback */
+	HCB_JAXFFI_BUFFER = 2,      /* kXlaBufferPythonCpuCallback */
+};
+
+/* hcb_ev_jcall.flags */
+#define HCB_JAXFFI_F_THUNK 1u       /* a CustomCallThunk ran on this thread before the
+				     * call: the names and thunk_device come from it */
+#define HCB_JAXFFI_F_INDEX 2u       /* the call's "index" attribute was found */
+#define HCB_JAXFFI_F_LEGACY 4u      /* a legacy callback (xla_python_cpu_callback,
+				     * jaxlegacy.bpf.c): desc, layout, pytype and
+				     * config below say what its descriptor held */
+#define HCB_JAXFFI_F_RUN 8u         /* legacy, no thunk: the device is the one the
+				     * executable was run for (XLA's classic
+				     * runtime), found by the call's status */
+#define HCB_JAXFFI_F_NODEV 16u      /* legacy: no thunk and no run of the call's
+				     * status seen: its device is unknown */
+#define HCB_JAXFFI_F_GPU 32u        /* a CUDA callback (xla_ffi_python_gpu_callback,
+				     * jaxgpu.bpf.c): the operands' bytes are the
+				     * handler's own host copies; no thunk, no names */
+
+/* hcb_ev_jcall.layout: what of a legacy callback's descriptor (an
+ * xla::CpuCallback, jaxlegacy.bpf.c) did not read as one */
+#define HCB_JAXLEGACY_BAD_DESC 1u    /* its vectors: not 8-aligned, begin > end,
+				      * capacity != size, not whole elements */
+#define HCB_JAXLEGACY_BAD_TOKEN 2u   /* a token operand with a dtype, dims or bytes */
+#define HCB_JAXLEGACY_BAD_TYPE 4u    /* an operand of no XLA type, or no dtype */
+#define HCB_JAXLEGACY_BAD_DIMS 8u    /* dims inline for a rank > 4, or allocated
+				      * for one <= 4 */
+#define HCB_JAXLEGACY_BAD_STRIDES 16u /* not one byte stride a dim, row-major */
+#define HCB_JAXLEGACY_BAD_SIZE 32u   /* its size in bytes is not its elements' */
+#define HCB_JAXLEGACY_CONFIG_MAX 24u /* a decimal uint64 and its NUL */
+
+#define HCB_JAXFFI_OP_MAX 64u
+#define HCB_JAXFFI_MODULE_MAX 128u
+#define HCB_JAXFFI_TARGET_MAX 48u
+/* The places in a CustomCallThunk where its target name may be: read at
+ * each, the reader keeps the one that holds a callback target's name
+ * (src/providers/jaxcb/ffi.h: the layout check). */
+#define HCB_JAXFFI_TARGET_PLACES 4u
+
+struct hcb_ev_jcall {
+	HCB_WIRE_U32 type;          /* HCB_EV_JCALL */
+	HCB_WIRE_U32 device;        /* the execution context's device ordinal */
+	HCB_WIRE_U64 seq;           /* per device, counted by the BPF side */
+	HCB_WIRE_U64 ts_ns;         /* CLOCK_MONOTONIC */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U32 tid;
+	HCB_WIRE_U64 index;         /* the "index" attribute: the callback's place in
+				     * its executable's list (not unique across them) */
+	HCB_WIRE_U64 total_bytes;   /* of the operands that follow */
+	HCB_WIRE_U32 nargs;         /* HCB_EV_JARG records that follow */
+	HCB_WIRE_U32 handler;       /* enum hcb_jaxffi_handler */
+	HCB_WIRE_U32 thunk_device;  /* the device ordinal in the thunk's execute
+				     * parameters, the self-check of device; ~0
+				     * if there was no thunk or it was unreadable */
+	HCB_WIRE_U32 flags;         /* HCB_JAXFFI_F_* */
+	/* the names' lengths in the target; a name longer than its field is cut */
+	HCB_WIRE_U32 op_len;
+	HCB_WIRE_U32 module_len;
+	HCB_WIRE_U32 target_len[HCB_JAXFFI_TARGET_PLACES];
+	char op[HCB_JAXFFI_OP_MAX];             /* HLO op: "debug_print.1" */
+	char module[HCB_JAXFFI_MODULE_MAX];     /* HLO module: "jit_step" */
+	/* custom call target, "xla_ffi_python_cpu_callback", read at each
+	 * place it may be (empty where nothing readable was) */
+	char target[HCB_JAXFFI_TARGET_PLACES][HCB_JAXFFI_TARGET_MAX];
+	/* legacy callbacks only (HCB_JAXFFI_F_LEGACY), zero otherwise: */
+	HCB_WIRE_U64 desc;          /* the xla::CpuCallback's address: the call site */
+	HCB_WIRE_U32 layout;        /* HCB_JAXLEGACY_BAD_*, 0: it read as one */
+	HCB_WIRE_U32 pad;
+	char pytype[16];            /* the type name of its callable (a Python
+				     * "function"), empty if unreadable */
+	/* the thunk's backend_config beside each target name's place: jax
+	 * writes the descriptor's address there, in decimal */
+	char config[HCB_JAXFFI_TARGET_PLACES][HCB_JAXLEGACY_CONFIG_MAX];
+};
+
+struct hcb_ev_jarg {
+	HCB_WIRE_U32 type;          /* HCB_EV_JARG */
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U64 seq;           /* of its call */
+	HCB_WIRE_U32 arg;           /* its place among the call's operands, tokens counted */
+	HCB_WIRE_U32 dtype;         /* XLA_FFI_DataType, as the frame says */
+	HCB_WIRE_U32 rank;          /* as the frame says: more than HCB_MAX_DIMS and no
+				     * dims or bytes are copied */
+	HCB_WIRE_U32 nstrides;      /* legacy: the strides its Arg holds (0 for FFI) */
+	HCB_WIRE_U64 nbytes;        /* bytes that follow in HCB_EV_JDATA chunks */
+	HCB_WIRE_U64 dims[HCB_MAX_DIMS];
+	/* legacy: its Arg's byte strides (up to rank of them), which the
+	 * layout check proves row-major; zero for FFI calls */
+	HCB_WIRE_U64 strides[HCB_MAX_DIMS];
+};
+
+/*
+ * HCB_EV_JDATA is a struct hcb_ev_chunk (hcbtap_events.h) whose consumer_id
+ * is the operand's arg, offset and total are in the call's payload, device
+ * and seq those of the call.
+ */
+
+/*
+ * record --on-trigger stop with --until nonfinite (jaxffi.bpf.c): on the
+ * devices of device_mask, the FFI probe checks each float operand of at
+ * most HCB_JAXFFI_NF_BYTES bytes (the first HCB_JAXFFI_NF_OPERANDS such of
+ * a call) for NaN or infinity after sending the call, and stops the target
+ * from its own thread at one.  Set by src/engine/capture_nfstop.c; on 0: off.
+ */
+#define HCB_JAXFFI_NF_BYTES 1024u
+#define HCB_JAXFFI_NF_OPERANDS 8u
+
+struct hcb_jaxffi_nf {
+	HCB_WIRE_U32 on;
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+};
+
+#endif

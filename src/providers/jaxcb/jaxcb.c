@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "bpf/capture.skel.h"
+#include "bpf/probes.h"
+#include "target/pytext.h"
+#include "target/pyver.h"
+#include "events.h"
+#include "ffi.h"
+#include "gpu.h"
+#include "jaxcb.h"
+#include "legacy.h"
+
+/* ti->probe_off[]: where the probes go; and, not probes, where the
+ * library's own code reads the execution context's and the run options'
+ * device ordinals, plus one (0: its code is not the function known,
+ * jaxffi.h), and whether the callbacks are the legacy ones (jaxlegacy.h).
+ * HANDLER is the legacy callback there, and RUN.. the run sites.  INNER:
+ * the handler's inner function, which calls the Python callable
+ * (bpf/pycall.bpf.c; 0: not found).  On CUDA (jaxgpu.h) HANDLER is
+ * kXlaFfiPythonGpuCallback, and GPU_COPY, GPU_SYNC the copy and
+ * synchronisation sites; GPU_SYNC is 0 on CPU. */
+enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, INNER, RUN,
+       GPU_COPY = RUN + HCB_JAXLEGACY_RUN_SITES, GPU_SYNC };
+
+_Static_assert(GPU_SYNC < sizeof(((struct hcb_target_info *)0)->probe_off) / sizeof(uint64_t),
+	       "probe_off holds every run site and the CUDA sites");
+
+/* libjax_common.so (jaxlib 0.6 on), else the legacy callbacks of
+ * xla_extension.so (0.4.26 to 0.5.3). */
+static int find_target(pid_t pid, struct hcb_jaxffi_target *t)
+{
+	int err = hcb_jaxffi_find(pid, t);
+
+	return err == -ENOENT ? hcb_jaxlegacy_find(pid, t) : err;
+}
+
+/* A jaxlib whose jax sends host_callback's taps as outfeed by default
+ * (up to 0.4.33), but one the xla-outfeed provider does not read (all but
+ * 0.4.31). */
+static int outfeed_era(const char *version)
+{
+	unsigned int patch;
+	char rest;
+
+	return sscanf(version, "0.4.%u%c", &patch, &rest) == 1 && patch <= 33 && patch != 31;
+}
+
+/*
+ * jax's CUDA plugin, if the process maps it (it runs on the GPU then; its
+ * CPU callbacks are not read): -ENOENT if not.  Its device ordinal must be
+ * read where the PJRT plugin's code reads it, or the target is refused;
+ * late (find_late): a PJRT plugin not mapped yet is waited for (-ENOENT).
+ */
+static int find_gpu(pid_t pid, struct hcb_target_info *ti, int late)
+{
+	struct hcb_jaxgpu_target *g = malloc(sizeof(*g));
+	int err = g ? hcb_jaxgpu_find(pid, g) : -ENOMEM;
+
+	if (err == -ENOENT || err == -ENOMEM || (late && !err && !g->pjrt[0])) {
+		free(g);
+		return err ? err : -ENOENT;
+	}
+	snprintf(ti->path, sizeof(ti->path), "%s", g->lib);
+	snprintf(ti->version, sizeof(ti->version), "%s", g->version);
+	snprintf(ti->platform, sizeof(ti->platform), "cuda");
+	if (err == -ENOEXEC)
+		snprintf(ti->why, sizeof(ti->why), "%s", g->why);
+	if (!err && g->ctx_device_off < 0) {
+		snprintf(ti->why, sizeof(ti->why), "the device ordinal cannot be proven: %s",
+			 g->pjrt[0] ? "the PJRT plugin's XLA_FFI_DeviceOrdinal_Get is not the "
+			 "code known" : "no jax CUDA PJRT plugin (xla_cuda_plugin.so) mapped");
+		err = -ENOEXEC;
+	}
+	if (!err) {
+		ti->probe_off[HANDLER] = g->s.handler_off;
+		ti->probe_off[GPU_COPY] = g->s.copy_off;
+		ti->probe_off[GPU_SYNC] = g->s.sync_off;
+		ti->probe_off[CTX_DEVICE] = (uint64_t)g->ctx_device_off + 1;
+	}
+	free(g);
+	return err;
+}
+
+static int find(pid_t pid, struct hcb_target_info *ti)
+{
+	struct hcb_jaxffi_target t;
+	int err = find_gpu(pid, ti, 0);
+
+	if (err != -ENOENT)
+		return err;
+	err = find_target(pid, &t);
+
+	ti->notice[0] = '\0';
+	snprintf(ti->path, sizeof(ti->path), "%s", t.lib);
+	snprintf(ti->version, sizeof(ti->version), "%s", t.version);
+	/* str(device) is TFRT_CPU_0 in these versions, but jax.debug.print and
+	 * the callbacks' device arguments say cpu:0: so does hcbtrace */
+	snprintf(ti->platform, sizeof(ti->platform), "cpu");
+	if (err)
+		return err;
+	ti->probe_off[THUNK] = t.thunk_off;
+	ti->probe_off[HANDLER] = t.handler_off;
+	ti->probe_off[BUFFER_HANDLER] = t.buffer_off;
+	ti->probe_off[CTX_DEVICE] = t.ctx_device_off >= 0 ? (uint64_t)t.ctx_device_off + 1 : 0;
+	ti->probe_off[RUN_DEVICE] = t.run_device_off >= 0 ? (uint64_t)t.run_device_off + 1 : 0;
+	ti->probe_off[LEGACY] = (uint64_t)t.legacy;
+	ti->probe_off[INNER] = t.legacy ? 0 : t.inner_off;
+	if (!t.legacy && !t.inner_off)
+		snprintf(ti->notice, sizeof(ti->notice), "jaxlib %s has no XlaFfiPythonCpuCallback "
+			 "hcbtrace knows: its callbacks are shown without the Python side (the "
+			 "text jax.debug.print writes, the function called)", t.version);
+	ti->unread = t.legacy && outfeed_era(t.version) ? HCB_UNREAD_OUTFEED : 0;
+	for (unsigned int i = 0; i < t.nrun; i++)
+		ti->probe_off[RUN + i] = t.run_off[i];
+	return 0;
+}
+
+/*
+ * A CPU jaxlib attached before jax loaded its CUDA plugin (jax loads it
+ * when it starts its backends, after `record -- CMD` attached on seeing
+ * jaxlib mapped): the plugin, with the CUDA driver and the PJRT plugin
+ * mapped too, is a target of its own, found and checked as find() does.
+ * Cheap while it is not there: hcb_jaxgpu_find reads /proc/PID/maps and
+ * stops at a missing plugin or driver.
+ */
+static int find_late(const struct hcb_target_info *had, struct hcb_target_info *ti)
+{
+	if (had->probe_off[GPU_SYNC])
+		return -EOPNOTSUPP;
+	return find_gpu(had->pid, ti, 1);
+}
+
+static int is_library(const char *path)
+{
+	return hcb_jaxffi_is_library(path) || hcb_jaxlegacy_is_library(path) ||
+	       hcb_jaxgpu_is_library(path);
+}
+
+/*
+ * A test's own layout shift (HCBTRACE_TEST_JAXFFI_SHIFT, bytes added to
+ * the thunk's and the execute parameters' offsets, and to the size of a
+ * legacy descriptor's Arg): a real process read through a wrong layout,
+ * which the layout check must refuse (tests/bats/modern.bats,
+ * jaxlegacy.bats).  0 otherwise.
+ */
+static uint32_t test_shift(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_JAXFFI_SHIFT");
+	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
+
+	return v <= 64 ? (uint32_t)v : 0;
+}
+
+/*
+ * The legacy callbacks' thunk (0.4.31 to 0.5.3): its custom call
+ * parameters keep the device where XLA_FFI_INTERNAL_DeviceOrdinal_Get
+ * reads it (they are copied into the FFI's context whole: after the run id
+ * from 0.5.1, first before), and the collective parameters keep it too,
+ * which the check compares.  The classic runtime's run options keep it
+ * where ExecutableRunOptions::device_ordinal reads it.
+ */
+static void prepare_legacy(struct hcb_capture_bpf *skel, const struct hcb_target_info *ti,
+			   uint32_t shift)
+{
+	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout();
+
+	skel->rodata->jaxffi_ccp_device_off = ti->probe_off[CTX_DEVICE] ?
+		(uint32_t)ti->probe_off[CTX_DEVICE] - 1 : 0;
+	skel->rodata->jaxffi_params_coll_off = l->params_coll_off + shift;
+	skel->rodata->jaxffi_coll_device_off = l->coll_device_off;
+	skel->rodata->jaxlegacy_run_device_off = ti->probe_off[RUN_DEVICE] ?
+		(uint32_t)ti->probe_off[RUN_DEVICE] - 1 : l->run_device_off;
+	skel->rodata->jaxlegacy_arg_size = l->legacy_arg_size + shift;
+}
+
+/* The XLA internals the programs read: read-only variables, so they are
+ * set before the programs load; the decoder proves them on the first call. */
+static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	const struct hcb_jaxffi_layout *l = hcb_jaxffi_layout();
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	uint32_t shift = test_shift();
+	int gpu = !!ti->probe_off[GPU_SYNC];
+
+	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
+	skel->rodata->jaxffi_op_off = l->op_off + shift;
+	skel->rodata->jaxffi_module_off = l->module_off + shift;
+	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
+		skel->rodata->jaxffi_target_offs[i] = l->target_offs[i] + shift;
+	skel->rodata->jaxffi_params_ccp_off = l->params_ccp_off + shift;
+	skel->rodata->jaxffi_ccp_device_off = l->ccp_device_off;
+	/* as the library's code reads it, where that proves it; not shifted:
+	 * a device read wrong there is a loss on device 0 (counted
+	 * unreadable), never a value shown */
+	skel->rodata->jaxffi_ctx_device_off = ti->probe_off[CTX_DEVICE] ?
+		(uint32_t)ti->probe_off[CTX_DEVICE] - 1 : l->ctx_device_off;
+	if (ti->probe_off[LEGACY])
+		prepare_legacy(skel, ti, shift);
+	/* only the probes this jaxlib's callbacks need are verified */
+	skel->rodata->jaxgpu_ctx_device_off = gpu ? (uint32_t)ti->probe_off[CTX_DEVICE] - 1 : 0;
+	bpf_program__set_autoload(skel->progs.jaxffi_thunk, !gpu);
+	bpf_program__set_autoload(skel->progs.jaxffi_call, !gpu && !ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
+	bpf_program__set_autoload(skel->progs.jaxffi_inner, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
+	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
+	bpf_program__set_autoload(skel->progs.jaxgpu_sync, gpu);
+	bpf_program__set_autoload(skel->progs.pytext_concat, ti->probe_off[INNER] &&
+				  !(ti->without & HCB_WITHOUT_TEXT));
+	return 0;
+}
+
+/* One uprobe at a file offset (by name, libbpf would read the 300 MB
+ * library's symbols once more per probe). */
+static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
+		     const struct hcb_target_info *ti, uint64_t off, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie,
+		    .retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret);
+	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, ti->pid, ti->path, off, &opts);
+
+	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+}
+
+/* The run sites first, then the thunk: a callback then always finds
+ * its device and call site. */
+static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int err = 0;
+
+	for (unsigned int i = RUN; !err && i < RUN + HCB_JAXLEGACY_RUN_SITES && ti->probe_off[i]; i++)
+		err = attach_at(probes, skel->progs.jaxlegacy_run, ti, ti->probe_off[i], 0);
+	if (!err && ti->probe_off[THUNK])
+		err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxlegacy_call, ti, ti->probe_off[HANDLER],
+				HCB_JAXFFI_PYTHON);
+	return err;
+}
+
+/* The thunk first: a handler call then always finds its call site; the
+ * inner function's return before its entry, so that an entry seen always
+ * has its end. */
+static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+
+	if (!err && ti->probe_off[INNER])
+		err = attach_at(probes, skel->progs.jaxffi_inner_ret, ti, ti->probe_off[INNER], 0);
+	if (!err && ti->probe_off[INNER])
+		err = attach_at(probes, skel->progs.jaxffi_inner, ti, ti->probe_off[INNER], 0);
+
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
+				HCB_JAXFFI_PYTHON);
+	if (!err && ti->probe_off[BUFFER_HANDLER])
+		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[BUFFER_HANDLER],
+				HCB_JAXFFI_BUFFER);
+	return err;
+}
+
+/* The copies' sites first, the handler's entry last: a call begun is then
+ * always followed through. */
+static int attach_gpu(struct hcb_probes *probes, const struct hcb_target_info *ti)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int err = attach_at(probes, skel->progs.jaxgpu_sync, ti, ti->probe_off[GPU_SYNC], 0);
+
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxgpu_copy, ti, ti->probe_off[GPU_COPY], 0);
+	if (!err)
+		err = attach_at(probes, skel->progs.jaxgpu_enter, ti, ti->probe_off[HANDLER], 0);
+	return err;
+}
+
+/* A test's own str layout shift (HCBTRACE_TEST_PYSTR_SHIFT, bytes added
+ * to every str offset): strings read through a wrong layout, which the
+ * probe's checks must turn away (tests/bats/pytext.bats).  0 otherwise. */
+static uint32_t test_str_shift(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_PYSTR_SHIFT");
+	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
+
+	return v <= 64 ? (uint32_t)v : 0;
+}
+
+/*
+ * The text jax.debug.print writes (bpf/pycall.bpf.c): the probe on the
+ * concatenation of the target's Python (v, laid out as o; NULL: not read,
+ * pywhy says why), its str layout given to the probe.  A Python that
+ * cannot be read is no failure: the taps go without their text, and
+ * ti->notice says why, once.
+ */
+static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
+			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy)
+{
+	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	struct hcb_pytext_target py;
+	struct { uint64_t str_type; uint32_t append, length_off, state_off, ascii_data,
+		 compact_data, pad; } cfg;
+	uint32_t zero = 0, shift = test_str_shift();
+	char why[256];
+	int err = -ENOENT;
+
+	snprintf(why, sizeof(why), "%s", pywhy);
+	if (v)
+		err = hcb_pytext_find(v, &py, why, sizeof(why));
+	if (!err) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts);
+		struct bpf_link *link = bpf_program__attach_uprobe_opts(
+			skel->progs.pytext_concat, ti->pid, v->path, py.concat_off, &opts);
+
+		err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+		if (err)
+			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
+	} else if (!why[0]) {
+		snprintf(why, sizeof(why), "its Python was not found: %s", strerror(-err));
+	}
+	if (!err) {
+		cfg = (typeof(cfg)){ py.str_type, (uint32_t)py.append, o->str_length + shift,
+				     o->str_state + shift, o->str_ascii_data + shift,
+				     o->str_compact_data + shift, 0 };
+		err = bpf_map__update_elem(skel->maps.pytext_config, &zero, sizeof(zero), &cfg,
+					   sizeof(cfg), BPF_ANY);
+		if (err)
+			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
+	}
+	if (err)
+		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
+			 "shown, its taps are, as before: %.240s", why);
+}
+
+/* The Python side, where the inner function is probed: the target's
+ * Python found once, for the site names and the text probe both. */
+static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
+		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx)
+{
+	const struct hcb_pyoffsets *o;
+	struct hcb_pyver *v = malloc(sizeof(*v));
+	char why[256], msg[320];
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	err = hcb_pyver_open(ti->pid, v, &o, why, sizeof(why));
+	if (!err)
+		err = hcb_jaxffi_name_by_python(x, ti->pid, o);
+	else if (err == -ENOTSUP && ops->notice) {   /* a Python not read is said once */
+		snprintf(msg, sizeof(msg), "%s: call sites keep XLA's names", why);
+		ops->notice(ctx, msg);
+	}
+	/* --no-text: the names stay, the concatenation goes unprobed */
+	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT))
+		attach_text(probes, ti, err ? NULL : v, o, why);
+	free(v);
+	return err == -ENOMEM ? err : 0;
+}
+
+static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		       const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct hcb_jaxffi *x;
+	int err = hcb_jaxffi_new(&x, ops, ctx);
+
+	if (err)
+		return err;
+	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
+		hcb_jaxffi_device_proven(x);
+	if (ti->probe_off[INNER])
+		hcb_jaxffi_inner_probed(x);
+	if (ti->without & HCB_WITHOUT_TEXT)
+		hcb_jaxffi_text_off(x);
+	if (ti->probe_off[GPU_SYNC])
+		err = attach_gpu(probes, ti);
+	else
+		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
+	if (!err && ti->probe_off[INNER])
+		err = open_python(x, probes, ti, ops, ctx);
+	if (err) {
+		hcb_jaxffi_free(x);
+		return err;
+	}
+	*state = x;
+	return 0;
+}
+
+static int feed(void *state, const void *rec, size_t len)
+{
+	return hcb_jaxffi_feed(state, rec, len);
+}
+
+static int tick(void *state, uint64_t now_ns)
+{
+	return hcb_jaxffi_tick(state, now_ns);
+}
+
+static unsigned int pending(const void *state)
+{
+	return hcb_jaxffi_pending(state);
+}
+
+static int finish(void *state)
+{
+	hcb_jaxffi_finish(state);
+	return 0;
+}
+
+static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
+{
+	return hcb_jaxffi_stats(state, device);
+}
+
+static struct hcb_registry *registry(void *state)
+{
+	return hcb_jaxffi_registry(state);
+}
+
+static void close_jaxffi(void *state)
+{
+	hcb_jaxffi_free(state);
+}
+
+static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
+					"jaxlegacy_run", "jaxffi_inner", "jaxffi_inner_ret",
+					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync",
+					"pytext_concat", NULL };
+
+const struct hcb_provider hcb_prov_jaxffi = {
+	.name = "jax-callback",
+	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
+	.supported = hcb_jaxffi_supported,
+	.programs = programs,
+	.is_library = is_library,
+	.find = find,
+	.find_late = find_late,
+	.prepare = prepare,
+	.open = open_jaxffi,
+	.feed = feed,
+	.tick = tick,
+	.pending = pending,
+	.finish = finish,
+	.stats = stats,
+	.registry = registry,
+	.close = close_jaxffi,
+};

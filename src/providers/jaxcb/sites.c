@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jaxffi_sites.c - the jax-callback decoder's call sites: each (op,
+ * module, target, operand shapes) met becomes a consumer of its own,
+ * found again in a hash of what it says; at most JX_MAX_SITES of them are
+ * kept (the target names them: a call of one more is not shown, counted),
+ * each named as jaxffi_names.c says.
+ * Legacy calls without a thunk are named after their descriptor's number,
+ * found in a hash too.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_impl.h"
+
+_Static_assert((JX_SITE_BUCKETS & (JX_SITE_BUCKETS - 1)) == 0, "a power of two");
+_Static_assert((JX_LEGACY_SLOTS & (JX_LEGACY_SLOTS - 1)) == 0, "a power of two");
+
+/* FNV-1a, over n bytes, on from h */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static uint64_t site_hash(const struct jcall *c)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	h = fnv(h, c->h.op, strnlen(c->h.op, sizeof(c->h.op)) + 1);
+	h = fnv(h, c->h.module, strnlen(c->h.module, sizeof(c->h.module)) + 1);
+	h = fnv(h, c->h.target[0], strnlen(c->h.target[0], sizeof(c->h.target[0])) + 1);
+	h = fnv(h, &c->h.nargs, sizeof(c->h.nargs));
+	return fnv(h, c->shapes, c->h.nargs * sizeof(*c->shapes));
+}
+
+static bool same_site(const struct site *s, const struct jcall *c)
+{
+	return !strcmp(s->op, c->h.op) && !strcmp(s->module, c->h.module) &&
+	       !strcmp(s->target, c->h.target[0]) && s->nleaves == c->h.nargs &&
+	       (!s->nleaves || !memcmp(s->shapes, c->shapes, s->nleaves * sizeof(*s->shapes)));
+}
+
+/* The consumer for spec, under an id of its own: the hash of what it says,
+ * or the next free one if another site's consumer has that. */
+static const struct hcb_consumer *register_spec(struct hcb_jaxffi *x,
+						const struct hcb_consumer_spec *spec)
+{
+	struct hcb_consumer *c = NULL;
+	void *blob = NULL;
+	uint32_t id;
+	size_t len;
+	int err;
+
+	err = hcb_reg_build(spec, 0, &blob, &len);
+	if (err)
+		return NULL;
+	for (id = hcb_reg_hash(blob, len); !id || hcb_registry_get(x->reg, id); id++)
+		;
+	free(blob);
+	err = hcb_reg_build(spec, id, &blob, &len);
+	if (!err)
+		err = hcb_consumer_from_reg(blob, len, &c);
+	free(blob);
+	if (!err && hcb_registry_add(x->reg, c))
+		c = NULL;
+	return err ? NULL : c;
+}
+
+/* A new site for call c, its consumer registered; NULL for no memory. */
+static struct site *site_new(struct hcb_jaxffi *x, const struct jcall *c)
+{
+	struct hcb_jx_name *n = malloc(sizeof(*n));
+	struct hcb_consumer_spec spec = {
+		.nleaves = c->h.nargs, .tree = c->h.nargs ? NULL : "( )",
+	};
+	struct hcb_leaf_spec *leaves = calloc(c->h.nargs + 1, sizeof(*leaves));
+	struct site *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->shapes = calloc(c->h.nargs + 1, sizeof(*s->shapes));
+	if (n && leaves && s && s->shapes && !hcb_jx_site_name(x, c, n)) {
+		spec.name = n->name;
+		spec.kwargs = n->kwargs;
+		hcb_xshape_specs(c->shapes, c->h.nargs, leaves);
+		spec.leaves = leaves;
+		s->c = register_spec(x, &spec);
+		s->kind = n->kind;
+	}
+	free(leaves);
+	free(n);
+	if (!s || !s->c) {
+		if (s)
+			free(s->shapes);
+		free(s);
+		return NULL;
+	}
+	memcpy(s->op, c->h.op, sizeof(s->op));
+	memcpy(s->module, c->h.module, sizeof(s->module));
+	memcpy(s->target, c->h.target[0], sizeof(s->target));
+	s->nleaves = c->h.nargs;
+	if (c->h.nargs)
+		memcpy(s->shapes, c->shapes, c->h.nargs * sizeof(*s->shapes));
+	return s;
+}
+
+int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c)
+{
+	uint64_t h;
+
+	if (c->nseen != c->h.nargs || c->arg_left)
+		return 0;
+	h = site_hash(c);
+	for (const struct site *s = x->sites[h & (JX_SITE_BUCKETS - 1)]; s; s = s->next)
+		if (s->hash == h && same_site(s, c))
+			return 1;
+	return 0;
+}
+
+int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
+			const struct hcb_consumer **out, int *kind)
+{
+	uint64_t h = site_hash(c);
+	struct site **b = &x->sites[h & (JX_SITE_BUCKETS - 1)], *s;
+
+	for (s = *b; s; s = s->next)
+		if (s->hash == h && same_site(s, c)) {
+			*out = s->c;
+			*kind = s->kind;
+			return 0;
+		}
+	if (x->nsites >= JX_MAX_SITES)
+		return -ENOSPC;
+	s = site_new(x, c);
+	if (!s)
+		return -ENOMEM;
+	s->hash = h;
+	s->next = *b;
+	*b = s;
+	x->nsites++;
+	*out = s->c;
+	*kind = s->kind;
+	return 0;
+}
+
+/* The number + 1 of descriptor desc, numbered on first sight while there
+ * are numbers; 0: past them. */
+static unsigned int legacy_number(struct hcb_jaxffi *x, uint64_t desc)
+{
+	uint64_t h = desc * UINT64_C(0x9e3779b97f4a7c15);
+	unsigned int i = (unsigned int)(h >> 40) & (JX_LEGACY_SLOTS - 1);
+
+	/* never full: at most half the slots are ever taken */
+	for (; x->legacy_num[i]; i = (i + 1) & (JX_LEGACY_SLOTS - 1))
+		if (x->legacy_desc[i] == desc)
+			return x->legacy_num[i];
+	if (x->nlegacy >= JX_MAX_LEGACY_SITES)
+		return 0;
+	x->legacy_desc[i] = desc;
+	x->legacy_num[i] = ++x->nlegacy;
+	return x->legacy_num[i];
+}
+
+void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
+{
+	unsigned int n = legacy_number(x, h->desc);
+
+	if (n)
+		snprintf(h->op, sizeof(h->op), "callback.%u", n);
+	else
+		snprintf(h->op, sizeof(h->op), "callback");
+	snprintf(h->module, sizeof(h->module), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "xla_python_cpu_callback");
+}
+
+void hcb_jx_sites_free(struct hcb_jaxffi *x)
+{
+	hcb_jx_names_free(x);
+	for (unsigned int i = 0; i < JX_SITE_BUCKETS; i++)
+		while (x->sites[i]) {
+			struct site *s = x->sites[i];
+
+			x->sites[i] = s->next;
+			free(s->shapes);
+			free(s);
+		}
+}
