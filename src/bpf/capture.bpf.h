@@ -10,7 +10,7 @@
 #define HCB_CAPTURE_BPF_H
 
 #include "core/wire.h"
-#include "providers/hcbtap/events.h"
+#include "ring.h"
 
 #define HCB_RB_MAP							\
 	struct {							\

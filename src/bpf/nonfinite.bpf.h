@@ -6,12 +6,12 @@
  * tap (bpf_send_signal), not steps later when user space reads it.  Shared
  * by hcbtap.bpf.c (a small packet's float leaves) and jaxffi.bpf.c (a JAX
  * callback's small float operands): one span of at most HCB_NF_SPAN bytes
- * of one float kind (hcbtap_events.h) at a time, a bounded loop each.
+ * of one float kind (nonfinite.h) at a time, a bounded loop each.
  */
 #ifndef HCB_NONFINITE_BPF_H
 #define HCB_NONFINITE_BPF_H
 
-#include "providers/hcbtap/events.h"
+#include "nonfinite.h"
 
 #define NF_SIGSTOP 19
 

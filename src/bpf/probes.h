@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "providers/hcbtap/events.h"
+#include "ring.h"
 
 struct hcb_probes;
 struct hcb_capture_bpf;   /* the skeleton (capture.skel.h) */

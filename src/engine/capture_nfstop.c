@@ -2,7 +2,7 @@
 /*
  * capture_nfstop.c - record --on-trigger stop with --until nonfinite: tell
  * the hcbtap probe which consumers' small packets to check for NaN or
- * infinity itself (bpf/hcbtap_events.h, struct hcb_nf_layout), so that it
+ * infinity itself (bpf/nonfinite.h, struct hcb_nf_layout), so that it
  * stops the target from the target's own thread at that very tap; and
  * tell the jax-callback FFI probe on which devices to check the small
  * float operands of every call (bpf/jaxffi_events.h, struct hcb_jaxffi_nf).
@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/capture.skel.h"
+#include "bpf/nonfinite.h"
 #include "providers/hcbtap/events.h"
 #include "providers/jaxcb/events.h"
 #include "capture_impl.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "providers/hcbtap/events.h"
+#include "providers/outfeed/events.h"
 #include "providers/outfeed/decode.h"
 #include "providers/shapeproto.h"
 #include "text/idprint.h"

@@ -23,6 +23,9 @@ The rules, for every .c and .h file under the DIRs:
   - a module is a folder: a folder depends (includes a header of, or calls
     a function defined in) only on folders of a lower floor (FLOORS), and
     no two folders depend on each other, directly or around a loop;
+  - the ring buffer's record types are numbered in one list, the enum of
+    src/bpf/ring.h, without a value set by hand: no other file defines an
+    HCB_EV_ name, so no two record types can share a number;
   - inside a folder, a file depends on the files it builds on, never back
     up: no two files of one folder include or call each other, directly or
     around a loop (NAME.c includes NAME.h, which declares what NAME.c
@@ -76,7 +79,6 @@ FLOORS = (
 # listed here fails, and one listed that no longer exists is reported, so
 # the list only shrinks.
 KNOWN_CIRCLES = [
-    {"src/bpf", "src/providers/hcbtap"},
     {"src/engine/capture.c", "src/engine/capture_acct.c"},
     {"src/engine/capture.c", "src/engine/capture_late.c"},
     {"src/engine/capture.c", "src/engine/capture_timing.c"},
@@ -89,10 +91,12 @@ KNOWN_CIRCLES = [
 # Dependencies of a folder on one of its own floor or above, known and not
 # broken yet, as (folder, folder): the list only shrinks, as the circles'.
 KNOWN_UPWARD = [
-    ("src/bpf", "src/providers/hcbtap"),
-    ("src/providers/jaxcb", "src/providers/hcbtap"),
-    ("src/providers/outfeed", "src/providers/hcbtap"),
 ]
+
+# the one numbering of the ring's records
+RING_HEADER = os.path.join("src", "bpf", "ring.h")
+RING_DEF_RE = re.compile(r"^\s*(HCB_EV_[A-Z0-9_]+)\s*(=|,|$)")
+RING_ANY_DEF_RE = re.compile(r"\b(HCB_EV_[A-Z0-9_]+)\s*=(?!=)|#\s*define\s+(HCB_EV_[A-Z0-9_]+)\b")
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 NAME_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -357,6 +361,22 @@ def check_dependencies(paths, texts, out):
                        "KNOWN_CIRCLES" % " <-> ".join(sorted(k)))
 
 
+def check_ring_numbers(path, lines, out):
+    """HCB_EV_ names are defined in bpf/ring.h's enum alone, none with a
+    value of its own."""
+    for i, line in enumerate(lines):
+        if path == RING_HEADER:
+            m = RING_DEF_RE.match(code_of(line))
+            if m and m.group(2) == "=":
+                out.append("%s:%d: %s is given a number by hand: the enum numbers its "
+                           "records" % (path, i + 1, m.group(1)))
+        else:
+            m = RING_ANY_DEF_RE.search(code_of(line))
+            if m:
+                out.append("%s:%d: %s defines a ring record type outside %s"
+                           % (path, i + 1, m.group(1) or m.group(2), RING_HEADER))
+
+
 def main(argv):
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__.strip())
@@ -374,6 +394,7 @@ def main(argv):
         if path.endswith(".c"):
             check_functions(path, lines, out)
         check_includes(path, lines, out)
+        check_ring_numbers(path, lines, out)
         # in the order of the file (a function is found at its end)
         out.sort(key=lambda o: int(o.split(":")[1]))
         for o in out:

@@ -625,7 +625,7 @@ static void test_registration_restarts(void **state)
 
 /*
  * Two threads emit the first registration of one consumer at the same time
- * (hcbtap_events.h: REG chunks "on first sight", per thread), so the copies'
+ * (providers/hcbtap/events.h: REG chunks "on first sight", per thread), so the copies'
  * chunks interleave.  Both carry the same bytes; the registration must be
  * had, with no warning.
  */

@@ -19,7 +19,7 @@
 
 #include "core/buf.h"
 #include "core/dtype.h"
-#include "providers/hcbtap/events.h"
+#include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
 #include "providers/jaxcb/ffi.h"
 #include "providers/jaxcb/ffi_abi.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "providers/hcbtap/events.h"
+#include "providers/outfeed/events.h"
 #include "providers/outfeed/decode.h"
 #include "providers/shapeproto.h"
 

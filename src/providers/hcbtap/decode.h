@@ -2,7 +2,7 @@
 /*
  * hcbtap_decode.h - the hcbtap provider's decoder (struct hcb_hcbtap, as
  * struct hcb_jaxffi and struct hcb_outfeed are the other providers'): turns
- * the ring buffer's records (bpf/hcbtap_events.h) back into packets:
+ * the ring buffer's records (events.h) back into packets:
  * registrations first, then per device each packet's chunks, reassembled
  * and checked against the consumer's registered shape.
  *

@@ -12,6 +12,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "bpf/copy.bpf.h"
+#include "events.h"
 #include "bpf/nonfinite.bpf.h"
 #include "bpf/usdt_regs.bpf.h"
 
@@ -50,7 +51,7 @@ static __always_inline int reg_sent(__u32 id)
 }
 
 /* --on-trigger stop: consumers whose small packets the probe checks for
- * NaN or infinity (hcbtap_events.h); nf_on[0] says whether any is, so
+ * NaN or infinity (bpf/nonfinite.h); nf_on[0] says whether any is, so
  * that the common case pays an array look-up, not a hash one. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -10,6 +10,7 @@
 #include "bpf/probes.h"
 #include "target/target.h"
 #include "decode.h"
+#include "events.h"
 #include "hcbtap.h"
 
 static int is_libhcbtap(const char *path)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
-#include "providers/hcbtap/events.h"
+#include "bpf/ring.h"
 #include "decode_impl.h"
 #include "ffi_abi.h"
 #include "pycall_events.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_events.h - the records the jaxffi provider's BPF side
- * (jaxffi.bpf.c, jaxlegacy.bpf.c) puts in the shared ring buffer for
- * src/providers/jaxcb/decode.c: calls of JAX's Python callbacks in XLA's CPU runtime
- * (jax.debug.print, jax.debug.callback, io_callback, pure_callback,
- * buffer_callback), seen at the FFI handler's entry, or the legacy custom
- * call's before jaxlib 0.6.  Per call, in this order, all from the calling
+ * events.h - the records the jax-callback provider's BPF side (ffi.bpf.c,
+ * legacy.bpf.c, gpu.bpf.c) puts in the ring buffer for its decoder
+ * (decode.c), numbered in bpf/ring.h: calls of JAX's Python callbacks in
+ * XLA's CPU runtime (jax.debug.print, jax.debug.callback, io_callback,
+ * pure_callback, buffer_callback), seen at the FFI handler's entry, or the
+ * legacy custom call's before jaxlib 0.6.  Per call, in this order, all from the calling
  * thread:
  *   HCB_EV_JCALL        the call: device, seq, call site, operand count
  *   per operand (tokens left out):
@@ -21,14 +21,8 @@
 #ifndef HCB_JAXFFI_EVENTS_H
 #define HCB_JAXFFI_EVENTS_H
 
+#include "bpf/ring.h"
 #include "core/wire.h"
-
-/* after enum hcb_ev_type in hcbtap_events.h: one ring, one numbering */
-enum hcb_jaxffi_ev_type {
-	HCB_EV_JCALL = 7,
-	HCB_EV_JARG = 8,
-	HCB_EV_JDATA = 9,
-};
 
 /* which handler the probe sits on (its attach cookie) */
 enum hcb_jaxffi_handler {
@@ -125,7 +119,7 @@ struct hcb_ev_jarg {
 };
 
 /*
- * HCB_EV_JDATA is a struct hcb_ev_chunk (hcbtap_events.h) whose consumer_id
+ * HCB_EV_JDATA is a struct hcb_ev_chunk (bpf/ring.h) whose consumer_id
  * is the operand's arg, offset and total are in the call's payload, device
  * and seq those of the call.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pycall_events.h - the records of the Python side of JAX's callbacks
- * (pycall.bpf.c), in the ring the jax-callback provider reads
- * (src/providers/jaxcb/decode.c), after a call's own records (jaxffi_events.h).
+ * (pycall.bpf.c), numbered in bpf/ring.h, for the jax-callback decoder
+ * (pycall.c), after a call's own records (events.h).
  * All from the thread of the call, in this order:
  *
  *   HCB_EV_JPYCALL   jaxlib's inner function (XlaFfiPythonCpuCallback) is
@@ -21,14 +21,8 @@
 #ifndef HCB_PYCALL_EVENTS_H
 #define HCB_PYCALL_EVENTS_H
 
+#include "bpf/ring.h"
 #include "core/wire.h"
-
-/* after hcbtap_events.h's HCB_EV_COPY = 10: one ring, one numbering */
-enum hcb_pycall_ev_type {
-	HCB_EV_JPYCALL = 11,
-	HCB_EV_JPYEND = 12,
-	HCB_EV_JPYTEXT = 13,
-};
 
 /* hcb_ev_jpycall.flags */
 #define HCB_JPY_F_NOCALLABLE 1u  /* the callbacks' list was unreadable, or the

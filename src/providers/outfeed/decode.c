@@ -10,7 +10,7 @@
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "providers/bounds.h"
-#include "providers/hcbtap/events.h"
+#include "events.h"
 #include "providers/shapeproto.h"
 #include "decode.h"
 

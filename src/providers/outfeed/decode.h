@@ -2,7 +2,7 @@
 /*
  * outfeed.h - packets of XLA's legacy outfeed (the legacy provider, prov_outfeed.h), put back
  * together from the leaves the BPF side sees one by one
- * (HCB_EV_XLEAF + HCB_EV_XDATA records, bpf/hcbtap_events.h).
+ * (HCB_EV_XLEAF + HCB_EV_XDATA records, events.h).
  *
  * host_callback sends each tap as a header leaf u32[2] {271828, consumer
  * id}, then the arrays of the tap as leaves of their own, in order, on the

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/copy.bpf.h"
+#include "events.h"
 
 /*
  * Legacy XLA outfeed (jaxlib <= 0.4.31 on CPU, JAX_HOST_CALLBACK_OUTFEED=1):

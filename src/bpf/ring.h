@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - the records of the one ring buffer that every provider's BPF
+ * programs write and the capture engine reads: one numbering for the whole
+ * object, here, and the records that are no one provider's.  A record
+ * begins with its type (a u32 of enum hcb_ring_record); each provider's
+ * events header (providers/NAME/events.h) lays out its own records and
+ * takes their numbers from here, so that no two record types can share
+ * one, whichever programs a session loads.
+ */
+#ifndef HCB_BPF_RING_H
+#define HCB_BPF_RING_H
+
+#include "core/wire.h"
+
+/* Every record type, numbered in this one list (append; never set a
+ * value): who writes it, and where it is laid out. */
+enum hcb_ring_record {
+	HCB_EV_NONE,
+	/* hcbtap (providers/hcbtap/events.h), per packet in this order: */
+	HCB_EV_REG,          /* its consumer's registration blob, first sight
+			      * only: struct hcb_ev_chunk */
+	HCB_EV_PKT,          /* the packet: struct hcb_ev_pkt */
+	HCB_EV_DATA,         /* its payload: struct hcb_ev_chunk */
+	/* the engine's own (here): the target replaced its program image */
+	HCB_EV_EXEC,
+	/* xla-outfeed (providers/outfeed/events.h): */
+	HCB_EV_XLEAF,        /* one leaf's header and shape */
+	HCB_EV_XDATA,        /* its bytes: struct hcb_ev_chunk */
+	/* jax-callback (providers/jaxcb/events.h), per call: */
+	HCB_EV_JCALL,        /* the call: device, seq, site, operand count */
+	HCB_EV_JARG,         /* an operand's dtype and shape */
+	HCB_EV_JDATA,        /* its bytes: struct hcb_ev_chunk */
+	/* hcbtap: a CUDA tap's device-side copy times (CUPTI) */
+	HCB_EV_COPY,
+	/* jax-callback's Python side (providers/jaxcb/pycall_events.h): */
+	HCB_EV_JPYCALL,      /* the inner function entered: its callable */
+	HCB_EV_JPYEND,       /* it returned: the call is whole */
+	HCB_EV_JPYTEXT,      /* a line the callable wrote */
+	/* hcbtap: a small packet as it was on the wire, in one record */
+	HCB_EV_PKT_WIRE,
+	HCB_EV_TYPES
+};
+
+/* The engine reads a record's type as a u32 and passes the types it does
+ * not know to the slot's provider, which counts one it does not know as a
+ * bad record: the numbering must stay small and dense. */
+_Static_assert(HCB_EV_TYPES <= 64, "ring record types are a dense set");
+
+/*
+ * A piece of a blob or payload, in size classes a factor 4 apart
+ * (bpf/copy.bpf.h); offset-addressed, so that the decoder places each
+ * where it belongs and sees what is missing.  HCB_EV_REG, HCB_EV_DATA,
+ * HCB_EV_XDATA, HCB_EV_JDATA.
+ */
+struct hcb_ev_chunk {
+	HCB_WIRE_U32 type;
+	HCB_WIRE_U32 consumer_id;
+	HCB_WIRE_U32 device;
+	HCB_WIRE_U32 len;          /* valid bytes in data[] */
+	HCB_WIRE_U64 seq;
+	HCB_WIRE_U64 offset;       /* of data[0] in the blob or payload */
+	HCB_WIRE_U64 total;        /* blob or payload size */
+	/* followed by the chunk's bytes: len valid, padded to a size class */
+};
+
+/* HCB_EV_EXEC: the target exec'd; what follows comes from another program. */
+struct hcb_ev_exec {
+	HCB_WIRE_U32 type;         /* HCB_EV_EXEC */
+	HCB_WIRE_U32 pid;
+	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
+};
+
+/* Per-device counters kept by the BPF side (array map "devstats"), for
+ * every provider's programs. */
+struct hcb_dev_stats {
+	HCB_WIRE_U64 packets;      /* PKT records emitted */
+	HCB_WIRE_U64 drops;        /* packets lost: ring buffer full */
+	HCB_WIRE_U64 read_errors;  /* packets lost: target memory unreadable */
+	HCB_WIRE_U64 lag_drops;    /* packets turned away: output over --max-lag */
+	HCB_WIRE_U64 handled;      /* seq + 1 of the last packet through the probe,
+				    * sent or lost (a device's packets come in order) */
+};
+
+#endif
