@@ -136,7 +136,7 @@ struct counter {
 };
 
 /* tapper fills byte b of device d's payload with b * 31 + d */
-static int count_tap(struct counter *c, const struct hcb_packet *p)
+static int count_tap(struct counter *c, const struct hcb_tap *p)
 {
 	uint64_t n = p->consumer->total_bytes;
 

@@ -228,7 +228,7 @@ static int view_stream(struct view_args *a, const char *path, const char *name)
 	}
 	trace_install_signals();
 	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1)
-		if (rec.kind != HCB_REC_TAP || hcb_filter_match(&a->o.filter, &rec.tap))
+		if (rec.kind != HCB_REC_TAP || hcb_filter_match(&a->o.filter, rec.tap.device, rec.tap.consumer))
 			tui_model_add(&sink.model, &rec);
 	if (n < 0 && n != -ENODATA) {
 		cli_err("%s", hcb_reader_error(r));

@@ -62,7 +62,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 		if (rec.kind == HCB_REC_TAP) {
 			if (o->count && taps >= o->count)
 				break;
-			if (!hcb_filter_match(&o->filter, &rec.tap))
+			if (!hcb_filter_match(&o->filter, rec.tap.device, rec.tap.consumer))
 				continue;
 			if (o->speed > 0)
 				pace(&last_ts, rec.tap.wall_ns, o->speed);

@@ -206,7 +206,7 @@ static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
  * select it, on devices the session keeps; the probe then stops the
  * target at the very tap (else stop_target does, later). */
 static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
-			 const struct hcb_packet *p)
+			 const struct hcb_tap *p)
 {
 	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
 	uint32_t *seen = &tf->probe_seen[p->consumer->id % 256];

@@ -117,7 +117,7 @@ static size_t bounded_strlen(const char *s, size_t size)
 	return strnlen(s, size - 1);
 }
 
-static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct hcb_packet *t)
+static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct hcb_tap *t)
 {
 	const struct hcb_consumer *c = t->consumer;
 	unsigned char *blob = NULL, *p;

@@ -439,7 +439,7 @@ static int read_tap(struct hcb_reader *r, struct hcb_record *rec)
 	if (err)
 		goto out;
 	rec->kind = HCB_REC_TAP;
-	rec->tap = (struct hcb_packet){
+	rec->tap = (struct hcb_tap){
 		.device = (uint32_t)t.device, .seq = t.seq, .wall_ns = t.ts, .consumer = c,
 		.payload = s->payload, .copy_start_ns = t.copy[0], .copy_end_ns = t.copy[1],
 		.text = t.text, .text_len = t.text ? (uint32_t)strlen(t.text) : 0,

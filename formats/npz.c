@@ -311,7 +311,7 @@ static size_t npy_header(unsigned char *p, size_t size, const struct hcb_leaf_sh
 	return total;
 }
 
-static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct hcb_packet *t)
+static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct hcb_tap *t)
 {
 	const struct hcb_consumer *c = t->consumer;
 	const char *platform = w->have_session && w->session.platform[0] ? w->session.platform : "cpu";

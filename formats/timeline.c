@@ -237,7 +237,7 @@ static int kwargs_json(struct hcb_buf *b, const struct hcb_consumer *c)
 }
 
 /* The instant event of tap t on thread tid, its args the tap's. */
-static int tap_instant(struct timeline *tl, const struct hcb_packet *t, uint32_t tid, char **paths)
+static int tap_instant(struct timeline *tl, const struct hcb_tap *t, uint32_t tid, char **paths)
 {
 	const struct hcb_consumer *c = t->consumer;
 	struct hcb_buf leaves = HCB_BUF_INIT, sum = HCB_BUF_INIT;
@@ -271,7 +271,7 @@ static int tap_instant(struct timeline *tl, const struct hcb_packet *t, uint32_t
 }
 
 /* A counter event per leaf with a finite value: "loss", "params.w". */
-static int tap_counters(struct timeline *tl, const struct hcb_packet *t, uint32_t tid, char **paths)
+static int tap_counters(struct timeline *tl, const struct hcb_tap *t, uint32_t tid, char **paths)
 {
 	const struct hcb_consumer *c = t->consumer;
 	const unsigned char *p = t->payload;
@@ -300,7 +300,7 @@ static int tap_counters(struct timeline *tl, const struct hcb_packet *t, uint32_
 	return err;
 }
 
-static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hcb_packet *t)
+static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hcb_tap *t)
 {
 	const struct hcb_consumer *c = t->consumer;
 	char **paths = NULL;

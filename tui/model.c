@@ -119,7 +119,7 @@ static void evict_oldest(struct tui_model *m)
 	m->evicted++;
 }
 
-static int add_tap(struct tui_model *m, const struct hcb_packet *p)
+static int add_tap(struct tui_model *m, const struct hcb_tap *p)
 {
 	size_t len = p->consumer ? (size_t)p->consumer->total_bytes : 0;
 	size_t tlen = p->text ? p->text_len : 0;      /* kept after the payload */
@@ -209,7 +209,7 @@ const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i)
 
 int tui_model_index(struct tui_model *m, const struct hcb_record *rec, uint64_t off)
 {
-	const struct hcb_packet *p = &rec->tap;
+	const struct hcb_tap *p = &rec->tap;
 	unsigned int cons, si;
 	struct tui_stream *s;
 

@@ -97,7 +97,7 @@ static void nf_mark(struct tui_model *m, uint64_t i, int found)
 
 /* Tap t's payload and text, back to back, into the cache for item e. */
 static const unsigned char *keep_tap(struct tui_model *m, struct cached_tap *e,
-				     const struct hcb_packet *t)
+				     const struct hcb_tap *t)
 {
 	size_t n = t->consumer->total_bytes;
 	const unsigned char *kept;

@@ -153,7 +153,7 @@ static int read_batch(struct tui_source *s, int *k)
 			return n;
 		}
 		if (b->rec.kind == HCB_REC_TAP) {
-			if (s->filtered && !hcb_filter_match(&s->filter, &b->rec.tap))
+			if (s->filtered && !hcb_filter_match(&s->filter, b->rec.tap.device, b->rec.tap.consumer))
 				continue;
 			b->rec.tap.payload = NULL;
 		}

@@ -38,14 +38,14 @@ int hcb_filter_names(const char *want, const struct hcb_consumer *c)
 	return !strcmp(want, c->name) || (*want && !*end && id == c->id);
 }
 
-int hcb_filter_match(const struct hcb_filter *f, const struct hcb_packet *p)
+int hcb_filter_match(const struct hcb_filter *f, uint32_t device, const struct hcb_consumer *c)
 {
-	if (!hcb_filter_device(f, p->device))
+	if (!hcb_filter_device(f, device))
 		return 0;
 	if (!f->nconsumers)
 		return 1;
 	for (unsigned int i = 0; i < f->nconsumers; i++)
-		if (hcb_filter_names(f->consumers[i], p->consumer))
+		if (hcb_filter_names(f->consumers[i], c))
 			return 1;
 	return 0;
 }

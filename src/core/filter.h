@@ -3,14 +3,14 @@
  * filter.h - which taps a session or a playback keeps: by device and by
  * consumer (its name or its id).  Live sessions apply it before a tap is
  * written (and to the drop records of devices left out); playback and the
- * viewer apply it to recordings.  The command line fills it (cli/filter.c).
+ * viewer apply it to recordings.  The command line fills it (cli/filter_opts.c).
  */
 #ifndef HCB_FILTER_H
 #define HCB_FILTER_H
 
 #include <stdint.h>
 
-#include "packet.h"
+#include "consumer.h"
 
 #define HCB_FILTER_MAX_CONSUMERS 64
 
@@ -28,8 +28,8 @@ int hcb_filter_add_device(struct hcb_filter *f, uint64_t d);
 int hcb_filter_add_consumer(struct hcb_filter *f, const char *want);
 /* 1 if the filter keeps device d's taps (and drops). */
 int hcb_filter_device(const struct hcb_filter *f, uint32_t d);
-/* 1 if the filter keeps tap p. */
-int hcb_filter_match(const struct hcb_filter *f, const struct hcb_packet *p);
+/* 1 if the filter keeps a tap of consumer c on device. */
+int hcb_filter_match(const struct hcb_filter *f, uint32_t device, const struct hcb_consumer *c);
 /* 1 if want names consumer c, by name or by id. */
 int hcb_filter_names(const char *want, const struct hcb_consumer *c);
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* packet.c - the decoders' vocabulary in words and figures (packet.h). */
 #include "packet.h"
 
 static const char *const problem_names[HCB_DECODE_PROBLEMS] = {
@@ -18,3 +19,13 @@ const char *hcb_decode_problem_name(enum hcb_decode_problem what)
 	return what < HCB_DECODE_PROBLEMS ? problem_names[what] : "?";
 }
 
+uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s)
+{
+	uint64_t span;
+
+	if (!s->packets)
+		return 0;
+	/* a seq seen twice (a confused target) must not make it wrap */
+	span = s->last_seq - s->first_seq + 1;
+	return span > s->packets ? span - s->packets : 0;
+}

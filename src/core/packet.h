@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * packet.h - the capture engine's vocabulary, what every provider's
- * decoder hands it and every receiver of its records sees: a decoded
- * packet (a tap as it came off the ring), the problems a decoder counts,
- * the operations a decoder calls back, and a stream's figures.  The
- * decoders (hcbtap_decode.h for libhcbtap, jaxffi.h, outfeed.h) speak it; the
- * formats and the viewer know it through record.h, never a decoder.
+ * packet.h - what every provider's decoder hands the capture engine: a
+ * decoded packet (a tap as it came off the ring), the problems a decoder
+ * counts, the operations a decoder calls back, and a stream's figures.
+ * The decoders (providers/NAME/) speak it; the formats and the viewer see
+ * what the engine made of it, records (record.h), never a decoder.
  */
 #ifndef HCB_PACKET_H
 #define HCB_PACKET_H
@@ -17,28 +16,17 @@
 #include "wire.h"
 
 /*
- * One decoded packet, valid during the packet callback only; a record's
- * tap (record.h) is one too.  When the probe fired is on one of two clocks,
- * by where the packet is, and named for it:
- *   mono_ns: as a decoder delivers it, CLOCK_MONOTONIC, the probe's own;
- *   wall_ns: in a record, CLOCK_REALTIME: the engine converts (capture.c),
- *            files hold it so (the "ts_ns" of JSONL and .hcbcap).
- * One field, two names: each reads the clock its side has.
+ * One decoded packet, as a decoder delivers it: valid during the packet
+ * callback only.  Its time is the probe's, CLOCK_MONOTONIC; the engine
+ * makes it a record's tap (struct hcb_tap, record.h), on the other clock.
  */
 struct hcb_packet {
 	uint32_t device;
 	uint64_t seq;
-	union {
-		uint64_t mono_ns;           /* from a decoder: CLOCK_MONOTONIC */
-		uint64_t wall_ns;           /* in a record: CLOCK_REALTIME */
-	};
+	uint64_t mono_ns;                   /* when the probe fired: CLOCK_MONOTONIC */
 	uint32_t pid, tid;
 	const struct hcb_consumer *consumer;
 	const unsigned char *payload;       /* leaves back to back, consumer->total_bytes */
-	/* the device-side start and end of the tap's device-to-host copy
-	 * (CUPTI, `run --cuda`), CLOCK_REALTIME, in a record only (a decoder
-	 * reports them apart: copy_times below); 0: not known */
-	uint64_t copy_start_ns, copy_end_ns;
 	/* a JAX Python callback's: the Python callable jaxlib called (the
 	 * PyObject * in the target, not checked here); 0: not known */
 	uint64_t py_callable;

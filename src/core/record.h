@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "packet.h"
+#include "consumer.h"
 
 enum hcb_record_kind {
 	HCB_REC_SESSION = 1,
@@ -19,6 +19,29 @@ enum hcb_record_kind {
 	HCB_REC_BARRIER,
 	HCB_REC_END,
 	HCB_REC_TRIGGER,        /* a flight recorder fired (src/watch/flight.h) */
+};
+
+/*
+ * A tap in a record: a packet the engine took in (or a file held), its
+ * times on CLOCK_REALTIME, as every record's and every file's are (the
+ * "ts_ns" of JSONL and .hcbcap).  consumer and payload belong to the
+ * record's producer and stay valid until its next record.
+ */
+struct hcb_tap {
+	uint32_t device;
+	uint64_t seq;
+	uint64_t wall_ns;                   /* when the probe fired */
+	uint32_t pid, tid;
+	const struct hcb_consumer *consumer;
+	const unsigned char *payload;       /* leaves back to back, consumer->total_bytes */
+	/* the device-side start and end of the tap's device-to-host copy
+	 * (CUPTI, `run --cuda`); copy_end_ns 0: not known */
+	uint64_t copy_start_ns, copy_end_ns;
+	/* a JAX Python callback's callable (packet.h); 0: not known */
+	uint64_t py_callable;
+	/* a jax.debug.print's line as the program wrote it (packet.h); NULL: none */
+	const char *text;
+	uint32_t text_len;
 };
 
 struct hcb_session_info {
@@ -62,18 +85,12 @@ struct hcb_trigger_info {
 	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal" */
 };
 
-/*
- * One record.  For HCB_REC_TAP, tap.consumer and tap.payload belong to the
- * producer and stay valid until its next record; tap.wall_ns is
- * CLOCK_REALTIME (the engine converts a decoder's mono_ns: packet.h), and
- * so are tap.copy_start_ns and tap.copy_end_ns where known (copy_end_ns 0:
- * not known).  Every time in a record is CLOCK_REALTIME.
- */
+/* One record.  Every time in a record is CLOCK_REALTIME. */
 struct hcb_record {
 	enum hcb_record_kind kind;
 	union {
 		struct hcb_session_info session;
-		struct hcb_packet tap;
+		struct hcb_tap tap;
 		struct hcb_drop_info drop;
 		struct hcb_barrier_info barrier;
 		struct hcb_end_info end;

@@ -267,7 +267,7 @@ static void lone_add(struct lone *l, uint64_t index, uint64_t seq)
 
 /* The tap's partner is the first waiting in s: compare them, drop it. */
 static int pair_with_head(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
-			  uint64_t index, const struct hcb_packet *tap)
+			  uint64_t index, const struct hcb_tap *tap)
 {
 	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
 	struct pending *p = s->head;
@@ -292,7 +292,7 @@ static int pair_with_head(struct hcb_diff *d, struct stream *s, enum hcb_diff_si
 
 /* The tap waits in s for its partner, with copies of its consumer and payload. */
 static int enqueue(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side,
-		   const struct hcb_packet *tap)
+		   const struct hcb_tap *tap)
 {
 	const struct hcb_consumer *copy;
 	struct pending *p;
@@ -328,7 +328,7 @@ static int enqueue(struct hcb_diff *d, struct stream *s, enum hcb_diff_side side
 int hcb_diff_feed(struct hcb_diff *d, enum hcb_diff_side side, const struct hcb_record *rec)
 {
 	enum hcb_diff_side other = side == HCB_DIFF_REF ? HCB_DIFF_NEW : HCB_DIFF_REF;
-	const struct hcb_packet *tap = &rec->tap;
+	const struct hcb_tap *tap = &rec->tap;
 	struct side *sd = &d->side[side];
 	struct stream *s;
 	uint64_t index;

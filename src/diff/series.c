@@ -219,7 +219,7 @@ double hcb_series_bucket_x(const struct hcb_series *se, unsigned int i, int side
 
 int hcb_series_feed(struct hcb_series_set *s, enum hcb_diff_side side, const struct hcb_record *rec)
 {
-	const struct hcb_packet *tap = &rec->tap;
+	const struct hcb_tap *tap = &rec->tap;
 	const struct hcb_consumer *c = tap->consumer;
 	const unsigned char *p = tap->payload;
 	struct entry *e;

@@ -32,7 +32,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 {
 	struct hcb_slot *s = ctx;
 	struct hcb_capture *c = s->c;
-	struct hcb_record rec = { .kind = HCB_REC_TAP, .tap = *p };
+	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	int err;
 
 	/* written (or passed over) before the ring's next record is read */
@@ -46,9 +46,14 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 		return 0;
 	if (err)
 		return err;
-	if (c->o.filter && !hcb_filter_match(c->o.filter, p))
+	if (c->o.filter && !hcb_filter_match(c->o.filter, p->device, p->consumer))
 		return 0;
-	rec.tap.wall_ns = p->mono_ns + c->mono_to_real;
+	/* the record's tap: its time on the records' clock (two clocks: packet.h) */
+	rec.tap = (struct hcb_tap){
+		.device = p->device, .seq = p->seq, .wall_ns = p->mono_ns + c->mono_to_real,
+		.pid = p->pid, .tid = p->tid, .consumer = p->consumer, .payload = p->payload,
+		.py_callable = p->py_callable, .text = p->text, .text_len = p->text_len,
+	};
 	err = hcb_capture_emit(c, &rec);
 	if (err)
 		return err;

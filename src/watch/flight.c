@@ -116,7 +116,7 @@ static int keep(struct hcb_flight *f, const struct hcb_record *rec)
 }
 
 static void trigger_info(const struct hcb_flight *f, const struct hcb_trigger *t,
-			 const struct hcb_packet *p, const struct hcb_trigger_hit *hit,
+			 const struct hcb_tap *p, const struct hcb_trigger_hit *hit,
 			 struct hcb_trigger_info *ti)
 {
 	memset(ti, 0, sizeof(*ti));
@@ -183,7 +183,7 @@ static int write_out(struct hcb_flight *f, const struct hcb_trigger_info *ti)
 }
 
 /* The first trigger a tap fires: its index, or -1. */
-static int fires(const struct hcb_flight *f, const struct hcb_packet *p,
+static int fires(const struct hcb_flight *f, const struct hcb_tap *p,
 		 struct hcb_trigger_hit *hit)
 {
 	for (unsigned int i = 0; i < f->o.n_triggers; i++)

@@ -18,7 +18,7 @@ struct hcb_nanwatch {
 
 /* The site of c on device, or a new one (NULL: past the bound, or no
  * memory: the tap is then only counted). */
-static struct hcb_nanwatch_site *site_of(struct hcb_nanwatch *w, const struct hcb_packet *p)
+static struct hcb_nanwatch_site *site_of(struct hcb_nanwatch *w, const struct hcb_tap *p)
 {
 	const char *name = p->consumer->name ? p->consumer->name : "";
 	struct hcb_nanwatch_site *s;

@@ -56,7 +56,7 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 		return mix(h, s->platform, strlen(s->platform) + 1);
 	}
 	case HCB_REC_TAP: {
-		const struct hcb_packet *t = &rec->tap;
+		const struct hcb_tap *t = &rec->tap;
 		const struct hcb_consumer *c = t->consumer;
 		uint64_t sum = 0;
 		void *blob;

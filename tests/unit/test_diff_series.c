@@ -57,7 +57,7 @@ static struct hcb_record tap(uint32_t device, uint64_t seq, const struct hcb_con
 {
 	struct hcb_record r = { .kind = HCB_REC_TAP };
 
-	r.tap = (struct hcb_packet){ .device = device, .seq = seq, .consumer = c, .payload = p };
+	r.tap = (struct hcb_tap){ .device = device, .seq = seq, .consumer = c, .payload = p };
 	return r;
 }
 

@@ -319,7 +319,7 @@ static void write_file(const char *path, enum hcb_file_format fmt, const struct 
 	assert_int_equal(hcb_writer_write(w, &rec), 0);
 	for (unsigned int k = 0; k < NNEW; k++) {
 		rec = (struct hcb_record){ .kind = HCB_REC_TAP };
-		rec.tap = (struct hcb_packet){ .device = k % 2, .seq = k, .wall_ns = 1000 + k,
+		rec.tap = (struct hcb_tap){ .device = k % 2, .seq = k, .wall_ns = 1000 + k,
 					       .consumer = r->c[k], .payload = r->payload[k] };
 		assert_int_equal(hcb_writer_write(w, &rec), 0);
 	}

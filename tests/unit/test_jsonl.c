@@ -834,7 +834,7 @@ static void test_copy_ns_written(void **state)
 			 -EINVAL);
 	/* and a record through hcb_jsonl_record, as the writers write it */
 	hcb_buf_reset(&b);
-	rec.tap = (struct hcb_packet){ .device = 1, .seq = 2, .wall_ns = 3000, .consumer = c,
+	rec.tap = (struct hcb_tap){ .device = 1, .seq = 2, .wall_ns = 3000, .consumer = c,
 				       .payload = (const unsigned char *)&v,
 				       .copy_start_ns = 7, .copy_end_ns = 7 };
 	assert_int_equal(hcb_jsonl_record(&b, &rec), 0);

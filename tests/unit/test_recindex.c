@@ -135,7 +135,7 @@ static void write_recording(const char *path)
 			memcpy(payload, g, sizeof(g));
 		memset(&rec, 0, sizeof(rec));
 		rec.kind = HCB_REC_TAP;
-		rec.tap = (struct hcb_packet){ .device = (uint32_t)(i % 4), .seq = (uint64_t)i / 4,
+		rec.tap = (struct hcb_tap){ .device = (uint32_t)(i % 4), .seq = (uint64_t)i / 4,
 					       .wall_ns = 1700000000000000000ull + (uint64_t)i * 1000,
 					       .consumer = k, .payload = payload };
 		if (i == 7)

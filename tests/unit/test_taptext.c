@@ -54,7 +54,7 @@ static void write_file(const char *path, enum hcb_file_format f, const struct hc
 	assert_int_equal(hcb_writer_open(&w, path, f), 0);
 	assert_int_equal(hcb_writer_write(w, &rec), 0);
 	rec = (struct hcb_record){ .kind = HCB_REC_TAP };
-	rec.tap = (struct hcb_packet){ .device = 1, .seq = 5, .wall_ns = 9, .consumer = c,
+	rec.tap = (struct hcb_tap){ .device = 1, .seq = 5, .wall_ns = 9, .consumer = c,
 				       .payload = (const unsigned char *)v, .text = text1,
 				       .text_len = (uint32_t)strlen(text1) };
 	assert_int_equal(hcb_writer_write(w, &rec), 0);

@@ -86,7 +86,7 @@ static void index_taps(struct tui_model *m, struct fake *fk, int from, int to)
 	for (int k = from; k < to; k++) {
 		struct hcb_record rec = { .kind = HCB_REC_TAP };
 
-		rec.tap = (struct hcb_packet){ .device = (uint32_t)(k / 2 % 4), .seq = (uint64_t)k,
+		rec.tap = (struct hcb_tap){ .device = (uint32_t)(k / 2 % 4), .seq = (uint64_t)k,
 					       .wall_ns = 1700000000000000000ull + (uint64_t)k * 1000000,
 					       .consumer = fake_cons(fk, k) };
 		assert_int_equal(tui_model_index(m, &rec, 1000 + 100 * (uint64_t)k), 0);
@@ -487,7 +487,7 @@ static void test_rates(void **state)
 	for (int i = 0; i < 10; i++) {
 		struct hcb_record r = { .kind = HCB_REC_TAP };
 
-		r.tap = (struct hcb_packet){ .seq = (uint64_t)i, .wall_ns = 1700000000000000000ull,
+		r.tap = (struct hcb_tap){ .seq = (uint64_t)i, .wall_ns = 1700000000000000000ull,
 					     .consumer = c, .payload = (const unsigned char *)&v };
 		assert_int_equal(tui_model_add(&m, &r), 0);
 	}

@@ -370,7 +370,7 @@ static void test_detail_print_text(void **state)
 	(void)state;
 	assert_int_equal(tui_model_init(&m, 0, 0), 0);
 	memcpy(copy, line, sizeof(line));
-	r.tap = (struct hcb_packet){ .device = 2, .seq = 3, .consumer = c,
+	r.tap = (struct hcb_tap){ .device = 2, .seq = 3, .consumer = c,
 				     .payload = (const unsigned char *)v, .text = copy,
 				     .text_len = (uint32_t)strlen(line) };
 	assert_int_equal(tui_model_add(&m, &r), 0);
@@ -410,7 +410,7 @@ static void test_detail_copy_line(void **state)
 
 	(void)state;
 	assert_int_equal(tui_model_init(&m, 0, 0), 0);
-	r.tap = (struct hcb_packet){ .device = 1, .seq = 7, .consumer = c,
+	r.tap = (struct hcb_tap){ .device = 1, .seq = 7, .consumer = c,
 				     .payload = (const unsigned char *)v };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		r.tap.wall_ns = cases[i].ts;

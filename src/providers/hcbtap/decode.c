@@ -343,17 +343,6 @@ const struct hcb_bounds *hcb_hcbtap_bounds(const struct hcb_hcbtap *d)
 	return &d->b;
 }
 
-uint64_t hcb_stream_gaps(const struct hcb_stream_stats *s)
-{
-	uint64_t span;
-
-	if (!s->packets)
-		return 0;
-	/* a seq seen twice (a confused target) must not make it wrap */
-	span = s->last_seq - s->first_seq + 1;
-	return span > s->packets ? span - s->packets : 0;
-}
-
 struct hcb_registry *hcb_hcbtap_registry(struct hcb_hcbtap *d)
 {
 	return d->reg;
