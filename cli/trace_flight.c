@@ -181,9 +181,10 @@ static void stop_target(struct trace_flight *tf, pid_t pid)
 		(int)pid, (int)pid);
 }
 
-/* --on-trigger stop: the jax-callback probe checks every call site's
- * small float operands alike, so it takes the nonfinite conditions that
- * name no consumer (a named one is stop_target's), on their devices. */
+/* --on-trigger stop: a probe that checks every consumer's taps alike (the
+ * jax-callback one: every call's small float operands) takes the
+ * nonfinite conditions that name no consumer (a named one is
+ * stop_target's), on their devices. */
 static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
 {
 	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
@@ -197,7 +198,7 @@ static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
 			if ((u->device < 0 || u->device == d) && hcb_filter_device(&tf->o->filter, d))
 				mask[d / 64] |= 1ull << (d % 64);
 	}
-	if (hcb_capture_stop_nonfinite_jax(cap, mask) == 0 && !tf->probe_armed)
+	if (hcb_capture_stop_nonfinite(cap, NULL, mask) == 0 && !tf->probe_armed)
 		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
 }
 

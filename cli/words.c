@@ -16,7 +16,7 @@ static const struct cli_provider_words words[] = {
 	  "host_callback.barrier_wait() waits for its own receiver",
 	  "only host_callback's outfeed taps (id_tap, id_print) are read: jax.debug.print and "
 	  "JAX's other callbacks are read by --provider jax-callback (one provider a session)" },
-	{ &hcb_prov_jaxffi, "jaxlib", "callbacks", "callbacks",
+	{ &hcb_prov_jaxcb, "jaxlib", "callbacks", "callbacks",
 	  "JAX's callbacks (jax.debug.print, debug.callback, io_callback, pure_callback, "
 	  "buffer_callback); each call site prints as callback: OP module: MODULE",
 	  "which count nothing hcbtrace can read: barrier needs libhcbtap; in the program, "

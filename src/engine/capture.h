@@ -119,21 +119,19 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);
 /*
- * --on-trigger stop, --until nonfinite: the hcbtap probe checks the float
- * leaves of consumer cons's small packets on the devices of device_mask
- * (HCB_MAX_DEVICES bits) and stops the target (SIGSTOP) at a NaN or
- * infinity itself.  0; -E2BIG: its packets are not small, or not float;
- * -ENOENT: no hcbtap probe in this session; -errno from BPF.
+ * --on-trigger stop, --until nonfinite: the probes that check taps
+ * themselves (provider.h: stop_nonfinite) check consumer cons's taps (NULL:
+ * every consumer's, where a probe checks all alike) on the devices of
+ * device_mask (HCB_MAX_DEVICES bits), and stop the target (SIGSTOP) at a
+ * NaN or infinity themselves.  0 if a probe took it; -E2BIG: cons's taps
+ * are too large or not float; -ENOENT: no probe checks so, or an empty
+ * mask; -errno from BPF.
  */
 struct hcb_consumer;
 int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
 			       const uint64_t *device_mask);
-/* The same in the jax-callback FFI probe: every call's float operands of
- * at most 1 KiB (bpf/jaxffi_events.h), on the devices of device_mask, for
- * every consumer.  0; -ENOENT: no such probe, or an empty mask. */
-int hcb_capture_stop_nonfinite_jax(struct hcb_capture *c, const uint64_t *device_mask);
-/* Turn the probes' checks (hcb_capture_stop_nonfinite, _jax) on or off, as the
- * flight recorder is armed or has fired.  0 or -errno. */
+/* Turn the probes' checks on or off, as the flight recorder is armed or
+ * has fired.  0 if any probe's are; else -errno. */
 int hcb_capture_nfstop_arm(struct hcb_capture *c, int on);
 /* The flight recorder has written n firings: published (session.h). */
 void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n);

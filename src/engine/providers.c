@@ -1,23 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* providers.c - the table of providers, and matching a process against it. */
+/* providers.c - matching a process against the table of providers. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "providers/hcbtap/hcbtap.h"
-#include "providers/jaxcb/jaxcb.h"
-#include "providers/outfeed/outfeed.h"
 #include "providers/provider.h"
 #include "target/target.h"
 
-/* libhcbtap first: a program that loads it taps through it, whatever else
- * it maps. */
-const struct hcb_provider *const hcb_providers[] = {
-	&hcb_prov_hcbtap,
-	&hcb_prov_outfeed,
-	&hcb_prov_jaxffi,
-	NULL,
-};
+/* hcb_providers[] is made by the build (src/providers/meson.build). */
 
 /* Which failure says most about a process no provider could take. */
 static int telling(int err)

@@ -7,10 +7,11 @@
  * provider recognises the target, through this table of operations; the
  * rest (accounting, barriers, receivers, session files) is the engine's.
  *
- * Adding a provider: a file pair src/prov_NAME.{c,h} implementing these
- * operations, its BPF programs in src/bpf/NAME.bpf.c (linked into the one
- * object, src/bpf/meson.build), and one entry in hcb_providers[]
- * (providers.c).  docs/ARCHITECTURE.md walks through it.
+ * Adding a provider: a folder src/providers/NAME/ whose files define
+ * hcb_prov_NAME (these operations), its decoder and its BPF programs
+ * (added to the one object by its meson.build), and NAME in the list of
+ * src/providers/meson.build, from which the build makes hcb_providers[].
+ * docs/ARCHITECTURE.md walks through it.
  */
 #ifndef HCB_PROVIDER_H
 #define HCB_PROVIDER_H
@@ -129,6 +130,22 @@ struct hcb_provider {
 	unsigned int (*pending)(const void *state);
 	/* End of input: deliver what is whole, count what is not. */
 	int (*finish)(void *state);
+	/*
+	 * Optional (--on-trigger stop with --until nonfinite): the provider's
+	 * probe checks taps for a NaN or an infinity itself, on the devices of
+	 * device_mask (HCB_MAX_DEVICES bits), and stops the target (SIGSTOP,
+	 * from the target's own thread) at the very tap, not steps later.
+	 * cons: that consumer's taps; NULL: every consumer's, where the probe
+	 * checks them all alike.  The checks count once armed (stop_arm).
+	 * 0; -E2BIG: cons's taps are too large or hold no float the probe
+	 * checks; -EOPNOTSUPP: the probe does not check that way (by consumer,
+	 * or all alike); -ENOENT: an empty mask; -errno from BPF.
+	 */
+	int (*stop_nonfinite)(void *state, const struct hcb_consumer *cons,
+			      const uint64_t *device_mask);
+	/* Optional: arm (on 1) the checks stop_nonfinite set, or disarm them
+	 * (0: the recorder fired).  0; -ENOENT: none set; -errno from BPF. */
+	int (*stop_arm)(void *state, int on);
 	/* Optional: 1 if device-side copy times of taps will come (CUPTI,
 	 * `run --cuda`), else 0 and why not in words. */
 	int (*timing)(void *state, char *why, size_t size);
@@ -149,7 +166,8 @@ struct hcb_provider {
 	void (*close)(void *state);
 };
 
-/* Every provider, in the order a process is matched against them. */
+/* Every provider, in the order a process is matched against them (made by
+ * the build: src/providers/table.c.in). */
 extern const struct hcb_provider *const hcb_providers[];
 
 /*

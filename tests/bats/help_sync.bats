@@ -240,24 +240,26 @@ EOF_ZSH
     refute_output --partial -- '--quiet'
 }
 
-# The provider names: each provider's .name in its folder
-# (src/providers/*/, those in src/engine/providers.c's table) is the one source; cli/words.c's words (one
-# entry per provider, by its struct) and the --provider error (cli/trace.c)
-# take them from there; the --provider help (cli/trace.h), the man page and
-# the zsh and fish completions spell them literally, so they are checked
-# here to name exactly those.
+# The provider names: each provider's .name in its folder (the list of
+# src/providers/meson.build names the folders, each defining hcb_prov_NAME)
+# is the one source; cli/words.c's words (one entry per provider, by its
+# struct) and the --provider error (cli/trace.c) take them from there; the
+# --provider help (cli/trace.h), the man page and the zsh and fish
+# completions spell them literally, so they are checked here to name
+# exactly those.
 prov_names()
 {
     local p
     for p in "$@"; do
         sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' \
-            $(grep -l "^const struct hcb_provider hcb_prov_$p = {" "$HS_ROOT"/src/providers/*/*.c)
+            $(grep -l "^const struct hcb_provider hcb_prov_$p = {" "$HS_ROOT"/src/providers/"$p"/*.c)
     done | hs_sort
 }
 
 src_provider_names()
 {
-    prov_names $(grep -o '&hcb_prov_[a-z0-9_]*' "$HS_ROOT/src/engine/providers.c" | sed 's/&hcb_prov_//')
+    prov_names $(sed -n "s/^providers = \[\(.*\)\]$/\1/p" "$HS_ROOT/src/providers/meson.build" |
+                 tr -d "',")
 }
 
 @test "provider names: words, --provider help and error, man page, completions name exactly the providers" {

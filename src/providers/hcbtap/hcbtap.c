@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "events.h"
 #include "hcbtap.h"
+#include "nfstop.h"
 
 static int is_libhcbtap(const char *path)
 {
@@ -31,6 +32,7 @@ static int find(pid_t pid, struct hcb_target_info *ti)
  * the program runs with it (`run --cuda`). */
 struct hcbtap_state {
 	struct hcb_hcbtap *dec;
+	struct hcb_probes *probes;       /* its programs' (the probe's own NaN check) */
 	const struct hcb_decoder_ops *ops;
 	void *ctx;
 	pid_t pid;
@@ -77,6 +79,7 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 	st->ops = ops;
 	st->ctx = ctx;
 	st->pid = ti->pid;
+	st->probes = probes;
 	link = bpf_program__attach_usdt(hcb_probes_skel(probes)->progs.hcbtap_packet, ti->pid,
 					ti->path, HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
 	err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
@@ -122,6 +125,21 @@ static int tick(void *state, uint64_t now_ns)
 static int finish(void *state)
 {
 	return hcb_hcbtap_finish(((struct hcbtap_state *)state)->dec);
+}
+
+/* The probe checks a consumer's small packets by their float leaves: one
+ * consumer at a time, never all alike. */
+static int stop_nonfinite(void *state, const struct hcb_consumer *cons,
+			  const uint64_t *device_mask)
+{
+	struct hcbtap_state *st = state;
+
+	return cons ? hcb_hcbtap_stop_nonfinite(st->probes, cons, device_mask) : -EOPNOTSUPP;
+}
+
+static int stop_arm(void *state, int on)
+{
+	return hcb_hcbtap_stop_arm(((struct hcbtap_state *)state)->probes, on);
 }
 
 /* Whether the injection library times the taps' device copies: 1, or 0
@@ -213,6 +231,8 @@ const struct hcb_provider hcb_prov_hcbtap = {
 	.tick = tick,
 	.pending = pending,
 	.finish = finish,
+	.stop_nonfinite = stop_nonfinite,
+	.stop_arm = stop_arm,
 	.timing = timing,
 	.issued = issued,
 	.describe = describe,

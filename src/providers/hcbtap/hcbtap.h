@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prov_hcbtap.h - the hcbtap provider: programs that link libhcbtap (C,
+ * hcbtap.h - the hcbtap provider: programs that link libhcbtap (C,
  * C++, and JAX through the hcbtap Python package).  Its packets cross at
  * the hcbtap:packet USDT probe, with their consumer's registration, a
  * per-device sequence number and the target's own issued counters, so
  * every loss is known and barriers can be served.
  */
-#ifndef HCB_PROV_HCBTAP_H
-#define HCB_PROV_HCBTAP_H
+#ifndef HCB_PROVIDERS_HCBTAP_H
+#define HCB_PROVIDERS_HCBTAP_H
 
 #include "providers/provider.h"
 

@@ -129,7 +129,7 @@ struct hcb_ev_jarg {
  * devices of device_mask, the FFI probe checks each float operand of at
  * most HCB_JAXFFI_NF_BYTES bytes (the first HCB_JAXFFI_NF_OPERANDS such of
  * a call) for NaN or infinity after sending the call, and stops the target
- * from its own thread at one.  Set by src/engine/capture_nfstop.c; on 0: off.
+ * from its own thread at one.  Set by nfstop.c; on 0: off.
  */
 #define HCB_JAXFFI_NF_BYTES 1024u
 #define HCB_JAXFFI_NF_OPERANDS 8u

@@ -14,6 +14,7 @@
 #include "ffi.h"
 #include "gpu.h"
 #include "jaxcb.h"
+#include "nfstop.h"
 #include "legacy.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
@@ -366,68 +367,96 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 	return err == -ENOMEM ? err : 0;
 }
 
-static int open_jaxffi(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
-		       const struct hcb_decoder_ops *ops, void *ctx)
-{
-	struct hcb_jaxffi *x;
-	int err = hcb_jaxffi_new(&x, ops, ctx);
+/* The session's state: the decoder, and the BPF object its programs are
+ * in (the probe's own NaN check is set there). */
+struct jaxcb_state {
+	struct hcb_jaxffi *dec;
+	struct hcb_probes *probes;
+};
 
-	if (err)
+static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
+		      const struct hcb_decoder_ops *ops, void *ctx)
+{
+	struct jaxcb_state *st = calloc(1, sizeof(*st));
+	int err = st ? hcb_jaxffi_new(&st->dec, ops, ctx) : -ENOMEM;
+
+	if (err) {
+		free(st);
 		return err;
+	}
+	st->probes = probes;
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
-		hcb_jaxffi_device_proven(x);
+		hcb_jaxffi_device_proven(st->dec);
 	if (ti->probe_off[INNER])
-		hcb_jaxffi_inner_probed(x);
+		hcb_jaxffi_inner_probed(st->dec);
 	if (ti->without & HCB_WITHOUT_TEXT)
-		hcb_jaxffi_text_off(x);
+		hcb_jaxffi_text_off(st->dec);
 	if (ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else
 		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (!err && ti->probe_off[INNER])
-		err = open_python(x, probes, ti, ops, ctx);
+		err = open_python(st->dec, probes, ti, ops, ctx);
 	if (err) {
-		hcb_jaxffi_free(x);
+		hcb_jaxffi_free(st->dec);
+		free(st);
 		return err;
 	}
-	*state = x;
+	*state = st;
 	return 0;
 }
 
 static int feed(void *state, const void *rec, size_t len)
 {
-	return hcb_jaxffi_feed(state, rec, len);
+	return hcb_jaxffi_feed(((struct jaxcb_state *)state)->dec, rec, len);
 }
 
 static int tick(void *state, uint64_t now_ns)
 {
-	return hcb_jaxffi_tick(state, now_ns);
+	return hcb_jaxffi_tick(((struct jaxcb_state *)state)->dec, now_ns);
 }
 
 static unsigned int pending(const void *state)
 {
-	return hcb_jaxffi_pending(state);
+	return hcb_jaxffi_pending(((const struct jaxcb_state *)state)->dec);
 }
 
 static int finish(void *state)
 {
-	hcb_jaxffi_finish(state);
+	hcb_jaxffi_finish(((struct jaxcb_state *)state)->dec);
 	return 0;
+}
+
+/* The FFI probe checks every call's operands alike: not by consumer. */
+static int stop_nonfinite(void *state, const struct hcb_consumer *cons,
+			  const uint64_t *device_mask)
+{
+	struct jaxcb_state *st = state;
+
+	return cons ? -EOPNOTSUPP : hcb_jaxcb_stop_nonfinite(st->probes, device_mask);
+}
+
+static int stop_arm(void *state, int on)
+{
+	return hcb_jaxcb_stop_arm(((struct jaxcb_state *)state)->probes, on);
 }
 
 static const struct hcb_stream_stats *stats(const void *state, uint32_t device)
 {
-	return hcb_jaxffi_stats(state, device);
+	return hcb_jaxffi_stats(((const struct jaxcb_state *)state)->dec, device);
 }
 
 static struct hcb_registry *registry(void *state)
 {
-	return hcb_jaxffi_registry(state);
+	return hcb_jaxffi_registry(((struct jaxcb_state *)state)->dec);
 }
 
-static void close_jaxffi(void *state)
+static void close_jaxcb(void *state)
 {
-	hcb_jaxffi_free(state);
+	struct jaxcb_state *st = state;
+
+	hcb_jaxffi_free(st->dec);
+	free(st);
 }
 
 static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegacy_call",
@@ -435,7 +464,7 @@ static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegac
 					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync",
 					"pytext_concat", NULL };
 
-const struct hcb_provider hcb_prov_jaxffi = {
+const struct hcb_provider hcb_prov_jaxcb = {
 	.name = "jax-callback",
 	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
 	.supported = hcb_jaxffi_supported,
@@ -444,12 +473,14 @@ const struct hcb_provider hcb_prov_jaxffi = {
 	.find = find,
 	.find_late = find_late,
 	.prepare = prepare,
-	.open = open_jaxffi,
+	.open = open_jaxcb,
 	.feed = feed,
 	.tick = tick,
 	.pending = pending,
 	.finish = finish,
+	.stop_nonfinite = stop_nonfinite,
+	.stop_arm = stop_arm,
 	.stats = stats,
 	.registry = registry,
-	.close = close_jaxffi,
+	.close = close_jaxcb,
 };

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prov_outfeed.h - the legacy XLA outfeed provider: unmodified programs
+ * outfeed.h - the legacy XLA outfeed provider: unmodified programs
  * that use jax.experimental.host_callback with a jaxlib whose CPU runtime
  * still has host_callback's outfeed (run with JAX_HOST_CALLBACK_OUTFEED=1).
  * An uprobe on the runtime's outfeed entry point sees each leaf with its
- * serialized xla.ShapeProto; outfeed.c puts the packets back together.
+ * serialized xla.ShapeProto; decode.c puts the packets back together.
  * The kwargs of such taps live in Python only: they print with their
  * consumer id.  Nothing counts what the target issued: no barrier.
  */
-#ifndef HCB_PROV_OUTFEED_H
-#define HCB_PROV_OUTFEED_H
+#ifndef HCB_PROVIDERS_OUTFEED_H
+#define HCB_PROVIDERS_OUTFEED_H
 
 #include "providers/provider.h"
 

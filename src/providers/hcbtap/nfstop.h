@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nfstop.h - the hcbtap probe's own NaN check (--on-trigger stop with
+ * --until nonfinite): a consumer's small packets (at most
+ * HCB_WIRE_INLINE_MAX bytes) have their float leaves checked by the probe
+ * as it copies them (map nf_stop, struct hcb_nf_layout), which stops the
+ * target from its own thread at a NaN or an infinity.
+ */
+#ifndef HCB_HCBTAP_NFSTOP_H
+#define HCB_HCBTAP_NFSTOP_H
+
+#include <stdint.h>
+
+#include "core/consumer.h"
+
+struct hcb_probes;
+
+/* Check cons's taps on the devices of device_mask.  0; -E2BIG: its packets
+ * are not small, or hold no float the probe checks (or too many spans);
+ * -errno from BPF. */
+int hcb_hcbtap_stop_nonfinite(struct hcb_probes *probes, const struct hcb_consumer *cons,
+			      const uint64_t *device_mask);
+/* The checks on (1) or off (0).  0 or -errno from BPF. */
+int hcb_hcbtap_stop_arm(struct hcb_probes *probes, int on);
+
+#endif
