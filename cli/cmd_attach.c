@@ -38,16 +38,9 @@ static int run_attach(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	pid = a.pid;
-	if (optind < argc) {
-		if (pid)
-			return cli_usage_err(cmd, "give the pid once, with -p or as the argument");
-		if (cli_parse_pid(cmd, argv[optind++], &pid))
-			return EXIT_USAGE;
-	}
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!pid)
-		return cli_usage_err(cmd, "which process? give its pid: hcbtrace attach PID");
+	code = cli_pid_arg(cmd, argc, argv, &pid);
+	if (code)
+		return code;
 
 	trace_install_signals();
 	code = trace_new(&t, &a.o);

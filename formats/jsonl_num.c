@@ -8,7 +8,7 @@
  * decimal the parser kept (jsonscan.h) and one rounding makes exact is
  * converted from that, any other by fast_float; both round as strtod /
  * strtof do.  Integers are read here only when plain and in range,
- * everything else is left to the general path in jsonl_read.c.
+ * everything else is left to the general path in jsonl_tap.c.
  */
 #include <errno.h>
 #include <math.h>

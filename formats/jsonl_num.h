@@ -4,7 +4,7 @@
  * written as their shortest text (dragonbox's digits in the layout
  * formats/jsonl.c's Dragon4 path gives them), numbers read with fast_float
  * and integers digit by digit.  Each gives what the slower general path in
- * jsonl.c / jsonl_read.c gives, byte for byte and bit for bit.
+ * jsonl.c / jsonl_tap.c gives, byte for byte and bit for bit.
  */
 #ifndef HCB_JSONL_NUM_H
 #define HCB_JSONL_NUM_H

@@ -90,7 +90,7 @@ static const char *whole(const char *p, const char *end, uint64_t *out)
 	return p;
 }
 
-/* "copy_ns"'s [start, end] as the parser takes it (jsonl_copy.c); NULL if
+/* "copy_ns"'s [start, end] as the parser takes it (jsonl_tap.c); NULL if
  * it is anything else, for the parser to judge. */
 static const char *pair(const char *p, const char *end, uint64_t out[2])
 {

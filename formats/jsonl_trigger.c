@@ -40,22 +40,13 @@ int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t)
 	return err ? err : hcb_buf_puts(out, "}\n");
 }
 
-/* Member key of d's top object as a whole number up to max, if there. */
+/* Member key of d's top object as a whole number up to max, if there:
+ * NULL, or key when it is not one. */
 static const char *whole(const struct jdoc *d, const char *key, uint64_t max, uint64_t *v)
 {
 	uint32_t i = jget(d, 0, key);
-	char buf[32], *end;
 
-	if (i == UINT32_MAX)
-		return NULL;
-	if (d->nodes[i].kind != J_NUM || d->nodes[i].numlen >= sizeof(buf) ||
-	    d->nodes[i].num[0] == '-')
-		return key;
-	memcpy(buf, d->nodes[i].num, d->nodes[i].numlen);
-	buf[d->nodes[i].numlen] = '\0';
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return errno || *end || *v > max ? key : NULL;
+	return i == UINT32_MAX || !jwhole(d, i, max, v) ? NULL : key;
 }
 
 /* A string member into dst (size bytes), if there. */

@@ -56,12 +56,9 @@ int hcb_hcbcap_reader_init(struct hcb_reader *r);
 int hcb_jsonl_line(struct hcb_reader *r, char **line, size_t *len);
 int hcb_jsonl_parse(struct hcb_reader *r, char *line, size_t len, struct hcb_record *rec);
 int hcb_jsonl_skim(struct hcb_reader *r, struct hcb_record *rec);
-/* A tap's "copy_ns" member in object obj of d (jsonl_copy.c): NULL and
- * out[] its [start, end] (0, 0 without one), or what is wrong with it. */
-struct jdoc;
-const char *hcb_jsonl_copy_ns(const struct jdoc *d, uint32_t obj, uint64_t out[2]);
 /* A "trigger" line parsed into d (jsonl_trigger.c): 1, or the failure
  * (hcb_reader_fail at where). */
+struct jdoc;
 int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hcb_record *rec,
 			   const char *where);
 

@@ -425,3 +425,21 @@ uint32_t jget(const struct jdoc *d, uint32_t obj, const char *key)
 			return c;
 	return UINT32_MAX;
 }
+
+int jwhole(const struct jdoc *d, uint32_t i, uint64_t max, uint64_t *out)
+{
+	const struct jnode *n = &d->nodes[i];
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (n->kind != J_NUM || n->numlen >= sizeof(buf) || n->num[0] == '-')
+		return -EBADMSG;
+	memcpy(buf, n->num, n->numlen);
+	buf[n->numlen] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || *end || v > max)
+		return -EBADMSG;
+	*out = v;
+	return 0;
+}

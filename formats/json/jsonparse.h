@@ -73,5 +73,8 @@ int json_utf8_len(const unsigned char *s);
 uint32_t jget(const struct jdoc *d, uint32_t obj, const char *key);
 /* The first child of array/object i (valid only if count > 0); the next sibling of child c is nodes[c].end. */
 static inline uint32_t jfirst(uint32_t i) { return i + 1; }
+/* Node i as a whole number from 0 to max, in plain digits (no sign,
+ * fraction or exponent): 0, or -EBADMSG. */
+int jwhole(const struct jdoc *d, uint32_t i, uint64_t max, uint64_t *out);
 
 #endif
