@@ -57,6 +57,7 @@ extern __u64 last_refusal_ns;
 #define LOST_RING 1          /* drops */
 #define LOST_UNREADABLE 2    /* read_errors */
 #define LOST_LAG 3           /* lag_drops */
+#define LOST_NOMEM 4         /* no_memory */
 
 /*
  * Waking the reader costs the target an interrupt (a VM exit under a
@@ -193,6 +194,8 @@ static __always_inline void dev_count(struct hcb_dev_stats *s, int what)
 		__sync_fetch_and_add(&s->drops, 1);
 	else if (what == LOST_LAG)
 		__sync_fetch_and_add(&s->lag_drops, 1);
+	else if (what == LOST_NOMEM)
+		__sync_fetch_and_add(&s->no_memory, 1);
 	else
 		__sync_fetch_and_add(&s->read_errors, 1);
 }

@@ -3,12 +3,15 @@
  * copy.bpf.h - copying bytes out of the target into the ring buffer as
  * chunk records (struct hcb_ev_chunk), with bpf_loop: a registration blob,
  * or a packet's leaves back to back.  Shared by the providers' programs;
- * each .bpf.c that includes it gets its own copy of these functions.
+ * each .bpf.c that includes it gets its own copy of these functions.  The
+ * copy's state (struct copy_ctx) is the run's, off the stack
+ * (state.bpf.h).
  */
 #ifndef HCB_COPY_BPF_H
 #define HCB_COPY_BPF_H
 
 #include "capture.bpf.h"
+#include "state.bpf.h"
 
 struct copy_ctx {
 	/* what is being copied: one blob (REG) or the packet's leaves (DATA) */
@@ -93,9 +96,11 @@ static __always_inline int emit_chunk(struct copy_ctx *c)
 	return 0;
 }
 
+/* One step of a copy whose copy_ctx is in the run's state (arg: a
+ * struct loop_ref to it, state.bpf.h). */
 static long copy_step(__u32 i, void *arg)
 {
-	struct copy_ctx *c = arg;
+	struct copy_ctx *c = ((struct loop_ref *)arg)->state;
 	__u64 slot;
 	int err;
 

@@ -30,15 +30,14 @@
  * The len bytes (whole elements, 1..HCB_NF_SPAN) of kind at src in the
  * target: 1 if one is not finite; 0 if all are, or they could not be read
  * (nothing stops then: user space still checks the tap when it reads it).
- * Read again from the target: they were just copied, they are in cache.
+ * Read again from the target into buf (HCB_NF_SPAN bytes of the run's
+ * state, never the stack: state.bpf.h): they were just copied, they are in
+ * cache.
  */
-static __always_inline int nf_scan_span(const void *src, __u32 len, __u32 kind)
+static __always_inline int nf_scan_span(const void *src, __u32 len, __u32 kind, unsigned char *buf)
 {
-	unsigned char buf[HCB_NF_SPAN];
-
 	if (len == 0 || len > HCB_NF_SPAN)
 		return 0;
-	__builtin_memset(buf, 0, sizeof(buf));
 	if (bpf_probe_read_user(buf, len, src))
 		return 0;
 	if (kind == HCB_NF_F32)

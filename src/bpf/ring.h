@@ -80,6 +80,8 @@ struct hcb_dev_stats {
 	HCB_WIRE_U64 lag_drops;    /* packets turned away: output over --max-lag */
 	HCB_WIRE_U64 handled;      /* seq + 1 of the last packet through the probe,
 				    * sent or lost (a device's packets come in order) */
+	HCB_WIRE_U64 no_memory;    /* packets lost: no kernel memory for the probe's
+				    * state (bpf/state.bpf.h) */
 };
 
 #endif

@@ -4,7 +4,8 @@
  *
  * Attached to the hcbtap:packet USDT probe of one process.  Loaded as a
  * sleepable program (flag set from user space) so that read_user() can
- * fault in pages the target has not touched lately.
+ * fault in pages the target has not touched lately; a run's state is the
+ * thread's, not the stack's (bpf/state.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,9 +13,20 @@
 #include <bpf/usdt.bpf.h>
 
 #include "bpf/copy.bpf.h"
-#include "events.h"
 #include "bpf/nonfinite.bpf.h"
+#include "bpf/state.bpf.h"
 #include "bpf/usdt_regs.bpf.h"
+#include "events.h"
+
+/* A run's state: the packet's header as read, the copy's progress, a span
+ * of a small packet read back to be checked for NaN. */
+struct hcbtap_run {
+	struct hcb_wire_packet pkt;
+	struct copy_ctx c;
+	unsigned char nf_buf[HCB_NF_SPAN];
+};
+
+TASK_STATE_MAP(struct hcbtap_run) hcbtap_runs SEC(".maps");
 
 /* consumers whose registration this session has already been sent */
 struct {
@@ -72,6 +84,7 @@ _Static_assert(HCB_MAX_DEVICES == 256, "nf_check masks device / 64 to 0..3");
 struct nf_ctx {
 	const unsigned char *payload;    /* in the target */
 	const struct hcb_nf_layout *l;
+	unsigned char *buf;              /* the run's nf_buf */
 	int found;
 };
 
@@ -89,16 +102,18 @@ static long nf_span(__u64 i, void *data)
 	kind = s->kind;
 	if (len == 0 || len > HCB_NF_SPAN || s->off >= HCB_WIRE_INLINE_MAX)
 		return 1;
-	x->found = nf_scan_span(x->payload + s->off, len, kind);
+	x->found = nf_scan_span(x->payload + s->off, len, kind, x->buf);
 	return x->found;
 }
 
 /* A small packet just sent: stop the target, from its own thread, if the
  * consumer is checked here on this device and a float in it is not
- * finite.  The user side finds the same tap and fires the trigger. */
-static __always_inline void nf_check(const void *payload, __u32 consumer_id, __u32 device)
+ * finite.  The user side finds the same tap and fires the trigger.  Not
+ * inlined: its state stays out of the program's own frame. */
+static __noinline void nf_check(const void *payload, __u32 consumer_id, __u32 device)
 {
 	struct nf_ctx x = {};
+	struct hcbtap_run *r;
 	__u32 zero = 0, *on = bpf_map_lookup_elem(&nf_on, &zero);
 
 	if (!on || !*on || device >= HCB_MAX_DEVICES)
@@ -106,7 +121,11 @@ static __always_inline void nf_check(const void *payload, __u32 consumer_id, __u
 	x.l = bpf_map_lookup_elem(&nf_stop, &consumer_id);
 	if (!x.l || !((x.l->device_mask[(device / 64) & 3] >> (device % 64)) & 1))
 		return;
+	r = task_state(&hcbtap_runs);
+	if (!r)
+		return;     /* unchecked here: the user side still fires */
 	x.payload = payload;
+	x.buf = r->nf_buf;
 	bpf_loop(x.l->nspans < HCB_NF_MAX_SPANS ? x.l->nspans : HCB_NF_MAX_SPANS, nf_span, &x, 0);
 	if (x.found)
 		bpf_send_signal(NF_SIGSTOP);
@@ -184,15 +203,20 @@ static __always_inline void sent(__u32 device, __u64 seq)
 	do {									\
 		struct { struct hcb_ev_pkt_wire h; unsigned char d[SIZE]; } *e;	\
 		__u64 id = bpf_get_current_pid_tgid();				\
-		__u32 device, consumer_id;					\
+		__u32 device, consumer_id, n = (__u32)len;			\
 		__u64 seq;							\
+		/* a bound the verifier sees on the register it checks,	\
+		 * whatever the compiler made of the caller's tests */	\
+		barrier_var(n);							\
+		if (n > (SIZE))							\
+			return 0;						\
 		if (over_lag(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA), sizeof(*e))) \
 			return 0;   /* the long way counts the drop */		\
 		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);			\
 		if (!e)								\
 			return 0;   /* the long way counts the drop */		\
-		if (read_user(&e->h.pkt, WIRE_HEAD + len, arg) ||		\
-		    e->h.pkt.total_bytes != len ||				\
+		if (read_user(&e->h.pkt, WIRE_HEAD + n, arg) ||		\
+		    e->h.pkt.total_bytes != n ||				\
 		    e->h.pkt.magic != HCB_OUTFEED_MAGIC ||			\
 		    !reg_sent(e->h.pkt.consumer_id)) {				\
 			bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);		\
@@ -223,16 +247,70 @@ static __always_inline int send_wire(const void *arg, __u64 len)
 		WIRE_CLASS(HCB_WIRE_INLINE_MAX);
 }
 
+/* A run with no state (the kernel had no memory for it): its device and
+ * seq read alone, to count the packet lost. */
+static __noinline void lost_no_state(const struct hcb_wire_packet *arg)
+{
+	__u32 device = 0;
+	__u64 seq = 0;
+
+	if (read_user(&device, sizeof(device), &arg->device) ||
+	    read_user(&seq, sizeof(seq), &arg->seq))
+		return;
+	count(device, LOST_NOMEM);
+	handled(device, seq);
+}
+
+/* The consumer's registration, the first time one of its packets gets
+ * here, as REG chunks; remembered as sent once it all went. */
+static __always_inline void send_registration(struct hcbtap_run *r)
+{
+	struct copy_ctx *c = &r->c;
+	struct loop_ref ref = { c };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&seen, &r->pkt.consumer_id) || r->pkt.reg_len > HCB_MAX_REG_BYTES)
+		return;
+	__builtin_memset(c, 0, sizeof(*c));
+	c->type = HCB_EV_REG;
+	c->consumer_id = r->pkt.consumer_id;
+	c->device = r->pkt.device;
+	c->seq = r->pkt.seq;   /* the packet that carried this copy, for diagnostics */
+	c->total = r->pkt.reg_len;
+	c->src = r->pkt.reg_addr;
+	c->left = r->pkt.reg_len;
+	bpf_loop(MAX_STEPS, copy_step, &ref, 0);
+	/* retry on the next packet if it did not get through */
+	if (!c->failed)
+		bpf_map_update_elem(&seen, &c->consumer_id, &one, BPF_ANY);
+}
+
+/* The packet's leaves as DATA chunks, after its PKT record. */
+static __always_inline void send_payload(struct hcbtap_run *r)
+{
+	struct copy_ctx *c = &r->c;
+	struct loop_ref ref = { c };
+
+	__builtin_memset(c, 0, sizeof(*c));
+	c->type = HCB_EV_DATA;
+	c->consumer_id = r->pkt.consumer_id;
+	c->device = r->pkt.device;
+	c->seq = r->pkt.seq;
+	c->total = r->pkt.total_bytes;
+	c->nleaves = r->pkt.nleaves > HCB_MAX_LEAVES ? HCB_MAX_LEAVES : r->pkt.nleaves;
+	c->data_addrs = r->pkt.data_addrs;
+	c->leaf_bytes = r->pkt.leaf_bytes;
+	bpf_loop(MAX_STEPS, copy_step, &ref, 0);
+}
+
 /* hcbtap:packet (struct hcb_wire_packet *arg, u64 inline_bytes) */
 SEC("usdt")
 int hcbtap_packet(struct pt_regs *ctx)
 {
-	struct hcb_wire_packet pkt;
-	struct copy_ctx c = {};
+	struct hcbtap_run *r;
 	struct hcb_ev_pkt *e;
 	__u64 need, inline_bytes;
 	const void *arg;
-	__u8 one = 1;
 	int lost;
 
 	usdt_args2(ctx, (__u64 *)&arg, &inline_bytes);
@@ -240,56 +318,37 @@ int hcbtap_packet(struct pt_regs *ctx)
 	/* the common case, a small tap of a consumer already sent */
 	if (inline_bytes && inline_bytes <= HCB_WIRE_INLINE_MAX && send_wire(arg, inline_bytes))
 		return 0;
-	if (read_user(&pkt, sizeof(pkt), arg))
+	r = task_state(&hcbtap_runs);
+	if (!r) {
+		lost_no_state(arg);
+		return 0;
+	}
+	if (read_user(&r->pkt, sizeof(r->pkt), arg))
 		return 0;
 
-	need = ring_need(&pkt);
+	need = ring_need(&r->pkt);
 	lost = ring_take(need);
 	if (lost) {
-		count(pkt.device, lost);
-		handled(pkt.device, pkt.seq);
+		count(r->pkt.device, lost);
+		handled(r->pkt.device, r->pkt.seq);
 		return 0;
 	}
-
-	if (!bpf_map_lookup_elem(&seen, &pkt.consumer_id) && pkt.reg_len <= HCB_MAX_REG_BYTES) {
-		c.type = HCB_EV_REG;
-		c.consumer_id = pkt.consumer_id;
-		c.device = pkt.device;
-		c.seq = pkt.seq;   /* the packet that carried this copy, for diagnostics */
-		c.total = pkt.reg_len;
-		c.src = pkt.reg_addr;
-		c.left = pkt.reg_len;
-		bpf_loop(MAX_STEPS, copy_step, &c, 0);
-		/* retry on the next packet if it did not get through */
-		if (!c.failed)
-			bpf_map_update_elem(&seen, &pkt.consumer_id, &one, BPF_ANY);
-	}
-
+	send_registration(r);
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		ring_release(need);
-		count(pkt.device, LOST_RING);
-		handled(pkt.device, pkt.seq);
+		count(r->pkt.device, LOST_RING);
+		handled(r->pkt.device, r->pkt.seq);
 		return 0;
 	}
-	fill_pkt(e, &pkt, HCB_EV_PKT);
-	bpf_ringbuf_submit(e, pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	count(pkt.device, 0);
-
-	__builtin_memset(&c, 0, sizeof(c));
-	c.type = HCB_EV_DATA;
-	c.consumer_id = pkt.consumer_id;
-	c.device = pkt.device;
-	c.seq = pkt.seq;
-	c.total = pkt.total_bytes;
-	c.nleaves = pkt.nleaves > HCB_MAX_LEAVES ? HCB_MAX_LEAVES : pkt.nleaves;
-	c.data_addrs = pkt.data_addrs;
-	c.leaf_bytes = pkt.leaf_bytes;
-	bpf_loop(MAX_STEPS, copy_step, &c, 0);
+	fill_pkt(e, &r->pkt, HCB_EV_PKT);
+	bpf_ringbuf_submit(e, r->pkt.total_bytes ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
+	count(r->pkt.device, 0);
+	send_payload(r);
 	ring_release(need);
-	if (c.failed)
-		count(pkt.device, c.failed);
-	handled(pkt.device, pkt.seq);
+	if (r->c.failed)
+		count(r->pkt.device, r->c.failed);
+	handled(r->pkt.device, r->pkt.seq);
 	return 0;
 }
 

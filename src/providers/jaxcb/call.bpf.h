@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * jaxcall.bpf.h - what the two probes of JAX's Python callbacks share: the
- * FFI handler's (jaxffi.bpf.c, jaxlib >= 0.6) and the legacy custom
- * call's (jaxlegacy.bpf.c, jaxlib 0.4.26 to 0.5.3).  Both send a call as
- * the same records (jaxffi_events.h): the call, then per operand its shape
- * and its bytes.  Where they differ is where an operand's shape and bytes
- * are: each .bpf.c defines read_operand() for its own, and this header's
- * walk over the operands calls it.
+ * call.bpf.h - what the probes of JAX's Python callbacks share: the FFI
+ * handler's (ffi.bpf.c, jaxlib >= 0.6), the legacy custom call's
+ * (legacy.bpf.c, jaxlib 0.4.26 to 0.5.3) and the CUDA handler's
+ * (gpu.bpf.c).  They send a call as the same records (events.h): the call,
+ * then per operand its shape and its bytes.  Where they differ is where an
+ * operand's shape and bytes are: each .bpf.c defines read_operand() for its
+ * own, and this header's walk over the operands calls it.
+ *
+ * A run's state is the thread's (bpf/state.bpf.h): each .bpf.c keeps it in
+ * a map of its own whose value begins with struct jaxcb_run, what the
+ * functions here work on, followed by what only that .bpf.c reads.
  *
  * The thunk each thread runs, and where XLA keeps what is read of it, are
- * jaxffi.bpf.c's (HCB_JAXCALL_OWNER); jaxlegacy.bpf.c sees them as extern,
- * as capture.bpf.h shares the ring.
+ * ffi.bpf.c's (HCB_JAXCALL_OWNER); legacy.bpf.c sees them as extern, as
+ * capture.bpf.h shares the ring.
  */
 #ifndef HCB_JAXCALL_BPF_H
 #define HCB_JAXCALL_BPF_H
 
 #include "bpf/copy.bpf.h"
-#include "ffi_abi.h"
+#include "bpf/state.bpf.h"
 #include "events.h"
+#include "ffi_abi.h"
 
 struct jaxffi_thunk_seen {
 	__u64 thunk;
@@ -123,92 +128,111 @@ struct jf_operand {
 			      * pass copies them after the dims) */
 };
 
+/* What the call site's reads of the target go through, one at a time. */
+struct jaxcb_site_reads {
+	struct jaxffi_xla_bytespan name;
+	struct jaxffi_xla_scalar scalar;
+	struct jaxffi_std_string str;
+	__u64 name_ptr, value_ptr;
+	__u32 type;
+	char key[8];
+};
+
+/* The part of a run's state every probe of a call has (state.bpf.h): the
+ * walk over its operands, the operand being read and its dims (then its
+ * strides), the call site's reads. */
+struct jaxcb_run {
+	struct walk w;
+	struct jf_operand o;
+	__u64 dims[2 * HCB_MAX_DIMS];
+	struct jaxcb_site_reads site;
+};
 
 /*
- * Operand i of the call: its buffer, size and dims (into
+ * Operand i of the call: into r->o its buffer, size and dims (into
  * dims[HCB_MAX_DIMS]; in the sending pass, its strides, if it has any,
- * into dims[HCB_MAX_DIMS .. 2 * HCB_MAX_DIMS), the JARG record's strides).  Returns 1 for a token (no data), 0 for an operand
- * to send, 2 for one of more than MAX_ELEMS elements, -1 if the target's
- * memory could not be read.  Defined by the .bpf.c that includes this.
- * Not inlined, here and below: the verifier then meets the caller in one
- * state whatever path was taken inside.
+ * into dims[HCB_MAX_DIMS .. 2 * HCB_MAX_DIMS), the JARG record's strides).
+ * Returns 1 for a token (no data), 0 for an operand to send, 2 for one of
+ * more than MAX_ELEMS elements, -1 if the target's memory could not be
+ * read.  Defined by the .bpf.c that includes this, whose state r is the
+ * head of.  Not inlined, here and below: the verifier then meets the
+ * caller in one state whatever path was taken inside.
  */
-static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
-				   __u64 *dims);
+static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims);
 
-/* First pass: how much is to be sent. */
+/* First pass: how much is to be sent (arg: a loop_ref to the run). */
 static long measure_step(__u32 i, void *arg)
 {
-	struct walk *w = arg;
-	__u64 dims[HCB_MAX_DIMS];
-	struct jf_operand o;
-	int r;
+	struct jaxcb_run *r = ((struct loop_ref *)arg)->state;
+	struct walk *w = &r->w;
+	int rc;
 
 	if (i >= w->nargs)
 		return 1;
-	r = read_operand(w, i, &o, dims);
-	w->layout |= o.layout;
-	if (r < 0 || r == 2 || w->layout) {
-		w->bad |= r < 0;
-		w->too_big |= r == 2;
+	rc = read_operand(r, i, r->dims);
+	w->layout |= r->o.layout;
+	if (rc < 0 || rc == 2 || w->layout) {
+		w->bad |= rc < 0;
+		w->too_big |= rc == 2;
 		return 1;
 	}
-	if (r == 0) {
+	if (rc == 0) {
 		w->count++;
-		w->total += o.nbytes;
+		w->total += r->o.nbytes;
 	}
 	return 0;
 }
 
 /* Operand c->leaf: its JARG record, and where its bytes are. */
-static __always_inline int start_operand(struct walk *w)
+static __always_inline int start_operand(struct jaxcb_run *r)
 {
-	struct copy_ctx *c = &w->c;
+	struct copy_ctx *c = &r->w.c;
 	struct hcb_ev_jarg *e;
 	__u32 i = c->leaf++;
-	struct jf_operand o;
-	int r;
+	int rc;
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
 		return LOST_RING;
 	__builtin_memset(e->dims, 0, sizeof(e->dims));
 	__builtin_memset(e->strides, 0, sizeof(e->strides));
-	r = read_operand(w, i, &o, e->dims);
-	if (r) {
+	rc = read_operand(r, i, e->dims);
+	if (rc) {
 		bpf_ringbuf_discard(e, 0);
-		return r == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
+		return rc == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
 	}
 	e->type = HCB_EV_JARG;
 	e->device = c->device;
 	e->seq = c->seq;
 	e->arg = i;
-	e->dtype = o.b.dtype;
-	e->rank = o.b.rank > 0xffff ? 0xffff : (__u32)o.b.rank;
-	e->nstrides = o.nstrides;
-	e->nbytes = o.nbytes;
+	e->dtype = r->o.b.dtype;
+	e->rank = r->o.b.rank > 0xffff ? 0xffff : (__u32)r->o.b.rank;
+	e->nstrides = r->o.nstrides;
+	e->nbytes = r->o.nbytes;
 	/* read back from the record (volatile: not the value just stored),
 	 * where the verifier keeps no bounds: with the bounds o.nbytes may
 	 * have, it would walk the copy loop once per possible chunk, and give
 	 * up */
 	c->left = *(volatile __u64 *)&e->nbytes;
-	bpf_ringbuf_submit(e, o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
+	bpf_ringbuf_submit(e, r->o.nbytes || c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP :
+			   wake_flag(sizeof(*e)));
 	c->consumer_id = i;
-	c->src = o.b.data;
+	c->src = r->o.b.data;
 	return 0;
 }
 
-/* Second pass, one step at a time: start an operand or send a chunk of it. */
+/* Second pass, one step at a time: start an operand or send a chunk of it
+ * (arg: a loop_ref to the run). */
 static long send_step(__u32 i, void *arg)
 {
-	struct walk *w = arg;
-	struct copy_ctx *c = &w->c;
+	struct jaxcb_run *r = ((struct loop_ref *)arg)->state;
+	struct copy_ctx *c = &r->w.c;
 	int err;
 
 	if (c->left == 0) {
 		if (c->leaf >= c->nleaves)
 			return 1;
-		err = start_operand(w);
+		err = start_operand(r);
 	} else {
 		err = emit_chunk(c);
 	}
@@ -220,30 +244,28 @@ static long send_step(__u32 i, void *arg)
 }
 
 /* The call's "index" attribute (a u64 scalar): the callback's place in its
- * executable's list.  Attributes are few; look at the first four.  The FFI
- * probes' (CPU and CUDA), not the legacy one's. */
-static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
+ * executable's list, into *index.  Attributes are few; look at the first
+ * four.  The FFI probes' (CPU and CUDA), not the legacy one's. */
+static __noinline int find_index(struct jaxcb_run *r, const struct jaxffi_xla_attrs *a,
+				 __u64 *index)
 {
-	for (__u32 i = 0; i < 4; i++) {
-		struct jaxffi_xla_bytespan name;
-		struct jaxffi_xla_scalar sc;
-		__u64 np = 0, vp = 0;
-		__u32 type = 0;
-		char key[5];
+	struct jaxcb_site_reads *x = &r->site;
 
+	for (__u32 i = 0; i < 4; i++) {
 		if (i >= a->size)
 			break;
-		if (copy_user(&np, sizeof(np), (void *)(a->names + i * 8)) ||
-		    copy_user(&name, sizeof(name), (void *)np) || name.len != 5 ||
-		    copy_user(key, sizeof(key), (void *)name.ptr) ||
-		    key[0] != 'i' || key[1] != 'n' || key[2] != 'd' || key[3] != 'e' || key[4] != 'x')
+		if (copy_user(&x->name_ptr, 8, (void *)(a->names + i * 8)) ||
+		    copy_user(&x->name, sizeof(x->name), (void *)x->name_ptr) || x->name.len != 5 ||
+		    copy_user(x->key, 5, (void *)x->name.ptr) ||
+		    x->key[0] != 'i' || x->key[1] != 'n' || x->key[2] != 'd' || x->key[3] != 'e' ||
+		    x->key[4] != 'x')
 			continue;
-		if (copy_user(&type, sizeof(type), (void *)(a->types + i * 4)) ||
-		    type != JAXFFI_XLA_ATTR_SCALAR ||
-		    copy_user(&vp, sizeof(vp), (void *)(a->attrs + i * 8)) ||
-		    copy_user(&sc, sizeof(sc), (void *)vp) ||
-		    (sc.dtype != JAXFFI_XLA_U64 && sc.dtype != JAXFFI_XLA_S64) ||
-		    copy_user(index, sizeof(*index), (void *)sc.value))
+		if (copy_user(&x->type, sizeof(x->type), (void *)(a->types + i * 4)) ||
+		    x->type != JAXFFI_XLA_ATTR_SCALAR ||
+		    copy_user(&x->value_ptr, 8, (void *)(a->attrs + i * 8)) ||
+		    copy_user(&x->scalar, sizeof(x->scalar), (void *)x->value_ptr) ||
+		    (x->scalar.dtype != JAXFFI_XLA_U64 && x->scalar.dtype != JAXFFI_XLA_S64) ||
+		    copy_user(index, sizeof(*index), (void *)x->scalar.value))
 			return 0;
 		return 1;
 	}
@@ -252,20 +274,21 @@ static __noinline int find_index(const struct jaxffi_xla_attrs *a, __u64 *index)
 
 /* A std::string of the thunk at off into dst (cap bytes, NUL-terminated,
  * cut if longer); its whole length. */
-static __noinline __u32 read_name(__u64 thunk, __u32 off, char *dst, __u32 cap)
+static __noinline __u32 read_name(struct jaxcb_run *r, __u64 thunk, __u32 off, char *dst,
+				  __u32 cap)
 {
-	struct jaxffi_std_string s;
+	struct jaxffi_std_string *s = &r->site.str;
 	__u32 n;
 
-	if (copy_user(&s, sizeof(s), (void *)(thunk + off)))
+	if (copy_user(s, sizeof(*s), (void *)(thunk + off)))
 		return 0;
-	n = s.len < cap - 1 ? (__u32)s.len : cap - 1;
+	n = s->len < cap - 1 ? (__u32)s->len : cap - 1;
 	barrier_var(n);
 	if (n > cap - 1)
 		n = cap - 1;
-	if (n && copy_user(dst, n, (void *)s.ptr))
+	if (n && copy_user(dst, n, (void *)s->ptr))
 		return 0;
-	return s.len > 0xffffffffull ? 0xffffffffu : (__u32)s.len;
+	return s->len > 0xffffffffull ? 0xffffffffu : (__u32)s->len;
 }
 
 /* The call record's head, every other field zero (ring memory comes
@@ -290,12 +313,12 @@ static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk 
 
 /* The call site's names, as thunk keeps them: op, module, and the target
  * name read at each place it may be. */
-static __always_inline void call_site(struct hcb_ev_jcall *e, __u64 thunk)
+static __always_inline void call_site(struct hcb_ev_jcall *e, struct jaxcb_run *r, __u64 thunk)
 {
-	e->op_len = read_name(thunk, jaxffi_op_off, e->op, sizeof(e->op));
-	e->module_len = read_name(thunk, jaxffi_module_off, e->module, sizeof(e->module));
+	e->op_len = read_name(r, thunk, jaxffi_op_off, e->op, sizeof(e->op));
+	e->module_len = read_name(r, thunk, jaxffi_module_off, e->module, sizeof(e->module));
 	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
-		e->target_len[i] = read_name(thunk, jaxffi_target_offs[i], e->target[i],
+		e->target_len[i] = read_name(r, thunk, jaxffi_target_offs[i], e->target[i],
 					     sizeof(e->target[i]));
 }
 
@@ -307,47 +330,55 @@ static __always_inline __u64 ring_need(const struct walk *w)
 	return 2 * w->total + ((__u64)w->count + 2) * 1024 + sizeof(struct hcb_ev_jcall);
 }
 
-
 /*
  * All or nothing, as hcbtap.bpf.c: room for the whole call (ring_need) is
- * taken now, or the call is dropped whole, not half sent.  The call record
- * reserved (the caller fills and submits it), *need the room taken; NULL,
- * counted on s, if there was none.
+ * taken now, into *need, or the call is dropped whole, not half sent, and
+ * counted on s: 0, or why (LOST_*).  The caller then reserves the call
+ * record and tests it once: kernels before 6.4 follow the reservation
+ * into the second of two tests of it and refuse the program.
  */
-static __always_inline struct hcb_ev_jcall *reserve_call(struct walk *w, struct hcb_dev_stats *s,
-							  __u64 *need)
+static __always_inline int take_call_room(const struct walk *w, struct hcb_dev_stats *s,
+					  __u64 *need)
 {
-	struct hcb_ev_jcall *e;
 	int lost;
 
 	*need = ring_need(w);
 	lost = ring_take(*need);
-	if (lost) {
+	if (lost)
 		dev_count(s, lost);
-		return NULL;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		ring_release(*need);
-		dev_count(s, LOST_RING);
-	}
-	return e;
+	return lost;
+}
+
+/* The call record could not be reserved: the room goes back, counted. */
+static __always_inline void call_record_lost(struct hcb_dev_stats *s, __u64 need)
+{
+	ring_release(need);
+	dev_count(s, LOST_RING);
 }
 
 /* After the call record (e, filled): submitted, then its operands' bytes
  * (none if it has none to send), and the room given back. */
-static __always_inline void send_call(struct walk *w, struct hcb_dev_stats *s,
+static __always_inline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
 				      struct hcb_ev_jcall *e, __u64 need)
 {
+	struct walk *w = &r->w;
+	struct loop_ref ref = { r };
+
 	bpf_ringbuf_submit(e, w->count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	dev_count(s, 0);
 	w->c.type = HCB_EV_JDATA;
 	w->c.total = w->total;
 	w->c.nleaves = w->count ? w->nargs : 0;
-	bpf_loop(MAX_STEPS, send_step, w, 0);
+	bpf_loop(MAX_STEPS, send_step, &ref, 0);
 	ring_release(need);
 	if (w->c.failed)
 		dev_count(s, w->c.failed);
+}
+
+/* The walk, made ready for a call: every field zero. */
+static __always_inline void walk_reset(struct walk *w)
+{
+	__builtin_memset(w, 0, sizeof(*w));
 }
 
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxffi.bpf.c - JAX's own host callbacks in XLA's CPU runtime (jaxlib >=
+ * ffi.bpf.c - JAX's own host callbacks in XLA's CPU runtime (jaxlib >=
  * 0.6): jax.debug.print, jax.debug.callback, io_callback, pure_callback and
  * buffer_callback all end in an XLA FFI custom call whose handler, a local
  * symbol of jaxlib's libjax_common.so, gets the C API's call frame
- * (jaxffi_abi.h).  Two probes per target:
+ * (ffi_abi.h).  Two probes per target:
  *
  *   jaxffi_thunk   on xla::cpu::CustomCallThunk::Execute, which runs every
  *                  custom call of an executable: notes per thread which
@@ -13,7 +13,7 @@
  *   jaxffi_call    on the handlers (kXlaFfiPythonCpuCallback, and
  *                  kXlaBufferPythonCpuCallback: the attach cookie says
  *                  which), on the same thread right after: sends the call
- *                  and its operands (jaxffi_events.h).
+ *                  and its operands (events.h).
  *
  * The thunk's fields, the execute parameters and the execution context's
  * device ordinal are XLA internals: their offsets are set by user space
@@ -37,17 +37,39 @@
 /* its reads never sleep: see jaxffi_call */
 #define HCB_BPF_NOSLEEP
 #define HCB_JAXCALL_OWNER
-#include "call.bpf.h"
 #include "bpf/nonfinite.bpf.h"
+#include "call.bpf.h"
 
 /* --on-trigger stop with --until nonfinite: which devices' calls the probe
- * checks itself (jaxffi_events.h, struct hcb_jaxffi_nf) */
+ * checks itself (events.h, struct hcb_jaxffi_nf) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct hcb_jaxffi_nf);
 } jaxffi_nf SEC(".maps");
+
+/* The small float operands of a call, to be checked for NaN or infinity. */
+struct nf_operands {
+	__u64 data[HCB_JAXFFI_NF_OPERANDS];
+	__u32 len[HCB_JAXFFI_NF_OPERANDS];
+	__u32 kind[HCB_JAXFFI_NF_OPERANDS];
+	__u32 n;
+	int found;
+};
+
+/* A run's state (bpf/state.bpf.h): the call's, its frame's head and
+ * attributes, the thunk it came from, the NaN check's. */
+struct ffi_run {
+	struct jaxcb_run r;            /* first: call.bpf.h works on it */
+	__u64 hdr[5];
+	struct jaxffi_xla_attrs attrs;
+	struct jaxffi_thunk_seen seen;
+	struct nf_operands nf;
+	unsigned char nf_buf[HCB_NF_SPAN];
+};
+
+TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
 
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
@@ -76,20 +98,20 @@ int jaxffi_thunk(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Operand i of the frame (jaxcall.bpf.h): an XLA_FFI_Buffer; -1 also for
- * an operand that is none. */
-static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
-				   __u64 *dims)
+/* Operand i of the frame (call.bpf.h): an XLA_FFI_Buffer; -1 also for an
+ * operand that is none. */
+static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 {
+	struct jf_operand *o = &r->o;
 	__u64 bp = 0, elems = 1;
 	__u32 type = 0, n;
 
 	o->nbytes = 0;
 	o->layout = 0;
 	o->nstrides = 0;
-	if (copy_user(&type, sizeof(type), (void *)(w->types + (__u64)i * 4)) ||
+	if (copy_user(&type, sizeof(type), (void *)(r->w.types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    copy_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
+	    copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)) ||
 	    copy_user(&o->b, sizeof(o->b), (void *)bp))
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
@@ -122,33 +144,22 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
  * ran one.  The entry goes with it: a later call without a thunk of its own
  * must not take this one's names.
  */
-static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
-				      const struct jaxffi_xla_attrs *attrs, __u32 handler)
+static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u32 handler)
 {
 	__u64 key = bpf_get_current_pid_tgid();
-	struct jaxffi_thunk_seen *t, seen = {};
+	struct jaxffi_thunk_seen *t;
 
-	call_head(e, w, handler);
-	e->flags = find_index(attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0;
+	call_head(e, &f->r.w, handler);
+	e->flags = find_index(&f->r, &f->attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0;
 	t = bpf_map_lookup_elem(&jaxffi_thunks, &key);
 	if (!t)
 		return;
-	seen = *t;
+	f->seen = *t;
 	bpf_map_delete_elem(&jaxffi_thunks, &key);
 	e->flags |= HCB_JAXFFI_F_THUNK;
-	e->thunk_device = seen.device;
-	call_site(e, seen.thunk);
+	e->thunk_device = f->seen.device;
+	call_site(e, &f->r, f->seen.thunk);
 }
-
-/* The small float operands of a call, to be checked for NaN or infinity. */
-struct nf_operands {
-	const struct walk *w;
-	__u64 data[HCB_JAXFFI_NF_OPERANDS];
-	__u32 len[HCB_JAXFFI_NF_OPERANDS];
-	__u32 kind[HCB_JAXFFI_NF_OPERANDS];
-	__u32 n;
-	int found;
-};
 
 #define NF_SPANS_PER_OPERAND (HCB_JAXFFI_NF_BYTES / HCB_NF_SPAN)
 
@@ -163,23 +174,23 @@ static __always_inline __u32 nf_kind(__u32 dtype)
 	return 0;
 }
 
-/* Operand i: noted if it is a float small enough to check here. */
+/* Operand i: noted if it is a float small enough to check here (arg: a
+ * loop_ref to the run). */
 static long nf_pick(__u32 i, void *arg)
 {
-	struct nf_operands *x = arg;
-	__u64 dims[HCB_MAX_DIMS];
-	struct jf_operand o;
+	struct ffi_run *f = ((struct loop_ref *)arg)->state;
+	struct nf_operands *x = &f->nf;
 	__u32 kind, n = x->n;
 
-	if (i >= x->w->nargs || n >= HCB_JAXFFI_NF_OPERANDS)
+	if (i >= f->r.w.nargs || n >= HCB_JAXFFI_NF_OPERANDS)
 		return 1;
-	if (read_operand(x->w, i, &o, dims) != 0)
+	if (read_operand(&f->r, i, f->r.dims) != 0)
 		return 0;
-	kind = nf_kind(o.b.dtype);
-	if (!kind || o.nbytes == 0 || o.nbytes > HCB_JAXFFI_NF_BYTES)
+	kind = nf_kind(f->r.o.b.dtype);
+	if (!kind || f->r.o.nbytes == 0 || f->r.o.nbytes > HCB_JAXFFI_NF_BYTES)
 		return 0;
-	x->data[n] = o.b.data;
-	x->len[n] = (__u32)o.nbytes;
+	x->data[n] = f->r.o.b.data;
+	x->len[n] = (__u32)f->r.o.nbytes;
 	x->kind[n] = kind;
 	x->n = n + 1;
 	return 0;
@@ -188,7 +199,8 @@ static long nf_pick(__u32 i, void *arg)
 /* Span k % NF_SPANS_PER_OPERAND of picked operand k / NF_SPANS_PER_OPERAND. */
 static long nf_operand_span(__u32 k, void *arg)
 {
-	struct nf_operands *x = arg;
+	struct ffi_run *f = ((struct loop_ref *)arg)->state;
+	struct nf_operands *x = &f->nf;
 	__u32 op = k / NF_SPANS_PER_OPERAND, at = (k % NF_SPANS_PER_OPERAND) * HCB_NF_SPAN, len;
 
 	if (op >= x->n || op >= HCB_JAXFFI_NF_OPERANDS)
@@ -198,7 +210,7 @@ static long nf_operand_span(__u32 k, void *arg)
 	len = x->len[op] - at;
 	if (len > HCB_NF_SPAN)
 		len = HCB_NF_SPAN;
-	x->found = nf_scan_span((const void *)(x->data[op] + at), len, x->kind[op]);
+	x->found = nf_scan_span((const void *)(x->data[op] + at), len, x->kind[op], f->nf_buf);
 	return x->found;
 }
 
@@ -207,89 +219,119 @@ static long nf_operand_span(__u32 k, void *arg)
  * a small float operand holds a NaN or infinity, stop the target from
  * this, its own thread.  The user side reads the same call and fires.
  */
-static __noinline void nf_stop_check(const struct walk *w, __u32 dev)
+static __noinline void nf_stop_check(struct ffi_run *f, __u32 dev)
 {
-	struct nf_operands x = { .w = w };
+	struct loop_ref ref = { f };
 	__u32 zero = 0;
 	struct hcb_jaxffi_nf *nf = bpf_map_lookup_elem(&jaxffi_nf, &zero);
 
 	if (!nf || !nf->on || dev >= HCB_MAX_DEVICES ||
 	    !((nf->device_mask[(dev / 64) & 3] >> (dev % 64)) & 1))
 		return;
-	bpf_loop(HCB_MAX_LEAVES, nf_pick, &x, 0);
-	if (!x.n)
+	__builtin_memset(&f->nf, 0, sizeof(f->nf));
+	bpf_loop(HCB_MAX_LEAVES, nf_pick, &ref, 0);
+	if (!f->nf.n)
 		return;
-	bpf_loop(HCB_JAXFFI_NF_OPERANDS * NF_SPANS_PER_OPERAND, nf_operand_span, &x, 0);
-	if (x.found)
+	bpf_loop(HCB_JAXFFI_NF_OPERANDS * NF_SPANS_PER_OPERAND, nf_operand_span, &ref, 0);
+	if (f->nf.found)
 		bpf_send_signal(NF_SIGSTOP);
 }
 
+/* A call not sent because its frame or device could not be read, or the
+ * kernel had no memory for the run's state: counted on the first device,
+ * having no other to count it on. */
+static __always_inline void lost_unplaced(int why)
+{
+	struct hcb_dev_stats *s = dev_stats(0);
+
+	if (s) {
+		__sync_fetch_and_add(&s->handled, 1);
+		dev_count(s, why);
+	}
+}
+
+/* The frame's head, device, operands and attributes into the run: the
+ * device; -1 if they could not be read; -2, not counted, for a frame that
+ * is no execution's (metadata queries at registration have no context,
+ * other stages no operands) or whose head cannot be read as one. */
+static __noinline int read_frame(struct ffi_run *f, void *frame)
+{
+	__s32 device = -1;
+	__u64 nargs = 0;
+
+	/* struct_size, extension_start, api, ctx, stage */
+	if (copy_user(f->hdr, sizeof(f->hdr), frame) ||
+	    f->hdr[0] < sizeof(struct jaxffi_xla_frame) || !f->hdr[3] ||
+	    (__u32)f->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
+		return -2;
+	if (copy_user(&device, sizeof(device), (void *)(f->hdr[3] + jaxffi_ctx_device_off)) ||
+	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
+	    /* args.types and args.args, side by side there and in the walk */
+	    copy_user(&f->r.w.types, 16,
+		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
+	    copy_user(&nargs, sizeof(nargs),
+		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
+	    nargs > HCB_MAX_LEAVES ||
+	    copy_user(&f->attrs, sizeof(f->attrs),
+		      frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
+		return -1;
+	f->r.w.nargs = (__u32)nargs;
+	return device;
+}
+
 /*
- * Not sleepable (HCB_BPF_NOSLEEP): on a 6.18 kernel, with one thread per
- * device under pmap, a sleepable jaxffi_call that slept found its locals
- * overwritten by the call another thread sent meanwhile (see capture.bpf.h)
- * and sent its own call without operands, counting none lost.  Operands
- * in a page that is not in (XLA just wrote them: rare) are counted as
- * unreadable instead.
+ * Not sleepable (HCB_BPF_NOSLEEP): it reads operands XLA has just written,
+ * in pages that are in; one that is not (rare) is counted unreadable, and
+ * the call costs the program no page fault.  (It was made so when, on a
+ * 6.18 kernel, a sleepable run that slept found its locals overwritten by
+ * another thread's: its state lives in the thread's storage now, never on
+ * a stack, bpf/state.bpf.h.)
  */
 SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
-	void *frame = (void *)PT_REGS_PARM1(ctx);
-	struct jaxffi_xla_attrs attrs;
+	struct ffi_run *f = task_state(&ffi_runs);
+	struct loop_ref ref = { f };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
-	struct walk w = {};
-	__u64 hdr[5], need;
-	__s32 device = -1;
-	__u32 dev;
+	__u64 need;
+	int device;
 
-	/* struct_size, extension_start, api, ctx, stage: metadata queries at
-	 * registration have no context, other stages no operands */
-	if (copy_user(hdr, sizeof(hdr), frame) ||
-	    hdr[0] < sizeof(struct jaxffi_xla_frame) || !hdr[3] ||
-	    (__u32)hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
-		return 0;
-	dev = 0;
-	s = dev_stats(dev);
-	if (copy_user(&device, sizeof(device), (void *)(hdr[3] + jaxffi_ctx_device_off)) ||
-	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
-	    /* args.types and args.args, side by side there and in w */
-	    copy_user(&w.types, 16, frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									  args.types)) ||
-	    copy_user(&need, sizeof(need), frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									   args.size)) ||
-	    need > HCB_MAX_LEAVES ||
-	    copy_user(&attrs, sizeof(attrs), frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									     attrs))) {
-		if (s) {   /* no device to count it on: the first one's */
-			__sync_fetch_and_add(&s->handled, 1);
-			dev_count(s, LOST_UNREADABLE);
-		}
+	if (!f) {
+		lost_unplaced(LOST_NOMEM);
 		return 0;
 	}
-	dev = (__u32)device;
-	w.nargs = (__u32)need;
-	s = dev_stats(dev);
+	walk_reset(&f->r.w);
+	device = read_frame(f, (void *)PT_REGS_PARM1(ctx));
+	if (device == -2)
+		return 0;
+	if (device < 0) {
+		lost_unplaced(LOST_UNREADABLE);
+		return 0;
+	}
+	s = dev_stats((__u32)device);
 	if (!s)
 		return 0;
 	/* calls are numbered per device as the probe counts them, so the
 	 * reader knows how many went missing */
-	w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	w.c.device = dev;
+	f->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
+	f->r.w.c.device = (__u32)device;
 
-	bpf_loop(HCB_MAX_LEAVES, measure_step, &w, 0);
-	if (w.bad || w.too_big) {
-		dev_count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
+	bpf_loop(HCB_MAX_LEAVES, measure_step, &ref, 0);
+	if (f->r.w.bad || f->r.w.too_big) {
+		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
-
-	e = reserve_call(&w, s, &need);
-	if (!e)
+	if (take_call_room(&f->r.w, s, &need))
 		return 0;
-	fill_call(e, &w, &attrs, (__u32)bpf_get_attach_cookie(ctx));
-	send_call(&w, s, e, need);
-	if (!w.c.failed)
-		nf_stop_check(&w, dev);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		call_record_lost(s, need);
+		return 0;
+	}
+	fill_call(e, f, (__u32)bpf_get_attach_cookie(ctx));
+	send_call(&f->r, s, e, need);
+	if (!f->r.w.c.failed)
+		nf_stop_check(f, (__u32)device);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxgpu.bpf.c - JAX's own host callbacks on CUDA (custom call
+ * gpu.bpf.c - JAX's own host callbacks on CUDA (custom call
  * xla_ffi_python_gpu_callback, jax's CUDA plugin: src/providers/jaxcb/gpu.h).  Its
  * handler gets the FFI call frame the CPU handler gets, but the operands
  * are device memory, which a probe cannot read; the handler copies each
@@ -15,8 +15,8 @@
  *                 paired with its operand (the n-th copy with the n-th
  *                 operand that is not a token), proven by its source being
  *                 the operand's device pointer and its size the operand's;
- *                 then the call goes out as jaxffi.bpf.c's does
- *                 (jaxcall.bpf.h), the bytes read from the host copies.
+ *                 then the call goes out as ffi.bpf.c's does
+ *                 (call.bpf.h), the bytes read from the host copies.
  *
  * A call that does not pair up (a copy of another kind, a source or a
  * size not the operand's, more or fewer copies) is counted unreadable and
@@ -43,41 +43,45 @@ struct jaxgpu_copy {
 /* A thread's call, from the handler's entry to the synchronisation. */
 struct jaxgpu_call {
 	__u64 frame;
+	__u32 live;                  /* entered, not yet synchronised */
 	__u32 ncopies;
 	__u32 bad;                   /* a copy not device-to-host, or one too many */
+	__u32 pad;
 	struct jaxgpu_copy copy[JAXGPU_MAX_ARGS];
 	/* per operand: its host copy and its size (0: a token) */
 	__u64 host[JAXGPU_MAX_ARGS], hostn[JAXGPU_MAX_ARGS];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u64);                  /* pid_tgid */
-	__type(value, struct jaxgpu_call);
-} jaxgpu_calls SEC(".maps");
+/* The pairing pass's state. */
+struct pairing {
+	__u32 nargs, next;           /* operands; the next copy to pair */
+	__u32 bad;
+	__u32 pad;
+};
 
-/* a call's start, built here (too big for the stack) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct jaxgpu_call);
-} jaxgpu_scratch SEC(".maps");
+/* A thread's state (bpf/state.bpf.h): its call from the handler's entry to
+ * the synchronisation, and the run that sends it. */
+struct gpu_run {
+	struct jaxcb_run r;            /* first: call.bpf.h works on it */
+	struct jaxgpu_call call;
+	struct pairing p;
+	__u64 hdr[5];
+	struct jaxffi_xla_attrs attrs;
+};
+
+TASK_STATE_MAP(struct gpu_run) gpu_runs SEC(".maps");
 
 SEC("uprobe")
 int jaxgpu_enter(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid();
-	__u32 zero = 0;
-	struct jaxgpu_call *v = bpf_map_lookup_elem(&jaxgpu_scratch, &zero);
+	struct gpu_run *g = task_state(&gpu_runs);
 
-	if (!v)
-		return 0;
-	v->frame = PT_REGS_PARM1(ctx);
-	v->ncopies = 0;
-	v->bad = 0;
-	bpf_map_update_elem(&jaxgpu_calls, &key, v, BPF_ANY);
+	if (!g)
+		return 0;    /* its sync finds no call: not sent, counted there */
+	g->call.frame = PT_REGS_PARM1(ctx);
+	g->call.ncopies = 0;
+	g->call.bad = 0;
+	g->call.live = 1;
 	return 0;
 }
 
@@ -85,31 +89,22 @@ int jaxgpu_enter(struct pt_regs *ctx)
 SEC("uprobe")
 int jaxgpu_copy(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid();
-	struct jaxgpu_call *v = bpf_map_lookup_elem(&jaxgpu_calls, &key);
+	struct gpu_run *g = task_state_if_any(&gpu_runs);
 	__u32 n;
 
-	if (!v)
+	if (!g || !g->call.live)
 		return 0;
-	n = v->ncopies;
+	n = g->call.ncopies;
 	if ((__u32)PT_REGS_PARM4(ctx) != JAXGPU_MEMCPY_D2H || n >= JAXGPU_MAX_ARGS) {
-		v->bad = 1;
+		g->call.bad = 1;
 		return 0;
 	}
-	v->copy[n].dst = PT_REGS_PARM1(ctx);
-	v->copy[n].src = PT_REGS_PARM2(ctx);
-	v->copy[n].size = PT_REGS_PARM3(ctx);
-	v->ncopies = n + 1;
+	g->call.copy[n].dst = PT_REGS_PARM1(ctx);
+	g->call.copy[n].src = PT_REGS_PARM2(ctx);
+	g->call.copy[n].size = PT_REGS_PARM3(ctx);
+	g->call.ncopies = n + 1;
 	return 0;
 }
-
-/* The pairing pass's state. */
-struct pairing {
-	struct jaxgpu_call *v;
-	__u64 types, args;
-	__u32 nargs, next;           /* operands; the next copy to pair */
-	__u32 bad;
-};
 
 /* Bytes the handler copies of a buffer of elems elements: jax copies the
  * 2- and 4-bit types as elems * bits / 8 bytes (rounded down). */
@@ -124,33 +119,36 @@ static __always_inline __u64 gpu_copy_bytes(__u32 t, __u64 elems)
 	return elems * xla_dtype_size(t);
 }
 
+/* Operand i paired with the next copy, or the pairing is bad (arg: a
+ * loop_ref to the thread's state). */
 static long pair_step(__u32 i, void *arg)
 {
-	struct pairing *p = arg;
-	struct jaxffi_xla_buffer b;
-	__u64 bp = 0, dims[HCB_MAX_DIMS], elems = 1;
-	__u32 type = 0, j = p->next, n;
+	struct gpu_run *g = ((struct loop_ref *)arg)->state;
+	struct jaxffi_xla_buffer *b = &g->r.o.b;
+	struct jaxgpu_call *v = &g->call;
+	__u64 bp = 0, elems = 1;
+	__u32 type = 0, j = g->p.next, n;
 
-	if (i >= p->nargs || i >= JAXGPU_MAX_ARGS)
+	if (i >= g->p.nargs || i >= JAXGPU_MAX_ARGS)
 		return 1;
-	if (bpf_copy_from_user(&type, sizeof(type), (void *)(p->types + (__u64)i * 4)) ||
+	if (bpf_copy_from_user(&type, sizeof(type), (void *)(g->r.w.types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(p->args + (__u64)i * 8)) ||
-	    bpf_copy_from_user(&b, sizeof(b), (void *)bp) || b.rank > HCB_MAX_DIMS)
+	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(g->r.w.args + (__u64)i * 8)) ||
+	    bpf_copy_from_user(b, sizeof(*b), (void *)bp) || b->rank > HCB_MAX_DIMS)
 		goto bad;
-	if (b.dtype == JAXFFI_XLA_TOKEN) {
-		p->v->host[i] = 0;
-		p->v->hostn[i] = 0;
+	if (b->dtype == JAXFFI_XLA_TOKEN) {
+		v->host[i] = 0;
+		v->hostn[i] = 0;
 		return 0;
 	}
-	n = (__u32)b.rank * 8;
+	n = (__u32)b->rank * 8;
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(dims, n, (void *)b.dims))
+	if (n && bpf_copy_from_user(g->r.dims, n, (void *)b->dims))
 		goto bad;
 	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
-		__u64 d = k < n / 8 ? dims[k] : 1;
+		__u64 d = k < n / 8 ? g->r.dims[k] : 1;
 
 		if (d > MAX_ELEMS)
 			goto bad;
@@ -158,31 +156,31 @@ static long pair_step(__u32 i, void *arg)
 		if (elems > MAX_ELEMS)
 			goto bad;
 	}
-	if (j >= JAXGPU_MAX_ARGS || j >= p->v->ncopies || p->v->copy[j].src != b.data ||
-	    p->v->copy[j].size != gpu_copy_bytes(b.dtype, elems))
+	if (j >= JAXGPU_MAX_ARGS || j >= v->ncopies || v->copy[j].src != b->data ||
+	    v->copy[j].size != gpu_copy_bytes(b->dtype, elems))
 		goto bad;
-	p->v->host[i] = p->v->copy[j].dst;
-	p->v->hostn[i] = p->v->copy[j].size;
-	p->next = j + 1;
+	v->host[i] = v->copy[j].dst;
+	v->hostn[i] = v->copy[j].size;
+	g->p.next = j + 1;
 	return 0;
 bad:
-	p->bad = 1;
+	g->p.bad = 1;
 	return 1;
 }
 
-/* Operand i (jaxcall.bpf.h): the frame's, its bytes its host copy's. */
-static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
-				   __u64 *dims)
+/* Operand i (call.bpf.h): the frame's, its bytes its host copy's. */
+static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 {
-	__u64 key = bpf_get_current_pid_tgid(), bp = 0;
-	struct jaxgpu_call *v = bpf_map_lookup_elem(&jaxgpu_calls, &key);
+	struct gpu_run *g = (struct gpu_run *)r;
+	struct jf_operand *o = &r->o;
+	__u64 bp = 0;
 	__u32 n;
 
 	o->nbytes = 0;
 	o->layout = 0;
 	o->nstrides = 0;
-	if (!v || i >= JAXGPU_MAX_ARGS ||
-	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(w->args + (__u64)i * 8)) ||
+	if (i >= JAXGPU_MAX_ARGS ||
+	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)) ||
 	    bpf_copy_from_user(&o->b, sizeof(o->b), (void *)bp))
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
@@ -195,32 +193,50 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 		n = HCB_MAX_DIMS * 8;
 	if (n && bpf_copy_from_user(dims, n, (void *)o->b.dims))
 		return -1;
-	o->b.data = v->host[i];
-	o->nbytes = v->hostn[i];
+	o->b.data = g->call.host[i];
+	o->nbytes = g->call.hostn[i];
 	return o->nbytes > MAX_ELEMS * 16 ? 2 : 0;
 }
 
-/* The frame's header and operands, as jaxffi_call reads them: 0, or -1. */
-static __always_inline int read_frame(void *frame, struct walk *w, struct jaxffi_xla_attrs *attrs,
-				      __s32 *device)
+/* The frame's header and operands, as jaxffi_call reads them, into the
+ * thread's state: the device, or -1. */
+static __noinline int read_frame(struct gpu_run *g)
 {
-	__u64 hdr[5], need;
+	void *frame = (void *)g->call.frame;
+	__s32 device = -1;
+	__u64 nargs = 0;
 
-	if (bpf_copy_from_user(hdr, sizeof(hdr), frame) ||
-	    hdr[0] < sizeof(struct jaxffi_xla_frame) || !hdr[3] ||
-	    (__u32)hdr[4] != JAXFFI_XLA_STAGE_EXECUTE ||
-	    bpf_copy_from_user(device, sizeof(*device), (void *)(hdr[3] + jaxgpu_ctx_device_off)) ||
-	    *device < 0 || *device >= (__s32)HCB_MAX_DEVICES ||
-	    bpf_copy_from_user(&w->types, 16, frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									   args.types)) ||
-	    bpf_copy_from_user(&need, sizeof(need), frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									   args.size)) ||
-	    need > JAXGPU_MAX_ARGS ||
-	    bpf_copy_from_user(attrs, sizeof(*attrs), frame + __builtin_offsetof(struct jaxffi_xla_frame,
-									      attrs)))
+	if (bpf_copy_from_user(g->hdr, sizeof(g->hdr), frame) ||
+	    g->hdr[0] < sizeof(struct jaxffi_xla_frame) || !g->hdr[3] ||
+	    (__u32)g->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE ||
+	    bpf_copy_from_user(&device, sizeof(device), (void *)(g->hdr[3] + jaxgpu_ctx_device_off)) ||
+	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
+	    bpf_copy_from_user(&g->r.w.types, 16,
+			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
+	    bpf_copy_from_user(&nargs, sizeof(nargs),
+			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
+	    nargs > JAXGPU_MAX_ARGS ||
+	    bpf_copy_from_user(&g->attrs, sizeof(g->attrs),
+			       frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
 		return -1;
-	w->nargs = (__u32)need;
-	return 0;
+	g->r.w.nargs = (__u32)nargs;
+	return device;
+}
+
+/* Every copy paired with its operand, in order: 0; or the call is not
+ * sent (1). */
+static __always_inline int pair_copies(struct gpu_run *g, __u32 rc)
+{
+	struct loop_ref ref = { g };
+
+	__builtin_memset(&g->p, 0, sizeof(g->p));
+	g->p.nargs = g->r.w.nargs;
+	/* the synchronisation failed (the handler then aborts), or a copy
+	 * that is not an operand's: nothing sent that is not proven */
+	if (rc != 0 || g->call.bad)
+		return 1;
+	bpf_loop(JAXGPU_MAX_ARGS, pair_step, &ref, 0);
+	return g->p.bad || g->p.next != g->call.ncopies;
 }
 
 /* Sleepable: the host copies are fresh pages bpf_copy_from_user() may
@@ -228,22 +244,22 @@ static __always_inline int read_frame(void *frame, struct walk *w, struct jaxffi
 SEC("uprobe.s")
 int jaxgpu_sync(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid(), need;
-	struct jaxgpu_call *v = bpf_map_lookup_elem(&jaxgpu_calls, &key);
-	struct jaxffi_xla_attrs attrs;
-	struct pairing p = {};
+	struct gpu_run *g = task_state_if_any(&gpu_runs);
+	struct loop_ref ref = { g };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
-	struct walk w = {};
 	__u32 rc = (__u32)PT_REGS_RC(ctx);
-	__s32 device = -1;
+	int device;
+	__u64 need;
 
 	/* loaded once, here: the verifier takes no context access at a
 	 * computed offset */
 	barrier_var(rc);
-	if (!v)
+	if (!g || !g->call.live)
 		return 0;
-	if (read_frame((void *)v->frame, &w, &attrs, &device)) {
+	walk_reset(&g->r.w);
+	device = read_frame(g);
+	if (device < 0) {
 		s = dev_stats(0);    /* no device to count it on: the first one's */
 		if (s) {
 			__sync_fetch_and_add(&s->handled, 1);
@@ -254,32 +270,28 @@ int jaxgpu_sync(struct pt_regs *ctx)
 	s = dev_stats((__u32)device);
 	if (!s)
 		goto out;
-	w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	w.c.device = (__u32)device;
-	/* the synchronisation failed (the handler then aborts), or a copy
-	 * that is not an operand's: nothing sent that is not proven */
-	p.v = v;
-	p.types = w.types;
-	p.args = w.args;
-	p.nargs = w.nargs;
-	if (rc == 0 && !v->bad)
-		bpf_loop(JAXGPU_MAX_ARGS, pair_step, &p, 0);
-	if (rc != 0 || v->bad || p.bad || p.next != v->ncopies) {
+	g->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
+	g->r.w.c.device = (__u32)device;
+	if (pair_copies(g, rc)) {
 		dev_count(s, LOST_UNREADABLE);
 		goto out;
 	}
-	bpf_loop(JAXGPU_MAX_ARGS, measure_step, &w, 0);
-	if (w.bad || w.too_big) {
-		dev_count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
+	bpf_loop(JAXGPU_MAX_ARGS, measure_step, &ref, 0);
+	if (g->r.w.bad || g->r.w.too_big) {
+		dev_count(s, g->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		goto out;
 	}
-	e = reserve_call(&w, s, &need);
-	if (!e)
+	if (take_call_room(&g->r.w, s, &need))
 		goto out;
-	call_head(e, &w, HCB_JAXFFI_PYTHON);
-	e->flags = HCB_JAXFFI_F_GPU | (find_index(&attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0);
-	send_call(&w, s, e, need);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		call_record_lost(s, need);
+		goto out;
+	}
+	call_head(e, &g->r.w, HCB_JAXFFI_PYTHON);
+	e->flags = HCB_JAXFFI_F_GPU | (find_index(&g->r, &g->attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0);
+	send_call(&g->r, s, e, need);
 out:
-	bpf_map_delete_elem(&jaxgpu_calls, &key);
+	g->call.live = 0;
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxlegacy.bpf.c - JAX's Python callbacks before the FFI ones (jaxlib
+ * legacy.bpf.c - JAX's Python callbacks before the FFI ones (jaxlib
  * 0.4.26 to 0.5.3): jax.debug.print, jax.debug.callback, io_callback and
  * pure_callback lower to the custom call xla_python_cpu_callback, whose
  * function, xla::XlaPythonCpuCallback(void *out, void **in,
@@ -10,8 +10,8 @@
  * descriptor.  Two probes:
  *
  *   jaxlegacy_call  on XlaPythonCpuCallback: sends the call and its
- *                   operands as the FFI handler's probe does (jaxcall.bpf.h,
- *                   jaxffi_events.h), flagged HCB_JAXFFI_F_LEGACY.
+ *                   operands as the FFI handler's probe does (call.bpf.h,
+ *                   events.h), flagged HCB_JAXFFI_F_LEGACY.
  *   jaxlegacy_run   on the instruction of TfrtCpuExecutable::ExecuteHelper
  *                   that calls the compiled code, XLA's classic runtime:
  *                   compute_function(result, &run_options, NULL, buffers,
@@ -62,6 +62,17 @@ struct jaxlegacy_desc {
 };
 #define RESULT_SIZE 120u
 
+/* A run's state (bpf/state.bpf.h): the call's, and the descriptor, the
+ * Arg being read, the thunk the call came from. */
+struct legacy_run {
+	struct jaxcb_run r;            /* first: call.bpf.h works on it */
+	struct jaxlegacy_desc d;
+	struct jaxlegacy_arg a;
+	struct jaxffi_thunk_seen seen;
+};
+
+TASK_STATE_MAP(struct legacy_run) legacy_runs SEC(".maps");
+
 struct jaxlegacy_run_seen {
 	__u32 tid;
 	__u32 device;
@@ -94,32 +105,34 @@ static __always_inline int whole_vector(const __u64 *v, __u64 size)
 	       (v[1] - v[0]) / size <= HCB_MAX_LEAVES;
 }
 
-/* Operand i (jaxcall.bpf.h): the descriptor's Arg i and the buffer
- * in[1 + i]; what does not read as an Arg goes to o->layout (and is -1,
- * where the rest of it cannot be read as one). */
-static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
-				   __u64 *dims)
+/* Operand i (call.bpf.h): the descriptor's Arg i and the buffer in[1 + i];
+ * what does not read as an Arg goes to o->layout (and is -1, where the
+ * rest of it cannot be read as one). */
+static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 {
-	struct jaxlegacy_arg a;
+	struct legacy_run *l = (struct legacy_run *)r;
+	struct jaxlegacy_arg *a = &l->a;
+	struct jf_operand *o = &r->o;
+	const struct walk *w = &r->w;
 	__u64 elems = 1, elem, rank;
 	__u32 n;
 
 	__builtin_memset(o, 0, sizeof(*o));
-	if (bpf_copy_from_user(&a, sizeof(a), (void *)(w->types + (__u64)i * jaxlegacy_arg_size)) ||
+	if (bpf_copy_from_user(a, sizeof(*a), (void *)(w->types + (__u64)i * jaxlegacy_arg_size)) ||
 	    bpf_copy_from_user(&o->b.data, sizeof(o->b.data), (void *)(w->args + (__u64)i * 8)))
 		return -1;
-	o->b.dtype = a.type;
-	if (a.type == JAXFFI_XLA_TOKEN) {
-		if (!w->c.type && (a.dtype || a.meta || a.strides[0] != a.strides[1] || a.size))
+	o->b.dtype = a->type;
+	if (a->type == JAXFFI_XLA_TOKEN) {
+		if (!w->c.type && (a->dtype || a->meta || a->strides[0] != a->strides[1] || a->size))
 			o->layout = HCB_JAXLEGACY_BAD_TOKEN;
 		return 1;
 	}
-	rank = a.meta >> 1;
+	rank = a->meta >> 1;
 	o->b.rank = rank;
 	if (!w->c.type) {
-		if (!a.dtype || !a.type || a.type >= JAXFFI_XLA_NDTYPES)
+		if (!a->dtype || !a->type || a->type >= JAXFFI_XLA_NDTYPES)
 			o->layout = HCB_JAXLEGACY_BAD_TYPE;
-		else if ((a.meta & 1) != (rank > 4))
+		else if ((a->meta & 1) != (rank > 4))
 			o->layout = HCB_JAXLEGACY_BAD_DIMS;
 	}
 	if (rank > HCB_MAX_DIMS)
@@ -128,7 +141,7 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(dims, n, (a.meta & 1) ? (void *)a.inl[0] :
+	if (n && bpf_copy_from_user(dims, n, (a->meta & 1) ? (void *)a->inl[0] :
 				    (void *)(w->types + (__u64)i * jaxlegacy_arg_size + 0x18)))
 		return -1;
 	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
@@ -141,15 +154,15 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 			return 2;
 	}
 	/* the strides, for the reader to prove row-major: sending pass only */
-	o->nstrides = (__u32)((a.strides[1] - a.strides[0]) / 8);
+	o->nstrides = (__u32)((a->strides[1] - a->strides[0]) / 8);
 	if (w->c.type && o->nstrides == rank && n &&
-	    bpf_copy_from_user(dims + HCB_MAX_DIMS, n, (void *)a.strides[0]))
+	    bpf_copy_from_user(dims + HCB_MAX_DIMS, n, (void *)a->strides[0]))
 		return -1;
 	/* sub-byte types: XLA of these releases keeps them a byte an element,
 	 * not packed as the reader takes them: they are counted there */
-	o->nbytes = xla_dtype_bytes(a.type, elems);
-	elem = xla_dtype_size(a.type);
-	if (!w->c.type && elem && a.size != o->nbytes)
+	o->nbytes = xla_dtype_bytes(a->type, elems);
+	elem = xla_dtype_size(a->type);
+	if (!w->c.type && elem && a->size != o->nbytes)
 		o->layout = HCB_JAXLEGACY_BAD_SIZE;
 	return 0;
 }
@@ -159,15 +172,16 @@ static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_oper
 
 /*
  * The call record: the device, and where it was found; the call site from
- * the thread's thunk (its entry taken by the caller), if it ran one.
+ * the thread's thunk (its entry taken by the caller into l->seen), if it
+ * ran one.
  */
-static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
-				 const struct jaxffi_thunk_seen *t, __u32 flags)
+static __noinline void fill_call(struct hcb_ev_jcall *e, struct legacy_run *l, __u32 flags)
 {
+	const struct walk *w = &l->r.w;
 	__u64 type = 0, name = 0;
 
 	call_head(e, w, HCB_JAXFFI_PYTHON);
-	e->thunk_device = t ? t->coll_device : ~0u;
+	e->thunk_device = (flags & HCB_JAXFFI_F_THUNK) ? l->seen.coll_device : ~0u;
 	e->flags = flags;
 	e->desc = w->desc;
 	e->layout = w->layout;
@@ -175,28 +189,28 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, const struct walk *w,
 	if (!bpf_copy_from_user(&type, sizeof(type), (void *)(w->callable + 8)) &&
 	    !bpf_copy_from_user(&name, sizeof(name), (void *)(type + 24)))
 		bpf_copy_from_user(e->pytype, sizeof(e->pytype) - 1, (void *)name);
-	if (!t)
+	if (!(flags & HCB_JAXFFI_F_THUNK))
 		return;
-	call_site(e, t->thunk);
+	call_site(e, &l->r, l->seen.thunk);
 	for (__u32 i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
-		read_name(t->thunk, jaxffi_target_offs[i] + CONFIG_AFTER_TARGET, e->config[i],
-			  sizeof(e->config[i]));
+		read_name(&l->r, l->seen.thunk, jaxffi_target_offs[i] + CONFIG_AFTER_TARGET,
+			  e->config[i], sizeof(e->config[i]));
 }
 
-/* The call's device: the thunk's (taken: a later call must not find it),
- * or the classic run's that has the call's status; *flags says which. */
-static __always_inline __u32 call_device(__u64 status, struct jaxffi_thunk_seen *seen,
-					 __u32 *flags)
+/* The call's device: the thunk's (taken into l->seen: a later call must not
+ * find it), or the classic run's that has the call's status; *flags says
+ * which. */
+static __always_inline __u32 call_device(__u64 status, struct legacy_run *l, __u32 *flags)
 {
 	__u64 key = bpf_get_current_pid_tgid();
 	struct jaxffi_thunk_seen *t = bpf_map_lookup_elem(&jaxffi_thunks, &key);
 	struct jaxlegacy_run_seen *r;
 
 	if (t) {
-		*seen = *t;
+		l->seen = *t;
 		bpf_map_delete_elem(&jaxffi_thunks, &key);
 		*flags = HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_THUNK;
-		return seen->device;
+		return l->seen.device;
 	}
 	r = bpf_map_lookup_elem(&jaxlegacy_runs, &status);
 	if (r && r->tid == (__u32)key) {
@@ -207,20 +221,50 @@ static __always_inline __u32 call_device(__u64 status, struct jaxffi_thunk_seen 
 	return 0;
 }
 
+/* The descriptor of the call whose inputs are at in, checked as far as a
+ * probe can, into the walk: 0, or -1 if it could not be read. */
+static __noinline int read_desc(struct legacy_run *l, __u64 in)
+{
+	struct walk *w = &l->r.w;
+	__u64 p0 = 0, desc = 0;
+
+	if (bpf_copy_from_user(&p0, sizeof(p0), (void *)in) ||
+	    bpf_copy_from_user(&desc, sizeof(desc), (void *)p0) ||
+	    bpf_copy_from_user(&l->d, sizeof(l->d), (void *)desc))
+		return -1;
+	if ((desc & 7) || !whole_vector(l->d.args, jaxlegacy_arg_size) ||
+	    !whole_vector(l->d.results, RESULT_SIZE))
+		w->layout = HCB_JAXLEGACY_BAD_DESC;
+	w->desc = desc;
+	w->callable = l->d.callable;
+	w->types = l->d.args[0];
+	w->args = in + 8;
+	w->nargs = w->layout ? 0 : (__u32)((l->d.args[1] - l->d.args[0]) / jaxlegacy_arg_size);
+	return 0;
+}
+
 /* Sleepable: the operands may sit in pages the target has not touched
  * lately, and bpf_copy_from_user() may have to fault them in. */
 SEC("uprobe.s")
 int jaxlegacy_call(struct pt_regs *ctx)
 {
-	__u64 in = PT_REGS_PARM2(ctx), status = PT_REGS_PARM3(ctx), p0 = 0, desc = 0, need;
-	struct jaxffi_thunk_seen seen = {};
-	struct jaxlegacy_desc d = {};
+	__u64 in = PT_REGS_PARM2(ctx), status = PT_REGS_PARM3(ctx), need;
+	struct legacy_run *l = task_state(&legacy_runs);
+	struct loop_ref ref = { l };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
-	struct walk w = {};
 	__u32 flags, dev;
 
-	dev = call_device(status, &seen, &flags);
+	if (!l) {
+		s = dev_stats(0);    /* no device found: the first one's */
+		if (s) {
+			__sync_fetch_and_add(&s->handled, 1);
+			dev_count(s, LOST_NOMEM);
+		}
+		return 0;
+	}
+	walk_reset(&l->r.w);
+	dev = call_device(status, l, &flags);
 	if (dev >= HCB_MAX_DEVICES) {
 		flags = HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_NODEV;
 		dev = 0;
@@ -229,33 +273,27 @@ int jaxlegacy_call(struct pt_regs *ctx)
 	if (!s)
 		return 0;
 	/* calls are numbered per device as the probe counts them */
-	w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	w.c.device = dev;
-	if (bpf_copy_from_user(&p0, sizeof(p0), (void *)in) ||
-	    bpf_copy_from_user(&desc, sizeof(desc), (void *)p0) ||
-	    bpf_copy_from_user(&d, sizeof(d), (void *)desc)) {
+	l->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
+	l->r.w.c.device = dev;
+	if (read_desc(l, in)) {
 		dev_count(s, LOST_UNREADABLE);
 		return 0;
 	}
-	if ((desc & 7) || !whole_vector(d.args, jaxlegacy_arg_size) || !whole_vector(d.results, RESULT_SIZE))
-		w.layout = HCB_JAXLEGACY_BAD_DESC;
-	w.desc = desc;
-	w.callable = d.callable;
-	w.types = d.args[0];
-	w.args = in + 8;
-	w.nargs = w.layout ? 0 : (__u32)((d.args[1] - d.args[0]) / jaxlegacy_arg_size);
-	bpf_loop(HCB_MAX_LEAVES, measure_step, &w, 0);
-	if (!w.layout && (w.bad || w.too_big)) {
-		dev_count(s, w.bad ? LOST_UNREADABLE : LOST_RING);
+	bpf_loop(HCB_MAX_LEAVES, measure_step, &ref, 0);
+	if (!l->r.w.layout && (l->r.w.bad || l->r.w.too_big)) {
+		dev_count(s, l->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
-	if (w.layout)   /* the call alone, to say so */
-		w.count = w.total = 0;
-	e = reserve_call(&w, s, &need);
-	if (!e)
+	if (l->r.w.layout)   /* the call alone, to say so */
+		l->r.w.count = l->r.w.total = 0;
+	if (take_call_room(&l->r.w, s, &need))
 		return 0;
-	fill_call(e, &w, (flags & HCB_JAXFFI_F_THUNK) ? &seen : NULL, flags);
-	send_call(&w, s, e, need);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		call_record_lost(s, need);
+		return 0;
+	}
+	fill_call(e, l, flags);
+	send_call(&l->r, s, e, need);
 	return 0;
 }
-

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * pycall.bpf.c - the Python side of JAX's callbacks (jaxlib >= 0.6), read
- * while jaxlib runs them: the FFI handler jaxffi.bpf.c probes calls, on
+ * while jaxlib runs them: the FFI handler ffi.bpf.c probes calls, on
  * the same thread, a local function of libjax_common.so,
  *
  *   ffi::Error {xla,jax}::XlaFfiPythonCpuCallback(
@@ -15,7 +15,8 @@
  * so at its start (mov (%rsi'),%rax; mov (%rax,%rcx',8),%rax).
  *
  *   jaxffi_inner      its entry: sends the callable (pycall_events.h) and
- *                     marks the thread as inside a callback
+ *                     marks the thread as inside a callback (in its state,
+ *                     bpf/state.bpf.h)
  *   jaxffi_inner_ret  its return: the mark removed, the end sent
  *
  * The entry of a callable not seen before (a new call site, most often)
@@ -34,22 +35,29 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/capture.bpf.h"
+#include "bpf/state.bpf.h"
 #include "pycall_events.h"
 #include "target/pystr_state.h"
 
-struct pycall_inside {
-	__u64 callable;
-	__u64 index;
+struct ffi_loaded_host_callbacks {
+	__u64 callbacks;     /* void ** */
+	__u32 num;
+	__u32 pad;
 };
 
-/* The threads inside the inner function now (pid_tgid): what the
- * concatenation probe looks at before it reads anything. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, struct pycall_inside);
-} jaxffi_inside SEC(".maps");
+/* A thread's state (bpf/state.bpf.h): whether it is inside a callback,
+ * which, and the text record being made of a concatenation there. */
+struct pycall_run {
+	__u64 callable;
+	__u64 index;
+	__u32 inside;        /* in the inner function now: the concatenation
+			      * probe looks at this before it reads anything */
+	__u32 pad;
+	struct ffi_loaded_host_callbacks cbs;
+	struct hcb_ev_jpytext h;
+};
+
+TASK_STATE_MAP(struct pycall_run) pycall_runs SEC(".maps");
 
 struct pycall_seen_key {
 	__u32 tgid;
@@ -78,31 +86,28 @@ static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
 	return BPF_RB_FORCE_WAKEUP;
 }
 
-struct ffi_loaded_host_callbacks {
-	__u64 callbacks;     /* void ** */
-	__u32 num;
-	__u32 pad;
-};
-
 /* Not sleepable: callbacks was just read by the caller. */
 SEC("uprobe")
 int jaxffi_inner(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid();
-	struct ffi_loaded_host_callbacks cbs = {};
-	struct pycall_inside in = {};
+	__u64 key = bpf_get_current_pid_tgid(), callable = 0, index = PT_REGS_PARM4(ctx);
+	struct pycall_run *p = task_state(&pycall_runs);
 	struct hcb_ev_jpycall *e;
-	__u32 flags = 0;
+	__u32 flags = HCB_JPY_F_NOCALLABLE;
 
-	in.index = PT_REGS_PARM4(ctx);
-	if (bpf_probe_read_user(&cbs, sizeof(cbs), (void *)PT_REGS_PARM2(ctx)) ||
-	    in.index >= cbs.num ||
-	    bpf_probe_read_user(&in.callable, sizeof(in.callable),
-				(void *)(cbs.callbacks + in.index * 8))) {
-		in.callable = 0;
-		flags = HCB_JPY_F_NOCALLABLE;
+	if (p) {
+		p->index = index;
+		p->callable = 0;
+		if (!bpf_probe_read_user(&p->cbs, sizeof(p->cbs), (void *)PT_REGS_PARM2(ctx)) &&
+		    index < p->cbs.num &&
+		    !bpf_probe_read_user(&p->callable, sizeof(p->callable),
+					 (void *)(p->cbs.callbacks + index * 8))) {
+			callable = p->callable;
+			flags = 0;
+		}
+		/* with no state, no text: the tap goes as its operands */
+		p->inside = 1;
 	}
-	bpf_map_update_elem(&jaxffi_inside, &key, &in, BPF_ANY);
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
 		return 0;    /* the decoder sees no callable: the tap as before */
@@ -110,10 +115,10 @@ int jaxffi_inner(struct pt_regs *ctx)
 	e->pid = key >> 32;
 	e->tid = (__u32)key;
 	e->flags = flags;
-	e->callable = in.callable;
-	e->index = in.index;
+	e->callable = callable;
+	e->index = index;
 	e->ts_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(e, first_sight(key >> 32, in.callable));
+	bpf_ringbuf_submit(e, first_sight(key >> 32, callable));
 	return 0;
 }
 
@@ -121,9 +126,11 @@ SEC("uretprobe")
 int jaxffi_inner_ret(struct pt_regs *ctx)
 {
 	__u64 key = bpf_get_current_pid_tgid();
+	struct pycall_run *p = task_state_if_any(&pycall_runs);
 	struct hcb_ev_jpyend *e;
 
-	bpf_map_delete_elem(&jaxffi_inside, &key);
+	if (p)
+		p->inside = 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
 		return 0;    /* the decoder lets the tap go at the thread's next call */
@@ -259,17 +266,45 @@ static __noinline int send_head(struct hcb_ev_jpytext *h)
 	return 0;
 }
 
+/* The left operand of a thread's concatenation, sent (or why not). */
+static __noinline int send_left(struct pycall_run *p, const struct pytext_cfg *cfg, __u64 left)
+{
+	struct hcb_ev_jpytext *h = &p->h;
+	__u64 key = bpf_get_current_pid_tgid(), len = 0, data = 0, n;
+	__u32 state = 0, kind;
+
+	__builtin_memset(h, 0, sizeof(*h));
+	h->type = HCB_EV_JPYTEXT;
+	h->pid = key >> 32;
+	h->tid = (__u32)key;
+	if (read_str(cfg, left, &len, &state, &data)) {
+		h->flags = HCB_JPY_T_BAD;
+		return send_head(h);
+	}
+	kind = STR_KIND(state);
+	h->kind = kind;
+	h->ascii = !!(state & STR_ASCII);
+	h->length = len;
+	if (len > HCB_JPY_TEXT_MAX / kind) {
+		h->flags = HCB_JPY_T_LONG;
+		return send_head(h);
+	}
+	n = len * kind;
+	h->nbytes = n;
+	return send_text(h, data, n, kind);
+}
+
 /* Not sleepable: it runs on every concatenation of the whole program, and
  * reads only objects just handed to it. */
 SEC("uprobe")
 int pytext_concat(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid(), left, len = 0, data = 0, n;
-	struct hcb_ev_jpytext h = {};
+	struct pycall_run *p = task_state_if_any(&pycall_runs);
 	struct pytext_cfg *cfg;
-	__u32 zero = 0, state = 0, kind;
+	__u32 zero = 0;
+	__u64 left;
 
-	if (!bpf_map_lookup_elem(&jaxffi_inside, &key))
+	if (!p || !p->inside)
 		return 0;
 	cfg = bpf_map_lookup_elem(&pytext_config, &zero);
 	if (!cfg || !cfg->str_type || !is_newline(cfg, PT_REGS_PARM2(ctx)))
@@ -277,22 +312,5 @@ int pytext_concat(struct pt_regs *ctx)
 	left = PT_REGS_PARM1(ctx);
 	if (cfg->append && bpf_probe_read_user(&left, sizeof(left), (void *)left))
 		left = 0;
-	h.type = HCB_EV_JPYTEXT;
-	h.pid = key >> 32;
-	h.tid = (__u32)key;
-	if (read_str(cfg, left, &len, &state, &data)) {
-		h.flags = HCB_JPY_T_BAD;
-		return send_head(&h);
-	}
-	kind = STR_KIND(state);
-	h.kind = kind;
-	h.ascii = !!(state & STR_ASCII);
-	h.length = len;
-	if (len > HCB_JPY_TEXT_MAX / kind) {
-		h.flags = HCB_JPY_T_LONG;
-		return send_head(&h);
-	}
-	n = len * kind;
-	h.nbytes = n;
-	return send_text(&h, data, n, kind);
+	return send_left(p, cfg, left);
 }

@@ -9,7 +9,19 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/copy.bpf.h"
+#include "bpf/state.bpf.h"
 #include "events.h"
+
+/* A run's state (bpf/state.bpf.h): the leaf's copy, and where its shape is. */
+struct outfeed_run {
+	struct copy_ctx c;
+	__u64 need;          /* ring room taken for the leaf */
+	__u64 shape;         /* its serialized xla.ShapeProto in the target */
+	__u32 shape_len;
+	__u32 len;           /* the leaf's bytes */
+};
+
+TASK_STATE_MAP(struct outfeed_run) outfeed_runs SEC(".maps");
 
 /*
  * Legacy XLA outfeed (jaxlib <= 0.4.31 on CPU, JAX_HOST_CALLBACK_OUTFEED=1):
@@ -22,17 +34,54 @@
  */
 __u32 xla_device_offset = 8;
 
+/* The leaf's record, with its shape: 0, or why it was lost (LOST_*). */
+static __noinline int send_leaf_head(struct outfeed_run *o)
+{
+	struct hcb_ev_xleaf *e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 n;
+
+	if (!e)
+		return LOST_RING;
+	e->type = HCB_EV_XLEAF;
+	e->device = o->c.device;
+	e->seq = o->c.seq;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->len = o->len;
+	e->shape_len = o->shape_len;
+	n = o->shape_len;
+	if (n > HCB_XSHAPE_MAX) {
+		e->shape_len = 0xffffffffu;   /* too long: the reader says so */
+	} else {
+		barrier_var(n);
+		if (n > HCB_XSHAPE_MAX)
+			n = HCB_XSHAPE_MAX;
+		if (read_user(e->shape, n, (const void *)o->shape))
+			e->shape_len = 0xffffffffu;
+	}
+	bpf_ringbuf_submit(e, o->len ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
+	return 0;
+}
+
+/* The leaf's bytes, as XDATA chunks: 0, or why they were lost. */
+static __noinline int send_leaf_bytes(struct outfeed_run *o)
+{
+	struct loop_ref ref = { &o->c };
+
+	bpf_loop(MAX_STEPS, copy_step, &ref, 0);
+	return o->c.failed;
+}
+
 SEC("uprobe.s")
 int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *shape_ptr,
 	       int shape_len)
 {
-	struct copy_ctx c = {};
-	struct hcb_ev_xleaf *e;
+	struct outfeed_run *o = task_state(&outfeed_runs);
 	struct hcb_dev_stats *s;
 	__u32 device = 0;
-	__u64 need, seq;
 	int lost;
-	__u32 n;
 
 	if (run_options &&
 	    bpf_copy_from_user(&device, sizeof(device), run_options + xla_device_offset))
@@ -42,52 +91,38 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	s = dev_stats(device);
 	if (!s)
 		return 0;
+	if (!o) {
+		__sync_fetch_and_add(&s->handled, 1);
+		dev_count(s, LOST_NOMEM);
+		return 0;
+	}
+	__builtin_memset(&o->c, 0, sizeof(o->c));
+	o->c.type = HCB_EV_XDATA;
+	o->c.device = device;
 	/* leaves are numbered per device, so the reader sees one go missing */
-	seq = __sync_fetch_and_add(&s->handled, 1);
-	if (len < 0)
-		len = 0;
-	need = 2 * ((__u64)len + sizeof(*e)) + 1024;
-	lost = ring_take(need);
+	o->c.seq = __sync_fetch_and_add(&s->handled, 1);
+	o->len = len < 0 ? 0 : (__u32)len;
+	o->c.total = o->len;
+	o->c.left = o->len;
+	o->c.src = (__u64)buf;
+	o->shape = (__u64)shape_ptr;
+	o->shape_len = shape_len < 0 ? 0 : (__u32)shape_len;
+	o->need = 2 * ((__u64)o->len + sizeof(struct hcb_ev_xleaf)) + 1024;
+	lost = ring_take(o->need);
 	if (lost) {
 		dev_count(s, lost);
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		ring_release(need);
-		dev_count(s, LOST_RING);
+	lost = send_leaf_head(o);
+	if (lost) {
+		ring_release(o->need);
+		dev_count(s, lost);
 		return 0;
 	}
-	e->type = HCB_EV_XLEAF;
-	e->device = device;
-	e->seq = seq;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->pid = bpf_get_current_pid_tgid() >> 32;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->len = (__u32)len;
-	e->shape_len = shape_len < 0 ? 0 : (__u32)shape_len;
-	n = e->shape_len;
-	if (n > HCB_XSHAPE_MAX) {
-		e->shape_len = 0xffffffffu;   /* too long: the reader says so */
-	} else {
-		barrier_var(n);
-		if (n > HCB_XSHAPE_MAX)
-			n = HCB_XSHAPE_MAX;
-		if (read_user(e->shape, n, shape_ptr))
-			e->shape_len = 0xffffffffu;
-	}
-	bpf_ringbuf_submit(e, len ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	__sync_fetch_and_add(&s->packets, 1);
-
-	c.type = HCB_EV_XDATA;
-	c.device = device;
-	c.seq = seq;
-	c.total = (__u64)len;
-	c.src = (__u64)buf;
-	c.left = (__u64)len;
-	bpf_loop(MAX_STEPS, copy_step, &c, 0);
-	ring_release(need);
-	if (c.failed)
-		dev_count(s, c.failed);
+	lost = send_leaf_bytes(o);
+	ring_release(o->need);
+	if (lost)
+		dev_count(s, lost);
 	return 0;
 }
