@@ -195,7 +195,7 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	if ((p->flags & HCB_PROV_ISSUED) && !c->issuer)
 		c->issuer = s;
 	/* attached after a look found no slot waiting (a libhcbtap loaded
-	 * late): it may wait for a library of its own (capture_late.c) */
+	 * late): it may wait for a library of its own (late.c) */
 	c->late_done = 0;
 	c->nslots++;
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* capture_impl.h - the capture engine's state, shared by its own files
- * (capture.c: the session's life; capture_acct.c: losses, barriers and
- * the session files; capture_timing.c: device copy times, records queued
- * for them in an order queue, orderq.h; capture_late.c: libraries mapped
+ * (capture.c: the session's life; losses.c: losses, barriers and
+ * the session files; out.c: device copy times, records queued
+ * for them in an order queue, orderq.h; late.c: libraries mapped
  * after the attach).  Nothing outside src/capture*.c
  * includes it. */
 #ifndef HCB_CAPTURE_IMPL_H
@@ -46,12 +46,12 @@ struct hcb_capture {
 	uint64_t bar_taken;              /* the request bar_deadline is of */
 	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
 	struct hcb_sess *sess;           /* NULL when unpublished */
-	/* device copy times (capture_timing.c) */
+	/* device copy times (out.c) */
 	struct hcb_orderq *queue;        /* records waiting for them, NULL: none yet */
 	int timing_active, copies_seen;
 	uint64_t timing_checked_ns;
 	char timing_why[160];            /* why they do not come */
-	/* libraries mapped after the attach (capture_late.c) */
+	/* libraries mapped after the attach (late.c) */
 	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
 	uint64_t late_since_ns;          /* when it first looked */
 	int late_done;                   /* no slot waits for one any more */
@@ -61,7 +61,7 @@ struct hcb_capture {
 };
 
 /* Hand rec on in order: straight to the receiver, or queued for the
- * device copy times of taps (capture_timing.c).  Returns the receiver's error. */
+ * device copy times of taps (out.c).  Returns the receiver's error. */
 int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
 /* To the receiver now, unless it failed before.  Returns its error. */
 int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
@@ -69,12 +69,12 @@ int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
 /* Attach the provider ti found, in the next slot (capture.c).  0 or -errno. */
 int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti);
 
-/* capture_late.c */
+/* late.c */
 /* Take up a library a slot's provider attaches to only once it is mapped
- * (provider.h: find_late), now and then (capture_late.c says how often). */
+ * (provider.h: find_late), now and then (late.c says how often). */
 void hcb_capture_late(struct hcb_capture *c);
 
-/* capture_timing.c */
+/* out.c */
 /* Write what waits for its copy times and waited long enough (all: every
  * record: a barrier or the end comes).  Returns the receiver's error. */
 int hcb_capture_queue_flush(struct hcb_capture *c, int all);
@@ -88,7 +88,7 @@ void hcb_capture_timing_check(struct hcb_capture *c);
 void hcb_capture_timing_notice(struct hcb_capture *c);
 void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w);
 
-/* capture_acct.c */
+/* losses.c */
 /* Account for packet seq of device d of slot s before it is written:
  * losses it reveals become drop records first.  Returns the receiver's error. */
 int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq);

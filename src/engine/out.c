@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_timing.c - the engine's device copy times.
+ * out.c - the engine's device copy times.
  *
  * With the CUPTI injection library active (`hcbtrace run --cuda`), the
  * device-side times of a CUDA tap's copy come after the tap, when CUPTI

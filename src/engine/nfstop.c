@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_nfstop.c - record --on-trigger stop with --until nonfinite:
+ * nfstop.c - record --on-trigger stop with --until nonfinite:
  * hand the conditions to the probes that check taps themselves (each
  * provider's stop_nonfinite and stop_arm, provider.h), so that the target
  * stops from its own thread at the very tap that holds a NaN or an

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_late.c - libraries a target maps after the session attached.
+ * late.c - libraries a target maps after the session attached.
  *
  * `record -- CMD` attaches to an unmodified JAX program as soon as it maps
  * jaxlib (launch.c), which is before jax starts its backends and, on a GPU

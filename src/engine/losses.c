@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_acct.c - the capture engine's losses, barriers and session
+ * losses.c - the capture engine's losses, barriers and session
  * files: acct.h's rules applied to each attached provider (slot), drop
  * records written where losses happened, `hcbtrace barrier` served through
  * the slot whose target counts what it issued, and the session's figures
