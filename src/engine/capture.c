@@ -137,7 +137,7 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
 	/* the first slot's ring now: privilege and memory known before a
 	 * program is started */
-	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slot[0]);
+	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slots.at[0]);
 	if (err) {
 		free(c);
 		return err;
@@ -164,7 +164,7 @@ static void account_from_now(struct hcb_slot *s)
 
 int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 {
-	struct hcb_slot *s = &c->slot[c->nslots];
+	struct hcb_slot *s = &c->slots.at[c->slots.n];
 	const struct hcb_provider *p = ti->provider;
 	int err = 0;
 
@@ -192,19 +192,19 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	s->prov = p;
 	hcb_probes_watch_exec(s->probes, ti->pid);
 	account_from_now(s);
-	if ((p->flags & HCB_PROV_ISSUED) && !c->issuer)
-		c->issuer = s;
+	if ((p->flags & HCB_PROV_ISSUED) && !c->slots.issuer)
+		c->slots.issuer = s;
 	/* attached after a look found no slot waiting (a libhcbtap loaded
 	 * late): it may wait for a library of its own (late.c) */
 	c->late_done = 0;
-	c->nslots++;
+	c->slots.n++;
 	return 0;
 }
 
 static int attached(const struct hcb_capture *c, const struct hcb_provider *p)
 {
-	for (unsigned int i = 0; i < c->nslots; i++)
-		if (c->slot[i].prov == p)
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		if (c->slots.at[i].prov == p)
 			return 1;
 	return 0;
 }
@@ -215,7 +215,7 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 {
 	int n = 0;
 
-	for (size_t i = 0; hcb_providers[i] && c->nslots < HCB_CAPTURE_SLOTS; i++) {
+	for (size_t i = 0; hcb_providers[i] && c->slots.n < HCB_CAPTURE_SLOTS; i++) {
 		struct hcb_target_info ti = { .pid = pid, .provider = hcb_providers[i] };
 		int err;
 
@@ -250,29 +250,29 @@ int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
 
 int hcb_capture_attach_more(struct hcb_capture *c)
 {
-	if (!c->nslots)
+	if (!c->slots.n)
 		return -EINVAL;
-	return attach_all(c, c->slot[0].ti.pid);
+	return attach_all(c, c->slots.at[0].ti.pid);
 }
 
 const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c)
 {
-	return c->nslots ? &c->slot[0].ti : &c->found;
+	return c->slots.n ? &c->slots.at[0].ti : &c->found;
 }
 
 /* The session record: its providers (joined by '+'), and the platform of
  * the one whose target names its devices. */
 static void session_record(const struct hcb_capture *c, struct hcb_record *rec)
 {
-	const struct hcb_slot *named = c->issuer ? c->issuer : &c->slot[0];
+	const struct hcb_slot *named = hcb_slots_main(&c->slots);
 	size_t n = 0;
 
 	rec->kind = HCB_REC_SESSION;
 	rec->session.version = 1;
-	rec->session.pid = c->slot[0].ti.pid;
-	for (unsigned int i = 0; i < c->nslots && n < sizeof(rec->session.provider); i++)
+	rec->session.pid = c->slots.at[0].ti.pid;
+	for (unsigned int i = 0; i < c->slots.n && n < sizeof(rec->session.provider); i++)
 		n += (size_t)snprintf(rec->session.provider + n, sizeof(rec->session.provider) - n,
-				      "%s%s", i ? "+" : "", c->slot[i].prov->name);
+				      "%s%s", i ? "+" : "", c->slots.at[i].prov->name);
 	snprintf(rec->session.platform, sizeof(rec->session.platform), "%s", named->ti.platform);
 	rec->session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
 }
@@ -284,9 +284,9 @@ int hcb_capture_begin(struct hcb_capture *c)
 
 	session_record(c, &rec);
 	err = hcb_capture_emit(c, &rec);
-	if (hcb_probes_exec_watch(c->slot[0].probes)) {
+	if (hcb_probes_exec_watch(c->slots.at[0].probes)) {
 		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
-					 .err = hcb_probes_exec_watch(c->slot[0].probes) };
+					 .err = hcb_probes_exec_watch(c->slots.at[0].probes) };
 
 		hcb_capture_warn(c, &w);
 	}
@@ -301,8 +301,8 @@ int hcb_capture_begin(struct hcb_capture *c)
 /* Take what every slot's ring holds, and let time pass for its decoder. */
 static int take_records(struct hcb_capture *c)
 {
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		struct hcb_slot *s = &c->slots.at[i];
 		int n = hcb_probes_poll(s->probes, 0);
 
 		if (n >= 0 && s->prov->tick)
@@ -341,7 +341,7 @@ static void barrier_give_up(struct hcb_capture *c)
 	if (now < c->bar_deadline)
 		return;
 	for (w.device = 0; w.device < HCB_MAX_DEVICES - 1; w.device++)
-		if (c->issuer && c->bar.issued[w.device] > hcb_acct_next(&c->issuer->acct, w.device))
+		if (c->slots.issuer && c->bar.issued[w.device] > hcb_acct_next(&c->slots.issuer->acct, w.device))
 			break;
 	hcb_barrier_answered(&c->bar);
 	hcb_capture_warn(c, &w);
@@ -353,8 +353,8 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	unsigned int n = 0;
 	int err;
 
-	for (unsigned int i = 0; i < c->nslots; i++)
-		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slot[i].probes), .events = POLLIN };
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slots.at[i].probes), .events = POLLIN };
 	fds[n++] = (struct pollfd){ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN };
 	/* a barrier waiting on packets in flight looks again soon */
 	if (hcb_capture_barrier_pending(c) && timeout_ms > 1)
@@ -414,14 +414,14 @@ int hcb_capture_end(struct hcb_capture *c)
 	int err = 0;
 
 	/* detach first, so the target's probes go, then take what was copied */
-	for (unsigned int i = 0; i < c->nslots; i++)
-		hcb_probes_detach(c->slot[i].probes);
-	for (unsigned int i = 0; i < c->nslots && !err; i++)
-		err = drain_after_detach(&c->slot[i]);
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		hcb_probes_detach(c->slots.at[i].probes);
+	for (unsigned int i = 0; i < c->slots.n && !err; i++)
+		err = drain_after_detach(&c->slots.at[i]);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
-	for (unsigned int i = 0; i < c->nslots && !c->rx_err; i++) {
-		int ferr = c->slot[i].prov->finish(c->slot[i].state);
+	for (unsigned int i = 0; i < c->slots.n && !c->rx_err; i++) {
+		int ferr = c->slots.at[i].prov->finish(c->slots.at[i].state);
 
 		if (!err && ferr < 0)
 			err = ferr;
@@ -452,8 +452,8 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 	if (d > HCB_MAX_DEVICES)
 		return -ENOENT;
 	*f = (struct hcb_capture_dev){ 0 };
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		const struct hcb_slot *s = &c->slots.at[i];
 		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
 		uint64_t dropped = d < HCB_MAX_DEVICES ? s->acct.dev[d].dropped : 0;
 
@@ -483,7 +483,7 @@ uint64_t hcb_capture_written(const struct hcb_capture *c)
 
 const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i)
 {
-	return i < c->nslots ? c->slot[i].prov->registry(c->slot[i].state) : NULL;
+	return i < c->slots.n ? c->slots.at[i].prov->registry(c->slots.at[i].state) : NULL;
 }
 
 void hcb_capture_free(struct hcb_capture *c)
@@ -493,9 +493,9 @@ void hcb_capture_free(struct hcb_capture *c)
 	hcb_sess_close(c->sess);
 	hcb_capture_queue_free(c);
 	hcb_probes_close(c->ring);
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		hcb_probes_close(c->slot[i].probes);
-		c->slot[i].prov->close(c->slot[i].state);
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		hcb_probes_close(c->slots.at[i].probes);
+		c->slots.at[i].prov->close(c->slots.at[i].state);
 	}
 	free(c);
 }

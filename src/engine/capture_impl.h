@@ -29,16 +29,29 @@ struct hcb_slot {
 	int late_done;                   /* its provider's find_late is asked no more */
 };
 
+/* The providers attached to the target, in the order they were. */
+struct hcb_slots {
+	struct hcb_slot at[HCB_CAPTURE_SLOTS];
+	unsigned int n;
+	struct hcb_slot *issuer;         /* the slot whose target counts what it
+					  * issued (barriers), NULL if none */
+};
+
+/* The slot that speaks for the target (the session record's platform,
+ * the figures in the session files): the one a barrier waits on, else
+ * the first. */
+static inline const struct hcb_slot *hcb_slots_main(const struct hcb_slots *s)
+{
+	return s->issuer ? s->issuer : &s->at[0];
+}
+
 struct hcb_capture {
 	struct hcb_capture_opts o;
 	struct hcb_receiver rx;
 	int rx_err;                      /* the receiver's sticky error */
-	struct hcb_slot slot[HCB_CAPTURE_SLOTS];
-	unsigned int nslots;
+	struct hcb_slots slots;
 	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
 	struct hcb_target_info found;    /* what the last attach found, for messages */
-	struct hcb_slot *issuer;         /* the slot whose target counts what it
-					  * issued (barriers), NULL if none */
 	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
 	uint64_t written;                /* taps handed to the receiver */
 	enum hcb_capture_stop stop;

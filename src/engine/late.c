@@ -31,7 +31,7 @@ static int ask(struct hcb_capture *c, struct hcb_slot *s)
 {
 	struct hcb_target_info ti = { .pid = s->ti.pid, .provider = s->prov };
 	struct hcb_warning w = { .kind = HCB_WARN_LATE_ATTACH, .target = &ti };
-	unsigned int at = c->nslots;
+	unsigned int at = c->slots.n;
 	int err;
 
 	memcpy(ti.comm, s->ti.comm, sizeof(ti.comm));
@@ -43,11 +43,11 @@ static int ask(struct hcb_capture *c, struct hcb_slot *s)
 	if (err == -EOPNOTSUPP || err == -ESRCH)
 		return 0;
 	if (!err)
-		err = c->nslots < HCB_CAPTURE_SLOTS ? hcb_capture_attach_slot(c, &ti) : -ENOSPC;
+		err = c->slots.n < HCB_CAPTURE_SLOTS ? hcb_capture_attach_slot(c, &ti) : -ENOSPC;
 	if (!err) {
 		/* the new slot is the library taken up: it waits for none */
-		c->slot[at].late_done = 1;
-		w.target = &c->slot[at].ti;
+		c->slots.at[at].late_done = 1;
+		w.target = &c->slots.at[at].ti;
 	}
 	w.err = err;
 	w.detail = err == -ENOEXEC && ti.why[0] ? ti.why : NULL;
@@ -70,9 +70,9 @@ void hcb_capture_late(struct hcb_capture *c)
 	c->late_next_ns = now + (now - c->late_since_ns < LATE_FAST_S * 1000000000ull ?
 				 LATE_FAST_MS : LATE_SLOW_MS) * 1000000ull;
 	/* only the slots there now: one attached here waits for nothing */
-	n = c->nslots;
+	n = c->slots.n;
 	for (unsigned int i = 0; i < n; i++) {
-		struct hcb_slot *s = &c->slot[i];
+		struct hcb_slot *s = &c->slots.at[i];
 
 		if (s->prov->find_late && !s->late_done)
 			waiting += (unsigned int)ask(c, s);

@@ -69,20 +69,13 @@ static void tell_lies(struct hcb_slot *s, uint32_t d, uint64_t lies_before)
 	hcb_capture_warn(s->c, &w);
 }
 
-/* The slot whose figures the session files show: the one a barrier
- * waits on, else the first. */
-static struct hcb_slot *published(struct hcb_capture *c)
-{
-	return c->issuer ? c->issuer : &c->slot[0];
-}
-
 /* Device d's figures into the session's shared status. */
-static void publish_dev(struct hcb_slot *s, uint32_t d)
+static void publish_dev(const struct hcb_slot *s, uint32_t d)
 {
 	const struct hcb_acct_dev *a;
 	struct hcb_sess_dev *st;
 
-	if (d >= HCB_MAX_DEVICES || !s->c->sess || s != published(s->c))
+	if (d >= HCB_MAX_DEVICES || !s->c->sess || s != hcb_slots_main(&s->c->slots))
 		return;
 	a = &s->acct.dev[d];
 	st = &hcb_sess_status(s->c->sess)->dev[d];
@@ -151,14 +144,14 @@ void hcb_capture_count_written(struct hcb_slot *s, uint32_t d)
 	if (d >= HCB_MAX_DEVICES)
 		return;
 	hcb_acct_written(&s->acct, d);
-	if (s->c->sess && s == published(s->c))
+	if (s->c->sess && s == hcb_slots_main(&s->c->slots))
 		__atomic_store_n(&hcb_sess_status(s->c->sess)->dev[d].written,
 				 s->acct.dev[d].written, __ATOMIC_RELAXED);
 }
 
 void hcb_capture_publish(struct hcb_capture *c)
 {
-	struct hcb_slot *s = published(c);
+	const struct hcb_slot *s = hcb_slots_main(&c->slots);
 	struct hcb_sess_shared *st;
 	int err;
 
@@ -186,7 +179,7 @@ void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n)
 void hcb_capture_unpublish(struct hcb_capture *c)
 {
 	for (uint32_t d = 0; c->sess && d < HCB_MAX_DEVICES; d++)
-		publish_dev(published(c), d);
+		publish_dev(hcb_slots_main(&c->slots), d);
 	hcb_sess_close(c->sess);
 	c->sess = NULL;
 }
@@ -217,7 +210,7 @@ static uint64_t ring_read(void *ctx)
  * what is missing can be known) and the session still looks. */
 static int serves_barriers(const struct hcb_capture *c)
 {
-	return c->sess && c->issuer && !c->rx_err && c->stop != HCB_STOP_COUNT;
+	return c->sess && c->slots.issuer && !c->rx_err && c->stop != HCB_STOP_COUNT;
 }
 
 int hcb_capture_barrier_pending(const struct hcb_capture *c)
@@ -228,7 +221,7 @@ int hcb_capture_barrier_pending(const struct hcb_capture *c)
 /* Take up the newest request, if one is new: 1 if a barrier is being served. */
 static int take_request(struct hcb_capture *c)
 {
-	struct hcb_slot *s = c->issuer;
+	struct hcb_slot *s = c->slots.issuer;
 	uint64_t issued[HCB_MAX_DEVICES], req;
 
 	if (c->bar.req)
@@ -253,7 +246,7 @@ static int barrier_complete(struct hcb_capture *c)
 	int err;
 
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		err = account_upto(c->issuer, d, c->bar.issued[d]);
+		err = account_upto(c->slots.issuer, d, c->bar.issued[d]);
 		if (err)
 			return err;
 	}
@@ -274,11 +267,11 @@ static int barrier_complete(struct hcb_capture *c)
 
 int hcb_capture_serve_barrier(struct hcb_capture *c)
 {
-	struct hcb_barrier_view v = { handled, ring_written, ring_read, c->issuer };
+	struct hcb_barrier_view v = { handled, ring_written, ring_read, c->slots.issuer };
 
 	if (!serves_barriers(c) || !take_request(c))
 		return 0;
-	if (!hcb_barrier_advance(&c->bar, &c->issuer->acct, &v))
+	if (!hcb_barrier_advance(&c->bar, &c->slots.issuer->acct, &v))
 		return 0;
 	return barrier_complete(c);
 }
@@ -325,8 +318,8 @@ static int problems_as_losses(struct hcb_slot *s)
 /* Each slot's losses that no packet showed. */
 static int tail_losses(struct hcb_capture *c)
 {
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		struct hcb_slot *s = &c->slots.at[i];
 		int err = s->prov->flags & HCB_PROV_SEQ ? account_all(s) : problems_as_losses(s);
 
 		if (err)
@@ -347,7 +340,7 @@ int hcb_capture_write_tail(struct hcb_capture *c)
 	/* the rings are drained: a barrier owed is answered if nothing it
 	 * waits for is still missing (the target exited), else never */
 	if (!err && serves_barriers(c) && take_request(c) &&
-	    hcb_barrier_reachable(&c->bar, &c->issuer->acct))
+	    hcb_barrier_reachable(&c->bar, &c->slots.issuer->acct))
 		err = barrier_complete(c);
 	if (err)
 		return err;

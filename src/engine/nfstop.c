@@ -23,8 +23,8 @@ int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer 
 {
 	int best = -ENOENT, ok = 0;
 
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		const struct hcb_slot *s = &c->slots.at[i];
 		int err;
 
 		if (!s->prov->stop_nonfinite)
@@ -42,8 +42,8 @@ int hcb_capture_nfstop_arm(struct hcb_capture *c, int on)
 {
 	int best = -ENOENT, ok = 0;
 
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		const struct hcb_slot *s = &c->slots.at[i];
 		int err;
 
 		if (!s->prov->stop_arm)

@@ -38,8 +38,8 @@ static int timing_active(struct hcb_capture *c, uint64_t now)
 		return c->timing_active;
 	c->timing_checked_ns = now;
 	c->timing_active = 0;
-	for (unsigned int i = 0; i < c->nslots && !c->timing_active; i++) {
-		struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n && !c->timing_active; i++) {
+		struct hcb_slot *s = &c->slots.at[i];
 
 		if (s->prov->timing && s->prov->timing(s->state, c->timing_why, sizeof(c->timing_why)))
 			c->timing_active = 1;
