@@ -11,21 +11,6 @@
 #include "target/target.h"
 #include "capture_impl.h"
 
-int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec)
-{
-	int err = c->rx_err ? c->rx_err : c->rx.ops->record(c->rx.ctx, rec);
-
-	if (err && err != -ENOMEM)
-		c->rx_err = err;
-	return err;
-}
-
-void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w)
-{
-	if (c->o.warn.warn)
-		c->o.warn.warn(c->o.warn.ctx, w);
-}
-
 /* ---- what a provider's decoder delivers ---- */
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
@@ -54,7 +39,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 		.pid = p->pid, .tid = p->tid, .consumer = p->consumer, .payload = p->payload,
 		.py_callable = p->py_callable, .text = p->text, .text_len = p->text_len,
 	};
-	err = hcb_capture_emit(c, &rec);
+	err = hcb_out_emit(&c->out, &rec);
 	if (err)
 		return err;
 	c->written++;
@@ -79,13 +64,15 @@ static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t 
 	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
 				 .consumer_id = consumer_id, .detail = detail };
 
-	hcb_capture_warn(s->c, &w);
+	hcb_out_warn(&s->c->out, &w);
 }
 
 static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
 			  uint64_t end_ns)
 {
-	hcb_capture_copy_times(ctx, device, seq, start_ns, end_ns);
+	struct hcb_slot *s = ctx;
+
+	hcb_out_copy_times(&s->c->out, device, seq, start_ns, end_ns, s->c->mono_to_real);
 }
 
 static void on_refuse(void *ctx, const char *why)
@@ -103,7 +90,7 @@ static void on_notice(void *ctx, const char *what)
 	struct hcb_slot *s = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_NOTICE, .detail = what };
 
-	hcb_capture_warn(s->c, &w);
+	hcb_out_warn(&s->c->out, &w);
 }
 
 static const struct hcb_decoder_ops decoder_ops = {
@@ -133,7 +120,7 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	if (!c)
 		return -ENOMEM;
 	c->o = *o;
-	c->rx = rx;
+	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
 	/* the first slot's ring now: privilege and memory known before a
 	 * program is started */
@@ -228,8 +215,7 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 		if (err)
 			return err;
 		/* what the provider says of copy times while the target surely runs */
-		c->timing_checked_ns = 0;
-		hcb_capture_timing_check(c);
+		hcb_out_timing_recheck(&c->out);
 		n++;
 	}
 	return n;
@@ -283,12 +269,12 @@ int hcb_capture_begin(struct hcb_capture *c)
 	int err;
 
 	session_record(c, &rec);
-	err = hcb_capture_emit(c, &rec);
+	err = hcb_out_emit(&c->out, &rec);
 	if (hcb_probes_exec_watch(c->slots.at[0].probes)) {
 		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
 					 .err = hcb_probes_exec_watch(c->slots.at[0].probes) };
 
-		hcb_capture_warn(c, &w);
+		hcb_out_warn(&c->out, &w);
 	}
 	/* every session shows in `hcbtrace list` from the moment its probes
 	 * are in place; only those whose target counts what it issued serve
@@ -344,7 +330,7 @@ static void barrier_give_up(struct hcb_capture *c)
 		if (c->slots.issuer && c->bar.issued[w.device] > hcb_acct_next(&c->slots.issuer->acct, w.device))
 			break;
 	hcb_barrier_answered(&c->bar);
-	hcb_capture_warn(c, &w);
+	hcb_out_warn(&c->out, &w);
 }
 
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
@@ -367,19 +353,16 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 		hcb_sess_drain(c->sess);
 	err = take_records(c);
 	hcb_capture_late(c);
-	hcb_capture_timing_check(c);
+	hcb_out_timing_check(&c->out);
 	if (!err)
-		err = hcb_capture_queue_flush(c, 0);
+		err = hcb_out_release(&c->out, 0);
 	if (!err)
 		err = hcb_capture_serve_barrier(c);
 	if (!err)
 		barrier_give_up(c);
 	/* what this poll took goes out: a file behind by one poll at most */
-	if (!err && !c->rx_err && c->rx.ops->flush) {
-		err = c->rx.ops->flush(c->rx.ctx);
-		if (err)
-			c->rx_err = err;
-	}
+	if (!err)
+		err = hcb_out_flush(&c->out);
 	return err;
 }
 
@@ -420,7 +403,7 @@ int hcb_capture_end(struct hcb_capture *c)
 		err = drain_after_detach(&c->slots.at[i]);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
-	for (unsigned int i = 0; i < c->slots.n && !c->rx_err; i++) {
+	for (unsigned int i = 0; i < c->slots.n && !c->out.err; i++) {
 		int ferr = c->slots.at[i].prov->finish(c->slots.at[i].state);
 
 		if (!err && ferr < 0)
@@ -429,12 +412,12 @@ int hcb_capture_end(struct hcb_capture *c)
 	if (!err)
 		err = hcb_capture_write_tail(c);
 	hcb_capture_unpublish(c);
-	return err ? err : c->rx_err;
+	return err ? err : c->out.err;
 }
 
 int hcb_capture_receiver_error(const struct hcb_capture *c)
 {
-	return c->rx_err;
+	return c->out.err;
 }
 
 const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_target_info **ti)
@@ -491,7 +474,7 @@ void hcb_capture_free(struct hcb_capture *c)
 	if (!c)
 		return;
 	hcb_sess_close(c->sess);
-	hcb_capture_queue_free(c);
+	hcb_out_free(&c->out);
 	hcb_probes_close(c->ring);
 	for (unsigned int i = 0; i < c->slots.n; i++) {
 		hcb_probes_close(c->slots.at[i].probes);

@@ -12,6 +12,7 @@
 #include "session/session.h"
 #include "acct.h"
 #include "capture.h"
+#include "out.h"
 
 /*
  * One provider attached to the target: its own BPF object (only its
@@ -47,8 +48,7 @@ static inline const struct hcb_slot *hcb_slots_main(const struct hcb_slots *s)
 
 struct hcb_capture {
 	struct hcb_capture_opts o;
-	struct hcb_receiver rx;
-	int rx_err;                      /* the receiver's sticky error */
+	struct hcb_out out;              /* the receiver and the warner */
 	struct hcb_slots slots;
 	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
 	struct hcb_target_info found;    /* what the last attach found, for messages */
@@ -59,11 +59,6 @@ struct hcb_capture {
 	uint64_t bar_taken;              /* the request bar_deadline is of */
 	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
 	struct hcb_sess *sess;           /* NULL when unpublished */
-	/* device copy times (out.c) */
-	struct hcb_orderq *queue;        /* records waiting for them, NULL: none yet */
-	int timing_active, copies_seen;
-	uint64_t timing_checked_ns;
-	char timing_why[160];            /* why they do not come */
 	/* libraries mapped after the attach (late.c) */
 	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
 	uint64_t late_since_ns;          /* when it first looked */
@@ -73,12 +68,6 @@ struct hcb_capture {
 	char refusal[384];
 };
 
-/* Hand rec on in order: straight to the receiver, or queued for the
- * device copy times of taps (out.c).  Returns the receiver's error. */
-int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
-/* To the receiver now, unless it failed before.  Returns its error. */
-int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
-
 /* Attach the provider ti found, in the next slot (capture.c).  0 or -errno. */
 int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti);
 
@@ -86,20 +75,6 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 /* Take up a library a slot's provider attaches to only once it is mapped
  * (provider.h: find_late), now and then (late.c says how often). */
 void hcb_capture_late(struct hcb_capture *c);
-
-/* out.c */
-/* Write what waits for its copy times and waited long enough (all: every
- * record: a barrier or the end comes).  Returns the receiver's error. */
-int hcb_capture_queue_flush(struct hcb_capture *c, int all);
-/* The copy times of tap seq of device, from slot s's provider. */
-void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, uint64_t start_ns,
-			    uint64_t end_ns);
-void hcb_capture_queue_free(struct hcb_capture *c);
-/* Ask now and then whether device copy times come; and at the end, if
- * they were asked for and never came, say why, once. */
-void hcb_capture_timing_check(struct hcb_capture *c);
-void hcb_capture_timing_notice(struct hcb_capture *c);
-void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w);
 
 /* losses.c */
 /* Account for packet seq of device d of slot s before it is written:

@@ -51,7 +51,7 @@ static int ask(struct hcb_capture *c, struct hcb_slot *s)
 	}
 	w.err = err;
 	w.detail = err == -ENOEXEC && ti.why[0] ? ti.why : NULL;
-	hcb_capture_warn(c, &w);
+	hcb_out_warn(&c->out, &w);
 	return 0;
 }
 

@@ -66,7 +66,7 @@ static void tell_lies(struct hcb_slot *s, uint32_t d, uint64_t lies_before)
 		 (unsigned long long)hcb_acct_next(&s->acct, d),
 		 (unsigned long long)v->lied);
 	w.detail = detail;
-	hcb_capture_warn(s->c, &w);
+	hcb_out_warn(&s->c->out, &w);
 }
 
 /* Device d's figures into the session's shared status. */
@@ -100,7 +100,7 @@ static int write_losses(struct hcb_slot *s, uint32_t d, const struct hcb_loss *l
 		rec.drop.device = d;
 		rec.drop.count = l[i].count;
 		snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s", hcb_loss_reason(l[i].cause));
-		err = hcb_capture_emit(c, &rec);
+		err = hcb_out_emit(&c->out, &rec);
 		if (err)
 			return err;
 	}
@@ -161,7 +161,7 @@ void hcb_capture_publish(struct hcb_capture *c)
 		struct hcb_warning w = { .kind = HCB_WARN_UNPUBLISHED, .err = err };
 
 		c->sess = NULL;
-		hcb_capture_warn(c, &w);
+		hcb_out_warn(&c->out, &w);
 		return;
 	}
 	st = hcb_sess_status(c->sess);
@@ -210,7 +210,7 @@ static uint64_t ring_read(void *ctx)
  * what is missing can be known) and the session still looks. */
 static int serves_barriers(const struct hcb_capture *c)
 {
-	return c->sess && c->slots.issuer && !c->rx_err && c->stop != HCB_STOP_COUNT;
+	return c->sess && c->slots.issuer && !c->out.err && c->stop != HCB_STOP_COUNT;
 }
 
 int hcb_capture_barrier_pending(const struct hcb_capture *c)
@@ -252,12 +252,9 @@ static int barrier_complete(struct hcb_capture *c)
 	}
 	rec.barrier.wall_ns = hcb_clock_ns(CLOCK_REALTIME);
 	rec.barrier.taps = c->written;
-	err = hcb_capture_emit(c, &rec);
-	if (!err && c->rx.ops->sync) {
-		err = c->rx.ops->sync(c->rx.ctx);
-		if (err)
-			c->rx_err = err;
-	}
+	err = hcb_out_emit(&c->out, &rec);
+	if (!err)
+		err = hcb_out_sync(&c->out);
 	if (err)
 		return err;
 	hcb_sess_done(c->sess, c->bar.req);
@@ -344,7 +341,7 @@ int hcb_capture_write_tail(struct hcb_capture *c)
 		err = barrier_complete(c);
 	if (err)
 		return err;
-	hcb_capture_timing_notice(c);
+	hcb_out_timing_notice(&c->out);
 	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
 		if (hcb_capture_device(c, d, &f))
 			continue;
@@ -352,5 +349,5 @@ int hcb_capture_write_tail(struct hcb_capture *c)
 		rec.end.drops += f.dropped;
 	}
 	rec.end.end_ns = hcb_clock_ns(CLOCK_REALTIME);
-	return hcb_capture_emit(c, &rec);
+	return hcb_out_emit(&c->out, &rec);
 }

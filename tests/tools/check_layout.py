@@ -81,7 +81,6 @@ FLOORS = (
 KNOWN_CIRCLES = [
     {"src/engine/capture.c", "src/engine/losses.c"},
     {"src/engine/capture.c", "src/engine/late.c"},
-    {"src/engine/capture.c", "src/engine/out.c"},
     {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
     {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
     {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
