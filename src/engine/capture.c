@@ -111,6 +111,8 @@ static int on_ring_record(void *ctx, const void *data, size_t len)
 
 /* ---- the session's life ---- */
 
+static int attach_late(void *ctx, const struct hcb_target_info *ti);
+
 int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 		    struct hcb_receiver rx)
 {
@@ -121,6 +123,7 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 		return -ENOMEM;
 	c->o = *o;
 	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
+	hcb_late_init(&c->late, &c->slots, attach_late, c, &c->out);
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
 	/* the first slot's ring now: privilege and memory known before a
 	 * program is started */
@@ -149,7 +152,8 @@ static void account_from_now(struct hcb_slot *s)
 	hcb_acct_init(&s->acct, NULL, !!(s->prov->flags & HCB_PROV_UNORDERED));
 }
 
-int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
+/* Attach the provider ti found, in the next slot.  0 or -errno. */
+static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 {
 	struct hcb_slot *s = &c->slots.at[c->slots.n];
 	const struct hcb_provider *p = ti->provider;
@@ -182,10 +186,16 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	if ((p->flags & HCB_PROV_ISSUED) && !c->slots.issuer)
 		c->slots.issuer = s;
 	/* attached after a look found no slot waiting (a libhcbtap loaded
-	 * late): it may wait for a library of its own (late.c) */
-	c->late_done = 0;
+	 * late): it may wait for a library of its own */
+	hcb_late_attached(&c->late);
 	c->slots.n++;
 	return 0;
+}
+
+/* A library mapped after the attach (late.h), in a slot of its own. */
+static int attach_late(void *ctx, const struct hcb_target_info *ti)
+{
+	return attach_slot(ctx, ti);
 }
 
 static int attached(const struct hcb_capture *c, const struct hcb_provider *p)
@@ -211,7 +221,7 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 			continue;
 		memcpy(ti.comm, c->found.comm, sizeof(ti.comm));
 		c->found = ti;
-		err = hcb_capture_attach_slot(c, &ti);
+		err = attach_slot(c, &ti);
 		if (err)
 			return err;
 		/* what the provider says of copy times while the target surely runs */
@@ -352,7 +362,7 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	if (c->sess && (fds[n - 1].revents & POLLIN))
 		hcb_sess_drain(c->sess);
 	err = take_records(c);
-	hcb_capture_late(c);
+	hcb_late_look(&c->late);
 	hcb_out_timing_check(&c->out);
 	if (!err)
 		err = hcb_out_release(&c->out, 0);

@@ -12,6 +12,7 @@
 #include "session/session.h"
 #include "acct.h"
 #include "capture.h"
+#include "late.h"
 #include "out.h"
 
 /*
@@ -27,7 +28,6 @@ struct hcb_slot {
 	void *state;                     /* the provider's */
 	struct hcb_probes *probes;
 	struct hcb_acct acct;
-	int late_done;                   /* its provider's find_late is asked no more */
 };
 
 /* The providers attached to the target, in the order they were. */
@@ -59,22 +59,11 @@ struct hcb_capture {
 	uint64_t bar_taken;              /* the request bar_deadline is of */
 	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
 	struct hcb_sess *sess;           /* NULL when unpublished */
-	/* libraries mapped after the attach (late.c) */
-	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
-	uint64_t late_since_ns;          /* when it first looked */
-	int late_done;                   /* no slot waits for one any more */
+	struct hcb_late late;            /* libraries mapped after the attach */
 	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
 	const struct hcb_slot *refused;
 	char refusal[384];
 };
-
-/* Attach the provider ti found, in the next slot (capture.c).  0 or -errno. */
-int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti);
-
-/* late.c */
-/* Take up a library a slot's provider attaches to only once it is mapped
- * (provider.h: find_late), now and then (late.c says how often). */
-void hcb_capture_late(struct hcb_capture *c);
 
 /* losses.c */
 /* Account for packet seq of device d of slot s before it is written:
