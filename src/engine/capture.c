@@ -25,7 +25,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	/* after -c the session stops looking */
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
-	err = hcb_capture_account(s, p->device, p->seq);
+	err = hcb_losses_packet(&c->losses, s, p->device, p->seq);
 	/* a device nothing downstream has room for: counted, never written */
 	if (err == -ERANGE)
 		return 0;
@@ -43,7 +43,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	if (err)
 		return err;
 	c->written++;
-	hcb_capture_count_written(s, p->device);
+	hcb_losses_written(&c->losses, s, p->device);
 	if (c->o.max_taps && c->written >= c->o.max_taps)
 		c->stop = HCB_STOP_COUNT;
 	return 0;
@@ -124,6 +124,9 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	c->o = *o;
 	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
 	hcb_late_init(&c->late, &c->slots, attach_late, c, &c->out);
+	hcb_pub_init(&c->pub, &c->slots);
+	c->losses = (struct hcb_losses){ &c->out, &c->pub };
+	hcb_barriers_init(&c->barriers, &c->slots, &c->losses, &c->pub, &c->out);
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
 	/* the first slot's ring now: privilege and memory known before a
 	 * program is started */
@@ -290,7 +293,7 @@ int hcb_capture_begin(struct hcb_capture *c)
 	 * are in place; only those whose target counts what it issued serve
 	 * barriers */
 	if (!err && !c->o.unpublished)
-		hcb_capture_publish(c);
+		hcb_pub_open(&c->pub, c->o.what, c->o.output, c->o.flight_ring, &c->out);
 	return err;
 }
 
@@ -311,38 +314,6 @@ static int take_records(struct hcb_capture *c)
 	return 0;
 }
 
-/* How long a barrier asked without a deadline (an older client) may wait. */
-#define BARRIER_DEFAULT_NS (60ull * 1000000000u)
-
-/*
- * A barrier the target's counts make unanswerable (it claims taps it never
- * sent: its issued counters ran ahead) is given up once every barrier that
- * asked for it has stopped waiting: unanswered, so that nobody takes it for
- * done, and the next request is served afresh.
- */
-static void barrier_give_up(struct hcb_capture *c)
-{
-	struct hcb_warning w = { .kind = HCB_WARN_BARRIER_GIVEN_UP };
-	uint64_t now;
-
-	if (!c->bar.req || !c->sess)
-		return;
-	now = hcb_clock_ns(CLOCK_MONOTONIC);
-	if (c->bar.req != c->bar_taken) {
-		uint64_t d = hcb_sess_deadline(c->sess);
-
-		c->bar_taken = c->bar.req;
-		c->bar_deadline = d ? d : now + BARRIER_DEFAULT_NS;
-	}
-	if (now < c->bar_deadline)
-		return;
-	for (w.device = 0; w.device < HCB_MAX_DEVICES - 1; w.device++)
-		if (c->slots.issuer && c->bar.issued[w.device] > hcb_acct_next(&c->slots.issuer->acct, w.device))
-			break;
-	hcb_barrier_answered(&c->bar);
-	hcb_out_warn(&c->out, &w);
-}
-
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 {
 	struct pollfd fds[HCB_CAPTURE_SLOTS + 1];
@@ -351,25 +322,24 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 
 	for (unsigned int i = 0; i < c->slots.n; i++)
 		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slots.at[i].probes), .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = c->pub.sess ? hcb_sess_wake_fd(c->pub.sess) : -1,
+				    .events = POLLIN };
 	/* a barrier waiting on packets in flight looks again soon */
-	if (hcb_capture_barrier_pending(c) && timeout_ms > 1)
+	if (hcb_barriers_pending(&c->barriers) && timeout_ms > 1)
 		timeout_ms = 1;
 	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	/* a wake-up left in the FIFO would keep poll() from ever sleeping;
 	 * the request itself is in the session's status */
-	if (c->sess && (fds[n - 1].revents & POLLIN))
-		hcb_sess_drain(c->sess);
+	if (c->pub.sess && (fds[n - 1].revents & POLLIN))
+		hcb_sess_drain(c->pub.sess);
 	err = take_records(c);
 	hcb_late_look(&c->late);
 	hcb_out_timing_check(&c->out);
 	if (!err)
 		err = hcb_out_release(&c->out, 0);
 	if (!err)
-		err = hcb_capture_serve_barrier(c);
-	if (!err)
-		barrier_give_up(c);
+		err = hcb_barriers_serve(&c->barriers, c->written, c->stop != HCB_STOP_COUNT);
 	/* what this poll took goes out: a file behind by one poll at most */
 	if (!err)
 		err = hcb_out_flush(&c->out);
@@ -402,6 +372,32 @@ static int drain_after_detach(struct hcb_slot *s)
 	return err;
 }
 
+/* The tail, rings drained: losses no packet showed, a barrier still owed
+ * (if it can be answered), the end record.  Returns the receiver's error. */
+static int write_tail(struct hcb_capture *c)
+{
+	struct hcb_record rec = { .kind = HCB_REC_END };
+	struct hcb_capture_dev f;
+	int err = 0;
+
+	/* after -c the session stopped looking: what came later is not lost */
+	if (c->stop != HCB_STOP_COUNT)
+		err = hcb_losses_tail(&c->losses, &c->slots);
+	if (!err)
+		err = hcb_barriers_end(&c->barriers, c->written, c->stop != HCB_STOP_COUNT);
+	if (err)
+		return err;
+	hcb_out_timing_notice(&c->out);
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		if (hcb_capture_device(c, d, &f))
+			continue;
+		rec.end.taps += f.taps;
+		rec.end.drops += f.dropped;
+	}
+	rec.end.end_ns = hcb_clock_ns(CLOCK_REALTIME);
+	return hcb_out_emit(&c->out, &rec);
+}
+
 int hcb_capture_end(struct hcb_capture *c)
 {
 	int err = 0;
@@ -420,8 +416,8 @@ int hcb_capture_end(struct hcb_capture *c)
 			err = ferr;
 	}
 	if (!err)
-		err = hcb_capture_write_tail(c);
-	hcb_capture_unpublish(c);
+		err = write_tail(c);
+	hcb_pub_close(&c->pub);
 	return err ? err : c->out.err;
 }
 
@@ -469,6 +465,11 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 	return any ? 0 : -ENOENT;
 }
 
+void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n)
+{
+	hcb_pub_firings(&c->pub, n);
+}
+
 uint64_t hcb_capture_written(const struct hcb_capture *c)
 {
 	return c->written;
@@ -483,7 +484,7 @@ void hcb_capture_free(struct hcb_capture *c)
 {
 	if (!c)
 		return;
-	hcb_sess_close(c->sess);
+	hcb_pub_free(&c->pub);
 	hcb_out_free(&c->out);
 	hcb_probes_close(c->ring);
 	for (unsigned int i = 0; i < c->slots.n; i++) {

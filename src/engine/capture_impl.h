@@ -12,8 +12,11 @@
 #include "session/session.h"
 #include "acct.h"
 #include "capture.h"
+#include "barriers.h"
 #include "late.h"
+#include "losses.h"
 #include "out.h"
+#include "publish.h"
 
 /*
  * One provider attached to the target: its own BPF object (only its
@@ -55,32 +58,13 @@ struct hcb_capture {
 	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
 	uint64_t written;                /* taps handed to the receiver */
 	enum hcb_capture_stop stop;
-	struct hcb_barrier_point bar;
-	uint64_t bar_taken;              /* the request bar_deadline is of */
-	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
-	struct hcb_sess *sess;           /* NULL when unpublished */
+	struct hcb_pub pub;              /* the session files */
+	struct hcb_losses losses;        /* where the slots' losses go */
+	struct hcb_barriers barriers;    /* `hcbtrace barrier` served */
 	struct hcb_late late;            /* libraries mapped after the attach */
 	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
 	const struct hcb_slot *refused;
 	char refusal[384];
 };
-
-/* losses.c */
-/* Account for packet seq of device d of slot s before it is written:
- * losses it reveals become drop records first.  Returns the receiver's error. */
-int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq);
-/* A tap of device d of slot s was written. */
-void hcb_capture_count_written(struct hcb_slot *s, uint32_t d);
-/* Make the session known to `hcbtrace barrier` and `list`. */
-void hcb_capture_publish(struct hcb_capture *c);
-/* Serve barrier requests; after each poll.  Returns the receiver's error. */
-int hcb_capture_serve_barrier(struct hcb_capture *c);
-/* 1 while a barrier waits for packets to arrive: poll more often. */
-int hcb_capture_barrier_pending(const struct hcb_capture *c);
-/* The tail, rings drained: losses no packet showed and a barrier still
- * owed (if it can be answered).  Returns the receiver's error. */
-int hcb_capture_write_tail(struct hcb_capture *c);
-/* Final figures into the session's status, then withdraw it. */
-void hcb_capture_unpublish(struct hcb_capture *c);
 
 #endif
