@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* capture.c - the capture engine's session life (capture.h). */
+/*
+ * capture.c - the capture engine's session life (capture.h): the slots
+ * attached, what their decoders deliver, the polls, the end.  It holds
+ * the engine's parts and calls down into them (capture_impl.h): the late
+ * libraries and the barriers, which build on a slot's losses, which build
+ * on the session files, all of which go out through the way out.
+ */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -8,15 +14,49 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "session/session.h"
 #include "target/target.h"
+#include "barriers.h"
 #include "capture_impl.h"
+#include "late.h"
+#include "losses.h"
+#include "nfstop.h"
+#include "out.h"
+#include "publish.h"
+
+/* What a slot's decoder calls back with: the slot, and its session. */
+struct slot_link {
+	struct hcb_capture *c;
+	struct hcb_slot *s;
+};
+
+struct hcb_capture {
+	struct hcb_capture_opts o;
+	struct hcb_slots slots;
+	struct slot_link link[HCB_CAPTURE_SLOTS];   /* slot i's decoder's ctx */
+	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
+	struct hcb_target_info found;    /* what the last attach found, for messages */
+	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
+	uint64_t written;                /* taps handed to the receiver */
+	enum hcb_capture_stop stop;
+	/* the parts, each with its own state */
+	struct hcb_out out;              /* the receiver and the warner */
+	struct hcb_pub pub;              /* the session files */
+	struct hcb_losses losses;        /* where the slots' losses go */
+	struct hcb_barriers barriers;    /* `hcbtrace barrier` served */
+	struct hcb_late late;            /* libraries mapped after the attach */
+	/* a provider that refused to read on (packet.h: refuse), and why */
+	const struct hcb_slot *refused;
+	char refusal[384];
+};
 
 /* ---- what a provider's decoder delivers ---- */
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {
-	struct hcb_slot *s = ctx;
-	struct hcb_capture *c = s->c;
+	struct slot_link *l = ctx;
+	struct hcb_slot *s = l->s;
+	struct hcb_capture *c = l->c;
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	int err;
 
@@ -52,45 +92,45 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 /* A registration whose chunks were lost is read from the target itself. */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 
-	return hcb_target_read(s->ti.pid, addr, buf, len);
+	return hcb_target_read(l->s->ti.pid, addr, buf, len);
 }
 
 static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t device,
 			      uint32_t consumer_id, const char *detail)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
 				 .consumer_id = consumer_id, .detail = detail };
 
-	hcb_out_warn(&s->c->out, &w);
+	hcb_out_warn(&l->c->out, &w);
 }
 
 static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
 			  uint64_t end_ns)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 
-	hcb_out_copy_times(&s->c->out, device, seq, start_ns, end_ns, s->c->mono_to_real);
+	hcb_out_copy_times(&l->c->out, device, seq, start_ns, end_ns, l->c->mono_to_real);
 }
 
 static void on_refuse(void *ctx, const char *why)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 
-	if (s->c->refused)
+	if (l->c->refused)
 		return;
-	s->c->refused = s;
-	snprintf(s->c->refusal, sizeof(s->c->refusal), "%s", why);
+	l->c->refused = l->s;
+	snprintf(l->c->refusal, sizeof(l->c->refusal), "%s", why);
 }
 
 static void on_notice(void *ctx, const char *what)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_NOTICE, .detail = what };
 
-	hcb_out_warn(&s->c->out, &w);
+	hcb_out_warn(&l->c->out, &w);
 }
 
 static const struct hcb_decoder_ops decoder_ops = {
@@ -102,6 +142,8 @@ static const struct hcb_decoder_ops decoder_ops = {
 	.notice = on_notice,
 };
 
+/* A ring's record, to its slot's provider (none yet: the first slot's
+ * ring is made before its provider is known). */
 static int on_ring_record(void *ctx, const void *data, size_t len)
 {
 	struct hcb_slot *s = ctx;
@@ -122,6 +164,8 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	if (!c)
 		return -ENOMEM;
 	c->o = *o;
+	for (unsigned int i = 0; i < HCB_CAPTURE_SLOTS; i++)
+		c->link[i] = (struct slot_link){ c, &c->slots.at[i] };
 	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
 	hcb_late_init(&c->late, &c->slots, attach_late, c, &c->out);
 	hcb_pub_init(&c->pub, &c->slots);
@@ -162,7 +206,7 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 	const struct hcb_provider *p = ti->provider;
 	int err = 0;
 
-	*s = (struct hcb_slot){ .c = c, .ti = *ti };
+	*s = (struct hcb_slot){ .ti = *ti };
 	s->ti.without = c->o.without;
 	if (c->ring) {
 		s->probes = c->ring;
@@ -177,7 +221,7 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 	if (!err)
 		err = hcb_probes_load(s->probes, p->programs);
 	if (!err)
-		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, s);
+		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, &c->link[c->slots.n]);
 	if (err) {
 		hcb_probes_close(s->probes);
 		*s = (struct hcb_slot){ 0 };
@@ -463,6 +507,17 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 		f->bad += d < HCB_MAX_DEVICES ? s->acct.dev[d].lies : 0;
 	}
 	return any ? 0 : -ENOENT;
+}
+
+int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
+			       const uint64_t *device_mask)
+{
+	return hcb_nfstop_set(&c->slots, cons, device_mask);
+}
+
+int hcb_capture_nfstop_arm(struct hcb_capture *c, int on)
+{
+	return hcb_nfstop_arm(&c->slots, on);
 }
 
 void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n)

@@ -1,22 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* capture_impl.h - the capture engine's state, shared by its own files
- * (capture.c: the session's life; losses.c: losses, barriers and
- * the session files; out.c: device copy times, records queued
- * for them in an order queue, orderq.h; late.c: libraries mapped
- * after the attach).  Nothing outside src/capture*.c
- * includes it. */
+/*
+ * capture_impl.h - what the capture engine's parts share: the slots, the
+ * providers attached to the target.  Each part keeps its own state in a
+ * struct of its own header (out.h, publish.h, losses.h, barriers.h,
+ * late.h, nfstop.h) and is handed the slot table, and the parts below it,
+ * as arguments; capture.c, the session's life, holds them all and calls
+ * down into them, never the reverse.  Private to src/engine/.
+ */
 #ifndef HCB_CAPTURE_IMPL_H
 #define HCB_CAPTURE_IMPL_H
 
 #include "bpf/probes.h"
-#include "session/session.h"
+#include "providers/provider.h"
 #include "acct.h"
 #include "capture.h"
-#include "barriers.h"
-#include "late.h"
-#include "losses.h"
-#include "out.h"
-#include "publish.h"
 
 /*
  * One provider attached to the target: its own BPF object (only its
@@ -25,7 +22,6 @@
  * nor their sequence numbers.
  */
 struct hcb_slot {
-	struct hcb_capture *c;
 	const struct hcb_provider *prov;
 	struct hcb_target_info ti;
 	void *state;                     /* the provider's */
@@ -48,23 +44,5 @@ static inline const struct hcb_slot *hcb_slots_main(const struct hcb_slots *s)
 {
 	return s->issuer ? s->issuer : &s->at[0];
 }
-
-struct hcb_capture {
-	struct hcb_capture_opts o;
-	struct hcb_out out;              /* the receiver and the warner */
-	struct hcb_slots slots;
-	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
-	struct hcb_target_info found;    /* what the last attach found, for messages */
-	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
-	uint64_t written;                /* taps handed to the receiver */
-	enum hcb_capture_stop stop;
-	struct hcb_pub pub;              /* the session files */
-	struct hcb_losses losses;        /* where the slots' losses go */
-	struct hcb_barriers barriers;    /* `hcbtrace barrier` served */
-	struct hcb_late late;            /* libraries mapped after the attach */
-	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
-	const struct hcb_slot *refused;
-	char refusal[384];
-};
 
 #endif
