@@ -2,9 +2,11 @@
 /*
  * capture.c - the capture engine's session life (capture.h): the slots
  * attached, what their decoders deliver, the polls, the end.  It holds
- * the engine's parts and calls down into them (capture_impl.h): the late
- * libraries and the barriers, which build on a slot's losses, which build
- * on the session files, all of which go out through the way out.
+ * the engine's parts, each with its own state, and calls down into them:
+ * the late libraries (late.h), the barriers (barriers.h), which build on
+ * a slot's losses (losses.h), which build on the session files
+ * (publish.h); every part's records and warnings go out through out.h.
+ * None calls back up: what they need of the session they are handed.
  */
 #include <errno.h>
 #include <poll.h>

@@ -7,7 +7,7 @@
  * convert keep them, cli/playback.c), and the slot's figures kept current
  * in the session files.
  *
- * Every function here returns the receiver's error (out.h), or 0.
+ * What returns an int here returns the receiver's error (out.h), or 0.
  */
 #ifndef HCB_ENGINE_LOSSES_H
 #define HCB_ENGINE_LOSSES_H
