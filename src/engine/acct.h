@@ -3,7 +3,8 @@
  * acct.h - a live session's delivery accounting and barrier points, as
  * pure state: fed sequence numbers and counters, it says what was lost
  * and when a barrier is reached.  No BPF, no I/O: the capture engine
- * (capture.c) feeds it, and tests/unit/test_acct.c drives every rule.
+ * (losses.c, barriers.c) feeds it, and tests/unit/test_acct.c drives every
+ * rule.
  *
  * The rules.  A provider numbers each device's packets (libhcbtap's seq,
  * or the probe's own count) and its probe counts, per device, the packets

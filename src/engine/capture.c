@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* capture.c - the capture engine's session life (capture.h). */
+/*
+ * capture.c - the capture engine's session life (capture.h): the slots
+ * attached, what their decoders deliver, the polls, the end.  It holds
+ * the engine's parts, each with its own state, and calls down into them:
+ * the late libraries (late.h), the barriers (barriers.h), which build on
+ * a slot's losses (losses.h), which build on the session files
+ * (publish.h); every part's records and warnings go out through out.h.
+ * None calls back up: what they need of the session they are handed.
+ */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -8,30 +16,49 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "session/session.h"
 #include "target/target.h"
+#include "barriers.h"
 #include "capture_impl.h"
+#include "late.h"
+#include "losses.h"
+#include "nfstop.h"
+#include "out.h"
+#include "publish.h"
 
-int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec)
-{
-	int err = c->rx_err ? c->rx_err : c->rx.ops->record(c->rx.ctx, rec);
+/* What a slot's decoder calls back with: the slot, and its session. */
+struct slot_link {
+	struct hcb_capture *c;
+	struct hcb_slot *s;
+};
 
-	if (err && err != -ENOMEM)
-		c->rx_err = err;
-	return err;
-}
-
-void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w)
-{
-	if (c->o.warn.warn)
-		c->o.warn.warn(c->o.warn.ctx, w);
-}
+struct hcb_capture {
+	struct hcb_capture_opts o;
+	struct hcb_slots slots;
+	struct slot_link link[HCB_CAPTURE_SLOTS];   /* slot i's decoder's ctx */
+	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
+	struct hcb_target_info found;    /* what the last attach found, for messages */
+	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
+	uint64_t written;                /* taps handed to the receiver */
+	enum hcb_capture_stop stop;
+	/* the parts, each with its own state */
+	struct hcb_out out;              /* the receiver and the warner */
+	struct hcb_pub pub;              /* the session files */
+	struct hcb_losses losses;        /* where the slots' losses go */
+	struct hcb_barriers barriers;    /* `hcbtrace barrier` served */
+	struct hcb_late late;            /* libraries mapped after the attach */
+	/* a provider that refused to read on (packet.h: refuse), and why */
+	const struct hcb_slot *refused;
+	char refusal[384];
+};
 
 /* ---- what a provider's decoder delivers ---- */
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
 {
-	struct hcb_slot *s = ctx;
-	struct hcb_capture *c = s->c;
+	struct slot_link *l = ctx;
+	struct hcb_slot *s = l->s;
+	struct hcb_capture *c = l->c;
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
 	int err;
 
@@ -40,7 +67,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	/* after -c the session stops looking */
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
-	err = hcb_capture_account(s, p->device, p->seq);
+	err = hcb_losses_packet(&c->losses, s, p->device, p->seq);
 	/* a device nothing downstream has room for: counted, never written */
 	if (err == -ERANGE)
 		return 0;
@@ -54,11 +81,11 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 		.pid = p->pid, .tid = p->tid, .consumer = p->consumer, .payload = p->payload,
 		.py_callable = p->py_callable, .text = p->text, .text_len = p->text_len,
 	};
-	err = hcb_capture_emit(c, &rec);
+	err = hcb_out_emit(&c->out, &rec);
 	if (err)
 		return err;
 	c->written++;
-	hcb_capture_count_written(s, p->device);
+	hcb_losses_written(&c->losses, s, p->device);
 	if (c->o.max_taps && c->written >= c->o.max_taps)
 		c->stop = HCB_STOP_COUNT;
 	return 0;
@@ -67,43 +94,45 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 /* A registration whose chunks were lost is read from the target itself. */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 
-	return hcb_target_read(s->ti.pid, addr, buf, len);
+	return hcb_target_read(l->s->ti.pid, addr, buf, len);
 }
 
 static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t device,
 			      uint32_t consumer_id, const char *detail)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
 				 .consumer_id = consumer_id, .detail = detail };
 
-	hcb_capture_warn(s->c, &w);
+	hcb_out_warn(&l->c->out, &w);
 }
 
 static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
 			  uint64_t end_ns)
 {
-	hcb_capture_copy_times(ctx, device, seq, start_ns, end_ns);
+	struct slot_link *l = ctx;
+
+	hcb_out_copy_times(&l->c->out, device, seq, start_ns, end_ns, l->c->mono_to_real);
 }
 
 static void on_refuse(void *ctx, const char *why)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 
-	if (s->c->refused)
+	if (l->c->refused)
 		return;
-	s->c->refused = s;
-	snprintf(s->c->refusal, sizeof(s->c->refusal), "%s", why);
+	l->c->refused = l->s;
+	snprintf(l->c->refusal, sizeof(l->c->refusal), "%s", why);
 }
 
 static void on_notice(void *ctx, const char *what)
 {
-	struct hcb_slot *s = ctx;
+	struct slot_link *l = ctx;
 	struct hcb_warning w = { .kind = HCB_WARN_NOTICE, .detail = what };
 
-	hcb_capture_warn(s->c, &w);
+	hcb_out_warn(&l->c->out, &w);
 }
 
 static const struct hcb_decoder_ops decoder_ops = {
@@ -115,6 +144,8 @@ static const struct hcb_decoder_ops decoder_ops = {
 	.notice = on_notice,
 };
 
+/* A ring's record, to its slot's provider (none yet: the first slot's
+ * ring is made before its provider is known). */
 static int on_ring_record(void *ctx, const void *data, size_t len)
 {
 	struct hcb_slot *s = ctx;
@@ -123,6 +154,8 @@ static int on_ring_record(void *ctx, const void *data, size_t len)
 }
 
 /* ---- the session's life ---- */
+
+static int attach_late(void *ctx, const struct hcb_target_info *ti);
 
 int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 		    struct hcb_receiver rx)
@@ -133,11 +166,17 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 	if (!c)
 		return -ENOMEM;
 	c->o = *o;
-	c->rx = rx;
+	for (unsigned int i = 0; i < HCB_CAPTURE_SLOTS; i++)
+		c->link[i] = (struct slot_link){ c, &c->slots.at[i] };
+	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
+	hcb_late_init(&c->late, &c->slots, attach_late, c, &c->out);
+	hcb_pub_init(&c->pub, &c->slots);
+	c->losses = (struct hcb_losses){ &c->out, &c->pub };
+	hcb_barriers_init(&c->barriers, &c->slots, &c->losses, &c->pub, &c->out);
 	c->mono_to_real = hcb_clock_ns(CLOCK_REALTIME) - hcb_clock_ns(CLOCK_MONOTONIC);
 	/* the first slot's ring now: privilege and memory known before a
 	 * program is started */
-	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slot[0]);
+	err = hcb_probes_new(&c->ring, o->ring_bytes, on_ring_record, &c->slots.at[0]);
 	if (err) {
 		free(c);
 		return err;
@@ -162,13 +201,14 @@ static void account_from_now(struct hcb_slot *s)
 	hcb_acct_init(&s->acct, NULL, !!(s->prov->flags & HCB_PROV_UNORDERED));
 }
 
-int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
+/* Attach the provider ti found, in the next slot.  0 or -errno. */
+static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 {
-	struct hcb_slot *s = &c->slot[c->nslots];
+	struct hcb_slot *s = &c->slots.at[c->slots.n];
 	const struct hcb_provider *p = ti->provider;
 	int err = 0;
 
-	*s = (struct hcb_slot){ .c = c, .ti = *ti };
+	*s = (struct hcb_slot){ .ti = *ti };
 	s->ti.without = c->o.without;
 	if (c->ring) {
 		s->probes = c->ring;
@@ -183,7 +223,7 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	if (!err)
 		err = hcb_probes_load(s->probes, p->programs);
 	if (!err)
-		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, s);
+		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, &c->link[c->slots.n]);
 	if (err) {
 		hcb_probes_close(s->probes);
 		*s = (struct hcb_slot){ 0 };
@@ -192,19 +232,25 @@ int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info 
 	s->prov = p;
 	hcb_probes_watch_exec(s->probes, ti->pid);
 	account_from_now(s);
-	if ((p->flags & HCB_PROV_ISSUED) && !c->issuer)
-		c->issuer = s;
+	if ((p->flags & HCB_PROV_ISSUED) && !c->slots.issuer)
+		c->slots.issuer = s;
 	/* attached after a look found no slot waiting (a libhcbtap loaded
-	 * late): it may wait for a library of its own (capture_late.c) */
-	c->late_done = 0;
-	c->nslots++;
+	 * late): it may wait for a library of its own */
+	hcb_late_attached(&c->late);
+	c->slots.n++;
 	return 0;
+}
+
+/* A library mapped after the attach (late.h), in a slot of its own. */
+static int attach_late(void *ctx, const struct hcb_target_info *ti)
+{
+	return attach_slot(ctx, ti);
 }
 
 static int attached(const struct hcb_capture *c, const struct hcb_provider *p)
 {
-	for (unsigned int i = 0; i < c->nslots; i++)
-		if (c->slot[i].prov == p)
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		if (c->slots.at[i].prov == p)
 			return 1;
 	return 0;
 }
@@ -215,7 +261,7 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 {
 	int n = 0;
 
-	for (size_t i = 0; hcb_providers[i] && c->nslots < HCB_CAPTURE_SLOTS; i++) {
+	for (size_t i = 0; hcb_providers[i] && c->slots.n < HCB_CAPTURE_SLOTS; i++) {
 		struct hcb_target_info ti = { .pid = pid, .provider = hcb_providers[i] };
 		int err;
 
@@ -224,12 +270,11 @@ static int attach_all(struct hcb_capture *c, pid_t pid)
 			continue;
 		memcpy(ti.comm, c->found.comm, sizeof(ti.comm));
 		c->found = ti;
-		err = hcb_capture_attach_slot(c, &ti);
+		err = attach_slot(c, &ti);
 		if (err)
 			return err;
 		/* what the provider says of copy times while the target surely runs */
-		c->timing_checked_ns = 0;
-		hcb_capture_timing_check(c);
+		hcb_out_timing_recheck(&c->out);
 		n++;
 	}
 	return n;
@@ -250,29 +295,29 @@ int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
 
 int hcb_capture_attach_more(struct hcb_capture *c)
 {
-	if (!c->nslots)
+	if (!c->slots.n)
 		return -EINVAL;
-	return attach_all(c, c->slot[0].ti.pid);
+	return attach_all(c, c->slots.at[0].ti.pid);
 }
 
 const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c)
 {
-	return c->nslots ? &c->slot[0].ti : &c->found;
+	return c->slots.n ? &c->slots.at[0].ti : &c->found;
 }
 
 /* The session record: its providers (joined by '+'), and the platform of
  * the one whose target names its devices. */
 static void session_record(const struct hcb_capture *c, struct hcb_record *rec)
 {
-	const struct hcb_slot *named = c->issuer ? c->issuer : &c->slot[0];
+	const struct hcb_slot *named = hcb_slots_main(&c->slots);
 	size_t n = 0;
 
 	rec->kind = HCB_REC_SESSION;
 	rec->session.version = 1;
-	rec->session.pid = c->slot[0].ti.pid;
-	for (unsigned int i = 0; i < c->nslots && n < sizeof(rec->session.provider); i++)
+	rec->session.pid = c->slots.at[0].ti.pid;
+	for (unsigned int i = 0; i < c->slots.n && n < sizeof(rec->session.provider); i++)
 		n += (size_t)snprintf(rec->session.provider + n, sizeof(rec->session.provider) - n,
-				      "%s%s", i ? "+" : "", c->slot[i].prov->name);
+				      "%s%s", i ? "+" : "", c->slots.at[i].prov->name);
 	snprintf(rec->session.platform, sizeof(rec->session.platform), "%s", named->ti.platform);
 	rec->session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
 }
@@ -283,26 +328,26 @@ int hcb_capture_begin(struct hcb_capture *c)
 	int err;
 
 	session_record(c, &rec);
-	err = hcb_capture_emit(c, &rec);
-	if (hcb_probes_exec_watch(c->slot[0].probes)) {
+	err = hcb_out_emit(&c->out, &rec);
+	if (hcb_probes_exec_watch(c->slots.at[0].probes)) {
 		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
-					 .err = hcb_probes_exec_watch(c->slot[0].probes) };
+					 .err = hcb_probes_exec_watch(c->slots.at[0].probes) };
 
-		hcb_capture_warn(c, &w);
+		hcb_out_warn(&c->out, &w);
 	}
 	/* every session shows in `hcbtrace list` from the moment its probes
 	 * are in place; only those whose target counts what it issued serve
 	 * barriers */
 	if (!err && !c->o.unpublished)
-		hcb_capture_publish(c);
+		hcb_pub_open(&c->pub, c->o.what, c->o.output, c->o.flight_ring, &c->out);
 	return err;
 }
 
 /* Take what every slot's ring holds, and let time pass for its decoder. */
 static int take_records(struct hcb_capture *c)
 {
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		struct hcb_slot *s = &c->slots.at[i];
 		int n = hcb_probes_poll(s->probes, 0);
 
 		if (n >= 0 && s->prov->tick)
@@ -315,71 +360,35 @@ static int take_records(struct hcb_capture *c)
 	return 0;
 }
 
-/* How long a barrier asked without a deadline (an older client) may wait. */
-#define BARRIER_DEFAULT_NS (60ull * 1000000000u)
-
-/*
- * A barrier the target's counts make unanswerable (it claims taps it never
- * sent: its issued counters ran ahead) is given up once every barrier that
- * asked for it has stopped waiting: unanswered, so that nobody takes it for
- * done, and the next request is served afresh.
- */
-static void barrier_give_up(struct hcb_capture *c)
-{
-	struct hcb_warning w = { .kind = HCB_WARN_BARRIER_GIVEN_UP };
-	uint64_t now;
-
-	if (!c->bar.req || !c->sess)
-		return;
-	now = hcb_clock_ns(CLOCK_MONOTONIC);
-	if (c->bar.req != c->bar_taken) {
-		uint64_t d = hcb_sess_deadline(c->sess);
-
-		c->bar_taken = c->bar.req;
-		c->bar_deadline = d ? d : now + BARRIER_DEFAULT_NS;
-	}
-	if (now < c->bar_deadline)
-		return;
-	for (w.device = 0; w.device < HCB_MAX_DEVICES - 1; w.device++)
-		if (c->issuer && c->bar.issued[w.device] > hcb_acct_next(&c->issuer->acct, w.device))
-			break;
-	hcb_barrier_answered(&c->bar);
-	hcb_capture_warn(c, &w);
-}
-
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 {
 	struct pollfd fds[HCB_CAPTURE_SLOTS + 1];
 	unsigned int n = 0;
 	int err;
 
-	for (unsigned int i = 0; i < c->nslots; i++)
-		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slot[i].probes), .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = c->sess ? hcb_sess_wake_fd(c->sess) : -1, .events = POLLIN };
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		fds[n++] = (struct pollfd){ .fd = hcb_probes_fd(c->slots.at[i].probes), .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = c->pub.sess ? hcb_sess_wake_fd(c->pub.sess) : -1,
+				    .events = POLLIN };
 	/* a barrier waiting on packets in flight looks again soon */
-	if (hcb_capture_barrier_pending(c) && timeout_ms > 1)
+	if (hcb_barriers_pending(&c->barriers) && timeout_ms > 1)
 		timeout_ms = 1;
 	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	/* a wake-up left in the FIFO would keep poll() from ever sleeping;
 	 * the request itself is in the session's status */
-	if (c->sess && (fds[n - 1].revents & POLLIN))
-		hcb_sess_drain(c->sess);
+	if (c->pub.sess && (fds[n - 1].revents & POLLIN))
+		hcb_sess_drain(c->pub.sess);
 	err = take_records(c);
-	hcb_capture_late(c);
-	hcb_capture_timing_check(c);
+	hcb_late_look(&c->late);
+	hcb_out_timing_check(&c->out);
 	if (!err)
-		err = hcb_capture_queue_flush(c, 0);
+		err = hcb_out_release(&c->out, 0);
 	if (!err)
-		err = hcb_capture_serve_barrier(c);
-	if (!err)
-		barrier_give_up(c);
+		err = hcb_barriers_serve(&c->barriers, c->written, c->stop != HCB_STOP_COUNT);
 	/* what this poll took goes out: a file behind by one poll at most */
-	if (!err && !c->rx_err && c->rx.ops->flush) {
-		err = c->rx.ops->flush(c->rx.ctx);
-		if (err)
-			c->rx_err = err;
-	}
+	if (!err)
+		err = hcb_out_flush(&c->out);
 	return err;
 }
 
@@ -409,32 +418,58 @@ static int drain_after_detach(struct hcb_slot *s)
 	return err;
 }
 
+/* The tail, rings drained: losses no packet showed, a barrier still owed
+ * (if it can be answered), the end record.  Returns the receiver's error. */
+static int write_tail(struct hcb_capture *c)
+{
+	struct hcb_record rec = { .kind = HCB_REC_END };
+	struct hcb_capture_dev f;
+	int err = 0;
+
+	/* after -c the session stopped looking: what came later is not lost */
+	if (c->stop != HCB_STOP_COUNT)
+		err = hcb_losses_tail(&c->losses, &c->slots);
+	if (!err)
+		err = hcb_barriers_end(&c->barriers, c->written, c->stop != HCB_STOP_COUNT);
+	if (err)
+		return err;
+	hcb_out_timing_notice(&c->out);
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		if (hcb_capture_device(c, d, &f))
+			continue;
+		rec.end.taps += f.taps;
+		rec.end.drops += f.dropped;
+	}
+	rec.end.end_ns = hcb_clock_ns(CLOCK_REALTIME);
+	return hcb_out_emit(&c->out, &rec);
+}
+
 int hcb_capture_end(struct hcb_capture *c)
 {
 	int err = 0;
 
 	/* detach first, so the target's probes go, then take what was copied */
-	for (unsigned int i = 0; i < c->nslots; i++)
-		hcb_probes_detach(c->slot[i].probes);
-	for (unsigned int i = 0; i < c->nslots && !err; i++)
-		err = drain_after_detach(&c->slot[i]);
+	for (unsigned int i = 0; i < c->slots.n; i++)
+		hcb_probes_detach(c->slots.at[i].probes);
+	for (unsigned int i = 0; i < c->slots.n && !err; i++)
+		err = drain_after_detach(&c->slots.at[i]);
 	/* after an output failure the decoding stopped mid-stream: what it
 	 * left pending is not the target's fault, so no warnings about it */
-	for (unsigned int i = 0; i < c->nslots && !c->rx_err; i++) {
-		int ferr = c->slot[i].prov->finish(c->slot[i].state);
+	for (unsigned int i = 0; i < c->slots.n && !c->out.err; i++) {
+		int ferr = c->slots.at[i].prov->finish(c->slots.at[i].state);
 
 		if (!err && ferr < 0)
 			err = ferr;
 	}
 	if (!err)
-		err = hcb_capture_write_tail(c);
-	hcb_capture_unpublish(c);
-	return err ? err : c->rx_err;
+		err = write_tail(c);
+	hcb_pub_close(&c->pub);
+	return err ? err : c->out.err;
 }
 
 int hcb_capture_receiver_error(const struct hcb_capture *c)
 {
-	return c->rx_err;
+	return c->out.err;
 }
 
 const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_target_info **ti)
@@ -452,8 +487,8 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 	if (d > HCB_MAX_DEVICES)
 		return -ENOENT;
 	*f = (struct hcb_capture_dev){ 0 };
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		const struct hcb_slot *s = &c->slots.at[i];
 		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
 		uint64_t dropped = d < HCB_MAX_DEVICES ? s->acct.dev[d].dropped : 0;
 
@@ -476,6 +511,22 @@ int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_captu
 	return any ? 0 : -ENOENT;
 }
 
+int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
+			       const uint64_t *device_mask)
+{
+	return hcb_nfstop_set(&c->slots, cons, device_mask);
+}
+
+int hcb_capture_nfstop_arm(struct hcb_capture *c, int on)
+{
+	return hcb_nfstop_arm(&c->slots, on);
+}
+
+void hcb_capture_publish_firings(struct hcb_capture *c, uint64_t n)
+{
+	hcb_pub_firings(&c->pub, n);
+}
+
 uint64_t hcb_capture_written(const struct hcb_capture *c)
 {
 	return c->written;
@@ -483,19 +534,19 @@ uint64_t hcb_capture_written(const struct hcb_capture *c)
 
 const struct hcb_registry *hcb_capture_consumers(const struct hcb_capture *c, unsigned int i)
 {
-	return i < c->nslots ? c->slot[i].prov->registry(c->slot[i].state) : NULL;
+	return i < c->slots.n ? c->slots.at[i].prov->registry(c->slots.at[i].state) : NULL;
 }
 
 void hcb_capture_free(struct hcb_capture *c)
 {
 	if (!c)
 		return;
-	hcb_sess_close(c->sess);
-	hcb_capture_queue_free(c);
+	hcb_pub_free(&c->pub);
+	hcb_out_free(&c->out);
 	hcb_probes_close(c->ring);
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		hcb_probes_close(c->slot[i].probes);
-		c->slot[i].prov->close(c->slot[i].state);
+	for (unsigned int i = 0; i < c->slots.n; i++) {
+		hcb_probes_close(c->slots.at[i].probes);
+		c->slots.at[i].prov->close(c->slots.at[i].state);
 	}
 	free(c);
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* capture_impl.h - the capture engine's state, shared by its own files
- * (capture.c: the session's life; capture_acct.c: losses, barriers and
- * the session files; capture_timing.c: device copy times, records queued
- * for them in an order queue, orderq.h; capture_late.c: libraries mapped
- * after the attach).  Nothing outside src/capture*.c
- * includes it. */
+/*
+ * capture_impl.h - what the capture engine's parts share: the slots, the
+ * providers attached to the target.  Each part keeps its own state in a
+ * struct of its own header (out.h, publish.h, losses.h, barriers.h,
+ * late.h, nfstop.h) and is handed the slot table, and the parts below it,
+ * as arguments; capture.c, the session's life, holds them all and calls
+ * down into them, never the reverse.  Private to src/engine/.
+ */
 #ifndef HCB_CAPTURE_IMPL_H
 #define HCB_CAPTURE_IMPL_H
 
 #include "bpf/probes.h"
-#include "session/session.h"
+#include "providers/provider.h"
 #include "acct.h"
 #include "capture.h"
 
@@ -20,90 +22,27 @@
  * nor their sequence numbers.
  */
 struct hcb_slot {
-	struct hcb_capture *c;
 	const struct hcb_provider *prov;
 	struct hcb_target_info ti;
 	void *state;                     /* the provider's */
 	struct hcb_probes *probes;
 	struct hcb_acct acct;
-	int late_done;                   /* its provider's find_late is asked no more */
 };
 
-struct hcb_capture {
-	struct hcb_capture_opts o;
-	struct hcb_receiver rx;
-	int rx_err;                      /* the receiver's sticky error */
-	struct hcb_slot slot[HCB_CAPTURE_SLOTS];
-	unsigned int nslots;
-	struct hcb_probes *ring;         /* made by new() for the first slot, not yet used */
-	struct hcb_target_info found;    /* what the last attach found, for messages */
+/* The providers attached to the target, in the order they were. */
+struct hcb_slots {
+	struct hcb_slot at[HCB_CAPTURE_SLOTS];
+	unsigned int n;
 	struct hcb_slot *issuer;         /* the slot whose target counts what it
 					  * issued (barriers), NULL if none */
-	uint64_t mono_to_real;           /* add to CLOCK_MONOTONIC for CLOCK_REALTIME */
-	uint64_t written;                /* taps handed to the receiver */
-	enum hcb_capture_stop stop;
-	struct hcb_barrier_point bar;
-	uint64_t bar_taken;              /* the request bar_deadline is of */
-	uint64_t bar_deadline;           /* CLOCK_MONOTONIC: when bar is given up */
-	struct hcb_sess *sess;           /* NULL when unpublished */
-	/* device copy times (capture_timing.c) */
-	struct hcb_orderq *queue;        /* records waiting for them, NULL: none yet */
-	int timing_active, copies_seen;
-	uint64_t timing_checked_ns;
-	char timing_why[160];            /* why they do not come */
-	/* libraries mapped after the attach (capture_late.c) */
-	uint64_t late_next_ns;           /* CLOCK_MONOTONIC: when to look again */
-	uint64_t late_since_ns;          /* when it first looked */
-	int late_done;                   /* no slot waits for one any more */
-	/* a provider that refused to read on (hcbtap_decode.h: refuse), and why */
-	const struct hcb_slot *refused;
-	char refusal[384];
 };
 
-/* Hand rec on in order: straight to the receiver, or queued for the
- * device copy times of taps (capture_timing.c).  Returns the receiver's error. */
-int hcb_capture_emit(struct hcb_capture *c, const struct hcb_record *rec);
-/* To the receiver now, unless it failed before.  Returns its error. */
-int hcb_capture_deliver(struct hcb_capture *c, const struct hcb_record *rec);
-
-/* Attach the provider ti found, in the next slot (capture.c).  0 or -errno. */
-int hcb_capture_attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti);
-
-/* capture_late.c */
-/* Take up a library a slot's provider attaches to only once it is mapped
- * (provider.h: find_late), now and then (capture_late.c says how often). */
-void hcb_capture_late(struct hcb_capture *c);
-
-/* capture_timing.c */
-/* Write what waits for its copy times and waited long enough (all: every
- * record: a barrier or the end comes).  Returns the receiver's error. */
-int hcb_capture_queue_flush(struct hcb_capture *c, int all);
-/* The copy times of tap seq of device, from slot s's provider. */
-void hcb_capture_copy_times(struct hcb_slot *s, uint32_t device, uint64_t seq, uint64_t start_ns,
-			    uint64_t end_ns);
-void hcb_capture_queue_free(struct hcb_capture *c);
-/* Ask now and then whether device copy times come; and at the end, if
- * they were asked for and never came, say why, once. */
-void hcb_capture_timing_check(struct hcb_capture *c);
-void hcb_capture_timing_notice(struct hcb_capture *c);
-void hcb_capture_warn(struct hcb_capture *c, const struct hcb_warning *w);
-
-/* capture_acct.c */
-/* Account for packet seq of device d of slot s before it is written:
- * losses it reveals become drop records first.  Returns the receiver's error. */
-int hcb_capture_account(struct hcb_slot *s, uint32_t d, uint64_t seq);
-/* A tap of device d of slot s was written. */
-void hcb_capture_count_written(struct hcb_slot *s, uint32_t d);
-/* Make the session known to `hcbtrace barrier` and `list`. */
-void hcb_capture_publish(struct hcb_capture *c);
-/* Serve barrier requests; after each poll.  Returns the receiver's error. */
-int hcb_capture_serve_barrier(struct hcb_capture *c);
-/* 1 while a barrier waits for packets to arrive: poll more often. */
-int hcb_capture_barrier_pending(const struct hcb_capture *c);
-/* The tail, rings drained: losses no packet showed and a barrier still
- * owed (if it can be answered).  Returns the receiver's error. */
-int hcb_capture_write_tail(struct hcb_capture *c);
-/* Final figures into the session's status, then withdraw it. */
-void hcb_capture_unpublish(struct hcb_capture *c);
+/* The slot that speaks for the target (the session record's platform,
+ * the figures in the session files): the one a barrier waits on, else
+ * the first. */
+static inline const struct hcb_slot *hcb_slots_main(const struct hcb_slots *s)
+{
+	return s->issuer ? s->issuer : &s->at[0];
+}
 
 #endif

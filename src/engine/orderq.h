@@ -17,7 +17,7 @@
  *     record it was given delivered and gone.
  *
  * The capture engine queues records here while device copy times come
- * (src/engine/capture_timing.c).  libc only; no clock of its own: the caller says
+ * (src/engine/out.c).  libc only; no clock of its own: the caller says
  * what time it is.
  */
 #ifndef HCB_ORDERQ_H

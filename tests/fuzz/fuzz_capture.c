@@ -3,10 +3,11 @@
  * libFuzzer target: ring records through the whole user side of a live
  * session, past where fuzz_records stops: the hcbtap decoder (as
  * prov_hcbtap feeds it), the capture engine's consumer of its packets
- * (src/engine/capture.c), the accounting and the session files (capture_acct.c,
- * acct.c, the real session.c in a private run directory), the queue of
- * taps for device copy times (capture_timing.c, orderq.c) and a JSONL
- * writer.  A device number past the tables crashed there once.
+ * (src/engine/capture.c), the accounting, the barriers and the session
+ * files (losses.c, acct.c, barriers.c, publish.c, the real session.c in a
+ * private run directory), the queue of taps for device copy times (out.c,
+ * orderq.c) and a JSONL writer.  A device number past the tables crashed
+ * there once.
  *
  * What BPF and /proc would give is stubbed here from the input: the probe's
  * per-device counters (handled, drops) and the target's issued counters.
@@ -23,7 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/capture_impl.h"
+#include "bpf/probes.h"
+#include "engine/capture.h"
+#include "providers/provider.h"
 #include "providers/hcbtap/decode.h"
 #include "providers/hcbtap/events.h"
 #include "recfile.h"

@@ -79,9 +79,6 @@ FLOORS = (
 # listed here fails, and one listed that no longer exists is reported, so
 # the list only shrinks.
 KNOWN_CIRCLES = [
-    {"src/engine/capture.c", "src/engine/capture_acct.c"},
-    {"src/engine/capture.c", "src/engine/capture_late.c"},
-    {"src/engine/capture.c", "src/engine/capture_timing.c"},
     {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
     {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
     {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},

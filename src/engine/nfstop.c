@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * capture_nfstop.c - record --on-trigger stop with --until nonfinite:
- * hand the conditions to the probes that check taps themselves (each
- * provider's stop_nonfinite and stop_arm, provider.h), so that the target
- * stops from its own thread at the very tap that holds a NaN or an
- * infinity.
- */
+/* nfstop.c - the probes' own NaN stop, in every slot (nfstop.h). */
 #include <errno.h>
 
 #include "capture_impl.h"
+#include "nfstop.h"
 
 /* Which failure says most: one that is no "not here" of a provider. */
 static int worse(int err, int best)
@@ -18,13 +13,13 @@ static int worse(int err, int best)
 	return best;
 }
 
-int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
-			       const uint64_t *device_mask)
+int hcb_nfstop_set(const struct hcb_slots *slots, const struct hcb_consumer *cons,
+		   const uint64_t *device_mask)
 {
 	int best = -ENOENT, ok = 0;
 
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < slots->n; i++) {
+		const struct hcb_slot *s = &slots->at[i];
 		int err;
 
 		if (!s->prov->stop_nonfinite)
@@ -38,12 +33,12 @@ int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer 
 	return ok ? 0 : best;
 }
 
-int hcb_capture_nfstop_arm(struct hcb_capture *c, int on)
+int hcb_nfstop_arm(const struct hcb_slots *slots, int on)
 {
 	int best = -ENOENT, ok = 0;
 
-	for (unsigned int i = 0; i < c->nslots; i++) {
-		const struct hcb_slot *s = &c->slot[i];
+	for (unsigned int i = 0; i < slots->n; i++) {
+		const struct hcb_slot *s = &slots->at[i];
 		int err;
 
 		if (!s->prov->stop_arm)
