@@ -75,6 +75,15 @@ struct hcb_hcbtap {
 	struct hcb_bounds b;
 };
 
+/* consumers.c */
+/* A registration read from the target or reassembled: into the registry. */
+int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
+			     size_t len);
+/* Read consumer cid's registration from the target (its chunks were
+ * lost); the consumer, or NULL. */
+const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
+					    uint64_t addr, uint64_t len);
+
 /* hcbtap_decode.c */
 int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
 
@@ -84,13 +93,6 @@ int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const 
 /* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
  * is over.  1 if another copy is still under way (wait for it), else 0. */
 int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
-/* A registration read from the target or reassembled: into the registry. */
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len);
-/* Read consumer cid's registration from the target (its chunks were
- * lost); the consumer, or NULL. */
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len);
 void hcb_dec_regs_expire(struct hcb_hcbtap *d);
 /* The end: every unfinished registration given up (what waited resolved). */
 int hcb_dec_regs_finish(struct hcb_hcbtap *d);

@@ -1,66 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode_reg.c - the hcbtap decoder's registrations: blobs
- * reassembled from their chunks (several copies at once), read from the target when their
- * chunks were lost, and kept in the registry; each within decode_bounds.h:
- * what is unfinished in the registration pool, given up when a copy ends
- * short, when the pool is full (the oldest first) or when it expires; the
- * consumers kept, by count and bytes.
+ * registration.c - the hcbtap decoder's registration blobs reassembled
+ * from their chunks (several copies at once, from several threads), each
+ * within providers/bounds.h: what is unfinished in the registration pool,
+ * given up when a copy ends short, when the pool is full (the oldest
+ * first) or when it expires.  A whole blob becomes a consumer in
+ * consumers.c; what waited for it is resolved in pending.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decode_impl.h"
-
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len)
-{
-	struct hcb_consumer *c;
-	int err;
-
-	if (hcb_registry_get(d->reg, cid))
-		return 0;
-	if (d->b.consumers >= HCB_BOUNDS_CONSUMERS ||
-	    d->b.consumer_bytes + len > HCB_BOUNDS_CONSUMER_BYTES) {
-		hcb_bounds_note(&d->b, HCB_BOUND_CONSUMERS, dev, cid,
-				"consumer %u not kept: %u consumers of %llu bytes are the most kept",
-				cid, d->b.consumers, (unsigned long long)d->b.consumer_bytes);
-		return 0;
-	}
-	err = hcb_consumer_from_reg(blob, len, &c);
-	if (err == -ENOMEM)
-		return err;
-	if (err || c->id != cid) {
-		if (!err)
-			hcb_consumer_free(c);
-		hcb_bounds_problem(&d->b, HCB_BAD_REGISTRATION, dev, cid,
-				   "registration of consumer %u is malformed", cid);
-		return 0;
-	}
-	err = hcb_registry_add(d->reg, c);
-	if (err == 0) {
-		d->b.consumers++;
-		d->b.consumer_bytes += len;
-	}
-	return err == -EEXIST ? 0 : err;
-}
-
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len)
-{
-	void *blob;
-
-	if (!d->ops->read_target || len == 0 || len > HCB_MAX_REG_BYTES)
-		return hcb_registry_get(d->reg, cid);
-	blob = malloc(len);
-	if (!blob)
-		return NULL;
-	if (d->ops->read_target(d->ctx, addr, blob, len) == 0)
-		hcb_dec_add_registration(d, dev, cid, blob, len);
-	free(blob);
-	return hcb_registry_get(d->reg, cid);
-}
 
 static void reg_free(struct hcb_hcbtap *d, struct pending_reg *r)
 {
