@@ -82,8 +82,6 @@ KNOWN_CIRCLES = [
     {"src/engine/capture.c", "src/engine/capture_acct.c"},
     {"src/engine/capture.c", "src/engine/capture_late.c"},
     {"src/engine/capture.c", "src/engine/capture_timing.c"},
-    {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
-    {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
     {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
     {"src/providers/jaxcb/decode.c", "src/providers/jaxcb/pycall.c"},
     {"src/providers/jaxcb/names.c", "src/providers/jaxcb/sites.c"},

@@ -46,18 +46,6 @@ void hcb_hcbtap_free(struct hcb_hcbtap *d)
 	free(d);
 }
 
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
-{
-	struct hcb_packet pkt = {
-		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
-		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
-		.payload = p->buf,
-	};
-
-	hcb_bounds_delivered(&d->b, p->device, p->seq, p->consumer->total_bytes);
-	return d->ops->packet(d->ctx, &pkt);
-}
-
 /* A packet the emitter could not send: it took its seq, nothing is
  * delivered, and the device's count of such losses says why. */
 static int on_lost(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
@@ -290,8 +278,15 @@ int hcb_hcbtap_feed(struct hcb_hcbtap *d, const void *rec, size_t len)
 
 int hcb_hcbtap_tick(struct hcb_hcbtap *d, uint64_t now_ns)
 {
+	struct devset touched = { { 0 } };
+
 	d->b.now_ns = now_ns ? now_ns : 1;
-	return hcb_dec_expire(d);
+	hcb_dec_expire(d, &touched);
+	/* registrations given up, and what waited for them resolved, before
+	 * the devices of the expired packets go on: the order of deliveries
+	 * across devices the decoder has always had */
+	hcb_dec_regs_expire(d);
+	return hcb_dec_drain_set(d, &touched);
 }
 
 unsigned int hcb_hcbtap_pending(const struct hcb_hcbtap *d)

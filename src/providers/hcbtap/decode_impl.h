@@ -58,6 +58,12 @@ struct pending_reg {
 	uint64_t touched_ns;
 };
 
+/* Devices to drain after a change freed packets of their queues, a bit
+ * each. */
+struct devset {
+	uint64_t bit[HCB_MAX_DEVICES / 64];
+};
+
 /* Buckets of the pending packets' indexes: as many as packets may be held
  * (HCB_BOUNDS_PACKETS), a power of two. */
 #define PENDING_BUCKETS 4096u
@@ -84,9 +90,6 @@ int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, c
 const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
 					    uint64_t addr, uint64_t len);
 
-/* hcbtap_decode.c */
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
-
 /* hcbtap_decode_reg.c */
 /* Chunk h of a registration blob. */
 int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data);
@@ -104,6 +107,8 @@ void hcb_dec_regs_free(struct hcb_hcbtap *d);
 struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
 				    const struct hcb_consumer *c);
 void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p);
+/* Packet p, whole and of a known consumer, to the packet callback. */
+int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
 /* The newest pending packet (device, seq) of consumer cid, or NULL. */
 struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid);
 /* Whether device's packets now wait in its queue. */
@@ -111,11 +116,14 @@ int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device);
 void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p);
 /* Deliver what is whole at the head of device's queue. */
 int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device);
+int hcb_dec_drain_set(struct hcb_hcbtap *d, const struct devset *s);
 /* Consumer cid is known now (c), or never will be (c NULL): the packets
  * that waited for it are checked and delivered in order, or lost. */
 int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
 /* A thread's next packet began: what it left unfinished was cut short. */
 int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
-int hcb_dec_expire(struct hcb_hcbtap *d);
+/* Give up the packets that made no progress for a while, their devices
+ * added to touched, to drain once the caller is done. */
+void hcb_dec_expire(struct hcb_hcbtap *d, struct devset *touched);
 
 #endif

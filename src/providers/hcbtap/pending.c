@@ -22,18 +22,13 @@ static int whole(const struct pending *p)
 	return p->received == p->total;
 }
 
-/* Device bits of what to drain after a change, 256 of them. */
-struct devset {
-	uint64_t bit[HCB_MAX_DEVICES / 64];
-};
-
 static void devset_add(struct devset *s, uint32_t dev)
 {
 	if (hcb_bounds_device_ok(dev))
 		s->bit[dev / 64] |= UINT64_C(1) << (dev % 64);
 }
 
-static int devset_drain(struct hcb_hcbtap *d, const struct devset *s)
+int hcb_dec_drain_set(struct hcb_hcbtap *d, const struct devset *s)
 {
 	for (uint32_t dev = 0; dev < HCB_MAX_DEVICES; dev++) {
 		int err;
@@ -130,7 +125,7 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 		struct pending *old = d->oldest;
 
 		if (!old) {
-			devset_drain(d, &touched);
+			hcb_dec_drain_set(d, &touched);
 			return -ENOBUFS;
 		}
 		hcb_bounds_lose(&d->b, HCB_BOUND_PACKET_MEM, old->device, old->consumer_id,
@@ -143,7 +138,7 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 	}
 	/* what waited behind those goes on (errors are the callback's: the
 	 * next delivery sees them again) */
-	devset_drain(d, &touched);
+	hcb_dec_drain_set(d, &touched);
 	return 0;
 }
 
@@ -186,6 +181,18 @@ struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pk
 	d->pending = p;
 	index_add(d, p);
 	return p;
+}
+
+int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
+{
+	struct hcb_packet pkt = {
+		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
+		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
+		.payload = p->buf,
+	};
+
+	hcb_bounds_delivered(&d->b, p->device, p->seq, p->consumer->total_bytes);
+	return d->ops->packet(d->ctx, &pkt);
 }
 
 int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device)
@@ -255,7 +262,7 @@ int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consume
 		}
 		hcb_dec_pending_free(d, p);
 	}
-	return devset_drain(d, &touched);
+	return hcb_dec_drain_set(d, &touched);
 }
 
 int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
@@ -273,27 +280,23 @@ int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 		devset_add(&touched, q->device);
 		hcb_dec_pending_free(d, q);
 	}
-	return devset_drain(d, &touched);
+	return hcb_dec_drain_set(d, &touched);
 }
 
-int hcb_dec_expire(struct hcb_hcbtap *d)
+void hcb_dec_expire(struct hcb_hcbtap *d, struct devset *touched)
 {
-	struct devset touched = { { 0 } };
-
 	for (struct pending *q = d->oldest, *prev; q; q = prev) {
 		prev = q->prev;
 		if (!q->touched_ns)
 			q->touched_ns = d->b.now_ns;
-		/* a waiting packet goes with its registration, below */
+		/* a waiting packet goes with its registration (registration.c) */
 		if (!q->consumer || !hcb_bounds_expired(&d->b, q->touched_ns))
 			continue;
 		hcb_bounds_lose(&d->b, HCB_BOUND_EXPIRED, q->device, q->consumer_id,
 				"packet %llu of device %u given up: %llu of %llu bytes came, then none "
 				"for a while", (unsigned long long)q->seq, q->device,
 				(unsigned long long)q->received, (unsigned long long)q->total);
-		devset_add(&touched, q->device);
+		devset_add(touched, q->device);
 		hcb_dec_pending_free(d, q);
 	}
-	hcb_dec_regs_expire(d);
-	return devset_drain(d, &touched);
 }
