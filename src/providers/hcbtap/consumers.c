@@ -12,8 +12,8 @@
 
 #include "decode_impl.h"
 
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len)
+int hcb_hcbtap_consumer_add(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
+			    size_t len)
 {
 	struct hcb_consumer *c;
 	int err;
@@ -45,8 +45,8 @@ int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, c
 	return err == -EEXIST ? 0 : err;
 }
 
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len)
+const struct hcb_consumer *hcb_hcbtap_consumer_read(struct hcb_hcbtap *d, uint32_t dev,
+						     uint32_t cid, uint64_t addr, uint64_t len)
 {
 	void *blob;
 
@@ -56,7 +56,7 @@ const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, 
 	if (!blob)
 		return NULL;
 	if (d->ops->read_target(d->ctx, addr, blob, len) == 0)
-		hcb_dec_add_registration(d, dev, cid, blob, len);
+		hcb_hcbtap_consumer_add(d, dev, cid, blob, len);
 	free(blob);
 	return hcb_registry_get(d->reg, cid);
 }

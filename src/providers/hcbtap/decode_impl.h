@@ -83,47 +83,49 @@ struct hcb_hcbtap {
 
 /* consumers.c */
 /* A registration read from the target or reassembled: into the registry. */
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len);
+int hcb_hcbtap_consumer_add(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
+			    size_t len);
 /* Read consumer cid's registration from the target (its chunks were
  * lost); the consumer, or NULL. */
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len);
+const struct hcb_consumer *hcb_hcbtap_consumer_read(struct hcb_hcbtap *d, uint32_t dev,
+						     uint32_t cid, uint64_t addr, uint64_t len);
 
 /* hcbtap_decode_reg.c */
 /* Chunk h of a registration blob. */
-int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data);
+int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
+			 const unsigned char *data);
 /* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
  * is over.  1 if another copy is still under way (wait for it), else 0. */
-int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
-void hcb_dec_regs_expire(struct hcb_hcbtap *d);
+int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
+void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d);
 /* The end: every unfinished registration given up (what waited resolved). */
-int hcb_dec_regs_finish(struct hcb_hcbtap *d);
-void hcb_dec_regs_free(struct hcb_hcbtap *d);
+int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d);
+void hcb_hcbtap_regs_free(struct hcb_hcbtap *d);
 
 /* hcbtap_decode_pending.c */
 /* A new pending packet of e's header (consumer c, NULL: waits), holding
  * total bytes; NULL when it cannot be held (a problem counted). */
-struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
-				    const struct hcb_consumer *c);
-void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p);
+struct pending *hcb_hcbtap_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
+				       const struct hcb_consumer *c);
+void hcb_hcbtap_pending_free(struct hcb_hcbtap *d, struct pending *p);
 /* Packet p, whole and of a known consumer, to the packet callback. */
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
+int hcb_hcbtap_deliver(struct hcb_hcbtap *d, struct pending *p);
 /* The newest pending packet (device, seq) of consumer cid, or NULL. */
-struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid);
+struct pending *hcb_hcbtap_pending_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq,
+					uint32_t cid);
 /* Whether device's packets now wait in its queue. */
-int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device);
-void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p);
+int hcb_hcbtap_queued(const struct hcb_hcbtap *d, uint32_t device);
+void hcb_hcbtap_enqueue(struct hcb_hcbtap *d, struct pending *p);
 /* Deliver what is whole at the head of device's queue. */
-int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device);
-int hcb_dec_drain_set(struct hcb_hcbtap *d, const struct devset *s);
+int hcb_hcbtap_drain(struct hcb_hcbtap *d, uint32_t device);
+int hcb_hcbtap_drain_set(struct hcb_hcbtap *d, const struct devset *s);
 /* Consumer cid is known now (c), or never will be (c NULL): the packets
  * that waited for it are checked and delivered in order, or lost. */
-int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
+int hcb_hcbtap_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
 /* A thread's next packet began: what it left unfinished was cut short. */
-int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
+int hcb_hcbtap_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
 /* Give up the packets that made no progress for a while, their devices
  * added to touched, to drain once the caller is done. */
-void hcb_dec_expire(struct hcb_hcbtap *d, struct devset *touched);
+void hcb_hcbtap_pending_expire(struct hcb_hcbtap *d, struct devset *touched);
 
 #endif

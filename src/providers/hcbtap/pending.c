@@ -28,14 +28,14 @@ static void devset_add(struct devset *s, uint32_t dev)
 		s->bit[dev / 64] |= UINT64_C(1) << (dev % 64);
 }
 
-int hcb_dec_drain_set(struct hcb_hcbtap *d, const struct devset *s)
+int hcb_hcbtap_drain_set(struct hcb_hcbtap *d, const struct devset *s)
 {
 	for (uint32_t dev = 0; dev < HCB_MAX_DEVICES; dev++) {
 		int err;
 
 		if (!(s->bit[dev / 64] >> (dev % 64) & 1))
 			continue;
-		err = hcb_dec_drain(d, dev);
+		err = hcb_hcbtap_drain(d, dev);
 		if (err)
 			return err;
 	}
@@ -95,7 +95,8 @@ static void index_remove(struct pending *p)
 		p->tnext->tprev = p->tprev;
 }
 
-struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid)
+struct pending *hcb_hcbtap_pending_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq,
+					uint32_t cid)
 {
 	for (struct pending *p = *seq_bucket(d, device, seq); p; p = p->snext)
 		if (p->device == device && p->seq == seq && p->consumer_id == cid)
@@ -103,7 +104,7 @@ struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq
 	return NULL;
 }
 
-void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p)
+void hcb_hcbtap_pending_free(struct hcb_hcbtap *d, struct pending *p)
 {
 	if (p->queued)
 		queue_remove(d, p);
@@ -125,7 +126,7 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 		struct pending *old = d->oldest;
 
 		if (!old) {
-			hcb_dec_drain_set(d, &touched);
+			hcb_hcbtap_drain_set(d, &touched);
 			return -ENOBUFS;
 		}
 		hcb_bounds_lose(&d->b, HCB_BOUND_PACKET_MEM, old->device, old->consumer_id,
@@ -134,16 +135,16 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 				old->device, (unsigned long long)e->seq, e->device, d->b.packets.n,
 				(unsigned long long)d->b.packets.bytes);
 		devset_add(&touched, old->device);
-		hcb_dec_pending_free(d, old);
+		hcb_hcbtap_pending_free(d, old);
 	}
 	/* what waited behind those goes on (errors are the callback's: the
 	 * next delivery sees them again) */
-	hcb_dec_drain_set(d, &touched);
+	hcb_hcbtap_drain_set(d, &touched);
 	return 0;
 }
 
-struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
-				    const struct hcb_consumer *c)
+struct pending *hcb_hcbtap_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
+				       const struct hcb_consumer *c)
 {
 	uint64_t total = c ? c->total_bytes : e->total_bytes;
 	uint64_t need = total + sizeof(struct pending);
@@ -183,7 +184,7 @@ struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pk
 	return p;
 }
 
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
+int hcb_hcbtap_deliver(struct hcb_hcbtap *d, struct pending *p)
 {
 	struct hcb_packet pkt = {
 		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
@@ -195,12 +196,12 @@ int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
 	return d->ops->packet(d->ctx, &pkt);
 }
 
-int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device)
+int hcb_hcbtap_queued(const struct hcb_hcbtap *d, uint32_t device)
 {
 	return hcb_bounds_device_ok(device) && d->qhead[device];
 }
 
-void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p)
+void hcb_hcbtap_enqueue(struct hcb_hcbtap *d, struct pending *p)
 {
 	*(d->qtail[p->device] ? &d->qtail[p->device]->qnext : &d->qhead[p->device]) = p;
 	d->qtail[p->device] = p;
@@ -208,14 +209,14 @@ void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p)
 	p->queued = 1;
 }
 
-int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device)
+int hcb_hcbtap_drain(struct hcb_hcbtap *d, uint32_t device)
 {
 	struct pending *p;
 
 	while ((p = d->qhead[device]) && p->consumer && whole(p)) {
-		int err = hcb_dec_deliver(d, p);
+		int err = hcb_hcbtap_deliver(d, p);
 
-		hcb_dec_pending_free(d, p);
+		hcb_hcbtap_pending_free(d, p);
 		if (err)
 			return err;
 	}
@@ -231,7 +232,7 @@ static struct pending *first_waiting(struct hcb_hcbtap *d, uint32_t cid)
 	return NULL;
 }
 
-int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c)
+int hcb_hcbtap_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c)
 {
 	struct pending *w = first_waiting(d, cid);
 	struct devset touched = { { 0 } };
@@ -240,7 +241,7 @@ int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consume
 		return 0;
 	/* no copy brought it: the target itself, once, if it is still there */
 	if (!c)
-		c = hcb_dec_read_reg(d, w->device, cid, w->reg_addr, w->reg_len);
+		c = hcb_hcbtap_consumer_read(d, w->device, cid, w->reg_addr, w->reg_len);
 	for (struct pending *p = d->oldest, *prev; p; p = prev) {
 		prev = p->prev;
 		if (p->consumer || p->consumer_id != cid)
@@ -260,12 +261,12 @@ int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consume
 			p->consumer = c;
 			continue;
 		}
-		hcb_dec_pending_free(d, p);
+		hcb_hcbtap_pending_free(d, p);
 	}
-	return hcb_dec_drain_set(d, &touched);
+	return hcb_hcbtap_drain_set(d, &touched);
 }
 
-int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
+int hcb_hcbtap_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 {
 	struct devset touched = { { 0 } };
 
@@ -278,12 +279,12 @@ int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 				   (unsigned long long)q->seq, q->device, (unsigned long long)q->received,
 				   (unsigned long long)q->total);
 		devset_add(&touched, q->device);
-		hcb_dec_pending_free(d, q);
+		hcb_hcbtap_pending_free(d, q);
 	}
-	return hcb_dec_drain_set(d, &touched);
+	return hcb_hcbtap_drain_set(d, &touched);
 }
 
-void hcb_dec_expire(struct hcb_hcbtap *d, struct devset *touched)
+void hcb_hcbtap_pending_expire(struct hcb_hcbtap *d, struct devset *touched)
 {
 	for (struct pending *q = d->oldest, *prev; q; q = prev) {
 		prev = q->prev;
@@ -297,6 +298,6 @@ void hcb_dec_expire(struct hcb_hcbtap *d, struct devset *touched)
 				"for a while", (unsigned long long)q->seq, q->device,
 				(unsigned long long)q->received, (unsigned long long)q->total);
 		devset_add(touched, q->device);
-		hcb_dec_pending_free(d, q);
+		hcb_hcbtap_pending_free(d, q);
 	}
 }

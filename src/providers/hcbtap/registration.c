@@ -37,7 +37,7 @@ static int reg_give_up(struct hcb_hcbtap *d, struct pending_reg *r)
 
 	reg_unlink(d, r);
 	reg_free(d, r);
-	return hcb_dec_resolve(d, cid, NULL);
+	return hcb_hcbtap_resolve(d, cid, NULL);
 }
 
 /* Room for a registration of total bytes: the oldest given up while the
@@ -132,7 +132,8 @@ static uint64_t mark(unsigned char *have, uint64_t from, uint64_t to)
 	return n;
 }
 
-int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
+int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
+			 const unsigned char *data)
 {
 	struct pending_reg *r;
 	const struct hcb_consumer *c;
@@ -159,14 +160,14 @@ int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const 
 	if (r->received < r->total)
 		return 0;
 	reg_unlink(d, r);
-	err = hcb_dec_add_registration(d, h->device, h->consumer_id, r->buf, r->total);
+	err = hcb_hcbtap_consumer_add(d, h->device, h->consumer_id, r->buf, r->total);
 	reg_free(d, r);
 	c = hcb_registry_get(d->reg, h->consumer_id);
 	/* what waited for it goes now, or, had it no use, goes without it */
-	return err ? err : hcb_dec_resolve(d, h->consumer_id, c);
+	return err ? err : hcb_hcbtap_resolve(d, h->consumer_id, c);
 }
 
-int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
+int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
 {
 	struct pending_reg *r = reg_find(d, cid);
 	int err;
@@ -186,7 +187,7 @@ int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, u
 	return err < 0 ? err : 0;
 }
 
-void hcb_dec_regs_expire(struct hcb_hcbtap *d)
+void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d)
 {
 	for (struct pending_reg *r = d->regs, *next; r; r = next) {
 		next = r->next;
@@ -203,7 +204,7 @@ void hcb_dec_regs_expire(struct hcb_hcbtap *d)
 	}
 }
 
-int hcb_dec_regs_finish(struct hcb_hcbtap *d)
+int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d)
 {
 	int err = 0;
 
@@ -212,7 +213,7 @@ int hcb_dec_regs_finish(struct hcb_hcbtap *d)
 	return err;
 }
 
-void hcb_dec_regs_free(struct hcb_hcbtap *d)
+void hcb_hcbtap_regs_free(struct hcb_hcbtap *d)
 {
 	while (d->regs) {
 		struct pending_reg *r = d->regs;
