@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode.c - the hcbtap decoder's records and packets
- * (hcbtap_decode.h).  Every figure it keeps and every byte it holds for the
- * target is within decode_bounds.h; registrations are hcbtap_decode_reg.c's,
- * unfinished packets hcbtap_decode_pending.c's.
+ * decode.c - the hcbtap decoder's records and packets (decode.h), the top
+ * of its files (decode_impl.h).  Every figure it keeps and every byte it
+ * holds for the target is within providers/bounds.h; registrations are
+ * registration.c's, consumers consumers.c's, packets not delivered yet
+ * pending.c's.
  */
 #include <errno.h>
 #include <stdlib.h>

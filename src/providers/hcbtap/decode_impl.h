@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* hcbtap_decode_impl.h - the hcbtap decoder's state, shared by its files
- * (hcbtap_decode.c: records and packets; hcbtap_decode_reg.c:
- * registrations; hcbtap_decode_pending.c: unfinished packets, queued in
- * order, given up in bounds).  Nothing outside src/hcbtap_decode*.c
- * includes it. */
+/*
+ * decode_impl.h - the hcbtap decoder's state, shared by its files, and
+ * what each file offers those above it.  A file calls only the files below
+ * it, so that each can be read, and changed, knowing only what it builds
+ * on:
+ *
+ *   decode.c        records into packets, and the API (decode.h)
+ *   registration.c  registration blobs reassembled from their chunks
+ *   pending.c       packets not delivered yet: chunks still coming, or
+ *                   held in their device's order; their delivery
+ *   consumers.c     the consumers kept, a blob read from the target when
+ *                   its chunks were lost
+ *
+ * Only those files include it.
+ */
 #ifndef HCB_HCBTAP_DECODE_IMPL_H
 #define HCB_HCBTAP_DECODE_IMPL_H
 
@@ -90,19 +100,7 @@ int hcb_hcbtap_consumer_add(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, co
 const struct hcb_consumer *hcb_hcbtap_consumer_read(struct hcb_hcbtap *d, uint32_t dev,
 						     uint32_t cid, uint64_t addr, uint64_t len);
 
-/* hcbtap_decode_reg.c */
-/* Chunk h of a registration blob. */
-int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
-			 const unsigned char *data);
-/* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
- * is over.  1 if another copy is still under way (wait for it), else 0. */
-int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
-void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d);
-/* The end: every unfinished registration given up (what waited resolved). */
-int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d);
-void hcb_hcbtap_regs_free(struct hcb_hcbtap *d);
-
-/* hcbtap_decode_pending.c */
+/* pending.c */
 /* A new pending packet of e's header (consumer c, NULL: waits), holding
  * total bytes; NULL when it cannot be held (a problem counted). */
 struct pending *hcb_hcbtap_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
@@ -118,14 +116,31 @@ int hcb_hcbtap_queued(const struct hcb_hcbtap *d, uint32_t device);
 void hcb_hcbtap_enqueue(struct hcb_hcbtap *d, struct pending *p);
 /* Deliver what is whole at the head of device's queue. */
 int hcb_hcbtap_drain(struct hcb_hcbtap *d, uint32_t device);
+/* Each device of s: a change that freed packets of several queues drains
+ * them once it is done, in device order. */
 int hcb_hcbtap_drain_set(struct hcb_hcbtap *d, const struct devset *s);
 /* Consumer cid is known now (c), or never will be (c NULL): the packets
  * that waited for it are checked and delivered in order, or lost. */
 int hcb_hcbtap_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
 /* A thread's next packet began: what it left unfinished was cut short. */
 int hcb_hcbtap_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
-/* Give up the packets that made no progress for a while, their devices
- * added to touched, to drain once the caller is done. */
+/* Give up the packets that made no progress for a while.  Their devices
+ * are added to touched for the caller to drain: it gives up the expired
+ * registrations first, the order deliveries have always had. */
 void hcb_hcbtap_pending_expire(struct hcb_hcbtap *d, struct devset *touched);
+
+/* registration.c */
+/* Chunk h of a registration blob. */
+int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
+			 const unsigned char *data);
+/* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
+ * is over.  1 if another copy is still under way (wait for it), else 0. */
+int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
+/* Give up the registrations that made no progress for a while (what
+ * waited for them resolved). */
+void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d);
+/* The end: every unfinished registration given up (what waited resolved). */
+int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d);
+void hcb_hcbtap_regs_free(struct hcb_hcbtap *d);
 
 #endif

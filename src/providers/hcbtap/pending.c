@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode_pending.c - the hcbtap decoder's pending packets: payloads
- * whose chunks are coming, and packets held in their device's order behind one
- * that waits for its registration (another thread's copy of it still in
- * the ring when the packet came: the target may be gone before it could be
- * read there).  All of it within the packet pool of decode_bounds.h: the
- * oldest is given up, counted, to make room; what made no progress for a
- * while is given up at a tick.
+ * pending.c - the hcbtap decoder's pending packets: payloads whose chunks
+ * are coming, and packets held in their device's order behind one that
+ * waits for its registration (another thread's copy of it still in the
+ * ring when the packet came: the target may be gone before it could be
+ * read there).  All of it within the packet pool of providers/bounds.h:
+ * the oldest is given up, counted, to make room; what made no progress for
+ * a while is given up at a tick.  Packets are delivered here, since every
+ * change to a queue may free what waited at its head.
  */
 #include <errno.h>
 #include <stdlib.h>
