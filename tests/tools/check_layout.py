@@ -79,8 +79,6 @@ FLOORS = (
 # listed here fails, and one listed that no longer exists is reported, so
 # the list only shrinks.
 KNOWN_CIRCLES = [
-    {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
-    {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
     {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
     {"src/providers/jaxcb/decode.c", "src/providers/jaxcb/pycall.c"},
     {"src/providers/jaxcb/names.c", "src/providers/jaxcb/sites.c"},

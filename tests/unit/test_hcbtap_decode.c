@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hcbtap_decode.c - the hcbtap decoder (src/providers/hcbtap/decode.h) fed
- * records built by hand in the layout of src/providers/hcbtap/events.h: REG chunks of a
- * blob from hcb_reg_build, a PKT, DATA chunks.  Good streams, every problem
- * the decoder counts, and a mutation fuzz loop (fixed seed).
+ * test_hcbtap_decode.c - the hcbtap decoder (src/providers/hcbtap/decode.h)
+ * fed records built by hand in the layout of src/providers/hcbtap/events.h:
+ * REG chunks of a blob from hcb_reg_build, a PKT, DATA chunks.  Good
+ * streams, every problem the decoder counts, and a mutation fuzz loop
+ * (fixed seed).
  *
- *	gcc ... -Isrc src/hcbtap_decode*.c src/providers/bounds.c src/core/registry.c \
- *		src/core/consumer.c src/core/dtype.c src/core/tree.c tests/unit/test_hcbtap_decode.c -lcmocka
+ *	gcc ... -Isrc src/providers/hcbtap/{decode,registration,pending,consumers}.c \
+ *		src/providers/bounds.c src/core/packet.c src/core/registry.c \
+ *		src/core/consumer.c src/core/dtype.c src/core/tree.c \
+ *		tests/unit/test_hcbtap_decode.c -lcmocka -lm
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -625,9 +628,9 @@ static void test_registration_restarts(void **state)
 
 /*
  * Two threads emit the first registration of one consumer at the same time
- * (providers/hcbtap/events.h: REG chunks "on first sight", per thread), so the copies'
- * chunks interleave.  Both carry the same bytes; the registration must be
- * had, with no warning.
+ * (providers/hcbtap/events.h: REG chunks "on first sight", per thread), so
+ * the copies' chunks interleave.  Both carry the same bytes; the
+ * registration must be had, with no warning.
  */
 static void test_registration_two_copies_interleaved(void **state)
 {
@@ -1196,8 +1199,8 @@ static void test_problem_names(void **state)
 /*
  * A target registers f32[2^59] (2^61 bytes: a valid shape, hcb_consumer_from_reg
  * accepts it) and sends a packet claiming that size.  The decoder must not
- * stop the session with -ENOMEM (live.c ends tracing on it): the packet is a
- * problem of that stream, and later packets still decode.
+ * stop the session with -ENOMEM (the capture engine ends tracing on it): the
+ * packet is a problem of that stream, and later packets still decode.
  */
 static void test_huge_payload(void **state)
 {

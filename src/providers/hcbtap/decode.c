@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode.c - the hcbtap decoder's records and packets
- * (hcbtap_decode.h).  Every figure it keeps and every byte it holds for the
- * target is within decode_bounds.h; registrations are hcbtap_decode_reg.c's,
- * unfinished packets hcbtap_decode_pending.c's.
+ * decode.c - the hcbtap decoder's records and packets (decode.h), the top
+ * of its files (decode_impl.h).  Every figure it keeps and every byte it
+ * holds for the target is within providers/bounds.h; registrations are
+ * registration.c's, consumers consumers.c's, packets not delivered yet
+ * pending.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,22 +41,10 @@ void hcb_hcbtap_free(struct hcb_hcbtap *d)
 	if (!d)
 		return;
 	while (d->pending)
-		hcb_dec_pending_free(d, d->pending);
-	hcb_dec_regs_free(d);
+		hcb_hcbtap_pending_free(d, d->pending);
+	hcb_hcbtap_regs_free(d);
 	hcb_registry_free(d->reg);
 	free(d);
-}
-
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p)
-{
-	struct hcb_packet pkt = {
-		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
-		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
-		.payload = p->buf,
-	};
-
-	hcb_bounds_delivered(&d->b, p->device, p->seq, p->consumer->total_bytes);
-	return d->ops->packet(d->ctx, &pkt);
 }
 
 /* A packet the emitter could not send: it took its seq, nothing is
@@ -95,7 +84,7 @@ static const struct hcb_consumer *pkt_consumer(struct hcb_hcbtap *d, const struc
 
 	/* its registration chunks were lost: read it from the target */
 	if (!c)
-		c = hcb_dec_read_reg(d, e->device, e->consumer_id, e->reg_addr, e->reg_len);
+		c = hcb_hcbtap_consumer_read(d, e->device, e->consumer_id, e->reg_addr, e->reg_len);
 	if (!c) {
 		hcb_bounds_problem(&d->b, HCB_UNKNOWN_CONSUMER, e->device, e->consumer_id,
 				   "packet %llu of device %u is for unknown consumer %u",
@@ -126,13 +115,13 @@ static int pkt_begin(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, const str
 	int wait, err;
 
 	if (!pkt_ok(d, e)) {
-		err = hcb_dec_reg_copy_over(d, e->consumer_id, e->device, e->seq);
+		err = hcb_hcbtap_reg_copy_over(d, e->consumer_id, e->device, e->seq);
 		return err < 0 ? err : 0;
 	}
-	err = hcb_dec_cut_short(d, e->pid, e->tid);
+	err = hcb_hcbtap_cut_short(d, e->pid, e->tid);
 	if (err)
 		return err;
-	wait = hcb_dec_reg_copy_over(d, e->consumer_id, e->device, e->seq);
+	wait = hcb_hcbtap_reg_copy_over(d, e->consumer_id, e->device, e->seq);
 	if (wait < 0)
 		return wait;
 	*c = hcb_registry_get(d->reg, e->consumer_id);
@@ -148,9 +137,9 @@ static int pkt_whole(struct hcb_hcbtap *d, struct pending *p)
 	int err;
 
 	if (p->queued)
-		return hcb_dec_drain(d, p->device);
-	err = hcb_dec_deliver(d, p);
-	hcb_dec_pending_free(d, p);
+		return hcb_hcbtap_drain(d, p->device);
+	err = hcb_hcbtap_deliver(d, p);
+	hcb_hcbtap_pending_free(d, p);
 	return err;
 }
 
@@ -165,12 +154,12 @@ static int on_pkt(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e)
 	ok = pkt_begin(d, e, &c);
 	if (ok <= 0)
 		return ok;
-	p = hcb_dec_pending_new(d, e, c);
+	p = hcb_hcbtap_pending_new(d, e, c);
 	if (!p)
 		return 0;
 	/* waiting, or behind one that waits: in the device's order */
-	if (!c || hcb_dec_queued(d, e->device))
-		hcb_dec_enqueue(d, p);
+	if (!c || hcb_hcbtap_queued(d, e->device))
+		hcb_hcbtap_enqueue(d, p);
 	return p->total == 0 ? pkt_whole(d, p) : 0;
 }
 
@@ -192,19 +181,19 @@ static int on_pkt_inline(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, const
 				   (unsigned long long)e->total_bytes);
 		return 0;
 	}
-	if (c && !hcb_dec_queued(d, e->device)) {
+	if (c && !hcb_hcbtap_queued(d, e->device)) {
 		now = (struct pending){ .device = e->device, .seq = e->seq, .mono_ns = e->ts_ns,
 					.pid = e->pid, .tid = e->tid, .consumer = c,
 					.buf = (unsigned char *)payload };
-		return hcb_dec_deliver(d, &now);
+		return hcb_hcbtap_deliver(d, &now);
 	}
-	p = hcb_dec_pending_new(d, e, c);
+	p = hcb_hcbtap_pending_new(d, e, c);
 	if (!p)
 		return 0;
 	memcpy(p->buf, payload, p->total);
 	p->received = p->total;
-	hcb_dec_enqueue(d, p);
-	return hcb_dec_drain(d, e->device);
+	hcb_hcbtap_enqueue(d, p);
+	return hcb_hcbtap_drain(d, e->device);
 }
 
 /* A small packet as libhcbtap laid it out: its header as the other packet
@@ -230,7 +219,7 @@ static int on_pkt_wire(struct hcb_hcbtap *d, const void *rec, size_t len)
 
 static int on_data_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
 {
-	struct pending *p = hcb_dec_find(d, h->device, h->seq, h->consumer_id);
+	struct pending *p = hcb_hcbtap_pending_find(d, h->device, h->seq, h->consumer_id);
 
 	if (!p) {
 		/* its PKT record was rejected (counted there) or never came */
@@ -242,8 +231,8 @@ static int on_data_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, con
 		hcb_bounds_problem(&d->b, HCB_BAD_CHUNK, h->device, h->consumer_id,
 				   "chunk at %llu of packet %llu of device %u out of order or bounds",
 				   (unsigned long long)h->offset, (unsigned long long)h->seq, h->device);
-		hcb_dec_pending_free(d, p);
-		return hcb_dec_drain(d, dev);
+		hcb_hcbtap_pending_free(d, p);
+		return hcb_hcbtap_drain(d, dev);
 	}
 	memcpy(p->buf + h->offset, data, h->len);
 	p->received += h->len;
@@ -284,14 +273,21 @@ int hcb_hcbtap_feed(struct hcb_hcbtap *d, const void *rec, size_t len)
 		return 0;
 	}
 	if (type == HCB_EV_REG)
-		return hcb_dec_reg_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
+		return hcb_hcbtap_reg_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
 	return on_data_chunk(d, &h, (const unsigned char *)rec + sizeof(h));
 }
 
 int hcb_hcbtap_tick(struct hcb_hcbtap *d, uint64_t now_ns)
 {
+	struct devset touched = { { 0 } };
+
 	d->b.now_ns = now_ns ? now_ns : 1;
-	return hcb_dec_expire(d);
+	hcb_hcbtap_pending_expire(d, &touched);
+	/* registrations given up, and what waited for them resolved, before
+	 * the devices of the expired packets go on: the order of deliveries
+	 * across devices the decoder has always had */
+	hcb_hcbtap_regs_expire(d);
+	return hcb_hcbtap_drain_set(d, &touched);
 }
 
 unsigned int hcb_hcbtap_pending(const struct hcb_hcbtap *d)
@@ -314,7 +310,7 @@ int hcb_hcbtap_finish(struct hcb_hcbtap *d)
 	int err = 0;
 
 	/* no copy will come now: what waited for one goes without it */
-	err = hcb_dec_regs_finish(d);
+	err = hcb_hcbtap_regs_finish(d);
 	while (!err && (p = unfinished(d))) {
 		uint32_t dev = p->device;
 
@@ -322,8 +318,8 @@ int hcb_hcbtap_finish(struct hcb_hcbtap *d)
 				   "packet %llu of device %u was cut short (%llu of %llu bytes)",
 				   (unsigned long long)p->seq, p->device, (unsigned long long)p->received,
 				   (unsigned long long)p->total);
-		hcb_dec_pending_free(d, p);
-		err = hcb_dec_drain(d, dev);
+		hcb_hcbtap_pending_free(d, p);
+		err = hcb_hcbtap_drain(d, dev);
 	}
 	return err;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode.h - the hcbtap provider's decoder (struct hcb_hcbtap, as
+ * decode.h - the hcbtap provider's decoder (struct hcb_hcbtap, as
  * struct hcb_jaxffi and struct hcb_outfeed are the other providers'): turns
  * the ring buffer's records (events.h) back into packets:
  * registrations first, then per device each packet's chunks, reassembled
@@ -9,7 +9,7 @@
  * Malformed input is counted per device and reported through ops->warn,
  * never trusted: wrong magic, unknown consumer, a payload whose size does not
  * match the registration, chunks outside their packet, a device out of
- * range.  What it holds for the target is bounded (decode_bounds.h).  No
+ * range.  What it holds for the target is bounded (providers/bounds.h).  No
  * BPF in here, so the unit tests feed it records directly.
  */
 #ifndef HCB_HCBTAP_DECODE_H
@@ -28,14 +28,14 @@ struct hcb_bounds;
 
 int hcb_hcbtap_new(struct hcb_hcbtap **out, const struct hcb_decoder_ops *ops, void *ctx);
 /* Unfinished packets may hold up to packet_bytes (never less than the
- * default of decode_bounds.h): a live session's ring size. */
+ * default of providers/bounds.h): a live session's ring size. */
 void hcb_hcbtap_set_budget(struct hcb_hcbtap *d, uint64_t packet_bytes);
 void hcb_hcbtap_free(struct hcb_hcbtap *d);
 /* Feed one ring-buffer record.  Returns 0 (malformed records included: they
  * are counted), or the packet callback's negative value, or -ENOMEM. */
 int hcb_hcbtap_feed(struct hcb_hcbtap *d, const void *rec, size_t len);
 /* Time passes (CLOCK_MONOTONIC): what made no progress for a while is
- * given up, counted (decode_bounds.h).  0, or the packet callback's error. */
+ * given up, counted (providers/bounds.h).  0, or the packet callback's error. */
 int hcb_hcbtap_tick(struct hcb_hcbtap *d, uint64_t now_ns);
 /* Packets not delivered yet: chunks still coming, or held in order. */
 unsigned int hcb_hcbtap_pending(const struct hcb_hcbtap *d);

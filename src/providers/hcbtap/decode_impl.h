@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* hcbtap_decode_impl.h - the hcbtap decoder's state, shared by its files
- * (hcbtap_decode.c: records and packets; hcbtap_decode_reg.c:
- * registrations; hcbtap_decode_pending.c: unfinished packets, queued in
- * order, given up in bounds).  Nothing outside src/hcbtap_decode*.c
- * includes it. */
+/*
+ * decode_impl.h - the hcbtap decoder's state, shared by its files, and
+ * what each file offers those above it.  A file calls only the files below
+ * it, so that each can be read, and changed, knowing only what it builds
+ * on:
+ *
+ *   decode.c        records into packets, and the API (decode.h)
+ *   registration.c  registration blobs reassembled from their chunks
+ *   pending.c       packets not delivered yet: chunks still coming, or
+ *                   held in their device's order; their delivery
+ *   consumers.c     the consumers kept, a blob read from the target when
+ *                   its chunks were lost
+ *
+ * Only those files include it.
+ */
 #ifndef HCB_HCBTAP_DECODE_IMPL_H
 #define HCB_HCBTAP_DECODE_IMPL_H
 
@@ -58,6 +68,12 @@ struct pending_reg {
 	uint64_t touched_ns;
 };
 
+/* Devices to drain after a change freed packets of their queues, a bit
+ * each. */
+struct devset {
+	uint64_t bit[HCB_MAX_DEVICES / 64];
+};
+
 /* Buckets of the pending packets' indexes: as many as packets may be held
  * (HCB_BOUNDS_PACKETS), a power of two. */
 #define PENDING_BUCKETS 4096u
@@ -75,45 +91,56 @@ struct hcb_hcbtap {
 	struct hcb_bounds b;
 };
 
-/* hcbtap_decode.c */
-int hcb_dec_deliver(struct hcb_hcbtap *d, struct pending *p);
-
-/* hcbtap_decode_reg.c */
-/* Chunk h of a registration blob. */
-int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data);
-/* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
- * is over.  1 if another copy is still under way (wait for it), else 0. */
-int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
+/* consumers.c */
 /* A registration read from the target or reassembled: into the registry. */
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len);
+int hcb_hcbtap_consumer_add(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
+			    size_t len);
 /* Read consumer cid's registration from the target (its chunks were
  * lost); the consumer, or NULL. */
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len);
-void hcb_dec_regs_expire(struct hcb_hcbtap *d);
-/* The end: every unfinished registration given up (what waited resolved). */
-int hcb_dec_regs_finish(struct hcb_hcbtap *d);
-void hcb_dec_regs_free(struct hcb_hcbtap *d);
+const struct hcb_consumer *hcb_hcbtap_consumer_read(struct hcb_hcbtap *d, uint32_t dev,
+						     uint32_t cid, uint64_t addr, uint64_t len);
 
-/* hcbtap_decode_pending.c */
+/* pending.c */
 /* A new pending packet of e's header (consumer c, NULL: waits), holding
  * total bytes; NULL when it cannot be held (a problem counted). */
-struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
-				    const struct hcb_consumer *c);
-void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p);
+struct pending *hcb_hcbtap_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
+				       const struct hcb_consumer *c);
+void hcb_hcbtap_pending_free(struct hcb_hcbtap *d, struct pending *p);
+/* Packet p, whole and of a known consumer, to the packet callback. */
+int hcb_hcbtap_deliver(struct hcb_hcbtap *d, struct pending *p);
 /* The newest pending packet (device, seq) of consumer cid, or NULL. */
-struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid);
+struct pending *hcb_hcbtap_pending_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq,
+					uint32_t cid);
 /* Whether device's packets now wait in its queue. */
-int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device);
-void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p);
+int hcb_hcbtap_queued(const struct hcb_hcbtap *d, uint32_t device);
+void hcb_hcbtap_enqueue(struct hcb_hcbtap *d, struct pending *p);
 /* Deliver what is whole at the head of device's queue. */
-int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device);
+int hcb_hcbtap_drain(struct hcb_hcbtap *d, uint32_t device);
+/* Each device of s: a change that freed packets of several queues drains
+ * them once it is done, in device order. */
+int hcb_hcbtap_drain_set(struct hcb_hcbtap *d, const struct devset *s);
 /* Consumer cid is known now (c), or never will be (c NULL): the packets
  * that waited for it are checked and delivered in order, or lost. */
-int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
+int hcb_hcbtap_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c);
 /* A thread's next packet began: what it left unfinished was cut short. */
-int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
-int hcb_dec_expire(struct hcb_hcbtap *d);
+int hcb_hcbtap_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid);
+/* Give up the packets that made no progress for a while.  Their devices
+ * are added to touched for the caller to drain: it gives up the expired
+ * registrations first, the order deliveries have always had. */
+void hcb_hcbtap_pending_expire(struct hcb_hcbtap *d, struct devset *touched);
+
+/* registration.c */
+/* Chunk h of a registration blob. */
+int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
+			 const unsigned char *data);
+/* Packet (device, seq) of consumer cid came: its own copy, if it sent one,
+ * is over.  1 if another copy is still under way (wait for it), else 0. */
+int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq);
+/* Give up the registrations that made no progress for a while (what
+ * waited for them resolved). */
+void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d);
+/* The end: every unfinished registration given up (what waited resolved). */
+int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d);
+void hcb_hcbtap_regs_free(struct hcb_hcbtap *d);
 
 #endif

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode_pending.c - the hcbtap decoder's pending packets: payloads
- * whose chunks are coming, and packets held in their device's order behind one
- * that waits for its registration (another thread's copy of it still in
- * the ring when the packet came: the target may be gone before it could be
- * read there).  All of it within the packet pool of decode_bounds.h: the
- * oldest is given up, counted, to make room; what made no progress for a
- * while is given up at a tick.
+ * pending.c - the hcbtap decoder's pending packets: payloads whose chunks
+ * are coming, and packets held in their device's order behind one that
+ * waits for its registration (another thread's copy of it still in the
+ * ring when the packet came: the target may be gone before it could be
+ * read there).  All of it within the packet pool of providers/bounds.h:
+ * the oldest is given up, counted, to make room; what made no progress for
+ * a while is given up at a tick.  Packets are delivered here, since every
+ * change to a queue may free what waited at its head.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,25 +23,20 @@ static int whole(const struct pending *p)
 	return p->received == p->total;
 }
 
-/* Device bits of what to drain after a change, 256 of them. */
-struct devset {
-	uint64_t bit[HCB_MAX_DEVICES / 64];
-};
-
 static void devset_add(struct devset *s, uint32_t dev)
 {
 	if (hcb_bounds_device_ok(dev))
 		s->bit[dev / 64] |= UINT64_C(1) << (dev % 64);
 }
 
-static int devset_drain(struct hcb_hcbtap *d, const struct devset *s)
+int hcb_hcbtap_drain_set(struct hcb_hcbtap *d, const struct devset *s)
 {
 	for (uint32_t dev = 0; dev < HCB_MAX_DEVICES; dev++) {
 		int err;
 
 		if (!(s->bit[dev / 64] >> (dev % 64) & 1))
 			continue;
-		err = hcb_dec_drain(d, dev);
+		err = hcb_hcbtap_drain(d, dev);
 		if (err)
 			return err;
 	}
@@ -100,7 +96,8 @@ static void index_remove(struct pending *p)
 		p->tnext->tprev = p->tprev;
 }
 
-struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq, uint32_t cid)
+struct pending *hcb_hcbtap_pending_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq,
+					uint32_t cid)
 {
 	for (struct pending *p = *seq_bucket(d, device, seq); p; p = p->snext)
 		if (p->device == device && p->seq == seq && p->consumer_id == cid)
@@ -108,7 +105,7 @@ struct pending *hcb_dec_find(struct hcb_hcbtap *d, uint32_t device, uint64_t seq
 	return NULL;
 }
 
-void hcb_dec_pending_free(struct hcb_hcbtap *d, struct pending *p)
+void hcb_hcbtap_pending_free(struct hcb_hcbtap *d, struct pending *p)
 {
 	if (p->queued)
 		queue_remove(d, p);
@@ -130,7 +127,7 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 		struct pending *old = d->oldest;
 
 		if (!old) {
-			devset_drain(d, &touched);
+			hcb_hcbtap_drain_set(d, &touched);
 			return -ENOBUFS;
 		}
 		hcb_bounds_lose(&d->b, HCB_BOUND_PACKET_MEM, old->device, old->consumer_id,
@@ -139,16 +136,16 @@ static int room(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e, uint64_t need)
 				old->device, (unsigned long long)e->seq, e->device, d->b.packets.n,
 				(unsigned long long)d->b.packets.bytes);
 		devset_add(&touched, old->device);
-		hcb_dec_pending_free(d, old);
+		hcb_hcbtap_pending_free(d, old);
 	}
 	/* what waited behind those goes on (errors are the callback's: the
 	 * next delivery sees them again) */
-	devset_drain(d, &touched);
+	hcb_hcbtap_drain_set(d, &touched);
 	return 0;
 }
 
-struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
-				    const struct hcb_consumer *c)
+struct pending *hcb_hcbtap_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pkt *e,
+				       const struct hcb_consumer *c)
 {
 	uint64_t total = c ? c->total_bytes : e->total_bytes;
 	uint64_t need = total + sizeof(struct pending);
@@ -188,12 +185,24 @@ struct pending *hcb_dec_pending_new(struct hcb_hcbtap *d, const struct hcb_ev_pk
 	return p;
 }
 
-int hcb_dec_queued(const struct hcb_hcbtap *d, uint32_t device)
+int hcb_hcbtap_deliver(struct hcb_hcbtap *d, struct pending *p)
+{
+	struct hcb_packet pkt = {
+		.device = p->device, .seq = p->seq, .mono_ns = p->mono_ns,
+		.pid = p->pid, .tid = p->tid, .consumer = p->consumer,
+		.payload = p->buf,
+	};
+
+	hcb_bounds_delivered(&d->b, p->device, p->seq, p->consumer->total_bytes);
+	return d->ops->packet(d->ctx, &pkt);
+}
+
+int hcb_hcbtap_queued(const struct hcb_hcbtap *d, uint32_t device)
 {
 	return hcb_bounds_device_ok(device) && d->qhead[device];
 }
 
-void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p)
+void hcb_hcbtap_enqueue(struct hcb_hcbtap *d, struct pending *p)
 {
 	*(d->qtail[p->device] ? &d->qtail[p->device]->qnext : &d->qhead[p->device]) = p;
 	d->qtail[p->device] = p;
@@ -201,14 +210,14 @@ void hcb_dec_enqueue(struct hcb_hcbtap *d, struct pending *p)
 	p->queued = 1;
 }
 
-int hcb_dec_drain(struct hcb_hcbtap *d, uint32_t device)
+int hcb_hcbtap_drain(struct hcb_hcbtap *d, uint32_t device)
 {
 	struct pending *p;
 
 	while ((p = d->qhead[device]) && p->consumer && whole(p)) {
-		int err = hcb_dec_deliver(d, p);
+		int err = hcb_hcbtap_deliver(d, p);
 
-		hcb_dec_pending_free(d, p);
+		hcb_hcbtap_pending_free(d, p);
 		if (err)
 			return err;
 	}
@@ -224,7 +233,7 @@ static struct pending *first_waiting(struct hcb_hcbtap *d, uint32_t cid)
 	return NULL;
 }
 
-int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c)
+int hcb_hcbtap_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consumer *c)
 {
 	struct pending *w = first_waiting(d, cid);
 	struct devset touched = { { 0 } };
@@ -233,7 +242,7 @@ int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consume
 		return 0;
 	/* no copy brought it: the target itself, once, if it is still there */
 	if (!c)
-		c = hcb_dec_read_reg(d, w->device, cid, w->reg_addr, w->reg_len);
+		c = hcb_hcbtap_consumer_read(d, w->device, cid, w->reg_addr, w->reg_len);
 	for (struct pending *p = d->oldest, *prev; p; p = prev) {
 		prev = p->prev;
 		if (p->consumer || p->consumer_id != cid)
@@ -253,12 +262,12 @@ int hcb_dec_resolve(struct hcb_hcbtap *d, uint32_t cid, const struct hcb_consume
 			p->consumer = c;
 			continue;
 		}
-		hcb_dec_pending_free(d, p);
+		hcb_hcbtap_pending_free(d, p);
 	}
-	return devset_drain(d, &touched);
+	return hcb_hcbtap_drain_set(d, &touched);
 }
 
-int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
+int hcb_hcbtap_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 {
 	struct devset touched = { { 0 } };
 
@@ -271,29 +280,25 @@ int hcb_dec_cut_short(struct hcb_hcbtap *d, uint32_t pid, uint32_t tid)
 				   (unsigned long long)q->seq, q->device, (unsigned long long)q->received,
 				   (unsigned long long)q->total);
 		devset_add(&touched, q->device);
-		hcb_dec_pending_free(d, q);
+		hcb_hcbtap_pending_free(d, q);
 	}
-	return devset_drain(d, &touched);
+	return hcb_hcbtap_drain_set(d, &touched);
 }
 
-int hcb_dec_expire(struct hcb_hcbtap *d)
+void hcb_hcbtap_pending_expire(struct hcb_hcbtap *d, struct devset *touched)
 {
-	struct devset touched = { { 0 } };
-
 	for (struct pending *q = d->oldest, *prev; q; q = prev) {
 		prev = q->prev;
 		if (!q->touched_ns)
 			q->touched_ns = d->b.now_ns;
-		/* a waiting packet goes with its registration, below */
+		/* a waiting packet goes with its registration (registration.c) */
 		if (!q->consumer || !hcb_bounds_expired(&d->b, q->touched_ns))
 			continue;
 		hcb_bounds_lose(&d->b, HCB_BOUND_EXPIRED, q->device, q->consumer_id,
 				"packet %llu of device %u given up: %llu of %llu bytes came, then none "
 				"for a while", (unsigned long long)q->seq, q->device,
 				(unsigned long long)q->received, (unsigned long long)q->total);
-		devset_add(&touched, q->device);
-		hcb_dec_pending_free(d, q);
+		devset_add(touched, q->device);
+		hcb_hcbtap_pending_free(d, q);
 	}
-	hcb_dec_regs_expire(d);
-	return devset_drain(d, &touched);
 }

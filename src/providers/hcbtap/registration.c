@@ -1,66 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbtap_decode_reg.c - the hcbtap decoder's registrations: blobs
- * reassembled from their chunks (several copies at once), read from the target when their
- * chunks were lost, and kept in the registry; each within decode_bounds.h:
- * what is unfinished in the registration pool, given up when a copy ends
- * short, when the pool is full (the oldest first) or when it expires; the
- * consumers kept, by count and bytes.
+ * registration.c - the hcbtap decoder's registration blobs reassembled
+ * from their chunks (several copies at once, from several threads), each
+ * within providers/bounds.h: what is unfinished in the registration pool,
+ * given up when a copy ends short, when the pool is full (the oldest
+ * first) or when it expires.  A whole blob becomes a consumer in
+ * consumers.c; what waited for it is resolved in pending.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decode_impl.h"
-
-int hcb_dec_add_registration(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid, const void *blob,
-			     size_t len)
-{
-	struct hcb_consumer *c;
-	int err;
-
-	if (hcb_registry_get(d->reg, cid))
-		return 0;
-	if (d->b.consumers >= HCB_BOUNDS_CONSUMERS ||
-	    d->b.consumer_bytes + len > HCB_BOUNDS_CONSUMER_BYTES) {
-		hcb_bounds_note(&d->b, HCB_BOUND_CONSUMERS, dev, cid,
-				"consumer %u not kept: %u consumers of %llu bytes are the most kept",
-				cid, d->b.consumers, (unsigned long long)d->b.consumer_bytes);
-		return 0;
-	}
-	err = hcb_consumer_from_reg(blob, len, &c);
-	if (err == -ENOMEM)
-		return err;
-	if (err || c->id != cid) {
-		if (!err)
-			hcb_consumer_free(c);
-		hcb_bounds_problem(&d->b, HCB_BAD_REGISTRATION, dev, cid,
-				   "registration of consumer %u is malformed", cid);
-		return 0;
-	}
-	err = hcb_registry_add(d->reg, c);
-	if (err == 0) {
-		d->b.consumers++;
-		d->b.consumer_bytes += len;
-	}
-	return err == -EEXIST ? 0 : err;
-}
-
-const struct hcb_consumer *hcb_dec_read_reg(struct hcb_hcbtap *d, uint32_t dev, uint32_t cid,
-					    uint64_t addr, uint64_t len)
-{
-	void *blob;
-
-	if (!d->ops->read_target || len == 0 || len > HCB_MAX_REG_BYTES)
-		return hcb_registry_get(d->reg, cid);
-	blob = malloc(len);
-	if (!blob)
-		return NULL;
-	if (d->ops->read_target(d->ctx, addr, blob, len) == 0)
-		hcb_dec_add_registration(d, dev, cid, blob, len);
-	free(blob);
-	return hcb_registry_get(d->reg, cid);
-}
 
 static void reg_free(struct hcb_hcbtap *d, struct pending_reg *r)
 {
@@ -86,7 +37,7 @@ static int reg_give_up(struct hcb_hcbtap *d, struct pending_reg *r)
 
 	reg_unlink(d, r);
 	reg_free(d, r);
-	return hcb_dec_resolve(d, cid, NULL);
+	return hcb_hcbtap_resolve(d, cid, NULL);
 }
 
 /* Room for a registration of total bytes: the oldest given up while the
@@ -181,7 +132,8 @@ static uint64_t mark(unsigned char *have, uint64_t from, uint64_t to)
 	return n;
 }
 
-int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const unsigned char *data)
+int hcb_hcbtap_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h,
+			 const unsigned char *data)
 {
 	struct pending_reg *r;
 	const struct hcb_consumer *c;
@@ -208,14 +160,14 @@ int hcb_dec_reg_chunk(struct hcb_hcbtap *d, const struct hcb_ev_chunk *h, const 
 	if (r->received < r->total)
 		return 0;
 	reg_unlink(d, r);
-	err = hcb_dec_add_registration(d, h->device, h->consumer_id, r->buf, r->total);
+	err = hcb_hcbtap_consumer_add(d, h->device, h->consumer_id, r->buf, r->total);
 	reg_free(d, r);
 	c = hcb_registry_get(d->reg, h->consumer_id);
 	/* what waited for it goes now, or, had it no use, goes without it */
-	return err ? err : hcb_dec_resolve(d, h->consumer_id, c);
+	return err ? err : hcb_hcbtap_resolve(d, h->consumer_id, c);
 }
 
-int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
+int hcb_hcbtap_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, uint64_t seq)
 {
 	struct pending_reg *r = reg_find(d, cid);
 	int err;
@@ -235,7 +187,7 @@ int hcb_dec_reg_copy_over(struct hcb_hcbtap *d, uint32_t cid, uint32_t device, u
 	return err < 0 ? err : 0;
 }
 
-void hcb_dec_regs_expire(struct hcb_hcbtap *d)
+void hcb_hcbtap_regs_expire(struct hcb_hcbtap *d)
 {
 	for (struct pending_reg *r = d->regs, *next; r; r = next) {
 		next = r->next;
@@ -252,7 +204,7 @@ void hcb_dec_regs_expire(struct hcb_hcbtap *d)
 	}
 }
 
-int hcb_dec_regs_finish(struct hcb_hcbtap *d)
+int hcb_hcbtap_regs_finish(struct hcb_hcbtap *d)
 {
 	int err = 0;
 
@@ -261,7 +213,7 @@ int hcb_dec_regs_finish(struct hcb_hcbtap *d)
 	return err;
 }
 
-void hcb_dec_regs_free(struct hcb_hcbtap *d)
+void hcb_hcbtap_regs_free(struct hcb_hcbtap *d)
 {
 	while (d->regs) {
 		struct pending_reg *r = d->regs;
