@@ -16,7 +16,7 @@
 
 #include "providers/outfeed/events.h"
 #include "providers/outfeed/decode.h"
-#include "providers/shapeproto.h"
+#include "providers/outfeed/shapeproto.h"
 
 /* u32[2] {271828, id} and f32[2], as jaxlib serializes their shapes */
 static const unsigned char U32x2[] = { 0x10, 0x08, 0x1a, 0x01, 0x02, 0x2a, 0x03, 0x0a, 0x01, 0x00 };

@@ -14,7 +14,7 @@
 
 #include "core/buf.h"
 #include "providers/bounds.h"
-#include "providers/shapeproto.h"
+#include "providers/xshape.h"
 #include "check.h"
 #include "events.h"
 #include "ffi.h"
