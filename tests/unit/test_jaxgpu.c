@@ -22,7 +22,7 @@
 #include "core/dtype.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "providers/jaxcb/gpu.h"
 #include "target/target.h"

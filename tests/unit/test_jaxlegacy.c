@@ -21,7 +21,7 @@
 #include "core/dtype.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "text/idprint.h"
 #include "testjaxffi.h"

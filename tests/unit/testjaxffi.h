@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * testjaxffi.h - what the jaxffi decoder's unit tests share: a receiver
- * that keeps what it was handed, and the ring records jaxffi.bpf.c writes
- * for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c,
- * test_jaxlegacy.c).
+ * testjaxffi.h - what the jax-callback decoder's unit tests share: a
+ * receiver that keeps what it was handed, and the ring records ffi.bpf.c
+ * writes for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c,
+ * test_jaxffi_pycall.c, test_jaxgpu.c, test_jaxlegacy.c).
  */
 #ifndef HCB_TESTJAXFFI_H
 #define HCB_TESTJAXFFI_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "core/packet.h"
+#include "providers/jaxcb/decode.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "text/idprint.h"
 
 struct seen {
 	int packets;

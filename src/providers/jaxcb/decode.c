@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "core/registry.h"
 #include "bpf/ring.h"
 #include "decode_impl.h"
 #include "ffi_abi.h"
+#include "layout.h"
 #include "pycall_events.h"
 
 int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx)

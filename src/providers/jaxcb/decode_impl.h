@@ -16,8 +16,9 @@
 #include "providers/bounds.h"
 #include "providers/xshape.h"
 #include "check.h"
+#include "decode.h"
 #include "events.h"
-#include "ffi.h"
+#include "names.h"
 
 #define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a call is held whole */
 /* Calls in flight, all threads: at most this many, holding at most this

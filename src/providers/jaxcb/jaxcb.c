@@ -10,12 +10,15 @@
 #include "bpf/probes.h"
 #include "target/pytext.h"
 #include "target/pyver.h"
+#include "decode.h"
 #include "events.h"
 #include "ffi.h"
 #include "gpu.h"
 #include "jaxcb.h"
-#include "nfstop.h"
+#include "layout.h"
 #include "legacy.h"
+#include "namer.h"
+#include "nfstop.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "decode_impl.h"
+#include "names.h"
 #include "pysite.h"
 
 #define JX_NAME_CUT 200u   /* bytes of a name kept before " #N" and "..." */

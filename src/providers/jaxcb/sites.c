@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/registry.h"
 #include "decode_impl.h"
 
 _Static_assert((JX_SITE_BUCKETS & (JX_SITE_BUCKETS - 1)) == 0, "a power of two");
