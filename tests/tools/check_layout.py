@@ -86,7 +86,6 @@ KNOWN_CIRCLES = [
     {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
     {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
     {"src/providers/jaxcb/decode.c", "src/providers/jaxcb/pycall.c"},
-    {"src/providers/jaxcb/names.c", "src/providers/jaxcb/sites.c"},
 ]
 # Dependencies of a folder on one of its own floor or above, known and not
 # broken yet, as (folder, folder): the list only shrinks, as the circles'.

@@ -134,10 +134,10 @@ struct hcb_jx_name {
  * reads it, else by its op (ops->notice tells why, where it tried).  0 or
  * -ENOMEM. */
 int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
-/* At call c's entry (its Python callable running, so alive): where its
- * site is not named yet, the namer asked now and its answer kept with c
- * for hcb_jx_site_name, which may come after the program ended.  0 or
- * -ENOMEM. */
+/* At call c's entry (its Python callable running, so alive), for a site
+ * not met yet (sites.c: hcb_jx_site_known): the namer asked now and its
+ * answer kept with c for hcb_jx_site_name, which may come after the
+ * program ended.  0 or -ENOMEM. */
 int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
 void hcb_jx_names_free(struct hcb_jaxffi *x);
 

@@ -176,7 +176,7 @@ int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_
 
 int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c)
 {
-	if (!x->namer || !c->py_callable || c->py_site || hcb_jx_site_known(x, c))
+	if (!x->namer || !c->py_callable || c->py_site)
 		return 0;
 	c->py_site = malloc(sizeof(*c->py_site));
 	if (!c->py_site)

@@ -154,7 +154,9 @@ static int on_entry(struct hcb_jaxffi *x, const struct hcb_ev_jpycall *e)
 	c->py_seen = 1;
 	c->py_callable = e->flags & HCB_JPY_F_NOCALLABLE ? 0 : e->callable;
 	/* now, while the callable runs: the tap may be handed on after the
-	 * program ended, its objects gone */
+	 * program ended, its objects gone; a site met before has its name */
+	if (hcb_jx_site_known(x, c))
+		return 0;
 	return hcb_jx_name_early(x, c);
 }
 

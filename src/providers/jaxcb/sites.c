@@ -182,7 +182,6 @@ void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 
 void hcb_jx_sites_free(struct hcb_jaxffi *x)
 {
-	hcb_jx_names_free(x);
 	for (unsigned int i = 0; i < JX_SITE_BUCKETS; i++)
 		while (x->sites[i]) {
 			struct site *s = x->sites[i];
