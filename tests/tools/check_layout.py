@@ -84,8 +84,6 @@ KNOWN_CIRCLES = [
     {"src/engine/capture.c", "src/engine/capture_timing.c"},
     {"src/providers/hcbtap/decode.c", "src/providers/hcbtap/pending.c"},
     {"src/providers/hcbtap/pending.c", "src/providers/hcbtap/registration.c"},
-    {"src/providers/jaxcb/calls.c", "src/providers/jaxcb/pycall.c"},
-    {"src/providers/jaxcb/decode.c", "src/providers/jaxcb/pycall.c"},
 ]
 # Dependencies of a folder on one of its own floor or above, known and not
 # broken yet, as (folder, folder): the list only shrinks, as the circles'.
