@@ -21,14 +21,14 @@ struct hcb_xshape {
 	uint64_t nbytes;             /* of the elements, packed */
 };
 
-/* The leaf specs (consumer.h) of n shapes, for a made-up consumer. */
+/* The leaf specs (core/consumer.h) of n shapes, for a made-up consumer. */
 void hcb_xshape_specs(const struct hcb_xshape *shapes, unsigned int n, struct hcb_leaf_spec *out);
 
 /*
  * payload: the n arrays of shapes back to back as XLA's CPU runtime holds
- * them, the sub-byte ones packed (dtype.h: hcb_packed_bytes), made the
- * arrays as a tap holds them, one element a byte (nbytes each).  Unchanged
- * if none is sub-byte.  0, or -ENOMEM (payload unchanged).
+ * them, the sub-byte ones packed (core/dtype.h: hcb_packed_bytes), made
+ * the arrays as a tap holds them, one element a byte (nbytes each).
+ * Unchanged if none is sub-byte.  0, or -ENOMEM (payload unchanged).
  */
 struct hcb_buf;
 int hcb_xshape_unpack(const struct hcb_xshape *shapes, unsigned int n, struct hcb_buf *payload);

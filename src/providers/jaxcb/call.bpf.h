@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * jaxcall.bpf.h - what the two probes of JAX's Python callbacks share: the
- * FFI handler's (jaxffi.bpf.c, jaxlib >= 0.6) and the legacy custom
- * call's (jaxlegacy.bpf.c, jaxlib 0.4.26 to 0.5.3).  Both send a call as
- * the same records (jaxffi_events.h): the call, then per operand its shape
+ * call.bpf.h - what the two probes of JAX's Python callbacks share: the
+ * FFI handler's (ffi.bpf.c, jaxlib >= 0.6) and the legacy custom
+ * call's (legacy.bpf.c, jaxlib 0.4.26 to 0.5.3).  Both send a call as
+ * the same records (events.h): the call, then per operand its shape
  * and its bytes.  Where they differ is where an operand's shape and bytes
  * are: each .bpf.c defines read_operand() for its own, and this header's
  * walk over the operands calls it.
  *
  * The thunk each thread runs, and where XLA keeps what is read of it, are
- * jaxffi.bpf.c's (HCB_JAXCALL_OWNER); jaxlegacy.bpf.c sees them as extern,
+ * ffi.bpf.c's (HCB_JAXCALL_OWNER); legacy.bpf.c sees them as extern,
  * as capture.bpf.h shares the ring.
  */
 #ifndef HCB_JAXCALL_BPF_H
@@ -34,7 +34,7 @@ struct jaxffi_thunk_seen {
 	}
 
 #ifdef HCB_JAXCALL_OWNER
-/* Set by user space from its layout before load (src/providers/jaxcb/check.c). */
+/* Set by user space from its layout before load (layout.c). */
 const volatile __u32 jaxffi_thunk_arg = 1;       /* Execute's this: after the sret slot */
 const volatile __u32 jaxffi_op_off = 16;         /* Thunk::info_.op_name (std::string) */
 const volatile __u32 jaxffi_module_off = 48;     /* Thunk::info_.module_name */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxffi.bpf.c - JAX's own host callbacks in XLA's CPU runtime (jaxlib >=
+ * ffi.bpf.c - JAX's own host callbacks in XLA's CPU runtime (jaxlib >=
  * 0.6): jax.debug.print, jax.debug.callback, io_callback, pure_callback and
  * buffer_callback all end in an XLA FFI custom call whose handler, a local
  * symbol of jaxlib's libjax_common.so, gets the C API's call frame
- * (jaxffi_abi.h).  Two probes per target:
+ * (ffi_abi.h).  Two probes per target:
  *
  *   jaxffi_thunk   on xla::cpu::CustomCallThunk::Execute, which runs every
  *                  custom call of an executable: notes per thread which
@@ -13,15 +13,16 @@
  *   jaxffi_call    on the handlers (kXlaFfiPythonCpuCallback, and
  *                  kXlaBufferPythonCpuCallback: the attach cookie says
  *                  which), on the same thread right after: sends the call
- *                  and its operands (jaxffi_events.h).
+ *                  and its operands (events.h).
  *
  * The thunk's fields, the execute parameters and the execution context's
  * device ordinal are XLA internals: their offsets are set by user space
- * (src/providers/jaxcb/ffi.c), and what is read with them proves them on every call:
- * the target name is read at each place it may be, and the reader keeps
- * the one that names a callback's custom call target; the device ordinal
- * is read twice, from the execution context and from the thunk's execute
- * parameters, so the reader can tell a layout that went wrong.
+ * (jaxcb.c, from layout.c and ffi.c), and what is read with them proves
+ * them on every call: the target name is read at each place it may be,
+ * and the reader keeps the one that names a callback's custom call
+ * target; the device ordinal is read twice, from the execution context
+ * and from the thunk's execute parameters, so the reader can tell a
+ * layout that went wrong.
  *
  * Linked with the other providers' programs and common.bpf.c into one
  * object (bpftool gen object): the ring buffer, the per-device counters and
@@ -41,7 +42,7 @@
 #include "bpf/nonfinite.bpf.h"
 
 /* --on-trigger stop with --until nonfinite: which devices' calls the probe
- * checks itself (jaxffi_events.h, struct hcb_jaxffi_nf) */
+ * checks itself (events.h, struct hcb_jaxffi_nf) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -76,7 +77,7 @@ int jaxffi_thunk(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Operand i of the frame (jaxcall.bpf.h): an XLA_FFI_Buffer; -1 also for
+/* Operand i of the frame (call.bpf.h): an XLA_FFI_Buffer; -1 also for
  * an operand that is none. */
 static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
 				   __u64 *dims)

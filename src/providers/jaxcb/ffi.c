@@ -58,7 +58,7 @@ int hcb_jaxffi_code_ordinal(const char *path, uint64_t off)
 }
 
 /* The handler's inner function, which calls the Python callable: a local
- * symbol, xla:: in jaxlib 0.6, jax:: from 0.7 (bpf/pycall.bpf.c). */
+ * symbol, xla:: in jaxlib 0.6, jax:: from 0.7 (pycall.bpf.c). */
 #define INNER_06 "_ZN3xla23XlaFfiPythonCpuCallbackEPNS_22FfiLoadedHostCallbacksEPNS_21" \
 	"CpuTransposePlanCacheEmNS_3ffi13RemainingArgsENS4_13RemainingRetsE"
 #define INNER_07 "_ZN3jax23XlaFfiPythonCpuCallbackEPN3xla22FfiLoadedHostCallbacksEPNS_21" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxgpu.bpf.c - JAX's own host callbacks on CUDA (custom call
- * xla_ffi_python_gpu_callback, jax's CUDA plugin: src/providers/jaxcb/gpu.h).  Its
+ * gpu.bpf.c - JAX's own host callbacks on CUDA (custom call
+ * xla_ffi_python_gpu_callback, jax's CUDA plugin: gpu.h).  Its
  * handler gets the FFI call frame the CPU handler gets, but the operands
  * are device memory, which a probe cannot read; the handler copies each
  * (tokens left out) to a host buffer, in order, and waits for the copies
@@ -15,8 +15,8 @@
  *                 paired with its operand (the n-th copy with the n-th
  *                 operand that is not a token), proven by its source being
  *                 the operand's device pointer and its size the operand's;
- *                 then the call goes out as jaxffi.bpf.c's does
- *                 (jaxcall.bpf.h), the bytes read from the host copies.
+ *                 then the call goes out as ffi.bpf.c's does
+ *                 (call.bpf.h), the bytes read from the host copies.
  *
  * A call that does not pair up (a copy of another kind, a source or a
  * size not the operand's, more or fewer copies) is counted unreadable and
@@ -30,7 +30,7 @@
 
 #include "call.bpf.h"
 
-/* Set by user space (src/providers/jaxcb/gpu.c: decoded from XLA_FFI_DeviceOrdinal_Get). */
+/* Set by user space (gpu.c: decoded from XLA_FFI_DeviceOrdinal_Get). */
 const volatile __u32 jaxgpu_ctx_device_off = 8;
 
 #define JAXGPU_MAX_ARGS 64u          /* operands of a call read; more: counted */
@@ -170,7 +170,7 @@ bad:
 	return 1;
 }
 
-/* Operand i (jaxcall.bpf.h): the frame's, its bytes its host copy's. */
+/* Operand i (call.bpf.h): the frame's, its bytes its host copy's. */
 static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,
 				   __u64 *dims)
 {

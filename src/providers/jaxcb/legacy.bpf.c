@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * jaxlegacy.bpf.c - JAX's Python callbacks before the FFI ones (jaxlib
+ * legacy.bpf.c - JAX's Python callbacks before the FFI ones (jaxlib
  * 0.4.26 to 0.5.3): jax.debug.print, jax.debug.callback, io_callback and
  * pure_callback lower to the custom call xla_python_cpu_callback, whose
  * function, xla::XlaPythonCpuCallback(void *out, void **in,
@@ -10,8 +10,8 @@
  * descriptor.  Two probes:
  *
  *   jaxlegacy_call  on XlaPythonCpuCallback: sends the call and its
- *                   operands as the FFI handler's probe does (jaxcall.bpf.h,
- *                   jaxffi_events.h), flagged HCB_JAXFFI_F_LEGACY.
+ *                   operands as the FFI handler's probe does (call.bpf.h,
+ *                   events.h), flagged HCB_JAXFFI_F_LEGACY.
  *   jaxlegacy_run   on the instruction of TfrtCpuExecutable::ExecuteHelper
  *                   that calls the compiled code, XLA's classic runtime:
  *                   compute_function(result, &run_options, NULL, buffers,
@@ -28,9 +28,9 @@
  * A call with neither has no device known: it is sent as such, never
  * given one.
  *
- * The descriptor is XLA's internal C++ layout: read as src/providers/jaxcb/check.c
- * says it is, and checked on every call here (what can be, in a probe) and
- * in user space (the rest): a descriptor that does not read as one is sent
+ * The descriptor is XLA's internal C++ layout: read as layout.c says it
+ * is, and checked on every call here (what can be, in a probe) and in
+ * user space (the rest): a descriptor that does not read as one is sent
  * as a call without operands, saying what failed (layout).
  */
 #include "vmlinux.h"
@@ -39,7 +39,7 @@
 
 #include "call.bpf.h"
 
-/* Set by user space before load (src/providers/jaxcb/jaxcb.c). */
+/* Set by user space before load (jaxcb.c). */
 const volatile __u32 jaxlegacy_run_device_off = 8;  /* ExecutableRunOptions::device_ordinal_ */
 const volatile __u32 jaxlegacy_arg_size = 88;       /* sizeof(xla::CpuCallback::Arg) */
 
@@ -94,7 +94,7 @@ static __always_inline int whole_vector(const __u64 *v, __u64 size)
 	       (v[1] - v[0]) / size <= HCB_MAX_LEAVES;
 }
 
-/* Operand i (jaxcall.bpf.h): the descriptor's Arg i and the buffer
+/* Operand i (call.bpf.h): the descriptor's Arg i and the buffer
  * in[1 + i]; what does not read as an Arg goes to o->layout (and is -1,
  * where the rest of it cannot be read as one). */
 static __noinline int read_operand(const struct walk *w, __u32 i, struct jf_operand *o,

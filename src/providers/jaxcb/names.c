@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_names.c - what a jax call site is called (issue 29): by the user's
- * code where the namer (hcb_jaxffi_set_namer: pysite.h's walker) reads it
+ * names.c - what a jax call site is called (issue 29): by the user's
+ * code where the namer (names.h; namer.h: pysite.h's walker) reads it
  * from the call's Python callable, else by XLA's op, as before.
  *
  *   jax.debug.print      its format string ("step {i} loss={l:.3f}"),

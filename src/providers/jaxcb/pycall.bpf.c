@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * pycall.bpf.c - the Python side of JAX's callbacks (jaxlib >= 0.6), read
- * while jaxlib runs them: the FFI handler jaxffi.bpf.c probes calls, on
+ * while jaxlib runs them: the FFI handler ffi.bpf.c probes calls, on
  * the same thread, a local function of libjax_common.so,
  *
  *   ffi::Error {xla,jax}::XlaFfiPythonCpuCallback(

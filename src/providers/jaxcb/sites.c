@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_sites.c - the jax-callback decoder's call sites: each (op,
- * module, target, operand shapes) met becomes a consumer of its own,
- * found again in a hash of what it says; at most JX_MAX_SITES of them are
- * kept (the target names them: a call of one more is not shown, counted),
- * each named as jaxffi_names.c says.
- * Legacy calls without a thunk are named after their descriptor's number,
- * found in a hash too.
+ * sites.c - the jax-callback decoder's call sites: each (op, module,
+ * target, operand shapes) met becomes a consumer of its own, found again
+ * in a hash of what it says; at most JX_MAX_SITES of them are kept (the
+ * target names them: a call of one more is not shown, counted), each
+ * named as names.c says.  Legacy calls without a thunk are named after
+ * their descriptor's number, found in a hash too.
  */
 #include <errno.h>
 #include <stdbool.h>
