@@ -21,8 +21,9 @@
 #include "core/dtype.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
+#include "providers/jaxcb/layout.h"
 #include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)

@@ -14,7 +14,7 @@
 
 #include "providers/outfeed/events.h"
 #include "providers/outfeed/decode.h"
-#include "providers/shapeproto.h"
+#include "providers/outfeed/shapeproto.h"
 #include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)

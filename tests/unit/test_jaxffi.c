@@ -22,13 +22,14 @@
 #include "providers/bounds.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
+#include "providers/jaxcb/layout.h"
 #include "target/target.h"
 #include "text/idprint.h"
 #include "testjaxffi.h"
 
-/* jaxffi_impl.h's JX_CALL_BYTES: two of the largest calls */
+/* decode_impl.h's JX_CALL_BYTES: two of the largest calls */
 #define JAXFFI_TEST_CALL_BYTES (UINT64_C(8) << 30)
 
 static void test_one_call(void **state)
@@ -456,7 +457,7 @@ static void test_new_dtypes(void **state)
 }
 
 /* What a target may leave under way and how many call sites it may name
- * (decode_bounds.h): past each, given up and counted, never held. */
+ * (providers/bounds.h): past each, given up and counted, never held. */
 static void test_bounds(void **state)
 {
 	float v[3] = { 1, 2, 3 };

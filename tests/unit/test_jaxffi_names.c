@@ -21,7 +21,9 @@
 #include <jansson.h>
 
 #include "providers/jaxcb/decode_impl.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
+#include "providers/jaxcb/names.h"
+#include "providers/jaxcb/namer.h"
 #include "providers/jaxcb/pysite.h"
 #include "testpyproc.h"
 

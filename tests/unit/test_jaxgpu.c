@@ -5,7 +5,7 @@
  * 0.11.2 wheel's cuda_plugin_extension.so (HCB_GPU_PLUGIN, fetched by
  * scripts/gpu-plugin; skipped, saying so, where it is absent), the same
  * file altered refused in one line; and the decoder fed what
- * bpf/jaxgpu.bpf.c sends for CUDA calls: naming, devices, two threads'
+ * src/providers/jaxcb/gpu.bpf.c sends for CUDA calls: naming, devices, two threads'
  * calls interleaved, accounting.
  */
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include "core/dtype.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "providers/jaxcb/gpu.h"
 #include "target/target.h"
@@ -131,7 +131,7 @@ static void test_other_code_refused(void **state)
 	assert_non_null(strstr(why, "kXlaFfiPythonGpuCallback does not take the address of"));
 }
 
-/* A call record as jaxgpu.bpf.c writes it: no thunk, no names. */
+/* A call record as gpu.bpf.c writes it: no thunk, no names. */
 static struct hcb_ev_jcall gcall(uint32_t dev, uint64_t seq, uint32_t tid, uint64_t index,
 				 uint32_t nargs, uint64_t total)
 {

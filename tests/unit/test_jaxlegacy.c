@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_jaxlegacy.c - the jax-callback provider on jaxlib 0.4.26 to 0.5.3
- * (src/providers/jaxcb/legacy.h): the legacy callbacks' records as bpf/jaxlegacy.bpf.c
- * writes them, through the decoder and the layout check: the device from
- * the thunk or the classic runtime's run, sites named by descriptor where
- * no thunk names them, and every way a descriptor that is not an
- * xla::CpuCallback is refused, not shown.
+ * (src/providers/jaxcb/legacy.h): the legacy callbacks' records as
+ * legacy.bpf.c writes them, through the decoder and the layout check: the
+ * device from the thunk or the classic runtime's run, sites named by
+ * descriptor where no thunk names them, and every way a descriptor that
+ * is not an xla::CpuCallback is refused, not shown.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@
 #include "core/dtype.h"
 #include "bpf/ring.h"
 #include "providers/jaxcb/events.h"
-#include "providers/jaxcb/ffi.h"
+#include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "text/idprint.h"
 #include "testjaxffi.h"

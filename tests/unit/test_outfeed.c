@@ -16,7 +16,7 @@
 
 #include "providers/outfeed/events.h"
 #include "providers/outfeed/decode.h"
-#include "providers/shapeproto.h"
+#include "providers/outfeed/shapeproto.h"
 
 /* u32[2] {271828, id} and f32[2], as jaxlib serializes their shapes */
 static const unsigned char U32x2[] = { 0x10, 0x08, 0x1a, 0x01, 0x02, 0x2a, 0x03, 0x0a, 0x01, 0x00 };
@@ -169,7 +169,7 @@ static void test_out_of_order_and_lost_leaves(void **state)
 	assert_int_equal(hcb_outfeed_feed(x, "ab", 2), 0);
 	assert_int_equal(s.problems[HCB_BAD_RECORD], 1);   /* reported, no device to count it on */
 	assert_null(hcb_outfeed_stats(x, 0));
-	/* a leaf of a device out of range: refused and counted apart (decode_bounds.h) */
+	/* a leaf of a device out of range: refused and counted apart (providers/bounds.h) */
 	{
 		float v[2] = { 1, 2 };
 

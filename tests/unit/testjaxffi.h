@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * testjaxffi.h - what the jaxffi decoder's unit tests share: a receiver
- * that keeps what it was handed, and the ring records jaxffi.bpf.c writes
- * for a call (tests/unit/test_jaxffi.c, test_jaxffi_layout.c,
+ * testjaxffi.h - what the jax-callback decoder's unit tests share: a
+ * receiver that keeps what it was handed, and the ring records
+ * src/providers/jaxcb/ffi.bpf.c writes for a call (tests/unit/test_jaxffi.c,
+ * test_jaxffi_layout.c, test_jaxffi_pycall.c, test_jaxgpu.c,
  * test_jaxlegacy.c).
  */
 #ifndef HCB_TESTJAXFFI_H
 #define HCB_TESTJAXFFI_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "core/packet.h"
+#include "providers/jaxcb/decode.h"
+#include "providers/jaxcb/events.h"
+#include "providers/jaxcb/ffi_abi.h"
+#include "text/idprint.h"
 
 struct seen {
 	int packets;
@@ -68,7 +84,7 @@ static const struct hcb_decoder_ops refusing_ops = {
 	.packet = on_packet, .warn = on_warn, .refuse = on_refuse,
 };
 
-/* A call record as jaxffi.bpf.c writes it after a thunk of jit_step. */
+/* A call record as ffi.bpf.c writes it after a thunk of jit_step. */
 static inline struct hcb_ev_jcall jcall(uint32_t dev, uint64_t seq, uint32_t tid, const char *op,
 				 uint32_t nargs, uint64_t total)
 {

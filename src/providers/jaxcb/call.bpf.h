@@ -39,7 +39,7 @@ struct jaxffi_thunk_seen {
 	}
 
 #ifdef HCB_JAXCALL_OWNER
-/* Set by user space from its layout before load (src/providers/jaxcb/check.c). */
+/* Set by user space from its layout before load (layout.c). */
 const volatile __u32 jaxffi_thunk_arg = 1;       /* Execute's this: after the sret slot */
 const volatile __u32 jaxffi_op_off = 16;         /* Thunk::info_.op_name (std::string) */
 const volatile __u32 jaxffi_module_off = 48;     /* Thunk::info_.module_name */

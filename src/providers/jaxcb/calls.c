@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_calls.c - the jax-callback decoder's calls in flight.  A call's
+ * calls.c - the jax-callback decoder's calls in flight.  A call's
  * records all come from the thread that made it, one after the other, but
  * calls of one device may be under way on several threads at once: each
  * is found by (device, seq) in a hash, and by its thread in another (a
  * thread starting a new call has finished sending its last one).  What
- * they claim is held in the pool of decode_bounds.h (JX_MAX_INFLIGHT
+ * they claim is held in the pool of providers/bounds.h (JX_MAX_INFLIGHT
  * calls, JX_CALL_BYTES): the oldest is given up, counted, to make room;
- * one that made no progress for a while is given up at a tick.
+ * one that made no progress for a while is given up at a tick.  It hands
+ * no call on itself (a whole one is decode.c's to hand on at a tick), so
+ * that every file that holds calls can build on it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -141,28 +143,22 @@ struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h
 	return c;
 }
 
-int hcb_jx_calls_expire(struct hcb_jaxffi *x)
+int hcb_jx_call_stale(struct hcb_jaxffi *x, struct jcall *c)
 {
-	int err = 0;
+	/* made before the first tick: its wait starts at this one */
+	if (!c->touched_ns)
+		c->touched_ns = x->b.now_ns;
+	return hcb_bounds_expired(&x->b, c->touched_ns);
+}
 
-	for (struct jcall *c = x->oldest, *next; c && !err; c = next) {
-		next = c->newer;
-		if (!c->touched_ns)
-			c->touched_ns = x->b.now_ns;
-		if (!hcb_bounds_expired(&x->b, c->touched_ns))
-			continue;
-		if (c->whole) {
-			err = hcb_jx_deliver_unended(x, c, "its callback still ran after a while");
-			continue;
-		}
-		hcb_bounds_lose(&x->b, HCB_BOUND_EXPIRED, c->h.device, 0, "device %u: callback "
-				"call %llu (%s) given up: %u of %u operands, %llu of %llu bytes came, "
-				"then none for a while", c->h.device, (unsigned long long)c->h.seq,
-				c->h.op, c->nseen, c->h.nargs, (unsigned long long)c->got,
-				(unsigned long long)c->h.total_bytes);
-		hcb_jx_call_drop(x, c);
-	}
-	return err;
+void hcb_jx_call_expire(struct hcb_jaxffi *x, struct jcall *c)
+{
+	hcb_bounds_lose(&x->b, HCB_BOUND_EXPIRED, c->h.device, 0, "device %u: callback "
+			"call %llu (%s) given up: %u of %u operands, %llu of %llu bytes came, "
+			"then none for a while", c->h.device, (unsigned long long)c->h.seq,
+			c->h.op, c->nseen, c->h.nargs, (unsigned long long)c->got,
+			(unsigned long long)c->h.total_bytes);
+	hcb_jx_call_drop(x, c);
 }
 
 void hcb_jx_calls_free(struct hcb_jaxffi *x)

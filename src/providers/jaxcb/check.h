@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_check.h - the layout check of the jaxffi provider: XLA internals
- * (hcb_jaxffi_layout) proven on the running process by what the probes
- * read with them, never trusted for a jaxlib version's sake.
+ * check.h - the layout check of the jax-callback provider: XLA internals
+ * (layout.h) proven on the running process by what the probes read with
+ * them, never trusted for a jaxlib version's sake.
  *
- * A call's record (bpf/jaxffi_events.h) carries the custom call target's
- * name read at each place it may be in the thunk, the op and module names,
+ * A call's record (events.h) carries the custom call target's name read
+ * at each place it may be in the thunk, the op and module names,
  * and the device ordinal read twice (execution context, thunk's execute
  * parameters).  The layout holds when exactly those agree with what the
  * thunk must be: the name at one place is a Python callback's custom call
@@ -17,7 +17,7 @@
  * A later call that disagrees with the proven layout is one malformed
  * call, not a refusal.
  *
- * A legacy callback's call (HCB_JAXFFI_F_LEGACY, jaxlegacy.h) carries its
+ * A legacy callback's call (HCB_JAXFFI_F_LEGACY, legacy.h) carries its
  * descriptor as read, which must read as an xla::CpuCallback (its vectors
  * whole, each operand's dims, row-major strides and size agreeing, checked
  * by the probe: h->layout; its callable a Python function), and, where a
@@ -38,7 +38,7 @@ struct hcb_jaxffi_check {
 	unsigned int place;      /* proven: where the target name is */
 	int place_known;         /* legacy: a thunk proved place (the classic
 				  * runtime proves the rest without one) */
-	int device_proven;       /* the context's ordinal proven apart (jaxffi.h) */
+	int device_proven;       /* the context's ordinal proven apart (decode.h) */
 };
 
 enum { HCB_JAXFFI_UNPROVEN, HCB_JAXFFI_PROVEN, HCB_JAXFFI_REFUSED };

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_decode.c - the jaxffi provider's records (bpf/jaxffi_events.h) back
- * into packets.  A call's records all come from the thread that made the
- * call, one after the other, but calls of one device may be under way on
- * several threads at once: each call in flight is found by (device, seq),
- * and a thread starting a new call has finished sending its last one
- * (jaxffi_calls.c).  Figures and problems go through decode_bounds.h.
+ * decode.c - the jax-callback provider's records (events.h) back into
+ * calls, and whole calls on to deliver.c.  A call's records all come from
+ * the thread that made the call, one after the other, but calls of one
+ * device may be under way on several threads at once: each call in flight
+ * is found by (device, seq), and a thread starting a new call has
+ * finished sending its last one (calls.c).  The Python side's records are
+ * pycall.c's.  Figures and problems go through providers/bounds.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +14,11 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "core/registry.h"
 #include "bpf/ring.h"
 #include "decode_impl.h"
 #include "ffi_abi.h"
-#include "pycall_events.h"
+#include "layout.h"
 
 int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx)
 {
@@ -45,6 +47,7 @@ void hcb_jaxffi_free(struct hcb_jaxffi *x)
 	if (!x)
 		return;
 	hcb_jx_calls_free(x);
+	hcb_jx_names_free(x);
 	hcb_jx_sites_free(x);
 	hcb_registry_free(x->reg);
 	free(x);
@@ -60,50 +63,7 @@ void hcb_jaxffi_text_off(struct hcb_jaxffi *x)
 	x->no_text = 1;
 }
 
-int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
-{
-	const struct hcb_consumer *con = NULL;
-	struct hcb_packet p;
-	int err, kind = 0;
-
-	if (c->got != c->h.total_bytes) {
-		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, c->h.device, 0, "device %u: callback "
-				   "call %llu (%s): operands of %llu bytes, the call said %llu",
-				   c->h.device, (unsigned long long)c->h.seq, c->h.op,
-				   (unsigned long long)c->got, (unsigned long long)c->h.total_bytes);
-		hcb_jx_call_drop(x, c);
-		return 0;
-	}
-	/* sub-byte operands come packed: one element a byte in a tap */
-	err = hcb_xshape_unpack(c->shapes, c->h.nargs, &c->payload);
-	if (!err)
-		err = hcb_jx_consumer_for(x, c, &con, &kind);
-	if (err == -ENOSPC) {
-		hcb_bounds_lose(&x->b, HCB_BOUND_CONSUMERS, c->h.device, 0, "device %u: callback "
-				"call %llu (%s): a call site past the %u hcbtrace keeps: not shown",
-				c->h.device, (unsigned long long)c->h.seq, c->h.op, JX_MAX_SITES);
-		hcb_jx_call_drop(x, c);
-		return 0;
-	}
-	if (err || !con) {
-		hcb_jx_call_drop(x, c);
-		return -ENOMEM;
-	}
-	p = (struct hcb_packet){
-		.device = c->h.device, .seq = c->h.seq, .mono_ns = c->h.ts_ns,
-		.pid = c->h.pid, .tid = c->h.tid, .consumer = con,
-		.payload = (const unsigned char *)(c->payload.data ? c->payload.data : ""),
-		.py_callable = c->py_callable,
-	};
-	p.text = hcb_jx_text_for(x, c, con, kind, &p.text_len);
-	hcb_bounds_delivered(&x->b, p.device, p.seq, con->total_bytes);
-	x->delivered++;
-	err = x->b.ops->packet(x->b.ctx, &p);
-	hcb_jx_call_drop(x, c);
-	return err;
-}
-
-/* A Python callback's call, whole, waits for its end (jaxffi_pycall.c). */
+/* A Python callback's call, whole, waits for its end (pycall.c). */
 static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
 {
 	if (c->nseen != c->h.nargs || c->arg_left)
@@ -126,7 +86,7 @@ static void name_unknown(struct hcb_ev_jcall *h, const char *target)
 	snprintf(h->target[0], sizeof(h->target[0]), "%s", target);
 }
 
-/* A CUDA callback (jaxgpu.h): no thunk holds its names there, and the
+/* A CUDA callback (gpu.h): no thunk holds its names there, and the
  * probe sits on xla_ffi_python_gpu_callback's handler alone. */
 static void name_gpu(struct hcb_ev_jcall *h)
 {
@@ -135,7 +95,7 @@ static void name_gpu(struct hcb_ev_jcall *h)
 
 /*
  * The call site the thunk gave, if it gave one, proven by the layout check
- * (jaxffi_check.h): a thread that ran no callback's CustomCallThunk first
+ * (check.h): a thread that ran no callback's CustomCallThunk first
  * says nothing of this call, which is then named after its index.  0; -1
  * for a call that disagrees with the layout proven before (counted);
  * -EPROTO once the layout is refused (said once, through ops->refuse).
@@ -375,8 +335,20 @@ bad:
 
 int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns)
 {
+	int err = 0;
+
 	x->b.now_ns = now_ns ? now_ns : 1;
-	return hcb_jx_calls_expire(x);
+	for (struct jcall *c = x->oldest, *next; c && !err; c = next) {
+		next = c->newer;
+		if (!hcb_jx_call_stale(x, c))
+			continue;
+		/* whole, it only waits for its end: shown as it is */
+		if (c->whole)
+			err = hcb_jx_deliver_unended(x, c, "its callback still ran after a while");
+		else
+			hcb_jx_call_expire(x, c);
+	}
+	return err;
 }
 
 unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x)

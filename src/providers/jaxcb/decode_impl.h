@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_impl.h - the jax-callback decoder's state, shared by its files
- * (jaxffi_decode.c: records into calls, calls into packets; jaxffi_calls.c:
- * the calls in flight, indexed and held in a pool; jaxffi_sites.c: the
- * call sites met and the consumers made up for them).  Figures, problems
- * and every bound go through decode_bounds.h, as the hcbtap decoder's do.
- * Nothing outside src/jaxffi*.c includes it.
+ * decode_impl.h - the jax-callback decoder's state, shared by its files
+ * (listed below, with what each offers the others).  Figures, problems
+ * and every bound go through providers/bounds.h, as the hcbtap decoder's
+ * do.  Nothing outside this folder includes it but the unit test of
+ * names.c (tests/unit/test_jaxffi_names.c).
  */
-#ifndef HCB_JAXFFI_IMPL_H
-#define HCB_JAXFFI_IMPL_H
+#ifndef HCB_JAXCB_DECODE_IMPL_H
+#define HCB_JAXCB_DECODE_IMPL_H
 
 #include <stdint.h>
 
 #include "core/buf.h"
 #include "providers/bounds.h"
-#include "providers/shapeproto.h"
+#include "providers/xshape.h"
 #include "check.h"
+#include "decode.h"
 #include "events.h"
-#include "ffi.h"
+#include "names.h"
 
-#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a call is held whole */
+#define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap/decode.c: a call is held whole */
 /* Calls in flight, all threads: at most this many, holding at most this
  * many bytes (what they claim, taken when the call begins: two of the
  * largest); past either the oldest is given up, counted. */
@@ -48,14 +48,14 @@ struct jcall {
 	uint64_t touched_ns;               /* its last record (a tick's time) */
 	struct hcb_xshape *shapes;         /* h.nargs */
 	struct hcb_buf payload;
-	/* the Python side (bpf/pycall_events.h), where the inner function is
+	/* the Python side (pycall_events.h), where the inner function is
 	 * probed: a Python callback's call waits for its end, whole */
 	unsigned int await_end : 1;        /* it will come */
 	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
 	unsigned int whole : 1;            /* its operands all came: waits for the end */
 	uint64_t py_callable;              /* the Python callable, 0: not known */
 	/* the namer's answer for it, asked at the entry while the callable
-	 * lived, where the call's site was new (jaxffi_names.c) */
+	 * lived, where the call's site was new (names.c) */
 	struct hcb_pysite *py_site;        /* NULL: not asked (or no memory) */
 	int py_err;                        /* the namer's: 0, or why not */
 	/* the last text the Python side sent (UTF-8), and how it came */
@@ -98,7 +98,7 @@ struct hcb_jaxffi {
 	int inner;                         /* the inner function is probed */
 	int no_text;                       /* --no-text: prints keep their operands only */
 	uint64_t unended;                  /* calls handed on before their end came */
-	/* sites named by the user's code (jaxffi_names.c) */
+	/* sites named by the user's code (names.c) */
 	hcb_jaxffi_namer namer;
 	void (*namer_release)(void *ctx);
 	void *namer_ctx;
@@ -108,39 +108,19 @@ struct hcb_jaxffi {
 	unsigned int ntext_noticed;
 };
 
-/* jaxffi_decode.c: call c has all its records, hand it on and let it go:
- * 0, or the packet callback's negative value. */
-int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
+/*
+ * The decoder's files, from the top down: each calls only the functions
+ * of the files below it, declared here from the bottom up.
+ *
+ *   decode.c    records into calls (decode.h)
+ *   pycall.c    the Python side of a call, joined to it
+ *   deliver.c   a whole call handed on as a packet
+ *   sites.c     call sites as consumers      text.c   a print's text
+ *   names.c     what a site is called
+ *   calls.c     the calls in flight
+ */
 
-/* jaxffi_pycall.c: the Python side's records (bpf/pycall_events.h) */
-int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
-/* The text of call c, of site con of kind (HCB_PYSITE_*, 0: not known),
- * for its packet, or NULL (told once per site where a print's text was
- * expected and could not be had). */
-const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
-			    const struct hcb_consumer *con, int kind, uint32_t *len);
-/* Call c, whole, is handed on though its end has not come (why): counted. */
-int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
-
-/* jaxffi_names.c: what a new site is called, and its kwargs */
-struct hcb_jx_name {
-	char name[HCB_MAX_NAME];
-	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
-	char file[512], line[16];
-	int kind;                          /* HCB_PYSITE_*, 0: by its op */
-};
-/* The name of call c's new site: by its Python callable where the namer
- * reads it, else by its op (ops->notice tells why, where it tried).  0 or
- * -ENOMEM. */
-int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
-/* At call c's entry (its Python callable running, so alive): where its
- * site is not named yet, the namer asked now and its answer kept with c
- * for hcb_jx_site_name, which may come after the program ended.  0 or
- * -ENOMEM. */
-int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
-void hcb_jx_names_free(struct hcb_jaxffi *x);
-
-/* jaxffi_calls.c */
+/* calls.c */
 /* A new call in flight for h, its claim taken from the pool (the oldest
  * given up, counted, for room); NULL if it cannot be held (counted), or
  * *err -ENOMEM. */
@@ -153,13 +133,32 @@ struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid);
 void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c);
 /* The call stopped before all its records came: a problem, then dropped. */
 void hcb_jx_call_stopped(struct hcb_jaxffi *x, struct jcall *c, const char *why);
-/* Calls that made no progress for HCB_BOUNDS_EXPIRY_NS: given up; one
- * that is whole and waits for its end is handed on.  0, or the packet
- * callback's negative value. */
-int hcb_jx_calls_expire(struct hcb_jaxffi *x);
+/* Whether call c made no progress for HCB_BOUNDS_EXPIRY_NS, at the time
+ * of the last tick: 1, else 0. */
+int hcb_jx_call_stale(struct hcb_jaxffi *x, struct jcall *c);
+/* Call c, stale and not whole, is given up: counted, then dropped. */
+void hcb_jx_call_expire(struct hcb_jaxffi *x, struct jcall *c);
 void hcb_jx_calls_free(struct hcb_jaxffi *x);
 
-/* jaxffi_sites.c */
+/* names.c: what a new site is called, and its kwargs */
+struct hcb_jx_name {
+	char name[HCB_MAX_NAME];
+	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
+	char file[512], line[16];
+	int kind;                          /* HCB_PYSITE_*, 0: by its op */
+};
+/* The name of call c's new site: by its Python callable where the namer
+ * reads it, else by its op (ops->notice tells why, where it tried).  0 or
+ * -ENOMEM. */
+int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n);
+/* At call c's entry (its Python callable running, so alive), for a site
+ * not met yet (sites.c: hcb_jx_site_known): the namer asked now and its
+ * answer kept with c for hcb_jx_site_name, which may come after the
+ * program ended.  0 or -ENOMEM. */
+int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
+void hcb_jx_names_free(struct hcb_jaxffi *x);
+
+/* sites.c */
 /* The made-up consumer of the call's site, registered on first sight:
  * 0, *out and *kind (HCB_PYSITE_*, 0 where its objects were not read);
  * -ENOSPC past JX_MAX_SITES (nothing kept); -ENOMEM. */
@@ -171,5 +170,27 @@ int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c);
 /* A legacy call without a thunk: named after its descriptor's number. */
 void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
 void hcb_jx_sites_free(struct hcb_jaxffi *x);
+
+/* text.c */
+/* The text record e (pycall_events.h) of call c, d its avail bytes after
+ * the record: kept as c's last text, or why there is none.  0 or -ENOMEM. */
+struct hcb_ev_jpytext;
+int hcb_jx_text_keep(struct jcall *c, const struct hcb_ev_jpytext *e, const unsigned char *d,
+		     size_t avail);
+/* The text of call c, of site con of kind (HCB_PYSITE_*, 0: not known),
+ * for its packet, or NULL (told once per site where a print's text was
+ * expected and could not be had). */
+const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
+			    const struct hcb_consumer *con, int kind, uint32_t *len);
+
+/* deliver.c */
+/* Call c has all its records: handed on and let go.  0, or the packet
+ * callback's negative value, or -ENOMEM. */
+int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
+/* Call c, whole, is handed on though its end has not come (why): counted. */
+int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+
+/* pycall.c: the Python side's records (pycall_events.h) */
+int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);
 
 #endif

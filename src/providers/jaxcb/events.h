@@ -35,7 +35,7 @@ enum hcb_jaxffi_handler {
 				     * call: the names and thunk_device come from it */
 #define HCB_JAXFFI_F_INDEX 2u       /* the call's "index" attribute was found */
 #define HCB_JAXFFI_F_LEGACY 4u      /* a legacy callback (xla_python_cpu_callback,
-				     * jaxlegacy.bpf.c): desc, layout, pytype and
+				     * legacy.bpf.c): desc, layout, pytype and
 				     * config below say what its descriptor held */
 #define HCB_JAXFFI_F_RUN 8u         /* legacy, no thunk: the device is the one the
 				     * executable was run for (XLA's classic
@@ -43,11 +43,11 @@ enum hcb_jaxffi_handler {
 #define HCB_JAXFFI_F_NODEV 16u      /* legacy: no thunk and no run of the call's
 				     * status seen: its device is unknown */
 #define HCB_JAXFFI_F_GPU 32u        /* a CUDA callback (xla_ffi_python_gpu_callback,
-				     * jaxgpu.bpf.c): the operands' bytes are the
+				     * gpu.bpf.c): the operands' bytes are the
 				     * handler's own host copies; no thunk, no names */
 
 /* hcb_ev_jcall.layout: what of a legacy callback's descriptor (an
- * xla::CpuCallback, jaxlegacy.bpf.c) did not read as one */
+ * xla::CpuCallback, legacy.bpf.c) did not read as one */
 #define HCB_JAXLEGACY_BAD_DESC 1u    /* its vectors: not 8-aligned, begin > end,
 				      * capacity != size, not whole elements */
 #define HCB_JAXLEGACY_BAD_TOKEN 2u   /* a token operand with a dtype, dims or bytes */
@@ -63,7 +63,7 @@ enum hcb_jaxffi_handler {
 #define HCB_JAXFFI_TARGET_MAX 48u
 /* The places in a CustomCallThunk where its target name may be: read at
  * each, the reader keeps the one that holds a callback target's name
- * (src/providers/jaxcb/ffi.h: the layout check). */
+ * (check.h: the layout check). */
 #define HCB_JAXFFI_TARGET_PLACES 4u
 
 struct hcb_ev_jcall {
@@ -125,7 +125,7 @@ struct hcb_ev_jarg {
  */
 
 /*
- * record --on-trigger stop with --until nonfinite (jaxffi.bpf.c): on the
+ * record --on-trigger stop with --until nonfinite (ffi.bpf.c): on the
  * devices of device_mask, the FFI probe checks each float operand of at
  * most HCB_JAXFFI_NF_BYTES bytes (the first HCB_JAXFFI_NF_OPERANDS such of
  * a call) for NaN or infinity after sending the call, and stops the target

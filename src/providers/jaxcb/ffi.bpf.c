@@ -17,11 +17,12 @@
  *
  * The thunk's fields, the execute parameters and the execution context's
  * device ordinal are XLA internals: their offsets are set by user space
- * (src/providers/jaxcb/ffi.c), and what is read with them proves them on every call:
- * the target name is read at each place it may be, and the reader keeps
- * the one that names a callback's custom call target; the device ordinal
- * is read twice, from the execution context and from the thunk's execute
- * parameters, so the reader can tell a layout that went wrong.
+ * (jaxcb.c, from layout.c and ffi.c), and what is read with them proves
+ * them on every call: the target name is read at each place it may be,
+ * and the reader keeps the one that names a callback's custom call
+ * target; the device ordinal is read twice, from the execution context
+ * and from the thunk's execute parameters, so the reader can tell a
+ * layout that went wrong.
  *
  * Linked with the other providers' programs and common.bpf.c into one
  * object (bpftool gen object): the ring buffer, the per-device counters and

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi.c - finding jaxlib in a target (through target.c: /proc and the
- * library's ELF symbols).  Where XLA keeps what the provider reads, and
- * how that is proven, is jaxffi_check.c's; the decoder of its records,
- * libc only, jaxffi_decode.c's.
+ * ffi.c - finding jaxlib in a target (through target/target.h: /proc and
+ * the library's ELF symbols).  Where XLA keeps what the provider reads is
+ * layout.c's, how that is proven check.c's; the decoder of its records,
+ * libc only, decode.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 
 #include "target/target.h"
 #include "ffi.h"
+#include "layout.h"
 
 /* jaxlib >= 0.6's native runtime: .../jaxlib/libjax_common.so */
 int hcb_jaxffi_is_library(const char *path)
@@ -57,7 +58,7 @@ int hcb_jaxffi_code_ordinal(const char *path, uint64_t off)
 }
 
 /* The handler's inner function, which calls the Python callable: a local
- * symbol, xla:: in jaxlib 0.6, jax:: from 0.7 (bpf/pycall.bpf.c). */
+ * symbol, xla:: in jaxlib 0.6, jax:: from 0.7 (pycall.bpf.c). */
 #define INNER_06 "_ZN3xla23XlaFfiPythonCpuCallbackEPNS_22FfiLoadedHostCallbacksEPNS_21" \
 	"CpuTransposePlanCacheEmNS_3ffi13RemainingArgsENS4_13RemainingRetsE"
 #define INNER_07 "_ZN3jax23XlaFfiPythonCpuCallbackEPN3xla22FfiLoadedHostCallbacksEPNS_21" \

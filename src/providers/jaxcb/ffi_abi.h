@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_abi.h - the part of XLA's C FFI API (xla/ffi/api/c_api.h, shipped
- * in every jaxlib wheel: jax.ffi.include_dir()) that the jaxffi provider
- * reads from a target: the call frame an FFI handler gets, its operand
- * buffers and its attributes.
+ * ffi_abi.h - the part of XLA's C FFI API (xla/ffi/api/c_api.h, shipped
+ * in every jaxlib wheel: jax.ffi.include_dir()) that the jax-callback
+ * provider reads from a target: the call frame an FFI handler gets, its
+ * operand buffers and its attributes.
  *
  * That header is C++-compatible C but cannot be included in BPF code or in
  * a build that has no jaxlib at hand, so the few structures needed are

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * gpu.bpf.c - JAX's own host callbacks on CUDA (custom call
- * xla_ffi_python_gpu_callback, jax's CUDA plugin: src/providers/jaxcb/gpu.h).  Its
+ * xla_ffi_python_gpu_callback, jax's CUDA plugin: gpu.h).  Its
  * handler gets the FFI call frame the CPU handler gets, but the operands
  * are device memory, which a probe cannot read; the handler copies each
  * (tokens left out) to a host buffer, in order, and waits for the copies
@@ -30,7 +30,7 @@
 
 #include "call.bpf.h"
 
-/* Set by user space (src/providers/jaxcb/gpu.c: decoded from XLA_FFI_DeviceOrdinal_Get). */
+/* Set by user space (gpu.c: decoded from XLA_FFI_DeviceOrdinal_Get). */
 const volatile __u32 jaxgpu_ctx_device_off = 8;
 
 #define JAXGPU_MAX_ARGS 64u          /* operands of a call read; more: counted */

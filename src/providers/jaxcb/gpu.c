@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxgpu.c - finding JAX's CUDA callback handler and its probe sites in the
- * jax CUDA plugin, proven on the file (jaxgpu.h says what is proven).  A
+ * gpu.c - finding JAX's CUDA callback handler and its probe sites in the
+ * jax CUDA plugin, proven on the file (gpu.h says what is proven).  A
  * probe is only ever placed at an instruction decoded so (capstone, linear
- * from the symbol's first byte, as jaxlegacy.c does).
+ * from the symbol's first byte, as legacy.c does).
  */
 #include <capstone/capstone.h>
 #include <errno.h>

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxgpu.h - the jax-callback provider on CUDA: where, in the jax CUDA
+ * gpu.h - the jax-callback provider on CUDA: where, in the jax CUDA
  * plugin's cuda_plugin_extension.so (jax-cuda12-plugin, jax-cuda13-plugin),
  * JAX's Python callbacks (custom call xla_ffi_python_gpu_callback) get their
  * operands, and the proof of it read from the file.
  *
  * The handler kXlaFfiPythonGpuCallback gets the FFI call frame the CPU
- * handler gets (bpf/jaxffi_abi.h), but its operands are device memory.
+ * handler gets (ffi_abi.h), but its operands are device memory.
  * Its body, jax::cuda::XlaFfiPythonGpuCallback (jaxlib/gpu/py_client_gpu.cc),
  * copies each operand but tokens, in order, to a new host buffer with
  * cudaMemcpyAsync(host, device, size, cudaMemcpyDeviceToHost, stream), then
  * calls cudaStreamSynchronize(stream) once and hands Python those host
- * buffers.  The probes (bpf/jaxgpu.bpf.c): the handler's entry (the frame),
+ * buffers.  The probes (gpu.bpf.c): the handler's entry (the frame),
  * the copy's call instruction (each host buffer) and the instruction after
  * the synchronisation's call (the buffers are whole): from there the
  * operands are sent as the CPU probe sends them, read from the host copies.
@@ -24,7 +24,7 @@
  *     instruction follows that call.
  * What the file cannot show the probes check per call: the copy's kind is
  * device-to-host, each copy's source is the frame's operand's device
- * pointer, in order, and its size the operand's (jaxgpu.bpf.c).
+ * pointer, in order, and its size the operand's (gpu.bpf.c).
  *
  * The device ordinal is the execution context's, which is XLA's (the PJRT
  * plugin xla_cuda_plugin.so, jax-cudaNN-pjrt): read where that library's

@@ -10,20 +10,23 @@
 #include "bpf/probes.h"
 #include "target/pytext.h"
 #include "target/pyver.h"
+#include "decode.h"
 #include "events.h"
 #include "ffi.h"
 #include "gpu.h"
 #include "jaxcb.h"
-#include "nfstop.h"
+#include "layout.h"
 #include "legacy.h"
+#include "namer.h"
+#include "nfstop.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
  * device ordinals, plus one (0: its code is not the function known,
- * jaxffi.h), and whether the callbacks are the legacy ones (jaxlegacy.h).
+ * ffi.h), and whether the callbacks are the legacy ones (legacy.h).
  * HANDLER is the legacy callback there, and RUN.. the run sites.  INNER:
  * the handler's inner function, which calls the Python callable
- * (bpf/pycall.bpf.c; 0: not found).  On CUDA (jaxgpu.h) HANDLER is
+ * (pycall.bpf.c; 0: not found).  On CUDA (gpu.h) HANDLER is
  * kXlaFfiPythonGpuCallback, and GPU_COPY, GPU_SYNC the copy and
  * synchronisation sites; GPU_SYNC is 0 on CPU. */
 enum { THUNK, HANDLER, BUFFER_HANDLER, CTX_DEVICE, RUN_DEVICE, LEGACY, INNER, RUN,
@@ -296,7 +299,7 @@ static uint32_t test_str_shift(void)
 }
 
 /*
- * The text jax.debug.print writes (bpf/pycall.bpf.c): the probe on the
+ * The text jax.debug.print writes (pycall.bpf.c): the probe on the
  * concatenation of the target's Python (v, laid out as o; NULL: not read,
  * pywhy says why), its str layout given to the probe.  A Python that
  * cannot be read is no failure: the taps go without their text, and

@@ -28,9 +28,9 @@
  * A call with neither has no device known: it is sent as such, never
  * given one.
  *
- * The descriptor is XLA's internal C++ layout: read as src/providers/jaxcb/check.c
- * says it is, and checked on every call here (what can be, in a probe) and
- * in user space (the rest): a descriptor that does not read as one is sent
+ * The descriptor is XLA's internal C++ layout: read as layout.c says it
+ * is, and checked on every call here (what can be, in a probe) and in
+ * user space (the rest): a descriptor that does not read as one is sent
  * as a call without operands, saying what failed (layout).
  */
 #include "vmlinux.h"
@@ -39,7 +39,7 @@
 
 #include "call.bpf.h"
 
-/* Set by user space before load (src/providers/jaxcb/jaxcb.c). */
+/* Set by user space before load (jaxcb.c). */
 const volatile __u32 jaxlegacy_run_device_off = 8;  /* ExecutableRunOptions::device_ordinal_ */
 const volatile __u32 jaxlegacy_arg_size = 88;       /* sizeof(xla::CpuCallback::Arg) */
 

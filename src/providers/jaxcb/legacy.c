@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "target/target.h"
+#include "ffi.h"
+#include "layout.h"
 #include "legacy.h"
 
 /* void xla::XlaPythonCpuCallback(void *, void **, XlaCustomCallStatus *) */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxlegacy.h - the jax-callback provider on jaxlib 0.4.26 to 0.5.3, whose
+ * legacy.h - the jax-callback provider on jaxlib 0.4.26 to 0.5.3, whose
  * callbacks are the custom call xla_python_cpu_callback
- * (bpf/jaxlegacy.bpf.c): finding it in jaxlib's xla_extension.so, and the
+ * (legacy.bpf.c): finding it in jaxlib's xla_extension.so, and the
  * instructions where XLA's classic CPU runtime runs compiled code for a
- * device.  The records are the FFI path's (jaxffi_events.h, flagged
- * HCB_JAXFFI_F_LEGACY), read by the same decoder (jaxffi_decode.c) and
- * proven by the same check (jaxffi_check.c).
+ * device.  The records are the FFI path's (events.h, flagged
+ * HCB_JAXFFI_F_LEGACY), read by the same decoder (decode.c) and
+ * proven by the same check (check.c).
  */
 #ifndef HCB_JAXLEGACY_H
 #define HCB_JAXLEGACY_H

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_py.c - the jax-callback decoder's namer (jaxffi.h) over the
- * CPython walker (pysite.h): call sites named by the user's code, read
- * from the traced process's own objects.
+ * namer.c - the jax-callback decoder's namer (names.h) over the CPython
+ * walker (pysite.h): call sites named by the user's code, read from the
+ * traced process's own objects.
  */
 #include "target/pyver.h"
-#include "ffi.h"
+#include "names.h"
+#include "namer.h"
 #include "pysite.h"
 
 static int lookup(void *ctx, uint64_t callable, struct hcb_pysite *out)

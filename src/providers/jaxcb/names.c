@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_names.c - what a jax call site is called (issue 29): by the user's
- * code where the namer (hcb_jaxffi_set_namer: pysite.h's walker) reads it
+ * names.c - what a jax call site is called (issue 29): by the user's
+ * code where the namer (names.h; namer.h: pysite.h's walker) reads it
  * from the call's Python callable, else by XLA's op, as before.
  *
  *   jax.debug.print      its format string ("step {i} loss={l:.3f}"),
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "decode_impl.h"
+#include "names.h"
 #include "pysite.h"
 
 #define JX_NAME_CUT 200u   /* bytes of a name kept before " #N" and "..." */
@@ -175,7 +176,7 @@ int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_
 
 int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c)
 {
-	if (!x->namer || !c->py_callable || c->py_site || hcb_jx_site_known(x, c))
+	if (!x->namer || !c->py_callable || c->py_site)
 		return 0;
 	c->py_site = malloc(sizeof(*c->py_site));
 	if (!c->py_site)

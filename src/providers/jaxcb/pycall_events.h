@@ -8,7 +8,7 @@
  *   HCB_EV_JPYCALL   jaxlib's inner function (XlaFfiPythonCpuCallback) is
  *                    entered: the Python callable it is about to call
  *                    (a callable's first entry wakes the reader: its site
- *                    is named while the call runs, jaxffi_pycall.c)
+ *                    is named while the call runs, pycall.c)
  *   HCB_EV_JPYTEXT   none or more: a string the callable ended in "\n"
  *                    with a concatenation (jax.debug.print's last step,
  *                    sys.stdout.write(msg + "\n")): msg's bytes as CPython

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jaxffi_sites.c - the jax-callback decoder's call sites: each (op,
- * module, target, operand shapes) met becomes a consumer of its own,
- * found again in a hash of what it says; at most JX_MAX_SITES of them are
- * kept (the target names them: a call of one more is not shown, counted),
- * each named as jaxffi_names.c says.
- * Legacy calls without a thunk are named after their descriptor's number,
- * found in a hash too.
+ * sites.c - the jax-callback decoder's call sites: each (op, module,
+ * target, operand shapes) met becomes a consumer of its own, found again
+ * in a hash of what it says; at most JX_MAX_SITES of them are kept (the
+ * target names them: a call of one more is not shown, counted), each
+ * named as names.c says.  Legacy calls without a thunk are named after
+ * their descriptor's number, found in a hash too.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/registry.h"
 #include "decode_impl.h"
 
 _Static_assert((JX_SITE_BUCKETS & (JX_SITE_BUCKETS - 1)) == 0, "a power of two");
@@ -181,7 +181,6 @@ void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 
 void hcb_jx_sites_free(struct hcb_jaxffi *x)
 {
-	hcb_jx_names_free(x);
 	for (unsigned int i = 0; i < JX_SITE_BUCKETS; i++)
 		while (x->sites[i]) {
 			struct site *s = x->sites[i];

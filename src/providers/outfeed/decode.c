@@ -10,8 +10,9 @@
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "providers/bounds.h"
+#include "providers/xshape.h"
 #include "events.h"
-#include "providers/shapeproto.h"
+#include "shapeproto.h"
 #include "decode.h"
 
 #define MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap_decode.c: a packet is held whole */

@@ -15,19 +15,8 @@
 #define HCB_SHAPEPROTO_H
 
 #include <stddef.h>
-#include <stdint.h>
 
-#include "core/consumer.h"
-
-#include "core/wire.h"
-
-/* One array shape, as hcbtrace can print it. */
-struct hcb_xshape {
-	unsigned int dtype;          /* enum hcb_dtype */
-	unsigned int ndim;
-	uint64_t dims[HCB_MAX_DIMS];
-	uint64_t nbytes;             /* of the elements, packed */
-};
+#include "providers/xshape.h"
 
 /*
  * Decode an array ShapeProto into *out.  Errors:
@@ -40,17 +29,5 @@ struct hcb_xshape {
  */
 int hcb_shapeproto_decode(const void *buf, size_t len, struct hcb_xshape *out, char *msg,
 			  size_t msg_size);
-
-/* The leaf specs (consumer.h) of n shapes, for a made-up consumer. */
-void hcb_xshape_specs(const struct hcb_xshape *shapes, unsigned int n, struct hcb_leaf_spec *out);
-
-/*
- * payload: the n arrays of shapes back to back as XLA's CPU runtime holds
- * them, the sub-byte ones packed (dtype.h: hcb_packed_bytes), made the
- * arrays as a tap holds them, one element a byte (nbytes each).  Unchanged
- * if none is sub-byte.  0, or -ENOMEM (payload unchanged).
- */
-struct hcb_buf;
-int hcb_xshape_unpack(const struct hcb_xshape *shapes, unsigned int n, struct hcb_buf *payload);
 
 #endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode.h - the jax-callback decoder: the ring records of ffi.bpf.c,
+ * legacy.bpf.c, gpu.bpf.c (events.h) and pycall.bpf.c (pycall_events.h)
+ * back into packets.  Each call site gets a consumer made up from what
+ * the calls say: named by the user's code where the namer reads it
+ * (names.h), else after the HLO op ("debug_print.1"), with the kwargs
+ * callback: NAME and module: MODULE, one leaf per operand (a tuple if
+ * several, as id_print printed them).  Malformed or incomplete records
+ * are counted per device and reported through ops->warn, never trusted.
+ * libc only: the unit tests and the fuzzer drive it directly.
+ */
+#ifndef HCB_JAXCB_DECODE_H
+#define HCB_JAXCB_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/packet.h"
+
+struct hcb_jaxffi;
+
+int hcb_jaxffi_new(struct hcb_jaxffi **out, const struct hcb_decoder_ops *ops, void *ctx);
+/* The execution context's device ordinal is read where the library's own
+ * code reads it (ffi.h: t->ctx_device_off): calls with no thunk to prove
+ * the layout are shown before one does. */
+void hcb_jaxffi_device_proven(struct hcb_jaxffi *x);
+/* The inner function that calls the Python callable is probed
+ * (pycall.bpf.c): a Python callback's tap is held until its end. */
+void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
+/* The text probe was left off on purpose (--no-text): a print's tap is
+ * its operands, with no notice that its text was not seen. */
+void hcb_jaxffi_text_off(struct hcb_jaxffi *x);
+void hcb_jaxffi_free(struct hcb_jaxffi *x);
+/* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG, HCB_EV_JDATA
+ * or one of pycall_events.h.  0 (malformed records included: they are
+ * counted), the packet callback's negative value, -ENOMEM, or -EPROTO
+ * from the call that failed the layout check (check.h; ops->refuse was
+ * told why) on: nothing more is read. */
+int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len);
+/* Calls whose records are still coming. */
+unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x);
+/* End of input: calls still incomplete are counted as HCB_INCOMPLETE. */
+void hcb_jaxffi_finish(struct hcb_jaxffi *x);
+/* Per-device figures (first_seq/last_seq: the lowest and highest seq
+ * delivered: calls of a device may end out of order); NULL for a device
+ * never seen; device HCB_MAX_DEVICES: every device out of range together
+ * (and records that name none). */
+const struct hcb_stream_stats *hcb_jaxffi_stats(const struct hcb_jaxffi *x, uint32_t device);
+/* Time passes (a tick): calls that made no progress for a while are
+ * given up, counted (providers/bounds.h).  0, or the packet callback's
+ * negative value. */
+int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns);
+/* Its bounds and what passed them, for tests. */
+struct hcb_bounds;
+const struct hcb_bounds *hcb_jaxffi_bounds(const struct hcb_jaxffi *x);
+struct hcb_registry;
+struct hcb_registry *hcb_jaxffi_registry(struct hcb_jaxffi *x);
+
+#endif
