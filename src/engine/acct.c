@@ -13,6 +13,7 @@ const char *hcb_loss_reason(enum hcb_loss_cause cause)
 		[HCB_LOSS_DEVICE_COPY] = "device copy failed",
 		[HCB_LOSS_NO_RUNTIME] = "no device runtime",
 		[HCB_LOSS_LAG] = "output too far behind",
+		[HCB_LOSS_NO_MEMORY] = "no kernel memory for the probe",
 		[HCB_LOSS_UNDELIVERED] = "not delivered",
 	};
 

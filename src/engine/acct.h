@@ -46,6 +46,7 @@ enum hcb_loss_cause {
 	HCB_LOSS_DEVICE_COPY,   /* the emitter's copy off the device failed */
 	HCB_LOSS_NO_RUNTIME,    /* the emitter had no device runtime */
 	HCB_LOSS_LAG,           /* turned away: the output was over --max-lag */
+	HCB_LOSS_NO_MEMORY,     /* the kernel had no memory for the probe's state */
 	HCB_LOSS_UNDELIVERED,   /* no counter says why */
 	HCB_LOSS_CAUSES
 };

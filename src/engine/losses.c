@@ -19,6 +19,7 @@ static void loss_seen(void *ctx, uint32_t d, struct hcb_loss_seen *out)
 	out->n[HCB_LOSS_RING] = b.drops;
 	out->n[HCB_LOSS_UNREADABLE] = b.read_errors;
 	out->n[HCB_LOSS_LAG] = b.lag_drops;
+	out->n[HCB_LOSS_NO_MEMORY] = b.no_memory;
 	out->n[HCB_LOSS_MALFORMED] = 0;
 	for (int i = 0; st && i < HCB_DECODE_PROBLEMS; i++)
 		out->n[HCB_LOSS_MALFORMED] += st->problems[i];
@@ -40,7 +41,7 @@ static uint64_t fired(void *ctx, uint32_t d)
 
 	if (hcb_probes_dev_stats(s->probes, d, &b))
 		return 0;
-	return b.packets + b.drops + b.read_errors + b.lag_drops;
+	return b.packets + b.drops + b.read_errors + b.lag_drops + b.no_memory;
 }
 
 /* Losses told by a seq past what the probe handled: a decoder problem of

@@ -5,7 +5,7 @@
  * sleepable hcbtap probe exists for, and the one where a probe that sleeps
  * can meet another thread's run of itself on its CPU (tests/bats/sleepable.bats).
  *
- *   fault_tapper [-n THREADS] [-s STEPS] [-f FIELD] [-u]
+ *   fault_tapper [-n THREADS] [-s STEPS] [-f FIELD] [-u | -e DIR] [-r RATE]
  *
  * Thread d taps device d, STEPS times, one leaf int64[FIELD] ("values")
  * whose element i at step s is (d << 48) | (s << 20) | i, so that every
@@ -17,6 +17,11 @@
  * this program when the probe faults on them, so that every fault of the
  * probe sleeps until that thread has run: the probe's worst case, made
  * the common one.
+ * -e DIR: the pages come from a file of its own in DIR (on a disk, not a
+ * tmpfs), written, synced and evicted from the page cache before each
+ * tap, so that the probe takes a major fault that waits for the disk.
+ * -r RATE: each thread taps at most RATE times a second (a steady rate
+ * the machine keeps up with, not flat out).
  * Prints the taps issued per device on stdout.
  */
 #ifndef _GNU_SOURCE
@@ -33,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hcbtap.h"
@@ -43,6 +49,8 @@ static unsigned int nthreads = 4;
 static uint64_t steps = 2000, field = 2048;
 static uint32_t values_id;
 static int uffd = -1;     /* -u: the userfaultfd that serves the taps' pages */
+static const char *evict_dir;   /* -e: where the evicted files are */
+static uint64_t rate;           /* -r: taps a second a thread, 0: flat out */
 static size_t page;
 
 struct worker {
@@ -131,6 +139,10 @@ static int step(struct worker *w, uint64_t s, int64_t *buf)
 		fill(buf, field, w->device, s, 0);
 		if (pwrite(w->fd, buf, len, 0) != (ssize_t)len)
 			return errno ? errno : EIO;
+		/* -e: on the disk, and out of the page cache */
+		if (evict_dir && (fdatasync(w->fd) ||
+				  posix_fadvise(w->fd, 0, (off_t)len, POSIX_FADV_DONTNEED)))
+			return errno ? errno : EIO;
 		m = mmap(NULL, len, PROT_READ, MAP_SHARED, w->fd, 0);
 		if (m == MAP_FAILED)
 			return errno;
@@ -143,17 +155,34 @@ static int step(struct worker *w, uint64_t s, int64_t *buf)
 	return 0;
 }
 
+/* -r: sleep until the next step is due, by a fixed grid from the start
+ * (a late step does not shift the later ones). */
+static void pace(struct timespec *next)
+{
+	uint64_t ns = (uint64_t)next->tv_nsec + 1000000000ull / rate;
+
+	next->tv_sec += (time_t)(ns / 1000000000ull);
+	next->tv_nsec = (long)(ns % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+		;
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
 	int64_t *buf = malloc(field * sizeof(int64_t));
+	struct timespec next;
 
 	if (!buf) {
 		w->failed = ENOMEM;
 		return NULL;
 	}
-	for (uint64_t s = 0; s < steps && !w->failed; s++)
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (uint64_t s = 0; s < steps && !w->failed; s++) {
 		w->failed = step(w, s, buf);
+		if (rate)
+			pace(&next);
+	}
 	free(buf);
 	return NULL;
 }
@@ -162,17 +191,37 @@ static int parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:f:u")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:f:ue:r:")) != -1) {
 		switch (c) {
 		case 'n': nthreads = (unsigned int)atoi(optarg); break;
 		case 's': steps = strtoull(optarg, NULL, 10); break;
 		case 'f': field = strtoull(optarg, NULL, 10); break;
 		case 'u': uffd = 0; break;
+		case 'e': evict_dir = optarg; break;
+		case 'r': rate = strtoull(optarg, NULL, 10); break;
 		default: return -1;
 		}
 	}
 	return nthreads >= 1 && nthreads <= MAX_THREADS && steps < (1u << 27) &&
-	       field >= 1 && field < (1u << 20) ? 0 : -1;
+	       field >= 1 && field < (1u << 20) && !(evict_dir && uffd == 0) ? 0 : -1;
+}
+
+/* Where device d's pages come from: a memfd, or under -e a file of its
+ * own in the directory, unlinked at once (it lives while it is open). */
+static int open_backing(unsigned int d)
+{
+	char path[4096];
+	int fd;
+
+	if (!evict_dir)
+		return memfd_create("fault_tapper", 0);
+	snprintf(path, sizeof(path), "%s/fault_tapper.%d.%u", evict_dir, (int)getpid(), d);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		unlink(path);
+	else
+		fprintf(stderr, "fault_tapper: %s: %s\n", path, strerror(errno));
+	return fd;
 }
 
 int main(int argc, char **argv)
@@ -184,7 +233,8 @@ int main(int argc, char **argv)
 	int bad = 0;
 
 	if (parse(argc, argv)) {
-		fprintf(stderr, "usage: fault_tapper [-n THREADS (1..16)] [-s STEPS] [-f FIELD] [-u]\n");
+		fprintf(stderr, "usage: fault_tapper [-n THREADS (1..16)] [-s STEPS] [-f FIELD] "
+			"[-u | -e DIR] [-r RATE]\n");
 		return 2;
 	}
 	vec.dims[0] = field;
@@ -201,7 +251,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (unsigned int d = 0; d < nthreads; d++) {
 		w[d].device = d;
-		w[d].fd = memfd_create("fault_tapper", 0);
+		w[d].fd = open_backing(d);
 		if (w[d].fd < 0 || pthread_create(&w[d].thread, NULL, run, &w[d]))
 			return 1;
 	}
