@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "process/target.h"
 #include "providers/provider.h"
 #include "session/session.h"
-#include "target/target.h"
 #include "text/idprint.h"
 #include "cli.h"
 #include "words.h"

@@ -9,7 +9,7 @@
 
 #include "core/clock.h"
 #include "engine/capture.h"
-#include "target/target.h"
+#include "process/target.h"
 #include "watch/flight.h"
 #include "trace_flight.h"
 

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "process/target.h"
 #include "session/session.h"
-#include "target/target.h"
 #include "barriers.h"
 #include "capture_impl.h"
 #include "late.h"

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "process/target.h"
 #include "providers/provider.h"
-#include "target/target.h"
 
 /* hcb_providers[] is made by the build (src/providers/meson.build). */
 

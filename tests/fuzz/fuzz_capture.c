@@ -26,11 +26,11 @@
 
 #include "bpf/probes.h"
 #include "engine/capture.h"
-#include "providers/provider.h"
+#include "process/target.h"
 #include "providers/hcbtap/decode.h"
 #include "providers/hcbtap/events.h"
+#include "providers/provider.h"
 #include "recfile.h"
-#include "target/target.h"
 
 /* ---- the probes, the ring and the target, from the input ---- */
 

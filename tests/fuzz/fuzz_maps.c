@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: what hcbtrace reads of a target's files (src/target/target.h).
+ * libFuzzer target: what hcbtrace reads of a target's files (src/process/target.h).
  * The input is a 2-byte length L, L bytes of /proc/PID/maps text (each line
  * through hcb_maps_parse_line), and the rest: a library file the target
  * maps, read for its symbols as attach and list read it
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "target/target.h"
+#include "process/target.h"
 
 static void maps_lines(const uint8_t *data, size_t size)
 {

@@ -55,7 +55,7 @@ FORBIDDEN = {
     "formats": ("cli", "tui"),
     # libhcbtap runs inside traced programs: libc, the model and the
     # session files (its own barrier)
-    "hcbtap": ("formats", "cli", "tui", "src/watch", "src/diff", "src/target", "src/bpf",
+    "hcbtap": ("formats", "cli", "tui", "src/watch", "src/diff", "src/process", "src/bpf",
                "src/providers", "src/engine"),
 }
 # The floors of the house, from the ground up: a folder depends only on
@@ -64,7 +64,7 @@ FORBIDDEN = {
 # circles alone.
 FLOORS = (
     ("src/core",),
-    ("src/session", "src/watch", "src/diff", "src/target", "src/bpf"),
+    ("src/session", "src/watch", "src/diff", "src/process", "src/bpf"),
     ("src/providers",),
     ("src/providers/hcbtap", "src/providers/outfeed", "src/providers/jaxcb"),
     ("src/engine",),

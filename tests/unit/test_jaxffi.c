@@ -18,14 +18,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/dtype.h"
-#include "providers/bounds.h"
 #include "bpf/ring.h"
-#include "providers/jaxcb/events.h"
+#include "core/dtype.h"
+#include "process/target.h"
+#include "providers/bounds.h"
 #include "providers/jaxcb/decode.h"
+#include "providers/jaxcb/events.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "providers/jaxcb/layout.h"
-#include "target/target.h"
 #include "text/idprint.h"
 #include "testjaxffi.h"
 

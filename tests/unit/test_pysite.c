@@ -26,9 +26,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "process/pyobj.h"
+#include "process/pyver.h"
 #include "providers/jaxcb/pysite.h"
-#include "target/pyobj.h"
-#include "target/pyver.h"
 #include "testpyproc.h"
 
 /* the site Python gave, as the walker must give it; 1 if it must refuse */

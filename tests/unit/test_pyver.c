@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pyver.c - the target's Python version and offsets (src/target/pyver.h):
+ * test_pyver.c - the target's Python version and offsets (src/process/pyver.h):
  * names of interpreters read as versions, each version's table as its
  * headers lay it out, and, against real processes of every Python on the
  * machine (pyenv's 3.10 .. 3.13, Debian's static 3.11), the version found
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "target/pyver.h"
-#include "target/target.h"
+#include "process/pyver.h"
+#include "process/target.h"
 #include "testpyproc.h"
 
 static void test_names(void **state)

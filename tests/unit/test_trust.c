@@ -21,8 +21,8 @@
 #include <cmocka.h>
 
 #include "core/buf.h"
+#include "process/target.h"
 #include "session/session.h"
-#include "target/target.h"
 
 static char tmpdir[] = "/tmp/test_trust.XXXXXX";
 #include "testtmp.h"

@@ -8,7 +8,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
-#include "target/target.h"
+#include "process/target.h"
 #include "decode.h"
 #include "events.h"
 #include "hcbtap.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/target.h"
+#include "process/target.h"
 #include "ffi.h"
 #include "layout.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target.h"
+#include "process/target.h"
 #include "gpu.h"
 
 #define HANDLER "kXlaFfiPythonGpuCallback"

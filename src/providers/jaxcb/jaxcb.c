@@ -8,8 +8,8 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
-#include "target/pytext.h"
-#include "target/pyver.h"
+#include "process/pytext.h"
+#include "process/pyver.h"
 #include "decode.h"
 #include "events.h"
 #include "ffi.h"

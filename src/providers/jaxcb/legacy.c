@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target.h"
+#include "process/target.h"
 #include "ffi.h"
 #include "layout.h"
 #include "legacy.h"

@@ -4,9 +4,9 @@
  * walker (pysite.h): call sites named by the user's code, read from the
  * traced process's own objects.
  */
-#include "target/pyver.h"
-#include "names.h"
+#include "process/pyver.h"
 #include "namer.h"
+#include "names.h"
 #include "pysite.h"
 
 static int lookup(void *ctx, uint64_t callable, struct hcb_pysite *out)

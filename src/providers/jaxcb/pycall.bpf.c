@@ -37,7 +37,7 @@
 #include "bpf/capture.bpf.h"
 #include "bpf/state.bpf.h"
 #include "pycall_events.h"
-#include "target/pystr_state.h"
+#include "process/pystr_state.h"
 
 struct ffi_loaded_host_callbacks {
 	__u64 callbacks;     /* void ** */

@@ -35,8 +35,8 @@
 
 #include <stdint.h>
 
-#include "target/pyobj.h"
-#include "target/pyver.h"
+#include "process/pyobj.h"
+#include "process/pyver.h"
 
 enum { HCB_PYSITE_PRINT = 1, HCB_PYSITE_CALLBACK = 2 };
 

@@ -7,7 +7,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
-#include "target/target.h"
+#include "process/target.h"
 #include "decode.h"
 #include "outfeed.h"
 
