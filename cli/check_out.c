@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "words.h"
 
 const struct check_cap check_caps[] = {
 	{ HCB_CAP_BPF, "CAP_BPF", "bpf()", 1 },
@@ -75,20 +76,6 @@ static void text_privilege(const struct check *c, FILE *out)
 		c->can_attach > 0 ? "yes" : strerror(-c->can_attach));
 }
 
-static void text_log(const char *log, FILE *out)
-{
-	const char *line = log;
-
-	while (*line) {
-		size_t len = strcspn(line, "\n");
-		char *one = strndup(line, len);
-
-		fprintf(out, "        %s\n", one ? cli_vis(one) : "?");
-		free(one);
-		line += len + (line[len] == '\n');
-	}
-}
-
 static void text_prog(const struct check *c, const struct check_prog *cp, FILE *out)
 {
 	const struct hcb_verdict *v = &cp->v;
@@ -115,7 +102,7 @@ static void text_prog(const struct check *c, const struct check_prog *cp, FILE *
 	if (!v->loaded && v->log[0]) {
 		fprintf(out, "      the verifier's last lines%s:\n",
 			v->explained ? "" : " (its figures; the full log did not fit)");
-		text_log(v->log, out);
+		cli_print_lines(out, "        ", v->log);
 	}
 }
 

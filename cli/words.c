@@ -132,22 +132,27 @@ void cli_refusal_words(char *out, size_t cap, const struct hcb_refusal *r)
 		snprintf(out, cap, "BPF program %s (bpf(): %s)", r->prog, strerror(-r->err));
 }
 
-void cli_refusal_log(const char *prog, const char *log)
+void cli_print_lines(FILE *f, const char *indent, const char *text)
 {
-	const char *line = log;
+	const char *line = text;
 
-	if (!log[0])
-		return;
-	fflush(stdout);
-	fprintf(stderr, "hcbtrace: the verifier's last lines for %s:\n", prog);
 	while (*line) {
 		size_t len = strcspn(line, "\n");
 		char *one = strndup(line, len);
 
-		fprintf(stderr, "    %s\n", one ? cli_vis(one) : "?");
+		fprintf(f, "%s%s\n", indent, one ? cli_vis(one) : "?");
 		free(one);
 		line += len + (line[len] == '\n');
 	}
+}
+
+void cli_refusal_log(const char *prog, const char *log)
+{
+	if (!log[0])
+		return;
+	fflush(stdout);
+	fprintf(stderr, "hcbtrace: the verifier's last lines for %s:\n", prog);
+	cli_print_lines(stderr, "    ", log);
 }
 
 int cli_refused_err(const struct hcb_provider *p)

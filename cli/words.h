@@ -8,6 +8,7 @@
 #define HCB_CLI_WORDS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bpf/verdict.h"
@@ -59,8 +60,10 @@ int cli_load_err(int err, uint64_t ring_bytes);
 int cli_refused_err(const struct hcb_provider *p);
 /* "BPF program NAME (the verifier: WHY)", for messages, into out. */
 void cli_refusal_words(char *out, size_t cap, const struct hcb_refusal *r);
-/* The verifier's last lines of r, indented, to stderr. */
+/* The verifier's last lines (log) of prog, indented, to stderr. */
 void cli_refusal_log(const char *prog, const char *log);
+/* Each line of text to f after indent, shown as cli_vis() shows it. */
+void cli_print_lines(FILE *f, const char *indent, const char *text);
 /* This kernel's release, for messages: "6.1.0-57-amd64" ("?" if unknown). */
 const char *cli_kernel_release(void);
 
