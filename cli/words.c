@@ -155,6 +155,15 @@ void cli_refusal_log(const char *prog, const char *log)
 	cli_print_lines(stderr, "    ", log);
 }
 
+/* 1 if prog is one of p's own (the exec watch is every session's). */
+static int provider_has(const struct hcb_provider *p, const char *prog)
+{
+	for (size_t i = 0; p && p->programs[i]; i++)
+		if (!strcmp(p->programs[i], prog))
+			return 1;
+	return 0;
+}
+
 int cli_refused_err(const struct hcb_provider *p)
 {
 	struct hcb_refusal r;
@@ -166,7 +175,7 @@ int cli_refused_err(const struct hcb_provider *p)
 		return EXIT_SYSTEM;
 	}
 	cli_refusal_words(what, sizeof(what), &r);
-	if (p)
+	if (provider_has(p, r.prog))
 		cli_err("this kernel (%s) refuses the %s provider's %s; run 'hcbtrace check' for "
 			"what this kernel supports", cli_kernel_release(), p->name, what);
 	else

@@ -189,6 +189,10 @@ print("ok")
     [[ "$stderr" == *"hcbtrace: this kernel ($(uname -r)) refuses the hcbtap provider's BPF program hcbtap_packet (the verifier: R0 invalid mem access 'scalar')"* ]]
     [[ "$stderr" == *$'\n'"hcbtrace: the verifier's last lines for hcbtap_packet:"$'\n'"    R0 invalid mem access 'scalar'"$'\n'* ]]
     [[ "$stderr" != *privilege* ]]
+    # the exec watch is every session's, no provider's own
+    HCBTRACE_TEST_REFUSE=hcb_exec run --separate-stderr "$HCBTRACE" attach "$EX_PID"
+    assert_failure 4
+    assert_equal "$stderr" "hcbtrace: this kernel ($(uname -r)) refuses BPF program hcb_exec (the verifier: R0 invalid mem access 'scalar'); run 'hcbtrace check' for what this kernel supports"
     # the target runs on, and a session without the refusal attaches
     run "$HCBTRACE" attach -c 1 "$EX_PID"
     assert_success
