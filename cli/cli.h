@@ -76,6 +76,7 @@ struct cli_cmd {
 extern const struct cli_cmd cmd_attach, cmd_barrier, cmd_run, cmd_record, cmd_replay, cmd_convert, cmd_diff, cmd_list;
 extern const struct cli_cmd cmd_view;
 extern const struct cli_cmd cmd_dump;
+extern const struct cli_cmd cmd_check;
 
 /* The message goes out with its control characters made visible (a target
  * or a file may have named what it shows): hcb_buf_put_visible(). */

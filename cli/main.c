@@ -25,7 +25,7 @@ static const struct cli_cmd cmd_help = {
 };
 
 static const struct cli_cmd *const commands[] = {
-	&cmd_attach, &cmd_run, &cmd_record, &cmd_replay, &cmd_convert, &cmd_diff, &cmd_barrier, &cmd_dump, &cmd_list, &cmd_view, &cmd_help,
+	&cmd_attach, &cmd_run, &cmd_record, &cmd_replay, &cmd_convert, &cmd_diff, &cmd_barrier, &cmd_dump, &cmd_list, &cmd_check, &cmd_view, &cmd_help,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

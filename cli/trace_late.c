@@ -6,11 +6,30 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "providers/provider.h"
 #include "trace.h"
+#include "words.h"
+
+/* Its probes need a program this kernel refuses (hcbtrace check says
+ * which kernels do). */
+static void warn_refused(pid_t pid, const struct hcb_target_info *ti)
+{
+	struct hcb_refusal r = { 0 };
+	char what[512] = "its BPF programs";
+
+	if (!hcb_verdict_last(&r))
+		cli_refusal_words(what, sizeof(what), &r);
+	cli_warn("process %d loaded %s after the session attached, and this kernel (%s) refuses "
+		 "%s: its %s callbacks are not read; its CPU callbacks still are; run 'hcbtrace "
+		 "check' for what this kernel supports", (int)pid, cli_vis(ti->path),
+		 cli_kernel_release(), what, ti->platform);
+	if (getenv("HCBTRACE_DEBUG") && r.prog[0])
+		cli_refusal_log(r.prog, r.log);
+}
 
 /* Taken up or not: said once, with the time its probes came on (what it
  * handled before was not seen, and is counted nowhere). */
@@ -35,6 +54,8 @@ void trace_warn_late(pid_t pid, const struct hcb_warning *w)
 			 "hcbtrace knows: %s: its %s callbacks are not read; its CPU callbacks still "
 			 "are", (int)pid, cli_vis(ti->path), cli_vis(ti->version),
 			 cli_vis(w->detail ? w->detail : "its functions are missing"), ti->platform);
+	else if (w->err == -HCB_REFUSED)
+		warn_refused(pid, ti);
 	else
 		cli_warn("process %d loaded %s after the session attached, and cannot be probed "
 			 "there (%s): its %s callbacks are not read; its CPU callbacks still are",

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "providers/hcbtap/hcbtap.h"
 #include "providers/jaxcb/jaxcb.h"
@@ -57,6 +60,8 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 	case -ESRCH:
 		cli_err("no process with pid %d", (int)pid);
 		return EXIT_TARGET;
+	case -HCB_REFUSED:
+		return cli_refused_err(p);
 	case -EACCES:
 	case -EPERM:
 		cli_err("not enough privilege to trace process %d (%s): " CLI_PRIVILEGE_HINT, (int)pid,
@@ -107,8 +112,84 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 	}
 }
 
+const char *cli_kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		return "?";
+	return u.release;
+}
+
+void cli_refusal_words(char *out, size_t cap, const struct hcb_refusal *r)
+{
+	char why[256];
+
+	hcb_verdict_reason(r->log, why, sizeof(why));
+	if (why[0])
+		snprintf(out, cap, "BPF program %s (the verifier: %s)", r->prog, why);
+	else
+		snprintf(out, cap, "BPF program %s (bpf(): %s)", r->prog, strerror(-r->err));
+}
+
+void cli_print_lines(FILE *f, const char *indent, const char *text)
+{
+	const char *line = text;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		char *one = strndup(line, len);
+
+		fprintf(f, "%s%s\n", indent, one ? cli_vis(one) : "?");
+		free(one);
+		line += len + (line[len] == '\n');
+	}
+}
+
+void cli_refusal_log(const char *prog, const char *log)
+{
+	if (!log[0])
+		return;
+	fflush(stdout);
+	fprintf(stderr, "hcbtrace: the verifier's last lines for %s:\n", prog);
+	cli_print_lines(stderr, "    ", log);
+}
+
+/* 1 if prog is one of p's own (the exec watch is every session's). */
+static int provider_has(const struct hcb_provider *p, const char *prog)
+{
+	for (size_t i = 0; p && p->programs[i]; i++)
+		if (!strcmp(p->programs[i], prog))
+			return 1;
+	return 0;
+}
+
+int cli_refused_err(const struct hcb_provider *p)
+{
+	struct hcb_refusal r;
+	char what[512];
+
+	if (hcb_verdict_last(&r)) {
+		cli_err("this kernel (%s) refuses hcbtrace's BPF programs; run 'hcbtrace check' for "
+			"what this kernel supports", cli_kernel_release());
+		return EXIT_SYSTEM;
+	}
+	cli_refusal_words(what, sizeof(what), &r);
+	if (provider_has(p, r.prog))
+		cli_err("this kernel (%s) refuses the %s provider's %s; run 'hcbtrace check' for "
+			"what this kernel supports", cli_kernel_release(), p->name, what);
+	else
+		cli_err("this kernel (%s) refuses %s; run 'hcbtrace check' for what this kernel "
+			"supports", cli_kernel_release(), what);
+	if (getenv("HCBTRACE_DEBUG"))
+		cli_refusal_log(r.prog, r.log);
+	return EXIT_SYSTEM;
+}
+
 int cli_load_err(int err, uint64_t ring_bytes)
 {
+	if (err == -HCB_REFUSED)
+		return cli_refused_err(NULL);
 	if (err == -EPERM || err == -EACCES) {
 		cli_err("not enough privilege to load BPF programs: " CLI_PRIVILEGE_HINT);
 		return EXIT_SYSTEM;

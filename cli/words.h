@@ -8,8 +8,10 @@
 #define HCB_CLI_WORDS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
+#include "bpf/verdict.h"
 #include "providers/provider.h"
 
 /* What privilege tracing takes, for every "not enough privilege" message. */
@@ -48,6 +50,23 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti);
  * bench/capture_bench says, which links this file for it.
  */
 int cli_load_err(int err, uint64_t ring_bytes);
+/*
+ * The kernel refused one of the BPF programs (-HCB_REFUSED, the last
+ * refusal of this process, hcb_verdict_last()): say which program, of
+ * which provider (p; NULL if not known), and the verifier's line that says
+ * why, in one message; under HCBTRACE_DEBUG the verifier's last lines after
+ * it.  Returns EXIT_SYSTEM: the machine's, not the target's.
+ */
+int cli_refused_err(const struct hcb_provider *p);
+/* "BPF program NAME (the verifier: WHY)", for messages, into out. */
+void cli_refusal_words(char *out, size_t cap, const struct hcb_refusal *r);
+/* The verifier's last lines (log) of prog, indented, to stderr. */
+void cli_refusal_log(const char *prog, const char *log);
+/* Each line of text to f after indent, shown as cli_vis() shows it. */
+void cli_print_lines(FILE *f, const char *indent, const char *text);
+/* This kernel's release, for messages: "6.1.0-57-amd64" ("?" if unknown). */
+const char *cli_kernel_release(void);
+
 /* Say that the provider reading ti refused on its first call (its layout
  * check failed: why); returns EXIT_TARGET. */
 int cli_target_refused(const struct hcb_target_info *ti, const char *why);

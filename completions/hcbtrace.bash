@@ -39,7 +39,7 @@ _hcbtrace()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local cword=$COMP_CWORD
 
-    local commands='attach run record replay convert diff barrier dump list view help'
+    local commands='attach run record replay convert diff barrier dump list check view help'
     local global_opts='--version --help'
 
     # --opt=value: readline splits it into "--opt" "=" "value"
@@ -116,6 +116,10 @@ _hcbtrace()
             opts='-h --help'
             argopts=
             ;;
+        check)
+            opts='-f --format -v --verbose -h --help'
+            argopts='-f --format'
+            ;;
         view)
             opts='-p --pid --device --consumer --provider -b --buffer-size --max-lag -h --help'
             argopts='-p --pid --device --consumer --provider -b --buffer-size --max-lag'
@@ -190,7 +194,7 @@ _hcbtrace()
         case $prev in
             -p | --pid) _hcbtrace_pids "$cur" ;;
             -f | --format)
-                if [[ $cmd == diff ]]; then
+                if [[ $cmd == diff || $cmd == check ]]; then
                     mapfile -t COMPREPLY < <(compgen -W 'text json' -- "$cur")
                 else
                     mapfile -t COMPREPLY < <(compgen -W 'text jsonl' -- "$cur")

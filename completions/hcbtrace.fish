@@ -54,11 +54,12 @@ complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings
 complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
 complete -c hcbtrace -n __fish_use_subcommand -a dump -d "make a running 'record --keep-last' write its ring now"
 complete -c hcbtrace -n __fish_use_subcommand -a list -d 'list processes that have libhcbtap loaded, with devices and consumers'
+complete -c hcbtrace -n __fish_use_subcommand -a check -d 'say what this kernel and this process allow hcbtrace'
 complete -c hcbtrace -n __fish_use_subcommand -a view -d "watch a running program's taps, or a recording, in an interactive viewer"
 complete -c hcbtrace -n __fish_use_subcommand -a help -d 'show the help of a command'
 
 # help [COMMAND]
-complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier dump list view help'
+complete -c hcbtrace -n '__fish_seen_subcommand_from help' -a 'attach run record replay convert diff barrier dump list check view help'
 
 # attach [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the process to attach to'
@@ -136,6 +137,10 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_no_dashdash' -s t -l timeout -x -d 'give up waiting after SECS seconds (default 10)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no message on success'
 
+# check [OPTIONS]
+complete -c hcbtrace -n '__fish_seen_subcommand_from check; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text json' -d 'output format: text (default) or json'
+complete -c hcbtrace -n '__fish_seen_subcommand_from check; and __fish_hcbtrace_no_dashdash' -s v -l verbose -d "each program's stack depths, and the verifier's last lines of a refusal"
+
 # view [OPTIONS] -p PID | FILE
 complete -c hcbtrace -n '__fish_seen_subcommand_from view' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the running process to watch (else FILE: a recording)'
@@ -145,4 +150,4 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l max-lag -x -d 'live: while taps are lost, drop them rather than fall over MS ms behind (default 25; 0: off)'
 
 # options of every command
-complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier dump list view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record replay convert diff barrier dump list check view help; and __fish_hcbtrace_no_dashdash' -s h -l help -d 'show the help of the command'

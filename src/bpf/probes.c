@@ -12,6 +12,7 @@
 #include "bpf/capture.skel.h"
 #include "core/clock.h"
 #include "lag.h"
+#include "load.h"
 #include "probes.h"
 
 #define MAX_LINKS 8
@@ -30,6 +31,7 @@ struct hcb_probes {
 	int yielded;
 	int exec_seen;        /* the target exec'd: later records are not its packets */
 	int exec_watch_err;   /* why execs are not watched for, or 0 */
+	struct hcb_load load;  /* which programs, and the verifier's logs */
 	/* the ring's positions, mapped read-only beside libbpf's own mapping */
 	const volatile uint64_t *cons_pos, *prod_pos;
 	size_t page;
@@ -106,40 +108,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/*
- * Load the programs named (NULL-terminated) that are still to be loaded,
- * and the exec watch: a session verifies only its provider's programs.  USDT programs run sleepable, so
- * that bpf_copy_from_user() can fault in pages the target has not touched
- * lately (libbpf 1.1 has no "usdt.s" section; uprobes say "uprobe.s").
- * Without the kernel's BTF the exec watch cannot load, and must not take
- * the rest down with it.
- */
-static int choose_programs(struct hcb_probes *p, const char *const *names)
-{
-	struct bpf_program *prog;
-	int err;
-
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		int wanted = prog == p->skel->progs.hcb_exec;
-
-		for (size_t i = 0; names && names[i] && !wanted; i++)
-			wanted = !strcmp(bpf_program__name(prog), names[i]);
-		/* a provider's prepare() may have turned off one of its own
-		 * that this target does not need */
-		bpf_program__set_autoload(prog, wanted && bpf_program__autoload(prog));
-		if (wanted && !strcmp(bpf_program__section_name(prog), "usdt")) {
-			err = bpf_program__set_flags(prog, BPF_F_SLEEPABLE);
-			if (err)
-				return err;
-		}
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		p->exec_watch_err = -ENOENT;
-		bpf_program__set_autoload(p->skel->progs.hcb_exec, false);
-	}
-	return 0;
-}
-
 /* The ring's two position pages, read-only: how far it is written and read. */
 static int map_positions(struct hcb_probes *p)
 {
@@ -193,6 +161,7 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 		return -ENOMEM;
 	p->fn = fn;
 	p->ctx = ctx;
+	p->load.exec_watch = 1;
 	/* older kernels charge BPF memory to RLIMIT_MEMLOCK; harmless on new ones */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 	p->skel = hcb_capture_bpf__open();
@@ -206,12 +175,19 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 	return 0;
 }
 
+/* Without the kernel's BTF the exec watch cannot load, and must not take
+ * the rest down with it. */
 int hcb_probes_load(struct hcb_probes *p, const char *const *programs)
 {
-	int err = choose_programs(p, programs);
+	int err;
 
-	if (!err)
-		err = hcb_capture_bpf__load(p->skel);
+	if (!p->load.exec_watch && !p->exec_watch_err)
+		p->exec_watch_err = -ECANCELED;
+	if (p->load.exec_watch && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		p->exec_watch_err = -ENOENT;
+		p->load.exec_watch = 0;
+	}
+	err = hcb_load(p->skel, programs, &p->load);
 	if (!err) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.rb), on_record, p, NULL);
 		err = p->rb ? 0 : -errno;
@@ -219,6 +195,18 @@ int hcb_probes_load(struct hcb_probes *p, const char *const *programs)
 	if (!err)
 		err = map_positions(p);
 	return err < 0 ? err : (err ? -EINVAL : 0);
+}
+
+void hcb_probes_set_verify(struct hcb_probes *p, unsigned int log_level, size_t log_bytes)
+{
+	p->load.level = log_level;
+	p->load.bytes = log_bytes;
+	p->load.exec_watch = 0;
+}
+
+const char *hcb_probes_log(struct hcb_probes *p, const char *program)
+{
+	return hcb_load_log(&p->load, p->skel, program);
 }
 
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p)
@@ -378,5 +366,6 @@ void hcb_probes_close(struct hcb_probes *p)
 		munmap((void *)p->prod_pos, p->page);
 	hcb_probes_detach(p);
 	hcb_capture_bpf__destroy(p->skel);
+	hcb_load_free(&p->load);
 	free(p);
 }

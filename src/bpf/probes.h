@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "ring.h"
+#include "verdict.h"
 
 struct hcb_probes;
 struct hcb_capture_bpf;   /* the skeleton (capture.skel.h) */
@@ -37,10 +38,29 @@ typedef int (*hcb_probes_record_fn)(void *ctx, const void *data, size_t len);
  * kernel; -ENOMEM/-E2BIG: no room for the ring buffer.
  */
 int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx);
-/* Load the programs named (NULL-terminated: a provider's; less those its
+/*
+ * Load the programs named (NULL-terminated: a provider's; less those its
  * prepare() turned off for this target) and the exec watch; the others
- * are never verified.  Once, before attaching. */
+ * are never verified.  Once, before attaching.  0, or:
+ *   -HCB_REFUSED (-EBADSLT, verdict.h): the kernel refused one of them,
+ *     the verifier or bpf() before it: hcb_verdict_last() says which
+ *     program, its -errno and the verifier's last lines.  Never a lack of
+ *     privilege, whatever the kernel's errno (the verifier's own refusal
+ *     is -EACCES as often as not);
+ *   -EPERM, -EACCES: not enough privilege (to load a program, make a map);
+ *   else the load's -errno (libbpf's: maps, BTF, relocations).
+ */
 int hcb_probes_load(struct hcb_probes *p, const char *const *programs);
+/*
+ * For `hcbtrace check` (verify.h), before hcb_probes_load: keep the
+ * verifier's log of each program at log_level (BPF_LOG_* bits; 0: 4, its
+ * error and figures), up to log_bytes (0: load.h's size), and load the
+ * exec watch only if named.
+ */
+void hcb_probes_set_verify(struct hcb_probes *p, unsigned int log_level, size_t log_bytes);
+/* The verifier's log of the program called program, as hcb_probes_load
+ * left it ("" if it kept none). */
+const char *hcb_probes_log(struct hcb_probes *p, const char *program);
 /* The skeleton: for a provider to set its programs' read-only variables
  * before hcb_probes_load, and to attach them and set the others after. */
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p);
