@@ -62,6 +62,16 @@ static int nothing_can(const struct check *c)
 	return cannot_load(c) || c->can_attach < 0;
 }
 
+/* 1 if provider prov (NULL: none, the exec watch) loads name sleepable
+ * where the kernel can. */
+static int sleepable(const struct hcb_provider *prov, const char *name)
+{
+	for (size_t i = 0; prov && prov->sleepable && prov->sleepable[i]; i++)
+		if (!strcmp(prov->sleepable[i], name))
+			return 1;
+	return 0;
+}
+
 /* Each program of p alone before the verifier (a program of its own: a
  * refusal stops libbpf at that program, and the others would go unseen). */
 static int verify_all(struct check *c, struct check_provider *p, const char *const *names)
@@ -84,7 +94,8 @@ static int verify_all(struct check *c, struct check_provider *p, const char *con
 		else if (!p->prov && c->feat[HCB_FEAT_BTF] != 1)
 			cp->err = -ENOENT;   /* no BTF: sessions go without the exec watch */
 		else
-			cp->err = hcb_probes_verify(names[i], c->verbose, &cp->v);
+			cp->err = hcb_probes_verify(names[i], sleepable(p->prov, names[i]), c->verbose,
+						    &cp->v);
 		if (cp->err != -ENOENT && (cp->err || !cp->v.loaded))
 			p->works = 0;
 	}

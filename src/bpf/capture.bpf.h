@@ -96,20 +96,30 @@ static __always_inline __u64 wake_flag(__u64 record_len)
 /*
  * A .bpf.c whose programs must not sleep defines HCB_BPF_NOSLEEP before it
  * includes this: its reads of the target never fault a page in, and a page
- * that is not in makes an unreadable packet, counted.  Why: a sleepable
- * uprobe program that sleeps (a page fault waiting on the target's mmap
- * lock) may find its locals overwritten when it wakes, by the same program
- * run meanwhile for another thread on that CPU (seen on 6.18: the FFI probe
- * sent such a call without its operands, and counted no loss).  Most
- * likely the x86-64 JIT's private stack, one per CPU (6.13 on, for the
- * uprobe programs whose stack is large), which a program that sleeps
- * shares with the next one.
+ * that is not in makes an unreadable packet, counted.  The others are
+ * loaded sleepable, where the kernel has sleepable uprobe programs (6.0
+ * on); where it has not, user space loads them as they are and sets
+ * hcb_no_sleep (src/bpf/load.c): the verifier then never meets their
+ * bpf_copy_from_user() (a branch on a read-only value it knows), and they
+ * count what is not in as unreadable too.
  */
-#ifdef HCB_BPF_NOSLEEP
-#define copy_user bpf_probe_read_user
+#ifdef HCB_BPF_COMMON
+const volatile __u32 hcb_no_sleep = 0;
 #else
-#define copy_user bpf_copy_from_user
+extern const volatile __u32 hcb_no_sleep;
 #endif
+
+/* A read of the target that may fault its page in, where the program may. */
+static __always_inline long copy_user(void *dst, __u32 len, const void *src)
+{
+#ifdef HCB_BPF_NOSLEEP
+	return bpf_probe_read_user(dst, len, src);
+#else
+	if (hcb_no_sleep)
+		return bpf_probe_read_user(dst, len, src);
+	return bpf_copy_from_user(dst, len, src);
+#endif
+}
 
 /*
  * Reading the target's memory.  bpf_probe_read_user() first: with page
@@ -117,7 +127,7 @@ static __always_inline __u64 wake_flag(__u64 record_len)
  * destination (the ring buffer is one), which otherwise costs a tap more
  * than the copy.  Only if that fails, because a page is not in,
  * bpf_copy_from_user(), which may sleep to fault it in (the programs are
- * sleepable for this, unless HCB_BPF_NOSLEEP).
+ * sleepable for this, unless they may not: above).
  */
 static __always_inline long read_user(void *dst, __u32 len, const void *src)
 {
@@ -126,6 +136,8 @@ static __always_inline long read_user(void *dst, __u32 len, const void *src)
 #ifdef HCB_BPF_NOSLEEP
 	return -14;   /* -EFAULT (vmlinux.h names no errno) */
 #else
+	if (hcb_no_sleep)
+		return -14;
 	return bpf_copy_from_user(dst, len, src);
 #endif
 }

@@ -18,13 +18,16 @@
 
 static const struct hcb_feature_info infos[HCB_FEAT_COUNT] = {
 	[HCB_FEAT_BPF] = { "bpf", "3.18", 1 },
-	[HCB_FEAT_BTF] = { "btf", "5.4", 0 },
+	/* a run's state is the thread's, found by its BTF task (state.bpf.h) */
+	[HCB_FEAT_BTF] = { "btf", "5.4", 1 },
 	[HCB_FEAT_RINGBUF] = { "ringbuf", "5.8", 1 },
 	[HCB_FEAT_UPROBE] = { "uprobe", "4.17", 1 },
+	/* without: pages not in memory are not faulted in (load.c) */
 	[HCB_FEAT_SLEEPABLE] = { "sleepable_uprobe", "6.0", 0 },
-	[HCB_FEAT_LOOP] = { "bpf_loop", "5.17", 0 },
-	[HCB_FEAT_COOKIE] = { "attach_cookie", "5.15", 0 },
-	[HCB_FEAT_TASK_STORAGE] = { "task_storage", "5.11", 0 },
+	[HCB_FEAT_LOOP] = { "bpf_loop", "5.17", 1 },
+	/* jax-callback's FFI probe tells its two handlers apart by it */
+	[HCB_FEAT_COOKIE] = { "attach_cookie", "5.15", 1 },
+	[HCB_FEAT_TASK_STORAGE] = { "task_storage", "5.11", 1 },
 	[HCB_FEAT_COPY_FROM_USER] = { "copy_from_user", "5.10", 0 },
 	[HCB_FEAT_UPROBE_MULTI] = { "uprobe_multi", "6.6", 0 },
 	[HCB_FEAT_PRIV_STACK] = { "jit_private_stack", "6.13", 0 },

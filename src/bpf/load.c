@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/capture.skel.h"
+#include "features.h"
 #include "load.h"
 #include "verdict.h"
 
@@ -95,26 +96,39 @@ static int keep_log(struct hcb_load *l, struct bpf_program *prog, size_t i)
 
 /*
  * The programs named, and the exec watch if asked: a session verifies
- * only its provider's programs.  USDT programs run sleepable, so that
- * bpf_copy_from_user() can fault in pages the target has not touched
- * lately (libbpf 1.1 has no "usdt.s" section; uprobes say "uprobe.s").
+ * only its provider's programs.  Those it says may fault pages in run
+ * sleepable, where the kernel can, so that bpf_copy_from_user() can fault
+ * in pages the target has not touched lately.  The flag is set here, never
+ * by a section's name ("uprobe.s"), which libbpf would load sleepable
+ * whatever the kernel has.
  */
-static int choose(struct hcb_capture_bpf *skel, const char *const *names, struct hcb_load *l)
+static int named(const char *const *names, const char *name)
+{
+	for (size_t j = 0; names && names[j]; j++)
+		if (!strcmp(names[j], name))
+			return 1;
+	return 0;
+}
+
+static int choose(struct hcb_capture_bpf *skel, const char *const *names,
+		  const char *const *sleepable, struct hcb_load *l)
 {
 	struct bpf_program *prog;
 	size_t i = 0;
 	int err = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		int wanted = l->exec_watch && prog == skel->progs.hcb_exec;
+		const char *name = bpf_program__name(prog);
+		int wanted = (l->exec_watch && prog == skel->progs.hcb_exec) || named(names, name);
+		uint32_t flags = bpf_program__flags(prog) & ~BPF_F_SLEEPABLE;
 
-		for (size_t j = 0; names && names[j] && !wanted; j++)
-			wanted = !strcmp(bpf_program__name(prog), names[j]);
 		/* a provider's prepare() may have turned off one of its own
 		 * that this target does not need */
 		bpf_program__set_autoload(prog, wanted && bpf_program__autoload(prog));
-		if (wanted && !strcmp(bpf_program__section_name(prog), "usdt"))
-			err = bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
+		if (named(sleepable, name) && !l->no_sleep)
+			flags |= BPF_F_SLEEPABLE;
+		if (wanted)
+			err = bpf_program__set_flags(prog, flags);
 		if (!err && wanted)
 			err = keep_log(l, prog, i);
 		if (!err && wanted)
@@ -153,7 +167,8 @@ static int told_apart(struct hcb_load *l, struct hcb_capture_bpf *skel, int err)
 	return -HCB_REFUSED;
 }
 
-int hcb_load(struct hcb_capture_bpf *skel, const char *const *names, struct hcb_load *l)
+int hcb_load(struct hcb_capture_bpf *skel, const char *const *names,
+	     const char *const *sleepable, struct hcb_load *l)
 {
 	size_t n = 0;
 	struct bpf_program *prog;
@@ -171,7 +186,12 @@ int hcb_load(struct hcb_capture_bpf *skel, const char *const *names, struct hcb_
 			return -ENOMEM;
 		l->nlogs = n;
 	}
-	err = choose(skel, names, l);
+	/* no sleepable uprobes (before 6.0): the programs load as they are,
+	 * and read only what is in memory (capture.bpf.h: hcb_no_sleep) */
+	l->no_sleep = getenv("HCBTRACE_TEST_NOSLEEP") ||
+		      hcb_feature_probe(HCB_FEAT_SLEEPABLE) == 0;
+	skel->rodata->hcb_no_sleep = (uint32_t)l->no_sleep;
+	err = choose(skel, names, sleepable, l);
 	if (err)
 		return err < 0 ? err : -EINVAL;
 	failed[0] = 0;

@@ -25,6 +25,8 @@ struct hcb_load {
 	unsigned int level;     /* the verifier's log level (BPF_LOG_* bits) */
 	size_t bytes;           /* the log's size, per program */
 	int exec_watch;         /* load hcb_exec besides the programs named */
+	int no_sleep;           /* set by hcb_load: the kernel has no sleepable
+				 * uprobe programs, and none is loaded so */
 	char **logs;            /* one per program wanted, by its place in the object */
 	size_t nlogs;
 };
@@ -32,11 +34,14 @@ struct hcb_load {
 /*
  * Load the programs named (NULL-terminated; NULL: none but the exec
  * watch) of skel, opened and not yet loaded, and the exec watch if
- * l->exec_watch; the others are never verified.  0; -HCB_REFUSED when the
+ * l->exec_watch; the others are never verified.  Those of them also in
+ * sleepable are loaded sleepable where the kernel can (l->no_sleep says
+ * it cannot).  0; -HCB_REFUSED when the
  * kernel refused one (hcb_verdict_last() says which and why); else the
  * -errno of the load (-EPERM, -EACCES: not enough privilege).
  */
-int hcb_load(struct hcb_capture_bpf *skel, const char *const *names, struct hcb_load *l);
+int hcb_load(struct hcb_capture_bpf *skel, const char *const *names,
+	     const char *const *sleepable, struct hcb_load *l);
 /* The verifier's log of the program called name in the last hcb_load ("" if
  * none was kept). */
 const char *hcb_load_log(const struct hcb_load *l, struct hcb_capture_bpf *skel,

@@ -177,7 +177,8 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
 
 /* Without the kernel's BTF the exec watch cannot load, and must not take
  * the rest down with it. */
-int hcb_probes_load(struct hcb_probes *p, const char *const *programs)
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs,
+		    const char *const *sleepable)
 {
 	int err;
 
@@ -187,7 +188,7 @@ int hcb_probes_load(struct hcb_probes *p, const char *const *programs)
 		p->exec_watch_err = -ENOENT;
 		p->load.exec_watch = 0;
 	}
-	err = hcb_load(p->skel, programs, &p->load);
+	err = hcb_load(p->skel, programs, sleepable, &p->load);
 	if (!err) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.rb), on_record, p, NULL);
 		err = p->rb ? 0 : -errno;
@@ -207,6 +208,11 @@ void hcb_probes_set_verify(struct hcb_probes *p, unsigned int log_level, size_t 
 const char *hcb_probes_log(struct hcb_probes *p, const char *program)
 {
 	return hcb_load_log(&p->load, p->skel, program);
+}
+
+int hcb_probes_no_sleep(const struct hcb_probes *p)
+{
+	return p->load.no_sleep;
 }
 
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p)

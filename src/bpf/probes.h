@@ -50,7 +50,8 @@ int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_reco
  *   -EPERM, -EACCES: not enough privilege (to load a program, make a map);
  *   else the load's -errno (libbpf's: maps, BTF, relocations).
  */
-int hcb_probes_load(struct hcb_probes *p, const char *const *programs);
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs,
+		    const char *const *sleepable);
 /*
  * For `hcbtrace check` (verify.h), before hcb_probes_load: keep the
  * verifier's log of each program at log_level (BPF_LOG_* bits; 0: 4, its
@@ -103,6 +104,10 @@ uint64_t hcb_probes_ring_written(const struct hcb_probes *p);
 uint64_t hcb_probes_ring_read(const struct hcb_probes *p);
 /* The BPF side's counters for device dev (zeros if never seen). */
 int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stats *out);
+/* 1 if the programs were loaded to read only what is in memory: this
+ * kernel has no sleepable uprobe programs (Linux 6.0), so a tap whose
+ * bytes are in a page not in memory is lost, counted unreadable. */
+int hcb_probes_no_sleep(const struct hcb_probes *p);
 void hcb_probes_close(struct hcb_probes *p);
 
 #endif

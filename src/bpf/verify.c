@@ -27,18 +27,8 @@ static void figures(struct hcb_verdict *v, const char *log)
 	hcb_verdict_keep(v->log, sizeof(v->log), log);
 }
 
-/* libbpf loads a program of a section whose kind ends in ".s"
- * ("uprobe.s") sleepable without saying so in its flags. */
-static int sleepable(const struct bpf_program *prog)
-{
-	const char *sec = bpf_program__section_name(prog);
-	size_t n = strcspn(sec, "/");
-
-	return (bpf_program__flags(prog) & BPF_F_SLEEPABLE) || (n > 2 && !strncmp(sec + n - 2, ".s", 2));
-}
-
 /* One load of name at log_level; 0 loaded, -HCB_REFUSED, or -errno. */
-static int load_one(const char *name, unsigned int log_level, size_t log_bytes,
+static int load_one(const char *name, int sleepable, unsigned int log_level, size_t log_bytes,
 		    struct hcb_verdict *v)
 {
 	const char *const names[] = { name, NULL };
@@ -54,8 +44,8 @@ static int load_one(const char *name, unsigned int log_level, size_t log_bytes,
 		return -ENOENT;
 	}
 	hcb_probes_set_verify(p, log_level, log_bytes);
-	err = hcb_probes_load(p, names);
-	v->sleepable = sleepable(prog);
+	err = hcb_probes_load(p, names, sleepable ? names : NULL);
+	v->sleepable = !!(bpf_program__flags(prog) & BPF_F_SLEEPABLE);
 	if (!err)
 		figures(v, hcb_probes_log(p, name));
 	hcb_probes_close(p);
@@ -63,26 +53,26 @@ static int load_one(const char *name, unsigned int log_level, size_t log_bytes,
 }
 
 /* The refusal's full log (level 1, and the figures), where it fits. */
-static void explain_refusal(const char *name, struct hcb_verdict *v)
+static void explain_refusal(const char *name, int sleepable, struct hcb_verdict *v)
 {
 	struct hcb_verdict full = { 0 };
 	struct hcb_refusal r;
 
-	if (load_one(name, 1 | 4, HCB_VERIFY_EXPLAIN, &full) != -HCB_REFUSED ||
+	if (load_one(name, sleepable, 1 | 4, HCB_VERIFY_EXPLAIN, &full) != -HCB_REFUSED ||
 	    hcb_verdict_last(&r) || strcmp(r.prog, name) || !hcb_verdict_whole_end(r.log))
 		return;
 	memcpy(v->log, r.log, sizeof(v->log));
 	v->explained = 1;
 }
 
-int hcb_probes_verify(const char *name, int explain, struct hcb_verdict *v)
+int hcb_probes_verify(const char *name, int sleepable, int explain, struct hcb_verdict *v)
 {
 	struct hcb_refusal r;
 	int err;
 
 	memset(v, 0, sizeof(*v));
 	v->insns = -1;
-	err = load_one(name, 0, 0, v);
+	err = load_one(name, sleepable, 0, 0, v);
 	if (!err) {
 		v->loaded = 1;
 		return 0;
@@ -93,6 +83,6 @@ int hcb_probes_verify(const char *name, int explain, struct hcb_verdict *v)
 	hcb_verdict_reason(r.log, v->reason, sizeof(v->reason));
 	figures(v, r.log);
 	if (explain)
-		explain_refusal(name, v);
+		explain_refusal(name, sleepable, v);
 	return 0;
 }

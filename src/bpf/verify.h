@@ -22,7 +22,8 @@ struct hcb_verdict {
 
 /*
  * Load the program called name (hcb_exec: the exec watch) alone into a
- * new BPF object, attach nothing, and fill *v with the verifier's verdict.
+ * new BPF object, sleepable if its provider says so and the kernel can
+ * (load.h), attach nothing, and fill *v with the verifier's verdict.
  * explain: a refused program is verified again with the verifier's full
  * log (level 1), kept to its last lines, for the instructions that led to
  * the refusal; a log too long for a buffer of HCB_VERIFY_EXPLAIN bytes on a
@@ -31,6 +32,6 @@ struct hcb_verdict {
  * that kept it from the verifier (-EPERM, -EACCES: privilege).
  */
 #define HCB_VERIFY_EXPLAIN (4u << 20)
-int hcb_probes_verify(const char *name, int explain, struct hcb_verdict *v);
+int hcb_probes_verify(const char *name, int sleepable, int explain, struct hcb_verdict *v);
 
 #endif

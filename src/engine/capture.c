@@ -202,6 +202,20 @@ static void account_from_now(struct hcb_slot *s)
 }
 
 /* Attach the provider ti found, in the next slot.  0 or -errno. */
+/* The kernel has no sleepable uprobe programs: said once, it loses nothing
+ * now but what may come to be not in memory. */
+static void no_sleep_notice(struct hcb_capture *c)
+{
+	struct hcb_warning w = {
+		.kind = HCB_WARN_NOTICE,
+		.detail = "this kernel has no sleepable uprobe programs (Linux 6.0 on): a tap whose "
+			  "bytes are in a page not in memory is lost, counted as \"target memory "
+			  "unreadable\"",
+	};
+
+	hcb_out_warn(&c->out, &w);
+}
+
 static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 {
 	struct hcb_slot *s = &c->slots.at[c->slots.n];
@@ -221,7 +235,7 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 	if (!err && p->prepare)
 		err = p->prepare(s->probes, &s->ti);
 	if (!err)
-		err = hcb_probes_load(s->probes, p->programs);
+		err = hcb_probes_load(s->probes, p->programs, p->sleepable);
 	if (!err)
 		err = p->open(&s->state, s->probes, &s->ti, &decoder_ops, &c->link[c->slots.n]);
 	if (err) {
@@ -230,6 +244,8 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 		return err < 0 ? err : -EINVAL;
 	}
 	s->prov = p;
+	if (hcb_probes_no_sleep(s->probes))
+		no_sleep_notice(c);
 	hcb_probes_watch_exec(s->probes, ti->pid);
 	account_from_now(s);
 	if ((p->flags & HCB_PROV_ISSUED) && !c->slots.issuer)

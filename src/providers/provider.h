@@ -89,6 +89,11 @@ struct hcb_provider {
 	/* Its BPF programs (src/bpf/), by name, NULL-terminated: a session
 	 * loads only these. */
 	const char *const *programs;
+	/* Those of them that read the target where a page may not be in, and
+	 * fault it in: loaded sleepable where the kernel has sleepable uprobe
+	 * programs (6.0 on); as they are elsewhere, reading only what is in
+	 * memory.  NULL-terminated; NULL: none. */
+	const char *const *sleepable;
 	/* 1 if path (from /proc/PID/maps) is this provider's library. */
 	int (*is_library)(const char *path);
 	/*

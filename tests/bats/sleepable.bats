@@ -62,3 +62,25 @@ fault_run()
     rm -rf "$dir"
     echo "# 20 runs: 1200 of 1200 taps each, every value in its own tap" >&3
 }
+
+@test "sleepable: a kernel without sleepable uprobes (as if): one notice, and a tap not in memory is lost alone, counted unreadable" {
+    # HCBTRACE_TEST_NOSLEEP loads the programs as on a kernel before 6.0,
+    # which cannot fault a page in: every tap here is out of evicted pages
+    local dir
+    dir=$(mktemp -d /var/tmp/hcb-sleepable.XXXXXX)
+    HCBTRACE_TEST_NOSLEEP=1 run --separate-stderr "$HCBTRACE" record -b 256 --max-lag 0 \
+        -o "$T/rec.jsonl" -- "$TOOLS/fault_tapper" -n 4 -f 8192 -s 50 -e "$dir" -r 100
+    rm -rf "$dir"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'no sleepable uprobe programs (Linux 6.0 on)' <<<"$stderr")" = 1 ]
+    grep '^issued ' <<<"$output" >"$T/issued"
+    run python3 "$ROOT/tests/tools/check_fault_taps.py" "$T/rec.jsonl" "$T/issued" 8192
+    echo "# $output" >&3
+    # every tap issued is a tap or a counted drop, and each drop says why
+    [[ "$output" =~ ^taps\ ([0-9]+)\ issued\ 200\ dropped\ ([0-9]+)\ bad\ 0 ]]
+    [ $(( BASH_REMATCH[1] + BASH_REMATCH[2] )) = 200 ]
+    [ "${BASH_REMATCH[2]}" -gt 0 ]
+    run grep -o '"reason":"[^"]*"' "$T/rec.jsonl"
+    refute_output --partial 'ring buffer full'
+    assert_output --partial 'target memory unreadable'
+}

@@ -92,7 +92,8 @@ int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stat
 }
 
 int hcb_probes_drain(struct hcb_probes *p) { return hcb_probes_poll(p, 0); }
-int hcb_probes_load(struct hcb_probes *p, const char *const *programs) { (void)p; (void)programs; return 0; }
+int hcb_probes_load(struct hcb_probes *p, const char *const *programs,
+		    const char *const *sleepable) { (void)p; (void)programs; (void)sleepable; return 0; }
 void hcb_probes_close(struct hcb_probes *p) { free(p); }
 void hcb_probes_delivered(struct hcb_probes *p) { (void)p; }
 void hcb_probes_detach(struct hcb_probes *p) { (void)p; }

@@ -20,9 +20,15 @@
 
 /* A run's state: the packet's header as read, the copy's progress, a span
  * of a small packet read back to be checked for NaN. */
+struct nf_ctx {
+	__u64 payload;                   /* in the target */
+	int found;
+};
+
 struct hcbtap_run {
 	struct hcb_wire_packet pkt;
 	struct copy_ctx c;
+	struct nf_ctx nf;
 	unsigned char nf_buf[HCB_NF_SPAN];
 };
 
@@ -81,28 +87,31 @@ struct {
 
 _Static_assert(HCB_MAX_DEVICES == 256, "nf_check masks device / 64 to 0..3");
 
-struct nf_ctx {
-	const unsigned char *payload;    /* in the target */
+/* What nf_span() is handed: the run, and the consumer's layout, which a
+ * map value cannot hold (the verifier keeps no pointer stored in one). */
+struct nf_ref {
+	struct hcbtap_run *r;
 	const struct hcb_nf_layout *l;
-	unsigned char *buf;              /* the run's nf_buf */
-	int found;
 };
 
-/* One span of the packet: scanned in the target (nonfinite.bpf.h). */
-static long nf_span(__u64 i, void *data)
+/* One span of the packet: scanned in the target (nonfinite.bpf.h); arg: a
+ * struct nf_ref. */
+static long nf_span(__u64 i, void *arg)
 {
-	struct nf_ctx *x = data;
+	struct hcbtap_run *r = ((struct nf_ref *)arg)->r;
+	const struct hcb_nf_layout *l = ((struct nf_ref *)arg)->l;
+	struct nf_ctx *x = &r->nf;
 	const struct hcb_nf_span *s;
 	__u32 len, kind;
 
 	if (i >= HCB_NF_MAX_SPANS)
 		return 1;
-	s = &x->l->span[i];
+	s = &l->span[i];
 	len = s->len;
 	kind = s->kind;
 	if (len == 0 || len > HCB_NF_SPAN || s->off >= HCB_WIRE_INLINE_MAX)
 		return 1;
-	x->found = nf_scan_span(x->payload + s->off, len, kind, x->buf);
+	x->found = nf_scan_span((const void *)(x->payload + s->off), len, kind, r->nf_buf);
 	return x->found;
 }
 
@@ -112,22 +121,22 @@ static long nf_span(__u64 i, void *data)
  * inlined: its state stays out of the program's own frame. */
 static __noinline void nf_check(const void *payload, __u32 consumer_id, __u32 device)
 {
-	struct nf_ctx x = {};
-	struct hcbtap_run *r;
+	struct nf_ref ref;
 	__u32 zero = 0, *on = bpf_map_lookup_elem(&nf_on, &zero);
 
 	if (!on || !*on || device >= HCB_MAX_DEVICES)
 		return;
-	x.l = bpf_map_lookup_elem(&nf_stop, &consumer_id);
-	if (!x.l || !((x.l->device_mask[(device / 64) & 3] >> (device % 64)) & 1))
+	ref.l = bpf_map_lookup_elem(&nf_stop, &consumer_id);
+	if (!ref.l || !((ref.l->device_mask[(device / 64) & 3] >> (device % 64)) & 1))
 		return;
-	r = task_state(&hcbtap_runs);
-	if (!r)
+	ref.r = task_state(&hcbtap_runs);
+	if (!ref.r)
 		return;     /* unchecked here: the user side still fires */
-	x.payload = payload;
-	x.buf = r->nf_buf;
-	bpf_loop(x.l->nspans < HCB_NF_MAX_SPANS ? x.l->nspans : HCB_NF_MAX_SPANS, nf_span, &x, 0);
-	if (x.found)
+	ref.r->nf.payload = (__u64)payload;
+	ref.r->nf.found = 0;
+	bpf_loop(ref.l->nspans < HCB_NF_MAX_SPANS ? ref.l->nspans : HCB_NF_MAX_SPANS, nf_span,
+		 &ref, 0);
+	if (ref.r->nf.found)
 		bpf_send_signal(NF_SIGSTOP);
 }
 

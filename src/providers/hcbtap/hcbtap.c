@@ -219,11 +219,14 @@ static void close_hcbtap(void *state)
 }
 
 static const char *const programs[] = { "hcbtap_packet", "hcbtap_copy_times", NULL };
+/* a packet's leaves and registration may be in pages not in memory */
+static const char *const sleepable[] = { "hcbtap_packet", NULL };
 
 const struct hcb_provider hcb_prov_hcbtap = {
 	.name = "hcbtap",
 	.flags = HCB_PROV_ISSUED | HCB_PROV_SEQ,
 	.programs = programs,
+	.sleepable = sleepable,
 	.is_library = is_libhcbtap,
 	.find = find,
 	.open = open_hcbtap,

@@ -143,6 +143,7 @@ struct jaxcb_site_reads {
  * strides), the call site's reads. */
 struct jaxcb_run {
 	struct walk w;
+	__u64 need;                    /* ring room taken for the call */
 	struct jf_operand o;
 	__u64 dims[2 * HCB_MAX_DIMS];
 	struct jaxcb_site_reads site;
@@ -160,7 +161,8 @@ struct jaxcb_run {
  */
 static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims);
 
-/* First pass: how much is to be sent (arg: a loop_ref to the run). */
+/* First pass, one operand a step: how much is to be sent (arg: a loop_ref
+ * to the run). */
 static long measure_step(__u32 i, void *arg)
 {
 	struct jaxcb_run *r = ((struct loop_ref *)arg)->state;
@@ -332,34 +334,43 @@ static __always_inline __u64 ring_need(const struct walk *w)
 
 /*
  * All or nothing, as hcbtap.bpf.c: room for the whole call (ring_need) is
- * taken now, into *need, or the call is dropped whole, not half sent, and
- * counted on s: 0, or why (LOST_*).  The caller then reserves the call
+ * taken now, into r->need, or the call is dropped whole, not half sent,
+ * and counted on s: 0, or why (LOST_*).  The caller then reserves the call
  * record and tests it once: kernels before 6.4 follow the reservation
  * into the second of two tests of it and refuse the program.
  */
-static __always_inline int take_call_room(const struct walk *w, struct hcb_dev_stats *s,
-					  __u64 *need)
+static __always_inline int take_call_room(struct jaxcb_run *r, struct hcb_dev_stats *s)
 {
 	int lost;
 
-	*need = ring_need(w);
-	lost = ring_take(*need);
+	r->need = ring_need(&r->w);
+	lost = ring_take(r->need);
 	if (lost)
 		dev_count(s, lost);
 	return lost;
 }
 
 /* The call record could not be reserved: the room goes back, counted. */
-static __always_inline void call_record_lost(struct hcb_dev_stats *s, __u64 need)
+static __always_inline void call_record_lost(struct jaxcb_run *r, struct hcb_dev_stats *s)
 {
-	ring_release(need);
+	ring_release(r->need);
 	dev_count(s, LOST_RING);
+}
+
+/* The first pass over the call's operands (measure_step).  Apart, as each
+ * loop here: the verifier's inlining of bpf_loop() adds to the frame that
+ * calls it, and the probes' own frames stay small. */
+static __noinline void measure_call(struct jaxcb_run *r, __u32 steps)
+{
+	struct loop_ref ref = { r };
+
+	bpf_loop(steps, measure_step, &ref, 0);
 }
 
 /* After the call record (e, filled): submitted, then its operands' bytes
  * (none if it has none to send), and the room given back. */
-static __always_inline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
-				      struct hcb_ev_jcall *e, __u64 need)
+static __noinline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
+				 struct hcb_ev_jcall *e)
 {
 	struct walk *w = &r->w;
 	struct loop_ref ref = { r };
@@ -370,7 +381,7 @@ static __always_inline void send_call(struct jaxcb_run *r, struct hcb_dev_stats 
 	w->c.total = w->total;
 	w->c.nleaves = w->count ? w->nargs : 0;
 	bpf_loop(MAX_STEPS, send_step, &ref, 0);
-	ring_release(need);
+	ring_release(r->need);
 	if (w->c.failed)
 		dev_count(s, w->c.failed);
 }

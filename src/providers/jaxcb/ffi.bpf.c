@@ -292,10 +292,8 @@ SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
 	struct ffi_run *f = task_state(&ffi_runs);
-	struct loop_ref ref = { f };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
-	__u64 need;
 	int device;
 
 	if (!f) {
@@ -318,20 +316,20 @@ int jaxffi_call(struct pt_regs *ctx)
 	f->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
 	f->r.w.c.device = (__u32)device;
 
-	bpf_loop(HCB_MAX_LEAVES, measure_step, &ref, 0);
+	measure_call(&f->r, HCB_MAX_LEAVES);
 	if (f->r.w.bad || f->r.w.too_big) {
 		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
-	if (take_call_room(&f->r.w, s, &need))
+	if (take_call_room(&f->r, s))
 		return 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		call_record_lost(s, need);
+		call_record_lost(&f->r, s);
 		return 0;
 	}
 	fill_call(e, f, (__u32)bpf_get_attach_cookie(ctx));
-	send_call(&f->r, s, e, need);
+	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f, (__u32)device);
 	return 0;

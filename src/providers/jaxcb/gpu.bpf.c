@@ -131,10 +131,10 @@ static long pair_step(__u32 i, void *arg)
 
 	if (i >= g->p.nargs || i >= JAXGPU_MAX_ARGS)
 		return 1;
-	if (bpf_copy_from_user(&type, sizeof(type), (void *)(g->r.w.types + (__u64)i * 4)) ||
+	if (copy_user(&type, sizeof(type), (void *)(g->r.w.types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(g->r.w.args + (__u64)i * 8)) ||
-	    bpf_copy_from_user(b, sizeof(*b), (void *)bp) || b->rank > HCB_MAX_DIMS)
+	    copy_user(&bp, sizeof(bp), (void *)(g->r.w.args + (__u64)i * 8)) ||
+	    copy_user(b, sizeof(*b), (void *)bp) || b->rank > HCB_MAX_DIMS)
 		goto bad;
 	if (b->dtype == JAXFFI_XLA_TOKEN) {
 		v->host[i] = 0;
@@ -145,7 +145,7 @@ static long pair_step(__u32 i, void *arg)
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(g->r.dims, n, (void *)b->dims))
+	if (n && copy_user(g->r.dims, n, (void *)b->dims))
 		goto bad;
 	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
 		__u64 d = k < n / 8 ? g->r.dims[k] : 1;
@@ -180,8 +180,8 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	o->layout = 0;
 	o->nstrides = 0;
 	if (i >= JAXGPU_MAX_ARGS ||
-	    bpf_copy_from_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)) ||
-	    bpf_copy_from_user(&o->b, sizeof(o->b), (void *)bp))
+	    copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)) ||
+	    copy_user(&o->b, sizeof(o->b), (void *)bp))
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
 		return 1;
@@ -191,7 +191,7 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(dims, n, (void *)o->b.dims))
+	if (n && copy_user(dims, n, (void *)o->b.dims))
 		return -1;
 	o->b.data = g->call.host[i];
 	o->nbytes = g->call.hostn[i];
@@ -206,17 +206,17 @@ static __noinline int read_frame(struct gpu_run *g)
 	__s32 device = -1;
 	__u64 nargs = 0;
 
-	if (bpf_copy_from_user(g->hdr, sizeof(g->hdr), frame) ||
+	if (copy_user(g->hdr, sizeof(g->hdr), frame) ||
 	    g->hdr[0] < sizeof(struct jaxffi_xla_frame) || !g->hdr[3] ||
 	    (__u32)g->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE ||
-	    bpf_copy_from_user(&device, sizeof(device), (void *)(g->hdr[3] + jaxgpu_ctx_device_off)) ||
+	    copy_user(&device, sizeof(device), (void *)(g->hdr[3] + jaxgpu_ctx_device_off)) ||
 	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
-	    bpf_copy_from_user(&g->r.w.types, 16,
+	    copy_user(&g->r.w.types, 16,
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
-	    bpf_copy_from_user(&nargs, sizeof(nargs),
+	    copy_user(&nargs, sizeof(nargs),
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
 	    nargs > JAXGPU_MAX_ARGS ||
-	    bpf_copy_from_user(&g->attrs, sizeof(g->attrs),
+	    copy_user(&g->attrs, sizeof(g->attrs),
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
 		return -1;
 	g->r.w.nargs = (__u32)nargs;
@@ -224,8 +224,8 @@ static __noinline int read_frame(struct gpu_run *g)
 }
 
 /* Every copy paired with its operand, in order: 0; or the call is not
- * sent (1). */
-static __always_inline int pair_copies(struct gpu_run *g, __u32 rc)
+ * sent (1).  Apart: its loop's inlining adds to the caller's frame. */
+static __noinline int pair_copies(struct gpu_run *g, __u32 rc)
 {
 	struct loop_ref ref = { g };
 
@@ -239,18 +239,16 @@ static __always_inline int pair_copies(struct gpu_run *g, __u32 rc)
 	return g->p.bad || g->p.next != g->call.ncopies;
 }
 
-/* Sleepable: the host copies are fresh pages bpf_copy_from_user() may
- * have to fault in. */
-SEC("uprobe.s")
+/* Sleepable where the kernel can (jaxcb.c lists it): the host copies are
+ * fresh pages bpf_copy_from_user() may have to fault in. */
+SEC("uprobe")
 int jaxgpu_sync(struct pt_regs *ctx)
 {
 	struct gpu_run *g = task_state_if_any(&gpu_runs);
-	struct loop_ref ref = { g };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	__u32 rc = (__u32)PT_REGS_RC(ctx);
 	int device;
-	__u64 need;
 
 	/* loaded once, here: the verifier takes no context access at a
 	 * computed offset */
@@ -276,21 +274,21 @@ int jaxgpu_sync(struct pt_regs *ctx)
 		dev_count(s, LOST_UNREADABLE);
 		goto out;
 	}
-	bpf_loop(JAXGPU_MAX_ARGS, measure_step, &ref, 0);
+	measure_call(&g->r, JAXGPU_MAX_ARGS);
 	if (g->r.w.bad || g->r.w.too_big) {
 		dev_count(s, g->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		goto out;
 	}
-	if (take_call_room(&g->r.w, s, &need))
+	if (take_call_room(&g->r, s))
 		goto out;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		call_record_lost(s, need);
+		call_record_lost(&g->r, s);
 		goto out;
 	}
 	call_head(e, &g->r.w, HCB_JAXFFI_PYTHON);
 	e->flags = HCB_JAXFFI_F_GPU | (find_index(&g->r, &g->attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0);
-	send_call(&g->r, s, e, need);
+	send_call(&g->r, s, e);
 out:
 	g->call.live = 0;
 	return 0;

@@ -466,12 +466,16 @@ static const char *const programs[] = { "jaxffi_thunk", "jaxffi_call", "jaxlegac
 					"jaxlegacy_run", "jaxffi_inner", "jaxffi_inner_ret",
 					"jaxgpu_enter", "jaxgpu_copy", "jaxgpu_sync",
 					"pytext_concat", NULL };
+/* the legacy call's operands may be in pages not in memory, the CUDA
+ * call's host copies are fresh ones; the FFI call's XLA has just written */
+static const char *const sleepable[] = { "jaxlegacy_call", "jaxgpu_sync", NULL };
 
 const struct hcb_provider hcb_prov_jaxcb = {
 	.name = "jax-callback",
 	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
 	.supported = hcb_jaxffi_supported,
 	.programs = programs,
+	.sleepable = sleepable,
 	.is_library = is_library,
 	.find = find,
 	.find_late = find_late,

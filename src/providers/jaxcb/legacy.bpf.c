@@ -118,8 +118,8 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	__u32 n;
 
 	__builtin_memset(o, 0, sizeof(*o));
-	if (bpf_copy_from_user(a, sizeof(*a), (void *)(w->types + (__u64)i * jaxlegacy_arg_size)) ||
-	    bpf_copy_from_user(&o->b.data, sizeof(o->b.data), (void *)(w->args + (__u64)i * 8)))
+	if (copy_user(a, sizeof(*a), (void *)(w->types + (__u64)i * jaxlegacy_arg_size)) ||
+	    copy_user(&o->b.data, sizeof(o->b.data), (void *)(w->args + (__u64)i * 8)))
 		return -1;
 	o->b.dtype = a->type;
 	if (a->type == JAXFFI_XLA_TOKEN) {
@@ -141,7 +141,7 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && bpf_copy_from_user(dims, n, (a->meta & 1) ? (void *)a->inl[0] :
+	if (n && copy_user(dims, n, (a->meta & 1) ? (void *)a->inl[0] :
 				    (void *)(w->types + (__u64)i * jaxlegacy_arg_size + 0x18)))
 		return -1;
 	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
@@ -156,7 +156,7 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	/* the strides, for the reader to prove row-major: sending pass only */
 	o->nstrides = (__u32)((a->strides[1] - a->strides[0]) / 8);
 	if (w->c.type && o->nstrides == rank && n &&
-	    bpf_copy_from_user(dims + HCB_MAX_DIMS, n, (void *)a->strides[0]))
+	    copy_user(dims + HCB_MAX_DIMS, n, (void *)a->strides[0]))
 		return -1;
 	/* sub-byte types: XLA of these releases keeps them a byte an element,
 	 * not packed as the reader takes them: they are counted there */
@@ -186,9 +186,9 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct legacy_run *l, _
 	e->desc = w->desc;
 	e->layout = w->layout;
 	/* ob_type, then its tp_name (CPython's PyObject and PyTypeObject) */
-	if (!bpf_copy_from_user(&type, sizeof(type), (void *)(w->callable + 8)) &&
-	    !bpf_copy_from_user(&name, sizeof(name), (void *)(type + 24)))
-		bpf_copy_from_user(e->pytype, sizeof(e->pytype) - 1, (void *)name);
+	if (!copy_user(&type, sizeof(type), (void *)(w->callable + 8)) &&
+	    !copy_user(&name, sizeof(name), (void *)(type + 24)))
+		copy_user(e->pytype, sizeof(e->pytype) - 1, (void *)name);
 	if (!(flags & HCB_JAXFFI_F_THUNK))
 		return;
 	call_site(e, &l->r, l->seen.thunk);
@@ -228,9 +228,9 @@ static __noinline int read_desc(struct legacy_run *l, __u64 in)
 	struct walk *w = &l->r.w;
 	__u64 p0 = 0, desc = 0;
 
-	if (bpf_copy_from_user(&p0, sizeof(p0), (void *)in) ||
-	    bpf_copy_from_user(&desc, sizeof(desc), (void *)p0) ||
-	    bpf_copy_from_user(&l->d, sizeof(l->d), (void *)desc))
+	if (copy_user(&p0, sizeof(p0), (void *)in) ||
+	    copy_user(&desc, sizeof(desc), (void *)p0) ||
+	    copy_user(&l->d, sizeof(l->d), (void *)desc))
 		return -1;
 	if ((desc & 7) || !whole_vector(l->d.args, jaxlegacy_arg_size) ||
 	    !whole_vector(l->d.results, RESULT_SIZE))
@@ -243,14 +243,14 @@ static __noinline int read_desc(struct legacy_run *l, __u64 in)
 	return 0;
 }
 
-/* Sleepable: the operands may sit in pages the target has not touched
- * lately, and bpf_copy_from_user() may have to fault them in. */
-SEC("uprobe.s")
+/* Sleepable where the kernel can (jaxcb.c lists it): the operands may sit
+ * in pages the target has not touched lately, and bpf_copy_from_user()
+ * may have to fault them in. */
+SEC("uprobe")
 int jaxlegacy_call(struct pt_regs *ctx)
 {
-	__u64 in = PT_REGS_PARM2(ctx), status = PT_REGS_PARM3(ctx), need;
+	__u64 in = PT_REGS_PARM2(ctx), status = PT_REGS_PARM3(ctx);
 	struct legacy_run *l = task_state(&legacy_runs);
-	struct loop_ref ref = { l };
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	__u32 flags, dev;
@@ -279,21 +279,21 @@ int jaxlegacy_call(struct pt_regs *ctx)
 		dev_count(s, LOST_UNREADABLE);
 		return 0;
 	}
-	bpf_loop(HCB_MAX_LEAVES, measure_step, &ref, 0);
+	measure_call(&l->r, HCB_MAX_LEAVES);
 	if (!l->r.w.layout && (l->r.w.bad || l->r.w.too_big)) {
 		dev_count(s, l->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
 	}
 	if (l->r.w.layout)   /* the call alone, to say so */
 		l->r.w.count = l->r.w.total = 0;
-	if (take_call_room(&l->r.w, s, &need))
+	if (take_call_room(&l->r, s))
 		return 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		call_record_lost(s, need);
+		call_record_lost(&l->r, s);
 		return 0;
 	}
 	fill_call(e, l, flags);
-	send_call(&l->r, s, e, need);
+	send_call(&l->r, s, e);
 	return 0;
 }

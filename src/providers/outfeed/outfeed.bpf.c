@@ -2,7 +2,8 @@
 /*
  * outfeed.bpf.c - the legacy XLA outfeed provider's program: the leaves of
  * host_callback's outfeed as jaxlib 0.4.31's CPU runtime hands them over.
- * Sleepable, so that bpf_copy_from_user() can fault pages in.
+ * Sleepable where the kernel can (outfeed.c lists it), so that
+ * bpf_copy_from_user() can fault pages in.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -74,7 +75,7 @@ static __noinline int send_leaf_bytes(struct outfeed_run *o)
 	return o->c.failed;
 }
 
-SEC("uprobe.s")
+SEC("uprobe")
 int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *shape_ptr,
 	       int shape_len)
 {
@@ -84,7 +85,7 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	int lost;
 
 	if (run_options &&
-	    bpf_copy_from_user(&device, sizeof(device), run_options + xla_device_offset))
+	    copy_user(&device, sizeof(device), run_options + xla_device_offset))
 		device = 0;
 	if (device >= HCB_MAX_DEVICES)
 		device = 0;   /* -1: no ordinal in the options (not on CPU) */

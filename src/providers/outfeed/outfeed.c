@@ -121,12 +121,15 @@ static void close_outfeed(void *state)
 }
 
 static const char *const programs[] = { "xla_outfeed_leaf", NULL };
+/* a leaf's bytes may be in pages not in memory */
+static const char *const sleepable[] = { "xla_outfeed_leaf", NULL };
 
 const struct hcb_provider hcb_prov_outfeed = {
 	.name = "xla-outfeed",
 	.flags = HCB_PROV_ON_MAP,
 	.supported = supported,
 	.programs = programs,
+	.sleepable = sleepable,
 	.is_library = is_xla_extension,
 	.find = find,
 	.open = open_outfeed,
