@@ -22,19 +22,6 @@ const struct check_cap check_caps[] = {
 	{ 0 }
 };
 
-static const char *const feature_words[HCB_FEAT_COUNT] = {
-	[HCB_FEAT_BPF] = "the bpf() system call",
-	[HCB_FEAT_BTF] = "the kernel's BTF (/sys/kernel/btf/vmlinux)",
-	[HCB_FEAT_RINGBUF] = "the ring buffer map",
-	[HCB_FEAT_UPROBE] = "uprobes (the uprobe PMU)",
-	[HCB_FEAT_SLEEPABLE] = "sleepable uprobe programs",
-	[HCB_FEAT_LOOP] = "bpf_loop()",
-	[HCB_FEAT_COOKIE] = "attach cookies (bpf_get_attach_cookie)",
-	[HCB_FEAT_TASK_STORAGE] = "task local storage in uprobe programs",
-	[HCB_FEAT_COPY_FROM_USER] = "bpf_copy_from_user() in uprobe programs",
-	[HCB_FEAT_UPROBE_MULTI] = "uprobe_multi links",
-	[HCB_FEAT_PRIV_STACK] = "the JIT's private stack (x86-64)",
-};
 
 static const char *provider_name(const struct check_provider *p)
 {
@@ -57,11 +44,11 @@ static void text_feature(int f, int state, FILE *out)
 	const char *since = hcb_feature_info(f)->since;
 
 	if (state == 1)
-		fprintf(out, "  %-44s yes\n", feature_words[f]);
+		fprintf(out, "  %-44s yes\n", cli_feature_words(f));
 	else if (state == 0)
-		fprintf(out, "  %-44s no (Linux %s)\n", feature_words[f], since);
+		fprintf(out, "  %-44s no (Linux %s)\n", cli_feature_words(f), since);
 	else
-		fprintf(out, "  %-44s cannot tell: %s\n", feature_words[f], strerror(-state));
+		fprintf(out, "  %-44s cannot tell: %s\n", cli_feature_words(f), strerror(-state));
 }
 
 static void text_privilege(const struct check *c, FILE *out)
@@ -202,7 +189,7 @@ static json_t *jfeatures(const struct check *c)
 		const struct hcb_feature_info *fi = hcb_feature_info(f);
 
 		json_object_set_new(o, fi->key,
-				    json_pack("{ss so ss sb so*}", "what", feature_words[f], "present",
+				    json_pack("{ss so ss sb so*}", "what", cli_feature_words(f), "present",
 					      c->feat[f] < 0 ? json_null() : json_boolean(c->feat[f]),
 					      "since", fi->since, "needed", fi->needed,
 					      "error", c->feat[f] < 0 ?

@@ -48,13 +48,19 @@ static int check_opt(void *ctx, int c, const char *arg)
 	}
 }
 
-/* A feature it needs is missing, or the privilege to load a program. */
-static int cannot_load(const struct check *c)
+/* The first feature every program needs that this kernel lacks, or -1. */
+static int missing_needed(const struct check *c)
 {
 	for (int f = 0; f < HCB_FEAT_COUNT; f++)
 		if (hcb_feature_info(f)->needed && c->feat[f] == 0)
-			return 1;
-	return c->can_load < 0;
+			return f;
+	return -1;
+}
+
+/* A feature it needs is missing, or the privilege to load a program. */
+static int cannot_load(const struct check *c)
+{
+	return missing_needed(c) >= 0 || c->can_load < 0;
 }
 
 static int nothing_can(const struct check *c)
@@ -153,7 +159,7 @@ static void missing_caps(const struct check *c, char *out, size_t cap)
 static void say_nothing(const struct check *c)
 {
 	const char *step = c->can_load < 0 ? "load BPF programs" : "attach uprobes";
-	int err = c->can_load < 0 ? c->can_load : c->can_attach;
+	int err = c->can_load < 0 ? c->can_load : c->can_attach, f;
 	char missing[128];
 
 	if (c->feat[HCB_FEAT_BPF] == 0)
@@ -162,9 +168,10 @@ static void say_nothing(const struct check *c)
 	else if (c->feat[HCB_FEAT_UPROBE] == 0)
 		cli_err("this kernel (%s) has no uprobes (/sys/bus/event_source/devices/uprobe is "
 			"missing): hcbtrace needs CONFIG_UPROBE_EVENTS", c->uts.release);
-	else if (c->feat[HCB_FEAT_RINGBUF] == 0)
-		cli_err("this kernel (%s) has no BPF ring buffer, which came with Linux %s: "
-			"hcbtrace needs it", c->uts.release, hcb_feature_info(HCB_FEAT_RINGBUF)->since);
+	else if ((f = missing_needed(c)) >= 0)
+		cli_err("this kernel (%s) has no %s, which came with Linux %s: hcbtrace's BPF "
+			"programs need it", c->uts.release, cli_feature_words(f),
+			hcb_feature_info(f)->since);
 	else if (err == -EPERM || err == -EACCES) {
 		missing_caps(c, missing, sizeof(missing));
 		if (missing[0])

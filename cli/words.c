@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "bpf/features.h"
 #include "providers/hcbtap/hcbtap.h"
 #include "providers/jaxcb/jaxcb.h"
 #include "providers/outfeed/outfeed.h"
@@ -164,10 +165,40 @@ static int provider_has(const struct hcb_provider *p, const char *prog)
 	return 0;
 }
 
+static const char *const feature_words[HCB_FEAT_COUNT] = {
+	[HCB_FEAT_BPF] = "the bpf() system call",
+	[HCB_FEAT_BTF] = "the kernel's BTF (/sys/kernel/btf/vmlinux)",
+	[HCB_FEAT_RINGBUF] = "the ring buffer map",
+	[HCB_FEAT_UPROBE] = "uprobes (the uprobe PMU)",
+	[HCB_FEAT_SLEEPABLE] = "sleepable uprobe programs",
+	[HCB_FEAT_LOOP] = "bpf_loop()",
+	[HCB_FEAT_COOKIE] = "attach cookies (bpf_get_attach_cookie)",
+	[HCB_FEAT_TASK_STORAGE] = "task local storage in uprobe programs",
+	[HCB_FEAT_COPY_FROM_USER] = "bpf_copy_from_user() in uprobe programs",
+	[HCB_FEAT_UPROBE_MULTI] = "uprobe_multi links",
+	[HCB_FEAT_PRIV_STACK] = "the JIT's private stack (x86-64)",
+};
+
+const char *cli_feature_words(int f)
+{
+	return f >= 0 && f < HCB_FEAT_COUNT ? feature_words[f] : "?";
+}
+
+/* A feature every provider's programs need that this kernel has not (a
+ * refusal is likely its doing): its number, or -1. */
+static int missing_feature(void)
+{
+	for (int f = 0; f < HCB_FEAT_COUNT; f++)
+		if (hcb_feature_info(f)->needed && hcb_feature_probe(f) == 0)
+			return f;
+	return -1;
+}
+
 int cli_refused_err(const struct hcb_provider *p)
 {
 	struct hcb_refusal r;
 	char what[512];
+	int missing;
 
 	if (hcb_verdict_last(&r)) {
 		cli_err("this kernel (%s) refuses hcbtrace's BPF programs; run 'hcbtrace check' for "
@@ -175,7 +206,13 @@ int cli_refused_err(const struct hcb_provider *p)
 		return EXIT_SYSTEM;
 	}
 	cli_refusal_words(what, sizeof(what), &r);
-	if (provider_has(p, r.prog))
+	missing = missing_feature();
+	if (missing >= 0)
+		cli_err("this kernel (%s) has no %s (Linux %s on), which hcbtrace's BPF programs "
+			"need: it refuses %s, and nothing can be traced here; run 'hcbtrace check' for "
+			"what this kernel supports", cli_kernel_release(), cli_feature_words(missing),
+			hcb_feature_info(missing)->since, what);
+	else if (provider_has(p, r.prog))
 		cli_err("this kernel (%s) refuses the %s provider's %s; run 'hcbtrace check' for "
 			"what this kernel supports", cli_kernel_release(), p->name, what);
 	else

@@ -71,4 +71,7 @@ const char *cli_kernel_release(void);
  * check failed: why); returns EXIT_TARGET. */
 int cli_target_refused(const struct hcb_target_info *ti, const char *why);
 
+/* What a BPF feature (bpf/features.h) is called. */
+const char *cli_feature_words(int f);
+
 #endif

@@ -203,3 +203,19 @@ print("ok")
     run "$HCBTRACE" attach -c 1 "$EX_PID"
     assert_success
 }
+
+@test "a kernel without a feature every program needs (as if): check and attach name it and the Linux that brought it" {
+    # HCBTRACE_TEST_MISSING makes this kernel seem to lack one, as an
+    # older one does (bpf_loop came with 5.17, task storage in uprobe
+    # programs with 5.11); attach meets it as the refusal it would be
+    HCBTRACE_TEST_MISSING=bpf_loop run --separate-stderr "$HCBTRACE" check
+    assert_failure 4
+    assert_line --regexp '^  bpf_loop\(\) +no \(Linux 5\.17\)$'
+    assert_equal "$stderr" "hcbtrace: this kernel ($(uname -r)) has no bpf_loop(), which came with Linux 5.17: hcbtrace's BPF programs need it"
+    start_example --devices 1 --steps 0 --interval-ms 50 --field-size 8
+    HCBTRACE_TEST_MISSING=task_storage HCBTRACE_TEST_REFUSE=hcbtap_packet \
+        run --separate-stderr "$HCBTRACE" attach "$EX_PID"
+    assert_failure 4
+    [[ "$stderr" == "hcbtrace: this kernel ($(uname -r)) has no task local storage in uprobe programs (Linux 5.11 on), which hcbtrace's BPF programs need: it refuses "* ]]
+    [[ "$stderr" != *privilege* ]]
+}
