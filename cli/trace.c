@@ -13,6 +13,7 @@
 #include "recfile.h"
 #include "session/session.h"
 #include "text/idprint.h"
+#include "identity_opts.h"
 #include "output.h"
 #include "trace.h"
 #include "trace_flight.h"
@@ -213,6 +214,8 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 
 	if (code == 1)
 		code = print_flag(cmd, &o->print, c, arg);
+	if (code == 1)
+		code = identity_opt(cmd, &o->ident, c, arg);
 	if (code != 1)
 		return code;
 	switch (c) {
@@ -265,7 +268,8 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_lag_ns = o->max_lag_ns,
 				       .max_taps = o->count, .filter = &o->filter, .output = name,
 				       .providers = o->providers, .device_timing = o->cuda,
-				       .flight_ring = o->keep_bytes, .without = o->without };
+				       .flight_ring = o->keep_bytes, .without = o->without,
+				       .ident = o->ident };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -346,10 +350,12 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 
 int trace_attach(struct trace *t, pid_t pid)
 {
-	int err;
-
+	const struct hcb_identity *id;
 	const struct hcb_target_info *ti;
 	const char *not_read;
+	char why[256] = "";
+	int err;
+
 
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
@@ -361,6 +367,18 @@ int trace_attach(struct trace *t, pid_t pid)
 	}
 	if (err)
 		return cli_target_err(err, pid, ti);
+	id = hcb_capture_identity(t->cap);
+	if (id->why[0] && !t->o->quiet)
+		cli_warn("process %d: %s", (int)pid, cli_vis(id->why));
+	/* a name with patterns is this process's now */
+	err = cli_output_name(&t->dest, pid, id, why, sizeof(why));
+	if (err) {
+		cli_err("cannot name the recording '%s' for process %d: %s", cli_vis(t->o->output),
+			(int)pid, why[0] ? cli_vis(why) : strerror(-err));
+		return err == -ENOMEM || err == -EIO ? EXIT_FAIL : EXIT_USAGE;
+	}
+	if (t->dest.pattern && t->flight)
+		trace_flight_named(t->flight, t->dest.path);
 	/* the session has started: its recording takes the old one's place */
 	err = cli_output_place(&t->dest);
 	if (err) {
@@ -431,7 +449,7 @@ static void summary(struct trace *t, const char *why, uint64_t written)
 		bytes += f.bytes;
 		lost += f.dropped;
 		if (d < HCB_MAX_DEVICES)
-			hcb_idprint_device(&line, ti->platform, d);
+			hcb_idprint_device(&line, hcb_capture_device_platform(t->cap, d), d);
 		else
 			hcb_buf_puts(&line, "(invalid)");
 		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
