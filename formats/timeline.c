@@ -21,6 +21,7 @@
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "core/leafstats.h"
+#include "core/procid.h"
 #include "text/idprint.h"
 #include "text/leafpath.h"
 #include "jsonl.h"
@@ -106,7 +107,8 @@ static int device_seen(struct hcb_writer *w, struct timeline *tl, uint32_t devic
 	if (hcb_grow(&tl->devices, &tl->capdevices, tl->ndevices + 1, sizeof(*tl->devices)))
 		return -ENOMEM;
 	tl->devices[tl->ndevices++] = device;
-	err = hcb_idprint_device(&name, w->have_session ? w->session.platform : "cpu", device);
+	err = hcb_idprint_device(&name, hcb_session_platform(w->have_session ? &w->session : NULL,
+							     device), device);
 	err = err ? err : meta(tl, "process_name", pid, pid, hcb_buf_str(&name), 0);
 	err = err ? err : meta(tl, "process_sort_index", pid, pid, NULL, device);
 	hcb_buf_free(&name);
