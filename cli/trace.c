@@ -356,7 +356,6 @@ int trace_attach(struct trace *t, pid_t pid)
 	char why[256] = "";
 	int err;
 
-
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
 	ti = hcb_capture_target(t->cap);
