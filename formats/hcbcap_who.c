@@ -94,7 +94,8 @@ int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info 
 	    take_str(&p, end, hcb_get_le32(b), HCB_HOST_MAX, s->host) ||
 	    take_str(&p, end, hcb_get_le32(b + 12), sizeof(s->process.source) - 1, s->process.source) ||
 	    take_str(&p, end, hcb_get_le32(b + 16), HCB_JOB_MAX - 1, s->job) ||
-	    hcb_procid_check(&s->process) < 0)
+	    hcb_procid_check(&s->process) < 0 ||
+	    (s->host[0] && !hcb_host_name_ok(s->host, strlen(s->host))))
 		return -EBADMSG;
 	/* an index or count with no source is none: the writer puts zeros */
 	if (!s->process.source[0] && (s->process.index || s->process.count))

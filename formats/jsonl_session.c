@@ -201,6 +201,7 @@ int hcb_jsonl_read_session(struct hcb_reader *r, struct hcb_record *rec)
 	    hcb_jsonl_copy_str(r, 0, "platform", s->platform, sizeof(s->platform), 1))
 		return r->err;
 	s->start_ns = v;
+	/* a JSON string is UTF-8: a host's name as procid.h has it */
 	if (text(r, d, 0, "host", s->host, HCB_HOST_MAX) || read_process(r, d, &s->process) ||
 	    text(r, d, 0, "job", s->job, HCB_JOB_MAX - 1) ||
 	    read_devices(r, d, st->devices, &s->ndevices))

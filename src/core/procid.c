@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "procid.h"
+#include "utf8.h"
 
 int hcb_procid_check(const struct hcb_process_id *p)
 {
@@ -34,7 +35,9 @@ int hcb_job_name_ok(const char *s, size_t n)
 
 int hcb_host_name_ok(const char *s, size_t n)
 {
-	return n > 0 && n <= HCB_HOST_MAX && !memchr(s, '\0', n);
+	/* text, so that JSON keeps it byte for byte (it writes what is no
+	 * UTF-8 as U+FFFD, three bytes a byte) */
+	return n > 0 && n <= HCB_HOST_MAX && !memchr(s, '\0', n) && hcb_utf8_valid(s, n);
 }
 
 int hcb_procid_number(const char *s, size_t n, uint32_t max, uint32_t *v)

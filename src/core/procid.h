@@ -18,7 +18,8 @@
 int hcb_procid_check(const struct hcb_process_id *p);
 /* A job's name: 1 to 63 bytes of printable ASCII but the space.  1 or 0. */
 int hcb_job_name_ok(const char *s, size_t n);
-/* A host's name as recordings keep it: 1 to 64 bytes, no NUL.  1 or 0. */
+/* A host's name as recordings keep it: 1 to 64 bytes of UTF-8, no NUL.
+ * 1 or 0. */
 int hcb_host_name_ok(const char *s, size_t n);
 /* A decimal number as a launcher writes one: digits only, no sign, no
  * leading zero, at most max.  0 and *v, or -EINVAL. */

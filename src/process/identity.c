@@ -217,6 +217,8 @@ int hcb_ident_read(pid_t pid, const struct hcb_ident_flags *flags, struct hcb_id
 	err = hcb_ident_host(pid, id->host, sizeof(id->host));
 	if (err == -ESRCH)
 		return err;
+	if (err == -EINVAL)
+		tell(id, "its host's name is not text (UTF-8): not recorded");
 	err = hcb_ident_environ(pid, &buf, &len);
 	if (err == -ESRCH)
 		return err;

@@ -208,7 +208,13 @@ static void test_checks(void **state)
 	assert_false(hcb_job_name_ok("", 0));
 	assert_false(hcb_job_name_ok("a\tb", 3));
 	assert_true(hcb_host_name_ok("node07", 6));
+	assert_true(hcb_host_name_ok("n\xc3\xa9ud", 5));
 	assert_false(hcb_host_name_ok("a\0b", 3));
+	/* no UTF-8: JSON would write three bytes a byte */
+	assert_false(hcb_host_name_ok("a\xff" "b", 3));
+	assert_false(hcb_host_name_ok("\xc0\x80", 2));
+	assert_false(hcb_host_name_ok("\xed\xa0\x80", 3));
+	assert_false(hcb_host_name_ok("\xc3", 1));
 }
 
 /* The patterns of a recording's name. */
@@ -425,6 +431,12 @@ static void test_host_namespace(void **state)
 	/* and hcbtrace's own is where it was */
 	assert_int_equal(uname(&u), 0);
 	assert_string_not_equal(u.nodename, "hcb-uts-test");
+	stop(pid, fd);
+	/* a name that is no text: not known */
+	pid = child(env, "bad\xff", &fd);
+	assert_true(pid > 0);
+	assert_int_equal(hcb_ident_host(pid, host, sizeof(host)), -EINVAL);
+	assert_string_equal(host, "");
 	stop(pid, fd);
 	assert_int_equal(hcb_ident_host(pid, host, sizeof(host)), -ESRCH);
 }

@@ -280,7 +280,8 @@ static void test_hcbcap_damage(void **state)
 	struct hcb_writer *w;
 	struct hcb_reader *r;
 	struct hcb_record out;
-	size_t size;
+	uint64_t who;
+	size_t size, cut;
 	FILE *f;
 
 	(void)state;
@@ -295,27 +296,33 @@ static void test_hcbcap_damage(void **state)
 	assert_int_equal(file[16], 4);
 	assert_int_equal(file[19], 0x80);
 	/* cut after the who frame: truncated there */
-	{
-		uint64_t who = file[20] | (uint64_t)file[21] << 8;
-		size_t cut = 16 + 16 + who + 4;
-
-		f = fopen(path, "wb");
-		fwrite(file, 1, cut, f);
-		fclose(f);
-		assert_int_equal(hcb_reader_open(&r, path), 0);
-		assert_int_equal(hcb_reader_next(r, &out), -ENODATA);
-		assert_non_null(strstr(hcb_reader_error(r), "a session's who frame, before the session"));
-		hcb_reader_close(r);
-		/* followed by the end, not its session */
-		f = fopen(path, "wb");
-		fwrite(file, 1, cut, f);
-		fwrite(file + size - 44, 1, 44, f);
-		fclose(f);
-		assert_int_equal(hcb_reader_open(&r, path), 0);
-		assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
-		assert_non_null(strstr(hcb_reader_error(r), "a who frame not followed by its session"));
-		hcb_reader_close(r);
-	}
+	who = file[20] | (uint64_t)file[21] << 8;
+	cut = 16 + 16 + who + 4;
+	f = fopen(path, "wb");
+	fwrite(file, 1, cut, f);
+	fclose(f);
+	assert_int_equal(hcb_reader_open(&r, path), 0);
+	assert_int_equal(hcb_reader_next(r, &out), -ENODATA);
+	assert_non_null(strstr(hcb_reader_error(r), "a session's who frame, before the session"));
+	hcb_reader_close(r);
+	/* followed by the end, not its session */
+	f = fopen(path, "wb");
+	fwrite(file, 1, cut, f);
+	fwrite(file + size - 44, 1, 44, f);
+	fclose(f);
+	assert_int_equal(hcb_reader_open(&r, path), 0);
+	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
+	assert_non_null(strstr(hcb_reader_error(r), "a who frame not followed by its session"));
+	hcb_reader_close(r);
+	/* a host's name that is no text, its CRCs right */
+	recs[0].session.host[2] = (char)0xff;
+	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
+	assert_int_equal(hcb_writer_write(w, &recs[0]), 0);
+	assert_int_equal(hcb_writer_close(w), 0);
+	assert_int_equal(hcb_reader_open(&r, path), 0);
+	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
+	assert_non_null(strstr(hcb_reader_error(r), "invalid who frame"));
+	hcb_reader_close(r);
 }
 
 int main(void)

@@ -67,6 +67,12 @@ def _who(b, n):
     if nd > SESSION_DEVICES:
         raise _Bad("invalid who frame")
     host, source, job = take(hn, HOST_MAX), take(sn, 15), take(jn, JOB_MAX)
+    # a host's name is text (src/core/procid.c): what JSON keeps byte for byte
+    if host is not None:
+        try:
+            host.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Bad("invalid who frame") from None
     if source is None and (index or count):
         raise _Bad("invalid who frame")
     process = None
