@@ -288,3 +288,25 @@ except RecordingError as e:
         [ "$output" = "$c" ] || { echo "hcbtrace: $c; python: $output" >&2; false; }
     done
 }
+
+@test "identity: the Python reader reads a recording's sessions as hcbtrace writes them, in both formats" {
+    in=$ROOT/tests/golden/convert/session-who/in.jsonl
+    "$HCBTRACE" convert "$in" -o "$T/w.hcbcap"
+    for f in "$in" "$T/w.hcbcap"; do
+        run "$PY" - "$f" <<'EOF2'
+import sys
+from hcbtap.recording import Device, Process, Recording
+r = Recording(sys.argv[1])
+s = [x for x in r if x.kind == "session"]
+assert len(s) == 3, s
+assert s[1].host == "node07" and s[1].process == Process(1, 2, "jax") and s[1].job == "81723", s[1]
+assert s[1].devices == (Device(200, 200, "cpu"), Device(0, None, "cuda"), Device(7, None, None)), s[1]
+assert [s[1].device_name(d) for d in (200, 0, 7, 9)] == ["cpu:200", "cuda:0", "cpu:7", "cpu:9"]
+assert s[1].in_job and not s[2].in_job and s[2].process == Process(3, None, "kubernetes")
+assert s[2].host == "n\u0153ud" and s[2].devices == () and s[0].devices == ()
+assert r.session is s[2]
+print("ok")
+EOF2
+        assert_output ok
+    done
+}
