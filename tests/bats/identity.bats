@@ -180,7 +180,7 @@ EOF
     [ -f "$T/run/50%x.jsonl" ]
 }
 
-# start_job N PORT: N processes of tests/jax/distributed.py, each told by
+# start_job N PORT: N processes of tests/jax/job_who.py, each told by
 # SLURM's variables it is the other end's (process i: N - 1 - i); JOB_PIDS,
 # their JSON lines in $T/d<i>.out
 start_job()
@@ -189,7 +189,7 @@ start_job()
     JOB_PIDS=()
     for ((i = 0; i < n; i++)); do
         SLURM_PROCID=$((n - 1 - i)) SLURM_NTASKS=$n \
-            "$PY" "$ROOT/tests/jax/distributed.py" "$port" "$i" "$n" "$T/stop" \
+            "$PY" "$ROOT/tests/jax/job_who.py" "$port" "$i" "$n" "$T/stop" \
             >"$T/d$i.out" 2>"$T/d$i.err" &
         JOB_PIDS+=("$!")
         PIDS+=("$!")
@@ -240,9 +240,9 @@ EOF
     need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax 0.12"
     port=$((20000 + RANDOM % 20000))
     # process 1 runs alone; process 0 under hcbtrace, no launcher's variable
-    "$PY" "$ROOT/tests/jax/distributed.py" "$port" 1 2 "$T/stop" >"$T/d1.out" 2>"$T/d1.err" &
+    "$PY" "$ROOT/tests/jax/job_who.py" "$port" 1 2 "$T/stop" >"$T/d1.out" 2>"$T/d1.err" &
     PIDS+=("$!")
-    "$HCBTRACE" record -q -o "$T/l.jsonl" -- "$PY" "$ROOT/tests/jax/distributed.py" "$port" 0 2 \
+    "$HCBTRACE" record -q -o "$T/l.jsonl" -- "$PY" "$ROOT/tests/jax/job_who.py" "$port" 0 2 \
         "$T/stop" >"$T/d0.out" 2>"$T/d0.err" &
     rec=$!
     wait_for "$T/d0.out" '"process_index"' 180

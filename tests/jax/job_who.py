@@ -2,7 +2,7 @@
 """One process of a jax.distributed job on this machine (CPU devices, gloo
 collectives): the target of hcbtrace's tests of who a process is (issue 36).
 
-    python distributed.py PORT PROCESS_ID NUM_PROCESSES STOP_FILE [--devices N] [--no-init]
+    python job_who.py PORT PROCESS_ID NUM_PROCESSES STOP_FILE [--devices N] [--no-init]
 
 Joins the job whose coordinator is 127.0.0.1:PORT (process 0 runs it) as
 PROCESS_ID of NUM_PROCESSES, with N CPU devices (default 2); with
