@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from ._model import (DTYPES, MAX_DEVICES, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, U64_MAX, Barrier,
+from ._model import (DTYPES, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, U64_MAX, Barrier,
                      Consumer, Drop, End, RecordingError, Session, Tap, Trigger, leaf_ok, name_ok,
                      tree_leaves)
 
@@ -284,9 +284,6 @@ class HcbcapReader:
         if n - TAP_HEAD != c.nbytes:
             raise _Bad("tap of consumer %d (%s) holds %d payload bytes; its shape needs %d"
                        % (cid, c.name, n - TAP_HEAD, c.nbytes))
-        if device >= MAX_DEVICES:
-            raise _Bad("tap of consumer %d on device %d (at most %d devices)"
-                       % (cid, device, MAX_DEVICES))
         leaves = [np.frombuffer(b, dt, count, TAP_HEAD + off).reshape(shape)
                   for dt, count, off, shape in zip(c.numpy_dtypes(), c.counts, c._offsets,
                                                    c.shapes)]
