@@ -242,7 +242,9 @@ static int capture_until_exit(struct hcb_capture *cap, struct child *ch)
 /* What the session knows, and the tapper's own figures, into r. */
 static int tally(struct hcb_capture *cap, struct child *ch, const struct counter *count, struct run *r)
 {
+	static struct hcb_capture_dev rows[HCB_CAPTURE_DEVICES];
 	char out[65536];
+	size_t n;
 	int err;
 
 	if (!WIFEXITED(ch->status) || WEXITSTATUS(ch->status) != 0) {
@@ -258,16 +260,15 @@ static int tally(struct hcb_capture *cap, struct child *ch, const struct counter
 	err = parse_tapper_json(out, r);
 	if (err)
 		return err;
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		struct hcb_capture_dev f;
+	n = hcb_capture_devices(cap, rows, HCB_CAPTURE_DEVICES);
+	for (size_t i = 0; i < n; i++) {
+		const struct hcb_capture_dev *f = &rows[i];
 
-		if (hcb_capture_device(cap, d, &f))
-			continue;
-		r->problems += f.bad;
+		r->problems += f->bad;
 		if (opt.verbose)
-			note("device %u: %llu taps, %llu dropped, %llu missing from the sequence", d,
-			     (unsigned long long)f.taps, (unsigned long long)f.dropped,
-			     (unsigned long long)f.gaps);
+			note("device %u: %llu taps, %llu dropped, %llu missing from the sequence",
+			     f->device, (unsigned long long)f->taps, (unsigned long long)f->dropped,
+			     (unsigned long long)f->gaps);
 	}
 	r->captured = count->packets;
 	r->captured_bytes = count->bytes;

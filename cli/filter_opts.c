@@ -12,9 +12,12 @@ int filter_opt(const struct cli_cmd *cmd, struct hcb_filter *f, int c, const cha
 
 	switch (c) {
 	case OPT_DEVICE:
-		if (cli_parse_u64(cmd, "device", arg, HCB_MAX_DEVICES - 1, &v))
+		/* any id a runtime gives a device: jax's are 2048 on in process 1 */
+		if (cli_parse_u64(cmd, "device", arg, UINT32_MAX, &v))
 			return EXIT_USAGE;
-		hcb_filter_add_device(f, v);
+		if (hcb_filter_add_device(f, v) == -E2BIG)
+			return cli_usage_err(cmd, "too many --device options (at most %d)",
+					     HCB_DEVSET_MAX);
 		return 0;
 	case OPT_CONSUMER:
 		switch (hcb_filter_add_consumer(f, arg)) {

@@ -9,6 +9,7 @@
 
 #include "core/namepat.h"
 #include "process/identity.h"
+#include "cli.h"
 #include "output.h"
 
 /* The temporary name beside path: ".NAME.hcbtrace-PID.tmp" in its directory. */
@@ -136,6 +137,19 @@ int cli_output_name(struct cli_output *o, int pid, const struct hcb_identity *id
 		o->path = strdup(name);
 	}
 	return o->path ? 0 : -errno;
+}
+
+int cli_output_name_said(struct cli_output *o, const char *given, int pid,
+			 const struct hcb_identity *id)
+{
+	char why[256] = "";
+	int err = cli_output_name(o, pid, id, why, sizeof(why));
+
+	if (!err)
+		return EXIT_OK;
+	cli_err("cannot name the recording '%s' for process %d: %s", cli_vis(given), pid,
+		why[0] ? cli_vis(why) : strerror(-err));
+	return err == -ENOMEM || err == -EIO ? EXIT_FAIL : EXIT_USAGE;
 }
 
 int cli_output_place(struct cli_output *o)

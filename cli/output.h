@@ -37,6 +37,10 @@ int cli_output_open(struct cli_output *o, const char *path, enum hcb_file_format
 struct hcb_identity;
 int cli_output_name(struct cli_output *o, int pid, const struct hcb_identity *id, char *why,
 		    size_t wcap);
+/* The same, said: EXIT_OK, or the exit code after one message (2: a name
+ * refused; 1: the environment not read, no memory). */
+int cli_output_name_said(struct cli_output *o, const char *given, int pid,
+			 const struct hcb_identity *id);
 /* The session has started (attached, the input opened): the output takes
  * the place of what path held.  0, or -errno (it stays where it is). */
 int cli_output_place(struct cli_output *o);

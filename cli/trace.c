@@ -140,6 +140,7 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 			 w->device);
 		break;
 	case HCB_WARN_NOTICE:
+	case HCB_WARN_UNPLACED:
 		cli_warn("%s", cli_vis(w->detail ? w->detail : ""));
 		break;
 	case HCB_WARN_LATE_ATTACH:
@@ -353,7 +354,6 @@ int trace_attach(struct trace *t, pid_t pid)
 	const struct hcb_identity *id;
 	const struct hcb_target_info *ti;
 	const char *not_read;
-	char why[256] = "";
 	int err;
 
 	t->pid = pid;
@@ -370,12 +370,9 @@ int trace_attach(struct trace *t, pid_t pid)
 	if (id->why[0] && !t->o->quiet)
 		cli_warn("process %d: %s", (int)pid, cli_vis(id->why));
 	/* a name with patterns is this process's now */
-	err = cli_output_name(&t->dest, pid, id, why, sizeof(why));
-	if (err) {
-		cli_err("cannot name the recording '%s' for process %d: %s", cli_vis(t->o->output),
-			(int)pid, why[0] ? cli_vis(why) : strerror(-err));
-		return err == -ENOMEM || err == -EIO ? EXIT_FAIL : EXIT_USAGE;
-	}
+	err = cli_output_name_said(&t->dest, t->o->output, pid, id);
+	if (err)
+		return err;
 	if (t->dest.pattern && t->flight)
 		trace_flight_named(t->flight, t->dest.path);
 	/* the session has started: its recording takes the old one's place */
@@ -431,36 +428,56 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
+/* One row of the summary: a device, or a kind of loss no device took. */
+static void summary_row(const char *name, const struct hcb_capture_dev *f, uint64_t *sums)
+{
+	sums[0] += f->taps;
+	sums[1] += f->bytes;
+	sums[2] += f->dropped;
+	fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
+		name, (unsigned long long)f->taps, (unsigned long long)f->bytes,
+		(unsigned long long)f->dropped, (unsigned long long)f->gaps,
+		(unsigned long long)f->bad);
+}
+
+/* What no device took: what the target claimed for devices out of range,
+ * calls of no device known, of devices past the slots. */
+static void summary_nodev(struct trace *t, uint64_t *sums)
+{
+	struct hcb_capture_nodev n;
+	struct hcb_capture_dev f;
+
+	if (hcb_capture_stray(t->cap, &f) == 0)
+		summary_row("(invalid)", &f, sums);
+	hcb_capture_nodev(t->cap, &n);
+	f = (struct hcb_capture_dev){ .dropped = n.unreadable + n.no_memory + n.unknown };
+	if (f.dropped)
+		summary_row("(no device)", &f, sums);
+	f = (struct hcb_capture_dev){ .dropped = n.over };
+	if (f.dropped)
+		summary_row("(too many devices)", &f, sums);
+}
+
 /* Per device, and the totals: to stderr, as tcpdump does. */
 static void summary(struct trace *t, const char *why, uint64_t written)
 {
 	const struct hcb_target_info *ti = hcb_capture_target(t->cap);
-	uint64_t taps = 0, bytes = 0, lost = 0, devices = 0;
+	static struct hcb_capture_dev rows[HCB_CAPTURE_DEVICES];
+	size_t devices = hcb_capture_devices(t->cap, rows, HCB_CAPTURE_DEVICES);
+	uint64_t sums[3] = { 0 };   /* taps, bytes, lost */
 	struct hcb_buf line = HCB_BUF_INIT;
-	struct hcb_capture_dev f;
 
-	/* HCB_MAX_DEVICES: what the target claimed for devices out of range */
-	for (uint32_t d = 0; d <= HCB_MAX_DEVICES; d++) {
-		if (hcb_capture_device(t->cap, d, &f))
-			continue;
-		devices += d < HCB_MAX_DEVICES;
-		taps += f.taps;
-		bytes += f.bytes;
-		lost += f.dropped;
-		if (d < HCB_MAX_DEVICES)
-			hcb_idprint_device(&line, hcb_capture_device_platform(t->cap, d), d);
-		else
-			hcb_buf_puts(&line, "(invalid)");
-		fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
-			hcb_buf_str(&line), (unsigned long long)f.taps, (unsigned long long)f.bytes,
-			(unsigned long long)f.dropped, (unsigned long long)f.gaps,
-			(unsigned long long)f.bad);
+	for (size_t i = 0; i < devices; i++) {
+		hcb_idprint_device(&line, hcb_capture_device_platform(t->cap, rows[i].device),
+				   rows[i].device);
+		summary_row(hcb_buf_str(&line), &rows[i], sums);
 		hcb_buf_reset(&line);
 	}
-	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %llu device%s of process %d (%s), "
-		"%llu written, %llu lost\n", why, (unsigned long long)taps, (unsigned long long)bytes,
-		(unsigned long long)devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
-		(unsigned long long)written, (unsigned long long)lost);
+	summary_nodev(t, sums);
+	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %zu device%s of process %d (%s), "
+		"%llu written, %llu lost\n", why, (unsigned long long)sums[0],
+		(unsigned long long)sums[1], devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
+		(unsigned long long)written, (unsigned long long)sums[2]);
 	hcb_buf_free(&line);
 }
 

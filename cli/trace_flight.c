@@ -189,24 +189,45 @@ static void stop_target(struct trace_flight *tf, pid_t pid)
 		(int)pid, (int)pid);
 }
 
+/* The devices condition u looks at that the session keeps, into set: 0,
+ * or -E2BIG past HCB_DEVSET_MAX (then no probe checks them: stop_target
+ * does). */
+static int add_checked(const struct trace_flight *tf, const struct hcb_trigger *u,
+		       struct hcb_devset *set)
+{
+	const struct hcb_filter *f = &tf->o->filter;
+	int err = 0;
+
+	if (u->device >= 0) {
+		if (u->device <= UINT32_MAX && hcb_filter_device(f, (uint32_t)u->device))
+			return hcb_devset_add(set, (uint32_t)u->device);
+		return 0;
+	}
+	if (!f->device_filter) {
+		set->all = 1;
+		return 0;
+	}
+	for (unsigned int i = 0; i < f->devices.n && !err; i++)
+		err = hcb_devset_add(set, f->devices.ids[i]);
+	return err;
+}
+
 /* --on-trigger stop: a probe that checks every consumer's taps alike (the
  * jax-callback one: every call's small float operands) takes the
  * nonfinite conditions that name no consumer (a named one is
  * stop_target's), on their devices. */
 static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
 {
-	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
+	struct hcb_devset set = { 0 };
+	int err = 0;
 
-	for (unsigned int i = 0; i < tf->o->n_until; i++) {
+	for (unsigned int i = 0; i < tf->o->n_until && !err; i++) {
 		const struct hcb_trigger *u = &tf->o->until[i];
 
-		if (!u->nonfinite || u->name[0])
-			continue;
-		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-			if ((u->device < 0 || u->device == d) && hcb_filter_device(&tf->o->filter, d))
-				mask[d / 64] |= 1ull << (d % 64);
+		if (u->nonfinite && !u->name[0])
+			err = add_checked(tf, u, &set);
 	}
-	if (hcb_capture_stop_nonfinite(cap, NULL, mask) == 0 && !tf->probe_armed)
+	if (!err && hcb_capture_stop_nonfinite(cap, NULL, &set) == 0 && !tf->probe_armed)
 		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
 }
 
@@ -217,9 +238,9 @@ static void jax_checks(struct trace_flight *tf, struct hcb_capture *cap)
 static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
 			 const struct hcb_tap *p)
 {
-	uint64_t mask[HCB_MAX_DEVICES / 64] = { 0 };
+	struct hcb_devset set = { 0 };
 	uint32_t *seen = &tf->probe_seen[p->consumer->id % 256];
-	int any = 0;
+	int err = 0;
 
 	if (!tf->jax_checked) {
 		tf->jax_checked = 1;
@@ -228,19 +249,15 @@ static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
 	if (*seen == p->consumer->id)
 		return;
 	*seen = p->consumer->id;
-	for (unsigned int i = 0; i < tf->o->n_until; i++) {
+	for (unsigned int i = 0; i < tf->o->n_until && !err; i++) {
 		const struct hcb_trigger *u = &tf->o->until[i];
 
-		if (!u->nonfinite || (u->name[0] && strcmp(u->name, p->consumer->name)))
-			continue;
-		for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++)
-			if ((u->device < 0 || u->device == d) && hcb_filter_device(&tf->o->filter, d)) {
-				mask[d / 64] |= 1ull << (d % 64);
-				any = 1;
-			}
+		if (u->nonfinite && (!u->name[0] || !strcmp(u->name, p->consumer->name)))
+			err = add_checked(tf, u, &set);
 	}
 	/* a tap it cannot check (large, no such float) is stop_target's */
-	if (any && hcb_capture_stop_nonfinite(cap, p->consumer, mask) == 0 && !tf->probe_armed)
+	if (!err && (set.all || set.n) &&
+	    hcb_capture_stop_nonfinite(cap, p->consumer, &set) == 0 && !tf->probe_armed)
 		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
 }
 

@@ -125,7 +125,7 @@ static int write_tap(struct hcb_writer *w, struct cap_writer *st, const struct h
 	int fresh, err;
 
 	if (!c || c->id == HCB_CONSUMER_RESERVED || (c->total_bytes && !t->payload) ||
-	    t->device >= HCB_MAX_DEVICES || t->copy_start_ns > t->copy_end_ns)
+	    t->copy_start_ns > t->copy_end_ns)
 		return -EINVAL;
 	if (c->total_bytes > CAP_MAX_PAYLOAD)
 		return -E2BIG;

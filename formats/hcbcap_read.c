@@ -224,9 +224,6 @@ static int parse_tap(struct hcb_reader *r, struct cap_reader *st, const unsigned
 		return FAIL(r, st, -EBADMSG, "tap of consumer %u (%s) holds %llu payload bytes; "
 			    "its shape needs %llu", id, c->name,
 			    (unsigned long long)(len - TAP_HEAD), (unsigned long long)c->total_bytes);
-	if (device >= HCB_MAX_DEVICES)
-		return FAIL(r, st, -EBADMSG, "tap of consumer %u on device %u (at most %u devices)",
-			    id, device, HCB_MAX_DEVICES);
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = HCB_REC_TAP;
 	rec->tap.device = device;

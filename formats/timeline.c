@@ -9,6 +9,9 @@
  *
  * Streaming: each record's events go out in one write(2) as the record
  * comes; only the names given to devices and consumers so far are kept.
+ * A device's pid and a consumer's tid are numbered from 1 in one sequence,
+ * in the order they first appear: any u32 device id (jax's 2048, a hostile
+ * 2^32 - 1) has a pid within Perfetto's 32 bits, and no tid is a pid.
  * The object is closed (the event list, then displayTimeUnit and
  * otherData) when the writer is.
  */
@@ -27,12 +30,12 @@
 #include "jsonl.h"
 #include "recfile_impl.h"
 
-#define TID_BASE 1000u           /* consumer threads: apart from the devices' pids */
 #define LEAVES_MAX 16u           /* leaves summed up and counted per tap */
 
-struct track {                   /* a consumer on a device: one thread */
-	uint64_t key;                /* device << 32 | consumer id; 0: empty slot */
-	uint32_t tid;
+struct track {                   /* a device (a process), or a consumer on one (a thread) */
+	uint64_t key;                /* device << 32 | consumer id (0 for the device:
+				      * no consumer has id 0) */
+	uint32_t id;                 /* its pid or tid; 0: an empty slot */
 };
 
 struct timeline {
@@ -41,10 +44,11 @@ struct timeline {
 	int events;                  /* an event is written: the next needs a comma */
 	uint64_t t0, last_ns;        /* ts 0; the time of the last record that had one */
 	int have_t0;
-	uint32_t *devices;           /* named already */
-	size_t ndevices, capdevices;
-	struct track *tracks;        /* open addressing, a power of two */
+	struct track *tracks;        /* devices and consumers named already: open
+				      * addressing, a power of two */
 	size_t ntracks, nslots;
+	uint32_t nthreads;           /* of them, consumers on a device */
+	uint32_t first_pid;          /* the first device's, 0: none yet */
 	uint64_t taps, drops, barriers;
 	struct hcb_end_info end;
 	int have_end;
@@ -74,11 +78,6 @@ static int event_head(struct timeline *tl, const char *name, const char *cat, co
 	return err ? err : hcb_buf_printf(b, ",\"pid\":%u,\"tid\":%u", pid, tid);
 }
 
-static uint32_t pid_of(uint32_t device)
-{
-	return device + 1;   /* Perfetto takes pid 0 for the kernel's idle task */
-}
-
 /* A metadata event naming (or ordering) a process or thread. */
 static int meta(struct timeline *tl, const char *what, uint32_t pid, uint32_t tid, const char *name,
 		uint64_t sort)
@@ -92,27 +91,6 @@ static int meta(struct timeline *tl, const char *what, uint32_t pid, uint32_t ti
 	}
 	return err ? err : hcb_buf_printf(&tl->out, ",\"args\":{\"sort_index\":%llu}}",
 					  (unsigned long long)sort);
-}
-
-/* The process of a device, named the first time it is met. */
-static int device_seen(struct hcb_writer *w, struct timeline *tl, uint32_t device)
-{
-	struct hcb_buf name = HCB_BUF_INIT;
-	uint32_t pid = pid_of(device);
-	int err;
-
-	for (size_t i = 0; i < tl->ndevices; i++)
-		if (tl->devices[i] == device)
-			return 0;
-	if (hcb_grow(&tl->devices, &tl->capdevices, tl->ndevices + 1, sizeof(*tl->devices)))
-		return -ENOMEM;
-	tl->devices[tl->ndevices++] = device;
-	err = hcb_idprint_device(&name, hcb_session_platform(w->have_session ? &w->session : NULL,
-							     device), device);
-	err = err ? err : meta(tl, "process_name", pid, pid, hcb_buf_str(&name), 0);
-	err = err ? err : meta(tl, "process_sort_index", pid, pid, NULL, device);
-	hcb_buf_free(&name);
-	return err;
 }
 
 static uint64_t slot_hash(uint64_t key)
@@ -132,9 +110,9 @@ static int tracks_grow(struct timeline *tl)
 	for (size_t i = 0; i < tl->nslots; i++) {
 		size_t s;
 
-		if (!tl->tracks[i].key)
+		if (!tl->tracks[i].id)
 			continue;
-		for (s = slot_hash(tl->tracks[i].key) & (n - 1); t[s].key; s = (s + 1) & (n - 1))
+		for (s = slot_hash(tl->tracks[i].key) & (n - 1); t[s].id; s = (s + 1) & (n - 1))
 			;
 		t[s] = tl->tracks[i];
 	}
@@ -144,28 +122,60 @@ static int tracks_grow(struct timeline *tl)
 	return 0;
 }
 
-/* The thread of consumer c on device, named the first time it is met. */
-static int track_of(struct timeline *tl, uint32_t device, const struct hcb_consumer *c, uint32_t *tid)
+/* The entry of key: 1 and *id if it is named already; else 0, a new one
+ * made with the next id, into *id.  -ENOMEM. */
+static int entry(struct timeline *tl, uint64_t key, uint32_t *id)
 {
-	/* ids are nonzero: the key never is */
-	uint64_t key = (uint64_t)device << 32 | c->id;
-	char fallback[32];
 	size_t s;
-	int err;
 
 	if (tl->ntracks * 2 >= tl->nslots && tracks_grow(tl))
 		return -ENOMEM;
-	for (s = slot_hash(key) & (tl->nslots - 1); tl->tracks[s].key; s = (s + 1) & (tl->nslots - 1))
+	for (s = slot_hash(key) & (tl->nslots - 1); tl->tracks[s].id; s = (s + 1) & (tl->nslots - 1))
 		if (tl->tracks[s].key == key) {
-			*tid = tl->tracks[s].tid;
-			return 0;
+			*id = tl->tracks[s].id;
+			return 1;
 		}
-	*tid = TID_BASE + (uint32_t)tl->ntracks;
-	tl->tracks[s] = (struct track){ key, *tid };
+	/* pids and tids from 1 (Perfetto takes pid 0 for the kernel's idle
+	 * task), far below 2^32: each is a record's, or several's */
+	*id = (uint32_t)tl->ntracks + 1;
+	tl->tracks[s] = (struct track){ key, *id };
 	tl->ntracks++;
+	return 0;
+}
+
+/* The process of a device, named the first time it is met: its pid. */
+static int device_seen(struct hcb_writer *w, struct timeline *tl, uint32_t device, uint32_t *pid)
+{
+	struct hcb_buf name = HCB_BUF_INIT;
+	int err = entry(tl, (uint64_t)device << 32, pid);
+
+	if (err)
+		return err < 0 ? err : 0;
+	if (!tl->first_pid)
+		tl->first_pid = *pid;
+	err = hcb_idprint_device(&name, hcb_session_platform(w->have_session ? &w->session : NULL,
+							     device), device);
+	err = err ? err : meta(tl, "process_name", *pid, *pid, hcb_buf_str(&name), 0);
+	err = err ? err : meta(tl, "process_sort_index", *pid, *pid, NULL, device);
+	hcb_buf_free(&name);
+	return err;
+}
+
+/* The thread of consumer c on device (whose pid is pid), named the first
+ * time it is met. */
+static int track_of(struct timeline *tl, uint32_t device, uint32_t pid,
+		    const struct hcb_consumer *c, uint32_t *tid)
+{
+	/* ids are nonzero: the key is never a device's */
+	char fallback[32];
+	int err = entry(tl, (uint64_t)device << 32 | c->id, tid);
+
+	if (err)
+		return err < 0 ? err : 0;
+	tl->nthreads++;
 	snprintf(fallback, sizeof(fallback), "consumer %u", c->id);
-	err = meta(tl, "thread_name", pid_of(device), *tid, c->name && *c->name ? c->name : fallback, 0);
-	return err ? err : meta(tl, "thread_sort_index", pid_of(device), *tid, NULL, tl->ntracks);
+	err = meta(tl, "thread_name", pid, *tid, c->name && *c->name ? c->name : fallback, 0);
+	return err ? err : meta(tl, "thread_sort_index", pid, *tid, NULL, tl->nthreads);
 }
 
 /* ---- a tap ---- */
@@ -239,7 +249,8 @@ static int kwargs_json(struct hcb_buf *b, const struct hcb_consumer *c)
 }
 
 /* The instant event of tap t on thread tid, its args the tap's. */
-static int tap_instant(struct timeline *tl, const struct hcb_tap *t, uint32_t tid, char **paths)
+static int tap_instant(struct timeline *tl, const struct hcb_tap *t, uint32_t pid, uint32_t tid,
+		       char **paths)
 {
 	const struct hcb_consumer *c = t->consumer;
 	struct hcb_buf leaves = HCB_BUF_INIT, sum = HCB_BUF_INIT;
@@ -256,7 +267,7 @@ static int tap_instant(struct timeline *tl, const struct hcb_tap *t, uint32_t ti
 		err = hcb_buf_printf(&sum, " ... (%u leaves)", c->nleaves);
 	snprintf(name, sizeof(name), "consumer %u", c->id);
 	err = err ? err : event_head(tl, c->name && *c->name ? c->name : name, "tap", "i", t->wall_ns,
-				     pid_of(t->device), tid);
+				     pid, tid);
 	err = err ? err : hcb_buf_puts(&tl->out, ",\"s\":\"t\",\"args\":{\"seq\":");
 	err = err ? err : (t->seq == UINT64_MAX ? hcb_buf_puts(&tl->out, "null") :
 			   hcb_buf_printf(&tl->out, "%llu", (unsigned long long)t->seq));
@@ -273,7 +284,8 @@ static int tap_instant(struct timeline *tl, const struct hcb_tap *t, uint32_t ti
 }
 
 /* A counter event per leaf with a finite value: "loss", "params.w". */
-static int tap_counters(struct timeline *tl, const struct hcb_tap *t, uint32_t tid, char **paths)
+static int tap_counters(struct timeline *tl, const struct hcb_tap *t, uint32_t pid, uint32_t tid,
+			char **paths)
 {
 	const struct hcb_consumer *c = t->consumer;
 	const unsigned char *p = t->payload;
@@ -292,7 +304,7 @@ static int tap_counters(struct timeline *tl, const struct hcb_tap *t, uint32_t t
 		err = c->name && *c->name ? hcb_buf_puts(&name, c->name) : hcb_buf_printf(&name, "consumer %u", c->id);
 		if (!err && *paths[i])
 			err = hcb_buf_printf(&name, "%s%s", paths[i][0] == '[' ? "" : ".", paths[i]);
-		err = err ? err : event_head(tl, hcb_buf_str(&name), "value", "C", t->wall_ns, pid_of(t->device), tid);
+		err = err ? err : event_head(tl, hcb_buf_str(&name), "value", "C", t->wall_ns, pid, tid);
 		err = err ? err : hcb_buf_printf(&tl->out, ",\"args\":{\"%s\":", l->nelems == 1 ? "value" : "mean");
 		err = err ? err : (l->nelems == 1 ? scalar_number(&tl->out, l, lp) :
 				   hcb_json_element(&tl->out, HCB_DT_FLOAT64, &v));
@@ -306,7 +318,7 @@ static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hc
 {
 	const struct hcb_consumer *c = t->consumer;
 	char **paths = NULL;
-	uint32_t tid;
+	uint32_t pid, tid;
 	int err;
 
 	if (!c || (c->total_bytes && !t->payload))
@@ -317,11 +329,11 @@ static int tap_events(struct hcb_writer *w, struct timeline *tl, const struct hc
 	}
 	tl->last_ns = t->wall_ns;
 	tl->taps++;
-	err = device_seen(w, tl, t->device);
-	err = err ? err : track_of(tl, t->device, c, &tid);
+	err = device_seen(w, tl, t->device, &pid);
+	err = err ? err : track_of(tl, t->device, pid, c, &tid);
 	err = err ? err : hcb_leaf_paths(c->tree, c->nleaves, &paths);
-	err = err ? err : tap_instant(tl, t, tid, paths);
-	err = err ? err : tap_counters(tl, t, tid, paths);
+	err = err ? err : tap_instant(tl, t, pid, tid, paths);
+	err = err ? err : tap_counters(tl, t, pid, tid, paths);
 	hcb_leaf_paths_free(paths, c->nleaves);
 	return err;
 }
@@ -334,9 +346,8 @@ static int marker(struct hcb_writer *w, struct timeline *tl, const struct hcb_re
 	int err;
 
 	if (rec->kind == HCB_REC_DROP) {
-		pid = pid_of(rec->drop.device);
 		tl->drops += rec->drop.count;
-		err = device_seen(w, tl, rec->drop.device);
+		err = device_seen(w, tl, rec->drop.device, &pid);
 		/* a drop has no time: it sits where the lost taps were, after the last record that had one */
 		err = err ? err : event_head(tl, "drop", "drop", "i", tl->last_ns, pid, pid);
 		err = err ? err : hcb_buf_printf(&tl->out, ",\"s\":\"p\",\"args\":{\"count\":%llu,\"reason\":",
@@ -346,7 +357,7 @@ static int marker(struct hcb_writer *w, struct timeline *tl, const struct hcb_re
 	}
 	tl->barriers++;
 	tl->last_ns = rec->barrier.wall_ns;
-	pid = tl->ndevices ? pid_of(tl->devices[0]) : 1;
+	pid = tl->first_pid ? tl->first_pid : 1;
 	err = event_head(tl, "barrier", "barrier", "i", rec->barrier.wall_ns, pid, pid);
 	return err ? err : hcb_buf_printf(&tl->out, ",\"s\":\"g\",\"args\":{\"taps\":%llu}}",
 					  (unsigned long long)rec->barrier.taps);
@@ -415,7 +426,6 @@ static int timeline_close(struct hcb_writer *w)
 	err = err ? err : hcb_buf_puts(b, "}}\n");
 	err = err ? err : hcb_write_all(w, b->data, b->len);
 	hcb_buf_free(b);
-	free(tl->devices);
 	free(tl->tracks);
 	free(tl);
 	w->state = NULL;

@@ -40,7 +40,68 @@ void tui_model_free(struct tui_model *m)
 	}
 	free(m->cons);
 	free(m->streams);
+	free(m->devdrops);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The slot of device in the drops' table: its own, or where it goes. */
+static size_t drops_slot(const struct tui_devdrops *t, size_t cap, uint32_t device)
+{
+	size_t s = (size_t)((device * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
+
+	while (t[s].used && t[s].device != device)
+		s = (s + 1) & (cap - 1);
+	return s;
+}
+
+static int drops_grow(struct tui_model *m)
+{
+	size_t cap = m->devdrops_cap ? m->devdrops_cap * 2 : 64;
+	struct tui_devdrops *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->devdrops_cap; i++)
+		if (m->devdrops[i].used)
+			t[drops_slot(t, cap, m->devdrops[i].device)] = m->devdrops[i];
+	free(m->devdrops);
+	m->devdrops = t;
+	m->devdrops_cap = cap;
+	return 0;
+}
+
+/* A drop record's count, on its device where the table has room (a
+ * recording of more devices than that keeps them in the total alone). */
+static void add_drops(struct tui_model *m, uint32_t device, uint64_t count)
+{
+	size_t s;
+
+	m->dropped += count;
+	/* at most half full, grown while under the bound (no memory: the
+	 * total has it) */
+	if (m->ndevdrops * 2 >= m->devdrops_cap && m->ndevdrops < TUI_DROP_DEVICES &&
+	    drops_grow(m))
+		return;
+	if (!m->devdrops_cap)
+		return;
+	s = drops_slot(m->devdrops, m->devdrops_cap, device);
+	if (!m->devdrops[s].used) {
+		if (m->ndevdrops >= TUI_DROP_DEVICES)
+			return;
+		m->devdrops[s] = (struct tui_devdrops){ .device = device, .used = 1 };
+		m->ndevdrops++;
+	}
+	m->devdrops[s].count += count;
+}
+
+uint64_t tui_model_drops(const struct tui_model *m, uint32_t device)
+{
+	size_t s;
+
+	if (!m->devdrops_cap)
+		return 0;
+	s = drops_slot(m->devdrops, m->devdrops_cap, device);
+	return m->devdrops[s].used ? m->devdrops[s].count : 0;
 }
 
 /* The model's own copy of c, so that it outlives the decoder or reader. */
@@ -181,9 +242,7 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
 	case HCB_REC_TAP:
 		return add_tap(m, &rec->tap);
 	case HCB_REC_DROP:
-		if (rec->drop.device < sizeof(m->drops) / sizeof(m->drops[0]))
-			m->drops[rec->drop.device] += rec->drop.count;
-		m->dropped += rec->drop.count;
+		add_drops(m, rec->drop.device, rec->drop.count);
 		return 0;
 	case HCB_REC_BARRIER:
 		m->barriers++;
@@ -310,7 +369,7 @@ int tui_filter_parse(struct tui_filter *f, const char *text)
 {
 	const char *p = text;
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	while (isspace((unsigned char)*p))
 		p++;
@@ -319,14 +378,15 @@ int tui_filter_parse(struct tui_filter *f, const char *text)
 	if (!*p)
 		return 0;
 	if (isdigit((unsigned char)*p)) {
-		v = strtoul(p, &end, 10);
+		errno = 0;
+		v = strtoull(p, &end, 10);
 		while (isspace((unsigned char)*end))
 			end++;
 		if (!*end) {
-			if (v >= 256)
+			if (v > UINT32_MAX || errno)
 				return -EINVAL;
 			f->active = 1;
-			f->device = (int)v;
+			f->device = (int64_t)v;
 			return 0;
 		}
 	}
@@ -372,7 +432,6 @@ int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m)
 	}
 	s->limit = m->received;
 	s->received = m->received + m->lost;
-	memcpy(s->drops, m->drops, sizeof(s->drops));
 	s->evicted = m->evicted;
 	s->lost = m->lost;
 	s->dropped = m->dropped;
@@ -382,9 +441,11 @@ int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m)
 	s->damaged = m->damaged;
 	s->percent = m->index_size ? (int)(m->index_pos * 100 / m->index_size) : 0;
 	s->rate = NAN;
-	for (unsigned int i = 0; i < s->nstreams; i++)
+	for (unsigned int i = 0; i < s->nstreams; i++) {
+		s->streams[i].dropped = tui_model_drops(m, s->streams[i].device);
 		if (!isnan(s->streams[i].rate))
 			s->rate = (isnan(s->rate) ? 0 : s->rate) + s->streams[i].rate;
+	}
 	return 0;
 }
 

@@ -42,6 +42,16 @@ struct tui_consumer {
 	char *kwtext;           /* "key: value ..." (id_print's kwargs, "what: loss") */
 };
 
+/* Devices whose drops the model counts apart: as many as the streams an
+ * index holds (model.h's index: 16 bits of stream). */
+#define TUI_DROP_DEVICES 65536u
+
+struct tui_devdrops {
+	uint32_t device;
+	uint32_t used;
+	uint64_t count;
+};
+
 /* One device x consumer stream. */
 struct tui_stream {
 	uint32_t device;
@@ -52,6 +62,7 @@ struct tui_stream {
 	uint64_t rate_count;    /* count and time at the last rate sample */
 	uint64_t rate_ns;
 	uint64_t last_index;    /* the last tap's index (see struct tui_tap) */
+	uint64_t dropped;       /* its device's drops (a snapshot's: tui_model_drops) */
 	/* the latest values of the first leaf, per statistic (for a scalar
 	 * all three are the value), oldest first from hist_start, TUI_HIST at
 	 * most; indexed, the indices of the latest taps instead (recent) */
@@ -123,8 +134,11 @@ struct tui_model {
 	uint64_t first, received;
 	uint64_t evicted;       /* taps no longer held (counted in received) */
 	uint64_t lost;          /* taps the model could not take (out of memory): not in received */
-	/* accounting from drop records: taps lost before they reached us */
-	uint64_t drops[256];
+	/* accounting from drop records: taps lost before they reached us, in
+	 * all, and per device (any u32 id) for at most TUI_DROP_DEVICES devices
+	 * (past them, in the total alone): open addressing */
+	struct tui_devdrops *devdrops;
+	size_t ndevdrops, devdrops_cap;
 	uint64_t dropped;
 	uint64_t barriers;
 	/* a recording browsed in place: taps [0, received) indexed */
@@ -210,7 +224,7 @@ unsigned int tui_stream_history(const struct tui_stream *s, enum hcb_stat stat, 
 /* What `f` takes: "" (nothing), a device number, or a consumer name (substring). */
 struct tui_filter {
 	int active;
-	int device;             /* >= 0: only this device */
+	int64_t device;         /* >= 0: only this device (any u32 id) */
 	char name[128];         /* else: consumer names containing this */
 };
 
@@ -228,13 +242,15 @@ struct tui_snapshot {
 	size_t cap;
 	uint64_t limit;               /* taps with index < limit are shown */
 	uint64_t received;            /* taken or lost */
-	uint64_t evicted, lost, dropped;
-	uint64_t drops[256];          /* per device */
+	uint64_t evicted, lost, dropped;   /* per device: each stream's dropped */
 	double rate;                  /* all streams; NaN: not known yet */
 	int ended;
 	int indexed, indexing, damaged;
 	int percent;                  /* indexing: of the file's bytes */
 };
+
+/* The drops of device (any u32 id) the model has counted. */
+uint64_t tui_model_drops(const struct tui_model *m, uint32_t device);
 
 /* Copy what the screen needs (streams sorted by device, then consumer).  -ENOMEM. */
 int tui_snapshot_take(struct tui_snapshot *s, const struct tui_model *m);

@@ -233,7 +233,7 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %-7s%-14.14s %9llu %9s %7llu  %s",
 		     dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].name,
 		     (unsigned long long)str->count, rate,
-		     (unsigned long long)(str->device < 256 ? snap->drops[str->device] : 0),
+		     (unsigned long long)str->dropped,
 		     f->srows[row - 1].value);
 	}
 }

@@ -354,8 +354,8 @@ static int prompt_key(struct tui_state *st, int key, const struct tui_view *v)
 		}
 		if (tui_filter_parse(&st->filter, st->prompt)) {
 			tui_filter_parse(&st->filter, st->filter_text);
-			snprintf(st->message, sizeof(st->message), "no device %.40s: devices are 0 to 255",
-				 st->prompt);
+			snprintf(st->message, sizeof(st->message), "no device %.40s: devices are 0 to "
+				 "4294967295", st->prompt);
 			return 1;
 		}
 		snprintf(st->filter_text, sizeof(st->filter_text), "%s", st->prompt);

@@ -26,9 +26,35 @@
 		__type(value, struct hcb_dev_stats);			\
 	}
 
+/* A device's id (as its runtime numbers it) -> its slot in devstats:
+ * bpf/devices.bpf.h. */
+#define HCB_DEVSLOTS_MAP						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, HCB_MAX_DEVICES);			\
+		__type(key, __u32);					\
+		__type(value, __u32);					\
+	}
+/* Ids past the slots -> the calls of each lost (devices.bpf.h) */
+#define HCB_DEVOVER_MAP							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, HCB_DEVOVER_IDS);			\
+		__type(key, __u32);					\
+		__type(value, __u64);					\
+	}
+
 #ifdef HCB_BPF_COMMON
 HCB_RB_MAP rb SEC(".maps");
 HCB_DEVSTATS_MAP devstats SEC(".maps");
+HCB_DEVSLOTS_MAP devslots SEC(".maps");
+HCB_DEVOVER_MAP devover SEC(".maps");
+/* The id of each slot handed out (devices.bpf.h), and how many were: user
+ * space reads them where the slot first shows in a record. */
+__u32 dev_ids[HCB_MAX_DEVICES] = { 0 };
+__u32 dev_nslots = 0;
+/* What no device's counters can take (enum hcb_nodev, ring.h). */
+__u64 nodev[HCB_NODEV_COUNTERS] = { 0 };
 /* Ring bytes promised to packets being copied right now, so that threads
  * checking for room at the same time do not all take the same room. */
 __u64 inflight = 0;
@@ -47,6 +73,11 @@ __u64 last_refusal_ns = 0;
 #else
 extern HCB_RB_MAP rb SEC(".maps");
 extern HCB_DEVSTATS_MAP devstats SEC(".maps");
+extern HCB_DEVSLOTS_MAP devslots SEC(".maps");
+extern HCB_DEVOVER_MAP devover SEC(".maps");
+extern __u32 dev_ids[HCB_MAX_DEVICES];
+extern __u32 dev_nslots;
+extern __u64 nodev[HCB_NODEV_COUNTERS];
 extern __u64 inflight;
 extern __u64 lag_limit;
 extern __u64 lag_held;

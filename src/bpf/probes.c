@@ -361,6 +361,47 @@ int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stat
 	return 0;
 }
 
+int hcb_probes_device_id(const struct hcb_probes *p, uint32_t dev, uint32_t *id)
+{
+	/* the slot's id is written before a record can name the slot */
+	uint32_t n = __atomic_load_n(&p->skel->bss->dev_nslots, __ATOMIC_ACQUIRE);
+
+	if (dev >= n || dev >= HCB_MAX_DEVICES)
+		return -ENOENT;
+	*id = __atomic_load_n(&p->skel->bss->dev_ids[dev], __ATOMIC_RELAXED);
+	return 0;
+}
+
+void hcb_probes_nodev(const struct hcb_probes *p, uint64_t out[HCB_NODEV_COUNTERS])
+{
+	for (int i = 0; i < HCB_NODEV_COUNTERS; i++)
+		out[i] = __atomic_load_n(&p->skel->bss->nodev[i], __ATOMIC_RELAXED);
+}
+
+int hcb_probes_over_ids(struct hcb_probes *p, int (*fn)(void *ctx, uint32_t id, uint64_t lost),
+			void *ctx)
+{
+	struct bpf_map *map = p->skel->maps.devover;
+	uint32_t key, next;
+	uint64_t lost;
+	int err, first = 1;
+
+	/* bounded: the map holds at most HCB_DEVOVER_IDS keys, each met once
+	 * (the probes only add keys, never take one away) */
+	for (unsigned int i = 0; i < HCB_DEVOVER_IDS; i++) {
+		if (bpf_map__get_next_key(map, first ? NULL : &key, &next, sizeof(next)))
+			return 0;
+		first = 0;
+		key = next;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &lost, sizeof(lost), 0))
+			continue;
+		err = fn(ctx, key, lost);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 void hcb_probes_close(struct hcb_probes *p)
 {
 	if (!p)

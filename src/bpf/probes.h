@@ -102,8 +102,21 @@ int hcb_probes_fd(struct hcb_probes *p);
 uint64_t hcb_probes_ring_size(const struct hcb_probes *p);
 uint64_t hcb_probes_ring_written(const struct hcb_probes *p);
 uint64_t hcb_probes_ring_read(const struct hcb_probes *p);
-/* The BPF side's counters for device dev (zeros if never seen). */
+/* The BPF side's counters for the device in slot dev (zeros if never
+ * seen). */
 int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stats *out);
+/* The id of the device the probes gave slot dev (ring.h): 0 and *id, or
+ * -ENOENT for a slot not handed out (by a provider that numbers its
+ * devices so: provider.h, HCB_PROV_DEVIDS).  A read of the object's data,
+ * no system call. */
+int hcb_probes_device_id(const struct hcb_probes *p, uint32_t dev, uint32_t *id);
+/* What the probes counted on no device (enum hcb_nodev, ring.h). */
+void hcb_probes_nodev(const struct hcb_probes *p, uint64_t out[HCB_NODEV_COUNTERS]);
+/* Every device id past the slots and the calls of it lost, in no order
+ * (at most HCB_DEVOVER_IDS): fn's negative return stops the walk and is
+ * returned; else 0. */
+int hcb_probes_over_ids(struct hcb_probes *p, int (*fn)(void *ctx, uint32_t id, uint64_t lost),
+			void *ctx);
 /* 1 if the programs were loaded to read only what is in memory: this
  * kernel has no sleepable uprobe programs (Linux 6.0), so a tap whose
  * bytes are in a page not in memory is lost, counted unreadable. */

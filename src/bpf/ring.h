@@ -84,4 +84,35 @@ struct hcb_dev_stats {
 				    * state (bpf/state.bpf.h) */
 };
 
+/*
+ * The devices of a session's probes.  A runtime numbers its devices as it
+ * likes (jax's CPU devices are process_index * 2048 + local, a multi-host
+ * GPU job's may be global), so the probes of the providers whose ids are not dense
+ * hand each id a slot of devstats in order of first sight
+ * (bpf/devices.bpf.h), at most HCB_MAX_DEVICES, and their records carry
+ * the slot; user space reads a slot's id in the array dev_ids once, the
+ * first time the slot shows.  libhcbtap's devices are its own registry's,
+ * dense and below HCB_MAX_DEVICES: the slot is the id there.
+ *
+ * What no device's counters can take, the object's nodev counters: a
+ * call whose device could not be read, or that its runtime gave none, and
+ * the calls of devices past the slots, each such id's in the hash
+ * "devover" (at most HCB_DEVOVER_IDS ids; past that, counted unnamed).
+ */
+#define HCB_DEVOVER_IDS 1024u
+
+/* The "nodev" counters, an array of u64 (in the object's data, which the
+ * skeleton lays out without this header's types). */
+enum hcb_nodev {
+	HCB_NODEV_UNREADABLE,     /* lost: its device id could not be read, or
+				   * read as none (negative) */
+	HCB_NODEV_NO_MEMORY,      /* lost: no kernel memory for the probe's state,
+				   * before its device was read */
+	HCB_NODEV_UNKNOWN,        /* lost: its runtime said no device (legacy
+				   * callbacks: no thunk, no run of the call seen) */
+	HCB_NODEV_OVER,           /* lost: of a device past the slots */
+	HCB_NODEV_OVER_UNNAMED,   /* of those, of ids past devover's room too */
+	HCB_NODEV_COUNTERS
+};
+
 #endif

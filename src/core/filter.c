@@ -5,13 +5,36 @@
 
 #include "filter.h"
 
+int hcb_devset_add(struct hcb_devset *s, uint32_t id)
+{
+	if (hcb_devset_has(s, id))
+		return 0;
+	if (s->n >= HCB_DEVSET_MAX)
+		return -E2BIG;
+	s->ids[s->n++] = id;
+	return 0;
+}
+
+int hcb_devset_has(const struct hcb_devset *s, uint32_t id)
+{
+	if (s->all)
+		return 1;
+	for (unsigned int i = 0; i < s->n && i < HCB_DEVSET_MAX; i++)
+		if (s->ids[i] == id)
+			return 1;
+	return 0;
+}
+
 int hcb_filter_add_device(struct hcb_filter *f, uint64_t d)
 {
-	if (d >= HCB_MAX_DEVICES)
+	int err;
+
+	if (d > UINT32_MAX)
 		return -EINVAL;
-	f->devices[d / 64] |= 1ull << (d % 64);
-	f->device_filter = 1;
-	return 0;
+	err = hcb_devset_add(&f->devices, (uint32_t)d);
+	if (!err)
+		f->device_filter = 1;
+	return err;
 }
 
 int hcb_filter_add_consumer(struct hcb_filter *f, const char *want)
@@ -26,8 +49,7 @@ int hcb_filter_add_consumer(struct hcb_filter *f, const char *want)
 
 int hcb_filter_device(const struct hcb_filter *f, uint32_t d)
 {
-	return !f->device_filter ||
-	       (d < HCB_MAX_DEVICES && (f->devices[d / 64] >> (d % 64) & 1));
+	return !f->device_filter || hcb_devset_has(&f->devices, d);
 }
 
 int hcb_filter_names(const char *want, const struct hcb_consumer *c)

@@ -14,14 +14,29 @@
 
 #define HCB_FILTER_MAX_CONSUMERS 64
 
+/* Devices by id (any u32: jax numbers a CPU device process_index * 2048 +
+ * local): every one, or those named, at most HCB_DEVSET_MAX. */
+#define HCB_DEVSET_MAX 64
+struct hcb_devset {
+	int all;
+	unsigned int n;
+	uint32_t ids[HCB_DEVSET_MAX];
+};
+
+/* Add device id (once).  -E2BIG: HCB_DEVSET_MAX named already. */
+int hcb_devset_add(struct hcb_devset *s, uint32_t id);
+/* 1 if the set holds device id. */
+int hcb_devset_has(const struct hcb_devset *s, uint32_t id);
+
 struct hcb_filter {
-	uint64_t devices[HCB_MAX_DEVICES / 64];   /* bitmap, when device_filter */
+	struct hcb_devset devices;                 /* when device_filter */
 	int device_filter;                         /* 0: every device */
 	const char *consumers[HCB_FILTER_MAX_CONSUMERS];   /* names or ids; none: every one */
 	unsigned int nconsumers;
 };
 
-/* Keep device d.  -EINVAL: no such device number. */
+/* Keep device d.  -EINVAL: no such device number (past u32); -E2BIG: more
+ * than HCB_DEVSET_MAX devices. */
 int hcb_filter_add_device(struct hcb_filter *f, uint64_t d);
 /* Keep consumer want (a name, or an id in C notation; the string is not
  * copied).  -EINVAL: empty; -E2BIG: more than HCB_FILTER_MAX_CONSUMERS. */

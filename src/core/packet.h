@@ -21,7 +21,8 @@
  * makes it a record's tap (struct hcb_tap, record.h), on the other clock.
  */
 struct hcb_packet {
-	uint32_t device;
+	uint32_t device;                    /* its slot (bpf/ring.h), the engine
+					     * makes it the device's id */
 	uint64_t seq;
 	uint64_t mono_ns;                   /* when the probe fired: CLOCK_MONOTONIC */
 	uint32_t pid, tid;
@@ -74,6 +75,10 @@ struct hcb_decoder_ops {
 	/* Optional: something to tell once, that loses nothing (a call site
 	 * that keeps XLA's name: why). */
 	void (*notice)(void *ctx, const char *what);
+	/* Optional: the id of device (a slot, where the probes number their
+	 * devices so: bpf/ring.h), for the decoder's words; none: the device
+	 * is its id. */
+	uint32_t (*device_id)(void *ctx, uint32_t device);
 };
 
 struct hcb_stream_stats {

@@ -15,6 +15,7 @@ const char *hcb_loss_reason(enum hcb_loss_cause cause)
 		[HCB_LOSS_LAG] = "output too far behind",
 		[HCB_LOSS_NO_MEMORY] = "no kernel memory for the probe",
 		[HCB_LOSS_UNDELIVERED] = "not delivered",
+		[HCB_LOSS_TOO_MANY_DEVICES] = "too many devices",
 	};
 
 	return cause < HCB_LOSS_CAUSES ? reasons[cause] : "not delivered";

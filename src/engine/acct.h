@@ -48,6 +48,9 @@ enum hcb_loss_cause {
 	HCB_LOSS_LAG,           /* turned away: the output was over --max-lag */
 	HCB_LOSS_NO_MEMORY,     /* the kernel had no memory for the probe's state */
 	HCB_LOSS_UNDELIVERED,   /* no counter says why */
+	/* not a device's: its calls were not recorded for want of a slot
+	 * (bpf/ring.h), each such device's in a drop record at the end */
+	HCB_LOSS_TOO_MANY_DEVICES,
 	HCB_LOSS_CAUSES
 };
 

@@ -20,6 +20,7 @@
 #include "session/session.h"
 #include "barriers.h"
 #include "capture_impl.h"
+#include "devices.h"
 #include "late.h"
 #include "losses.h"
 #include "nfstop.h"
@@ -62,6 +63,7 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	struct hcb_slot *s = l->s;
 	struct hcb_capture *c = l->c;
 	struct hcb_record rec = { .kind = HCB_REC_TAP };
+	uint32_t id;
 	int err;
 
 	/* written (or passed over) before the ring's next record is read */
@@ -69,20 +71,23 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	/* after -c the session stops looking */
 	if (c->stop == HCB_STOP_COUNT)
 		return 0;
-	/* a device seen first: the session record says so before its tap */
-	err = hcb_whois_device(&c->whois, &c->slots, s, p->device, &c->out);
-	if (!err)
-		err = hcb_losses_packet(&c->losses, s, p->device, p->seq);
+	err = hcb_losses_packet(&c->losses, s, p->device, p->seq);
 	/* a device nothing downstream has room for: counted, never written */
 	if (err == -ERANGE)
 		return 0;
 	if (err)
 		return err;
-	if (c->o.filter && !hcb_filter_match(c->o.filter, p->device, p->consumer))
+	/* what goes out speaks the device's id, not its slot (devices.h) */
+	id = hcb_devices_id(s, p->device);
+	/* a device seen first: the session record says so before its tap */
+	err = hcb_whois_device(&c->whois, &c->slots, s, id, &c->out);
+	if (err)
+		return err;
+	if (c->o.filter && !hcb_filter_match(c->o.filter, id, p->consumer))
 		return 0;
 	/* the record's tap: its time on the records' clock (two clocks: packet.h) */
 	rec.tap = (struct hcb_tap){
-		.device = p->device, .seq = p->seq, .wall_ns = p->mono_ns + c->mono_to_real,
+		.device = id, .seq = p->seq, .wall_ns = p->mono_ns + c->mono_to_real,
 		.pid = p->pid, .tid = p->tid, .consumer = p->consumer, .payload = p->payload,
 		.py_callable = p->py_callable, .text = p->text, .text_len = p->text_len,
 	};
@@ -108,10 +113,19 @@ static void on_decode_problem(void *ctx, enum hcb_decode_problem what, uint32_t 
 			      uint32_t consumer_id, const char *detail)
 {
 	struct slot_link *l = ctx;
-	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what, .device = device,
+	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = what,
+				 .device = hcb_devices_id(l->s, device),
 				 .consumer_id = consumer_id, .detail = detail };
 
 	hcb_out_warn(&l->c->out, &w);
+}
+
+/* A decoder's device (its slot) by the id its words give it. */
+static uint32_t device_id(void *ctx, uint32_t device)
+{
+	struct slot_link *l = ctx;
+
+	return hcb_devices_id(l->s, device);
 }
 
 static void on_copy_times(void *ctx, uint32_t device, uint64_t seq, uint64_t start_ns,
@@ -147,6 +161,7 @@ static const struct hcb_decoder_ops decoder_ops = {
 	.copy_times = on_copy_times,
 	.refuse = on_refuse,
 	.notice = on_notice,
+	.device_id = device_id,
 };
 
 /* A ring's record, to its slot's provider (none yet: the first slot's
@@ -399,6 +414,7 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	/* the devices this poll met first, in the record */
 	if (!err)
 		err = hcb_whois_flush(&c->whois, &c->slots, &c->out);
+	hcb_losses_watch_nodev(&c->losses, &c->slots);
 	hcb_late_look(&c->late);
 	hcb_out_timing_check(&c->out);
 	if (!err)
@@ -442,23 +458,28 @@ static int drain_after_detach(struct hcb_slot *s)
 static int write_tail(struct hcb_capture *c)
 {
 	struct hcb_record rec = { .kind = HCB_REC_END };
-	struct hcb_capture_dev f;
+	struct hcb_capture_dev *rows = calloc(HCB_CAPTURE_DEVICES, sizeof(*rows));
+	size_t n;
 	int err = 0;
 
+	if (!rows)
+		return -ENOMEM;
 	/* after -c the session stopped looking: what came later is not lost */
 	if (c->stop != HCB_STOP_COUNT)
-		err = hcb_losses_tail(&c->losses, &c->slots);
+		err = hcb_losses_tail(&c->losses, &c->slots, &rec.end.drops);
 	if (!err)
 		err = hcb_barriers_end(&c->barriers, c->written, c->stop != HCB_STOP_COUNT);
-	if (err)
+	if (err) {
+		free(rows);
 		return err;
-	hcb_out_timing_notice(&c->out);
-	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
-		if (hcb_capture_device(c, d, &f))
-			continue;
-		rec.end.taps += f.taps;
-		rec.end.drops += f.dropped;
 	}
+	hcb_out_timing_notice(&c->out);
+	n = hcb_devices_rows(&c->slots, rows, HCB_CAPTURE_DEVICES);
+	for (size_t i = 0; i < n; i++) {
+		rec.end.taps += rows[i].taps;
+		rec.end.drops += rows[i].dropped;
+	}
+	free(rows);
 	rec.end.end_ns = hcb_clock_ns(CLOCK_REALTIME);
 	return hcb_out_emit(&c->out, &rec);
 }
@@ -501,41 +522,25 @@ const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_ta
 	return c->refusal;
 }
 
-int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f)
+size_t hcb_capture_devices(const struct hcb_capture *c, struct hcb_capture_dev *rows, size_t cap)
 {
-	int any = 0;
+	return hcb_devices_rows(&c->slots, rows, cap);
+}
 
-	if (d > HCB_MAX_DEVICES)
-		return -ENOENT;
-	*f = (struct hcb_capture_dev){ 0 };
-	for (unsigned int i = 0; i < c->slots.n; i++) {
-		const struct hcb_slot *s = &c->slots.at[i];
-		const struct hcb_stream_stats *st = s->prov->stats(s->state, d);
-		uint64_t dropped = d < HCB_MAX_DEVICES ? s->acct.dev[d].dropped : 0;
+int hcb_capture_stray(const struct hcb_capture *c, struct hcb_capture_dev *f)
+{
+	return hcb_devices_stray(&c->slots, f);
+}
 
-		if (d == HCB_MAX_DEVICES)
-			f->bad += s->acct.stray;
-		if (!st && !dropped && !(d == HCB_MAX_DEVICES && s->acct.stray))
-			continue;
-		any = 1;
-		f->dropped += dropped;
-		if (!st)
-			continue;
-		f->taps += st->packets;
-		f->bytes += st->bytes;
-		f->gaps += hcb_stream_gaps(st);
-		for (int k = 0; k < HCB_DECODE_PROBLEMS; k++)
-			f->bad += st->problems[k];
-		/* seqs past what the probe handled: the accounting's problems */
-		f->bad += d < HCB_MAX_DEVICES ? s->acct.dev[d].lies : 0;
-	}
-	return any ? 0 : -ENOENT;
+void hcb_capture_nodev(const struct hcb_capture *c, struct hcb_capture_nodev *n)
+{
+	hcb_devices_nodev(&c->slots, n);
 }
 
 int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
-			       const uint64_t *device_mask)
+			       const struct hcb_devset *devices)
 {
-	return hcb_nfstop_set(&c->slots, cons, device_mask);
+	return hcb_nfstop_set(&c->slots, cons, devices);
 }
 
 int hcb_capture_nfstop_arm(struct hcb_capture *c, int on)

@@ -117,29 +117,45 @@ const char *hcb_capture_refusal(const struct hcb_capture *c, const struct hcb_ta
 
 /* What the session knows of one device. */
 struct hcb_capture_dev {
+	uint32_t device;        /* its id, as its runtime numbers it */
 	uint64_t taps, bytes;   /* decoded */
 	uint64_t gaps;          /* seqs missing between the first and the last */
 	uint64_t dropped;       /* packets recorded as lost: the sum of its drop records */
 	uint64_t bad;           /* malformed or incomplete (decoder problems) */
 };
-/* 0 and *f for a device that sent or lost anything, -ENOENT otherwise.
- * d == HCB_MAX_DEVICES: every device out of range together (what a target
- * claimed for them: refused, counted as bad, never written). */
-int hcb_capture_device(const struct hcb_capture *c, uint32_t d, struct hcb_capture_dev *f);
+/* Devices one session may know: each slot's probes hand out at most
+ * HCB_MAX_DEVICES (bpf/ring.h). */
+#define HCB_CAPTURE_DEVICES (HCB_CAPTURE_SLOTS * HCB_MAX_DEVICES)
+/* Every device that sent or lost anything, by id ascending (one row an id,
+ * whichever providers it came through), at most cap of them: how many. */
+size_t hcb_capture_devices(const struct hcb_capture *c, struct hcb_capture_dev *rows, size_t cap);
+/* Every device out of range together (what a target claimed for them:
+ * refused, counted as bad, never written): 0 and *f, or -ENOENT if none. */
+int hcb_capture_stray(const struct hcb_capture *c, struct hcb_capture_dev *f);
+/* What the probes lost on no device's counters: calls of no device known
+ * (in no drop record), and of devices past the HCB_MAX_DEVICES a slot
+ * holds ("too many devices": a drop record each of the first
+ * HCB_DEVOVER_IDS such devices, at the end). */
+struct hcb_capture_nodev {
+	uint64_t unreadable;    /* its device could not be read */
+	uint64_t no_memory;     /* no kernel memory for the probe, before its device was read */
+	uint64_t unknown;       /* its runtime gave it no device */
+	uint64_t over;          /* of devices past the slots */
+};
+void hcb_capture_nodev(const struct hcb_capture *c, struct hcb_capture_nodev *n);
 /* Taps written to the receiver. */
 uint64_t hcb_capture_written(const struct hcb_capture *c);
 /*
  * --on-trigger stop, --until nonfinite: the probes that check taps
  * themselves (provider.h: stop_nonfinite) check consumer cons's taps (NULL:
- * every consumer's, where a probe checks all alike) on the devices of
- * device_mask (HCB_MAX_DEVICES bits), and stop the target (SIGSTOP) at a
- * NaN or infinity themselves.  0 if a probe took it; -E2BIG: cons's taps
- * are too large or not float; -ENOENT: no probe checks so, or an empty
- * mask; -errno from BPF.
+ * every consumer's, where a probe checks all alike) on the devices of the
+ * set (by id), and stop the target (SIGSTOP) at a NaN or infinity
+ * themselves.  0 if a probe took it; -E2BIG: cons's taps are too large or
+ * not float; -ENOENT: no probe checks so, or an empty set; -errno from BPF.
  */
 struct hcb_consumer;
 int hcb_capture_stop_nonfinite(struct hcb_capture *c, const struct hcb_consumer *cons,
-			       const uint64_t *device_mask);
+			       const struct hcb_devset *devices);
 /* Turn the probes' checks on or off, as the flight recorder is armed or
  * has fired.  0 if any probe's are; else -errno. */
 int hcb_capture_nfstop_arm(struct hcb_capture *c, int on);

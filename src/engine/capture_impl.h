@@ -11,6 +11,7 @@
 #define HCB_CAPTURE_IMPL_H
 
 #include "bpf/probes.h"
+#include "core/wire.h"
 #include "providers/provider.h"
 #include "acct.h"
 #include "capture.h"
@@ -27,6 +28,12 @@ struct hcb_slot {
 	void *state;                     /* the provider's */
 	struct hcb_probes *probes;
 	struct hcb_acct acct;
+	/* the id of each device slot (provider.h: HCB_PROV_DEVIDS), read from
+	 * the probes once, where the slot first shows (devices.h) */
+	uint32_t dev_id[HCB_MAX_DEVICES];
+	uint8_t dev_id_known[HCB_MAX_DEVICES];
+	int nodev_told;                  /* said: 1, devices past the slots;
+					  * 2, calls of no device known */
 };
 
 /* The providers attached to the target, in the order they were. */

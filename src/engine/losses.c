@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "capture_impl.h"
+#include "devices.h"
 #include "losses.h"
 #include "out.h"
 #include "publish.h"
@@ -46,18 +47,18 @@ static uint64_t fired(void *ctx, uint32_t d)
 
 /* Losses told by a seq past what the probe handled: a decoder problem of
  * device d each (the summary counts them as bad), never drops. */
-static void tell_lies(const struct hcb_losses *l, const struct hcb_slot *s, uint32_t d,
+static void tell_lies(const struct hcb_losses *l, struct hcb_slot *s, uint32_t d,
 		      uint64_t lies_before)
 {
 	const struct hcb_acct_dev *v = &s->acct.dev[d];
 	struct hcb_warning w = { .kind = HCB_WARN_DECODE, .problem = HCB_BAD_RECORD,
-				 .device = d };
+				 .device = hcb_devices_id(s, d) };
 	char detail[192];
 
 	if (v->lies == lies_before)
 		return;
 	snprintf(detail, sizeof(detail), "device %u: a seq past what the probe handled (through "
-		 "seq %llu, %llu more than it counted firing): not counted as lost", d,
+		 "seq %llu, %llu more than it counted firing): not counted as lost", w.device,
 		 (unsigned long long)hcb_acct_next(&s->acct, d),
 		 (unsigned long long)v->lied);
 	w.detail = detail;
@@ -66,7 +67,7 @@ static void tell_lies(const struct hcb_losses *l, const struct hcb_slot *s, uint
 
 /* Drop records for the losses of device d, whatever --device keeps
  * (losses.h says why). */
-static int write_losses(const struct hcb_losses *l, const struct hcb_slot *s, uint32_t d,
+static int write_losses(const struct hcb_losses *l, struct hcb_slot *s, uint32_t d,
 			const struct hcb_loss *lost, unsigned int n)
 {
 	hcb_pub_dev(l->pub, s, d);
@@ -74,7 +75,7 @@ static int write_losses(const struct hcb_losses *l, const struct hcb_slot *s, ui
 		struct hcb_record rec = { .kind = HCB_REC_DROP };
 		int err;
 
-		rec.drop.device = d;
+		rec.drop.device = hcb_devices_id(s, d);
 		rec.drop.count = lost[i].count;
 		snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s", hcb_loss_reason(lost[i].cause));
 		err = hcb_out_emit(l->out, &rec);
@@ -171,14 +172,102 @@ static int problems_as_losses(const struct hcb_losses *l, struct hcb_slot *s)
 	return 0;
 }
 
-int hcb_losses_tail(const struct hcb_losses *l, struct hcb_slots *slots)
+/* Where the calls of devices past the slots go. */
+struct over_out {
+	const struct hcb_losses *l;
+	uint64_t written;
+};
+
+/* The calls of device id lost for want of a slot: a drop record of its
+ * own reason, on the device's id. */
+static int write_over(void *ctx, uint32_t id, uint64_t lost)
 {
+	struct over_out *o = ctx;
+	struct hcb_record rec = { .kind = HCB_REC_DROP };
+	int err;
+
+	if (!lost)
+		return 0;
+	rec.drop.device = id;
+	rec.drop.count = lost;
+	snprintf(rec.drop.reason, sizeof(rec.drop.reason), "%s",
+		 hcb_loss_reason(HCB_LOSS_TOO_MANY_DEVICES));
+	err = hcb_out_emit(o->l->out, &rec);
+	if (!err)
+		o->written += lost;
+	return err;
+}
+
+int hcb_losses_tail(const struct hcb_losses *l, struct hcb_slots *slots, uint64_t *unplaced)
+{
+	struct over_out o = { l, 0 };
+
 	for (unsigned int i = 0; i < slots->n; i++) {
 		struct hcb_slot *s = &slots->at[i];
 		int err = s->prov->flags & HCB_PROV_SEQ ? account_all(l, s) : problems_as_losses(l, s);
 
+		if (!err && (s->prov->flags & HCB_PROV_DEVIDS))
+			err = hcb_probes_over_ids(s->probes, write_over, &o);
+		*unplaced += o.written;
+		o.written = 0;
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/* One of the devices past the slots, into *(uint32_t *)ctx: the walk
+ * stops there. */
+static int first_over(void *ctx, uint32_t id, uint64_t lost)
+{
+	(void)lost;
+	*(uint32_t *)ctx = id;
+	return -EEXIST;   /* one is enough */
+}
+
+/* Slot s's calls of devices past its slots, said once. */
+static void tell_over(const struct hcb_losses *l, struct hcb_slot *s)
+{
+	struct hcb_warning w = { .kind = HCB_WARN_UNPLACED, .device = UINT32_MAX };
+	char detail[256];
+
+	hcb_probes_over_ids(s->probes, first_over, &w.device);
+	snprintf(detail, sizeof(detail), "more devices than the %u a session holds: the calls of "
+		 "device %u and of every other met after the first %u are not recorded, each "
+		 "counted lost (\"%s\")", HCB_MAX_DEVICES, w.device, HCB_MAX_DEVICES,
+		 hcb_loss_reason(HCB_LOSS_TOO_MANY_DEVICES));
+	w.detail = detail;
+	hcb_out_warn(l->out, &w);
+}
+
+/* Slot s's calls of no device known, said once. */
+static void tell_nodev(const struct hcb_losses *l)
+{
+	struct hcb_warning w = { .kind = HCB_WARN_UNPLACED, .device = UINT32_MAX };
+
+	w.detail = "calls whose device is not known (their runtime gave them none, or it could "
+		   "not be read) are not recorded, counted on no device (the summary's "
+		   "\"(no device)\" row)";
+	hcb_out_warn(l->out, &w);
+}
+
+void hcb_losses_watch_nodev(const struct hcb_losses *l, struct hcb_slots *slots)
+{
+	for (unsigned int i = 0; i < slots->n; i++) {
+		struct hcb_slot *s = &slots->at[i];
+		uint64_t nodev[HCB_NODEV_COUNTERS];
+
+		if (!(s->prov->flags & HCB_PROV_DEVIDS) || s->nodev_told == 3)
+			continue;
+		hcb_probes_nodev(s->probes, nodev);
+		if (nodev[HCB_NODEV_OVER] && !(s->nodev_told & 1)) {
+			s->nodev_told |= 1;
+			tell_over(l, s);
+		}
+		if ((nodev[HCB_NODEV_UNREADABLE] || nodev[HCB_NODEV_NO_MEMORY] ||
+		     nodev[HCB_NODEV_UNKNOWN]) && !(s->nodev_told & 2)) {
+			s->nodev_told |= 2;
+			tell_nodev(l);
+		}
+	}
 }

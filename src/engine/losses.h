@@ -25,6 +25,8 @@ struct hcb_losses {
 	struct hcb_pub *pub;
 };
 
+/* Device numbers here are slots (devices.h); what goes out, ids. */
+
 /* Packet seq of device d of slot s, before it is written: the losses it
  * reveals become drop records first.  -ERANGE: a device out of range,
  * counted in the slot's stray, never to be written. */
@@ -34,8 +36,13 @@ void hcb_losses_written(const struct hcb_losses *l, struct hcb_slot *s, uint32_t
 /* Every seq of device d below upto has gone through slot s's probe: what
  * never arrived is lost. */
 int hcb_losses_upto(const struct hcb_losses *l, struct hcb_slot *s, uint32_t d, uint64_t upto);
-/* The rings drained: each slot's losses that no packet showed. */
-int hcb_losses_tail(const struct hcb_losses *l, struct hcb_slots *slots);
+/* The rings drained: each slot's losses that no packet showed, and the
+ * calls of each device past the slots (bpf/ring.h: "too many devices"),
+ * which no device's accounting holds: their count added to *unplaced. */
+int hcb_losses_tail(const struct hcb_losses *l, struct hcb_slots *slots, uint64_t *unplaced);
+/* Said once a slot: its probes met more devices than they hold slots for;
+ * and once that they lost calls of no device known. */
+void hcb_losses_watch_nodev(const struct hcb_losses *l, struct hcb_slots *slots);
 /* What slot s's probe handled on device d, sent or lost (0: nothing, or
  * no count). */
 uint64_t hcb_losses_handled(const struct hcb_slot *s, uint32_t d);

@@ -14,7 +14,7 @@ static int worse(int err, int best)
 }
 
 int hcb_nfstop_set(const struct hcb_slots *slots, const struct hcb_consumer *cons,
-		   const uint64_t *device_mask)
+		   const struct hcb_devset *devices)
 {
 	int best = -ENOENT, ok = 0;
 
@@ -24,7 +24,7 @@ int hcb_nfstop_set(const struct hcb_slots *slots, const struct hcb_consumer *con
 
 		if (!s->prov->stop_nonfinite)
 			continue;
-		err = s->prov->stop_nonfinite(s->state, cons, device_mask);
+		err = s->prov->stop_nonfinite(s->state, cons, devices);
 		if (!err)
 			ok = 1;
 		else

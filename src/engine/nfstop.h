@@ -12,12 +12,14 @@
 
 #include <stdint.h>
 
+#include "core/filter.h"
+
 struct hcb_consumer;
 struct hcb_slots;
 
-/* Every slot's probe that checks so, for cons's taps on device_mask's devices. */
+/* Every slot's probe that checks so, for cons's taps on the set's devices. */
 int hcb_nfstop_set(const struct hcb_slots *slots, const struct hcb_consumer *cons,
-		   const uint64_t *device_mask);
+		   const struct hcb_devset *devices);
 /* Every slot's checks on or off. */
 int hcb_nfstop_arm(const struct hcb_slots *slots, int on);
 

@@ -31,12 +31,22 @@ void hcb_pub_open(struct hcb_pub *p, const char *what, const char *output, uint6
 	st->flight_ring = flight_ring;
 }
 
+/* The session files' devices are ids, as `hcbtrace barrier` compares them
+ * with the target's issued counters: a slot's devices are there only
+ * where its slots are the ids (libhcbtap's, whose targets count what they
+ * issued; provider.h, HCB_PROV_DEVIDS). */
+static int published(const struct hcb_pub *p, const struct hcb_slot *s, uint32_t d)
+{
+	return d < HCB_MAX_DEVICES && p->sess && s == hcb_slots_main(p->slots) &&
+	       !(s->prov->flags & HCB_PROV_DEVIDS);
+}
+
 void hcb_pub_dev(struct hcb_pub *p, const struct hcb_slot *s, uint32_t d)
 {
 	const struct hcb_acct_dev *a;
 	struct hcb_sess_dev *st;
 
-	if (d >= HCB_MAX_DEVICES || !p->sess || s != hcb_slots_main(p->slots))
+	if (!published(p, s, d))
 		return;
 	a = &s->acct.dev[d];
 	st = &hcb_sess_status(p->sess)->dev[d];
@@ -48,7 +58,7 @@ void hcb_pub_dev(struct hcb_pub *p, const struct hcb_slot *s, uint32_t d)
 
 void hcb_pub_written(struct hcb_pub *p, const struct hcb_slot *s, uint32_t d)
 {
-	if (d < HCB_MAX_DEVICES && p->sess && s == hcb_slots_main(p->slots))
+	if (published(p, s, d))
 		__atomic_store_n(&hcb_sess_status(p->sess)->dev[d].written, s->acct.dev[d].written,
 				 __ATOMIC_RELAXED);
 }

@@ -16,6 +16,14 @@ void hcb_bounds_init(struct hcb_bounds *b, const struct hcb_decoder_ops *ops, vo
 	b->regs = (struct hcb_bounds_pool){ .limit = HCB_BOUNDS_REG_BYTES, .max_n = HCB_BOUNDS_REGS };
 }
 
+uint32_t hcb_bounds_id(const struct hcb_bounds *b, uint32_t dev)
+{
+	/* out of range is no slot: the number the record claimed */
+	if (!hcb_bounds_device_ok(dev) || !b->ops || !b->ops->device_id)
+		return dev;
+	return b->ops->device_id(b->ctx, dev);
+}
+
 struct hcb_bounds_dev *hcb_bounds_dev(struct hcb_bounds *b, uint32_t dev)
 {
 	return &b->dev[hcb_bounds_device_ok(dev) ? dev : HCB_MAX_DEVICES];

@@ -8,9 +8,10 @@
  * these in one struct hcb_bounds instead of each writing its own device()
  * and problem():
  *
- *   - devices: figures per device below HCB_MAX_DEVICES, and one more slot
- *     where everything claimed for a device out of range is counted, apart
- *     from real ones (hcb_bounds_dev);
+ *   - devices: figures per device below HCB_MAX_DEVICES (a device's slot
+ *     where the probes number devices so, bpf/ring.h: its words give the
+ *     id, hcb_bounds_id), and one more slot where everything claimed for a
+ *     device out of range is counted, apart from real ones (hcb_bounds_dev);
  *   - problems: counted on their device (or that slot) and told through
  *     the decoder's warn callback (hcb_bounds_problem);
  *   - memory held for what is not finished yet (registrations, packets),
@@ -89,6 +90,8 @@ static inline int hcb_bounds_device_ok(uint32_t dev)
 {
 	return dev < HCB_MAX_DEVICES;
 }
+/* The id of device dev (a slot: decoder_ops.device_id), for words. */
+uint32_t hcb_bounds_id(const struct hcb_bounds *b, uint32_t dev);
 /* Device dev's figures; every dev out of range shares the last slot. */
 struct hcb_bounds_dev *hcb_bounds_dev(struct hcb_bounds *b, uint32_t dev);
 /* Device dev's figures if it was ever heard of, else NULL (and NULL for

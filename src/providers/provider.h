@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/filter.h"
 #include "core/packet.h"
 #include "core/registry.h"
 
@@ -81,6 +82,11 @@ enum hcb_provider_flags {
 	/* A device's packets may arrive out of seq order (its calls run on
 	 * several threads): losses are counted, not placed (acct.h). */
 	HCB_PROV_UNORDERED = 1 << 3,
+	/* Its records carry a device's slot, which its probes hand each
+	 * device id they meet (bpf/devices.bpf.h): the engine reads a slot's
+	 * id (hcb_probes_device_id).  Without it, the slot is the id
+	 * (libhcbtap's devices are dense, below HCB_MAX_DEVICES). */
+	HCB_PROV_DEVIDS = 1 << 4,
 };
 
 struct hcb_provider {
@@ -140,16 +146,17 @@ struct hcb_provider {
 	/*
 	 * Optional (--on-trigger stop with --until nonfinite): the provider's
 	 * probe checks taps for a NaN or an infinity itself, on the devices of
-	 * device_mask (HCB_MAX_DEVICES bits), and stops the target (SIGSTOP,
+	 * the set (by id), and stops the target (SIGSTOP,
 	 * from the target's own thread) at the very tap, not steps later.
 	 * cons: that consumer's taps; NULL: every consumer's, where the probe
 	 * checks them all alike.  The checks count once armed (stop_arm).
 	 * 0; -E2BIG: cons's taps are too large or hold no float the probe
 	 * checks; -EOPNOTSUPP: the probe does not check that way (by consumer,
-	 * or all alike); -ENOENT: an empty mask; -errno from BPF.
+	 * or all alike); -ENOENT: an empty set, or none of its devices can be
+	 * this provider's; -errno from BPF.
 	 */
 	int (*stop_nonfinite)(void *state, const struct hcb_consumer *cons,
-			      const uint64_t *device_mask);
+			      const struct hcb_devset *devices);
 	/* Optional: arm (on 1) the checks stop_nonfinite set, or disarm them
 	 * (0: the recorder fired).  0; -ENOENT: none set; -errno from BPF. */
 	int (*stop_arm)(void *state, int on);
@@ -165,9 +172,9 @@ struct hcb_provider {
 	 * consumers into reg (may be NULL).  -EBADMSG: a declaration of another
 	 * version than this hcbtrace reads. */
 	int (*describe)(struct hcb_target_info *ti, uint64_t *device_mask, struct hcb_registry *reg);
-	/* Per-device figures, NULL for a device never heard of; device
-	 * HCB_MAX_DEVICES: every device out of range together (NULL for a
-	 * provider whose decoder does not keep them). */
+	/* Per-device figures, by slot (HCB_PROV_DEVIDS), NULL for a device
+	 * never heard of; device HCB_MAX_DEVICES: every device out of range
+	 * together (NULL for a provider whose decoder does not keep them). */
 	const struct hcb_stream_stats *(*stats)(const void *state, uint32_t device);
 	struct hcb_registry *(*registry)(void *state);
 	void (*close)(void *state);

@@ -53,6 +53,9 @@ struct hcb_sess_shared {
 	uint64_t barrier_ns;        /* CLOCK_MONOTONIC when it did */
 	char what[256];             /* the session's command line, for reports */
 	char output[256];           /* where it writes */
+	/* by device id: a session whose target counts what it issued (those
+	 * of libhcbtap, ids 0 to 255) keeps them; zeros in another's, whose
+	 * devices may have any id (engine/publish.c) */
 	struct hcb_sess_dev dev[HCB_MAX_DEVICES];
 	uint64_t barrier_deadline_ns; /* CLOCK_MONOTONIC: the latest time a barrier
 				       * asked for waits (raised by each; UINT64_MAX:

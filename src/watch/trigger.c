@@ -74,7 +74,13 @@ static int parse_select(struct cursor *c, struct hcb_trigger *t, const char **wh
 			*why = "a device number after '@'";
 			return -EINVAL;
 		}
+		errno = 0;
 		t->device = (int64_t)strtoull(c->p, &end, 10);
+		/* any id a runtime gives a device, jax's 2048 on: a u32 */
+		if (errno || t->device > UINT32_MAX || t->device < 0) {
+			*why = "a device number of at most 4294967295 after '@'";
+			return -EINVAL;
+		}
 		c->p = end;
 		skip_space(c);
 	}

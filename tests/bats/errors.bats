@@ -50,8 +50,12 @@ teardown() { _common_teardown; }
     assert_failure 2
     [[ "$stderr" == *"invalid max lag '60001'"* ]]
     [ ! -e x.jsonl ]
-    run --separate-stderr "$HCBTRACE" attach --device 999 1
+    # a device is any u32 (jax's 2048 on), at most 64 of them
+    run --separate-stderr "$HCBTRACE" attach --device 4294967296 1
     assert_failure 2
+    run --separate-stderr "$HCBTRACE" attach $(printf -- '--device %d ' $(seq 2048 2112)) 1
+    assert_failure 2
+    [[ "$stderr" == *"too many --device options (at most 64)"* ]]
     run --separate-stderr "$HCBTRACE" frobnicate
     assert_failure 2
     [[ "$stderr" == *"unknown command 'frobnicate'"* ]]

@@ -63,7 +63,9 @@ EOF
     python3 -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
-assert {e["pid"] for e in ev} == {2}, ev
+# one process, the first met: device 1, its sort index
+sort = {e["pid"]: e["args"]["sort_index"] for e in ev if e["name"] == "process_sort_index"}
+assert sort == {1: 1} and {e["pid"] for e in ev} == {1}, ev
 ' "$T/f.perfetto.json"
 }
 

@@ -11,8 +11,11 @@
  *
  * What BPF and /proc would give is stubbed here from the input: the probe's
  * per-device counters (handled, drops) and the target's issued counters.
- * Input: 1 byte of flags (bit 0: copy times on, bit 1: -c 5), then records
- * as fuzz_records takes them (a 2-byte length, then the record).
+ * Input: 1 byte of flags (bit 0: copy times on, bit 1: -c 5, bit 2: the
+ * records' devices are slots of the probes, whose ids are hostile ones:
+ * jax's 2048, 2^31 - 1, 2^32 - 1, and 300 devices past the slots, each
+ * with calls lost), then records as fuzz_records takes them (a 2-byte
+ * length, then the record).
  */
 #include <assert.h>
 #include <dirent.h>
@@ -43,6 +46,7 @@ struct hcb_probes {
 static const uint8_t *in_data;
 static size_t in_size;
 static uint64_t counter[8];   /* handled and drops of devices 0..3, from the input */
+static int slots;             /* the records' devices are slots (flags bit 2) */
 
 int hcb_probes_new(struct hcb_probes **out, uint64_t ring_bytes, hcb_probes_record_fn fn, void *ctx)
 {
@@ -92,6 +96,42 @@ int hcb_probes_dev_stats(struct hcb_probes *p, uint32_t dev, struct hcb_dev_stat
 	return 0;
 }
 
+/* The id of slot dev: odd ones, as a target may give (ring.h). */
+int hcb_probes_device_id(const struct hcb_probes *p, uint32_t dev, uint32_t *id)
+{
+	static const uint32_t odd[4] = { 2048, 0x7fffffffu, 0xffffffffu, 0 };
+
+	(void)p;
+	if (dev >= HCB_MAX_DEVICES)
+		return -ENOENT;
+	*id = dev < 4 ? odd[dev] : 0xffffffffu - dev;
+	return 0;
+}
+
+void hcb_probes_nodev(const struct hcb_probes *p, uint64_t out[HCB_NODEV_COUNTERS])
+{
+	(void)p;
+	memset(out, 0, HCB_NODEV_COUNTERS * sizeof(out[0]));
+	if (slots) {
+		out[HCB_NODEV_UNREADABLE] = counter[0];
+		out[HCB_NODEV_OVER] = 300 * 2 + counter[1];
+	}
+}
+
+/* 300 devices past the slots, two calls of each lost. */
+int hcb_probes_over_ids(struct hcb_probes *p, int (*fn)(void *ctx, uint32_t id, uint64_t lost),
+			void *ctx)
+{
+	(void)p;
+	for (uint32_t i = 0; slots && i < 300; i++) {
+		int err = fn(ctx, 0x80000000u + i * 7919u, 2);
+
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 int hcb_probes_drain(struct hcb_probes *p) { return hcb_probes_poll(p, 0); }
 int hcb_probes_load(struct hcb_probes *p, const char *const *programs,
 		    const char *const *sleepable) { (void)p; (void)programs; (void)sleepable; return 0; }
@@ -99,8 +139,8 @@ void hcb_probes_close(struct hcb_probes *p) { free(p); }
 void hcb_probes_delivered(struct hcb_probes *p) { (void)p; }
 void hcb_probes_detach(struct hcb_probes *p) { (void)p; }
 int hcb_probes_exec_seen(const struct hcb_probes *p) { (void)p; return 0; }
-int hcb_probes_exec_watch(const struct hcb_probes *p) { (void)p; return 0; }
 int hcb_probes_no_sleep(const struct hcb_probes *p) { (void)p; return 0; }
+int hcb_probes_exec_watch(const struct hcb_probes *p) { (void)p; return 0; }
 int hcb_probes_fd(struct hcb_probes *p) { (void)p; return -1; }
 uint64_t hcb_probes_ring_read(const struct hcb_probes *p) { (void)p; return 0; }
 uint64_t hcb_probes_ring_written(const struct hcb_probes *p) { (void)p; return 0; }
@@ -147,7 +187,14 @@ static int f_find(pid_t pid, struct hcb_target_info *ti)
 {
 	(void)pid;
 	snprintf(ti->platform, sizeof(ti->platform), "cpu");
-	return 0;
+	return slots ? -ENOENT : 0;
+}
+
+static int f_find_slots(pid_t pid, struct hcb_target_info *ti)
+{
+	(void)pid;
+	snprintf(ti->platform, sizeof(ti->platform), "TFRT_CPU_%%u");
+	return slots ? 0 : -ENOENT;
 }
 
 static int f_open(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
@@ -218,14 +265,23 @@ static const struct hcb_provider fuzz_prov = {
 	.close = f_close,
 };
 
-const struct hcb_provider *const hcb_providers[] = { &fuzz_prov, NULL };
+/* The same decoder's records, their devices the probes' slots (provider.h:
+ * HCB_PROV_DEVIDS), as jax's callbacks' are. */
+static const struct hcb_provider fuzz_prov_slots = {
+	.name = "slots", .flags = HCB_PROV_SEQ | HCB_PROV_DEVIDS, .find = f_find_slots,
+	.open = f_open, .feed = f_feed, .tick = f_tick, .pending = f_pending,
+	.finish = f_finish, .timing = f_timing, .stats = f_stats, .registry = f_registry,
+	.close = f_close,
+};
+
+const struct hcb_provider *const hcb_providers[] = { &fuzz_prov, &fuzz_prov_slots, NULL };
 
 int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
 {
 	(void)only;
 	memset(ti, 0, sizeof(*ti));
 	ti->pid = pid;
-	ti->provider = &fuzz_prov;
+	ti->provider = slots ? &fuzz_prov_slots : &fuzz_prov;
 	return 0;
 }
 
@@ -263,6 +319,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hcb_capture_opts o = { .ring_bytes = 1u << 20, .what = "fuzz" };
+	static struct hcb_capture_dev rows[HCB_CAPTURE_DEVICES];
 	struct hcb_capture *c;
 	struct hcb_writer *w;
 	int fd, err;
@@ -271,6 +328,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o.device_timing = data[0] & 1;
 	o.max_taps = data[0] & 2 ? 5 : 0;
+	slots = !!(data[0] & 4);
 	memcpy(counter, data + 1, sizeof(counter));
 	in_data = data + 1 + sizeof(counter);
 	in_size = size - 1 - sizeof(counter);
@@ -286,11 +344,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(err == 0 || err == -ENOMEM);
 		err = hcb_capture_end(c);
 		assert(err == 0 || err == -ENOMEM);
-		for (uint32_t d = 0; d <= HCB_MAX_DEVICES; d++) {
-			struct hcb_capture_dev f;
+		struct hcb_capture_nodev nd;
+		struct hcb_capture_dev f;
+		size_t n = hcb_capture_devices(c, rows, HCB_CAPTURE_DEVICES);
 
-			hcb_capture_device(c, d, &f);
-		}
+		/* one row an id, ascending */
+		for (size_t i = 1; i < n; i++)
+			assert(rows[i - 1].device < rows[i].device);
+		hcb_capture_stray(c, &f);
+		hcb_capture_nodev(c, &nd);
 	}
 	hcb_capture_free(c);
 	hcb_writer_close(w);

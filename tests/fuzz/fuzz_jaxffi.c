@@ -11,6 +11,9 @@
  * consumer it made up for them.  Bit 0x04 of a call's kind makes it a
  * legacy callback's (jaxlib before 0.6, src/providers/jaxcb/legacy.h): its device from
  * a thunk, a classic run or none, its descriptor's checks passed or not.
+ * The records carry a device's slot; the ids the probes gave the four
+ * slots are odd ones (jax's 2048, 2^31 - 1, 2^32 - 1), in the records'
+ * device_id and through the ops' device_id, as a live session has them.
  */
 #include <assert.h>
 #include <errno.h>
@@ -43,7 +46,17 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 	return 0;
 }
 
-static const struct hcb_decoder_ops ops = { .packet = on_packet };
+/* The id of each of the four slots the input speaks of. */
+static const uint32_t ids[4] = { 0, 2048, 0x7fffffffu, 0xffffffffu };
+
+static uint32_t device_id(void *ctx, uint32_t slot)
+{
+	(void)ctx;
+	assert(slot < HCB_MAX_DEVICES);
+	return slot < 4 ? ids[slot] : slot;
+}
+
+static const struct hcb_decoder_ops ops = { .packet = on_packet, .device_id = device_id };
 
 /* What the BPF side would write next on a device. */
 struct dev {
@@ -84,7 +97,8 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 	struct hcb_ev_jcall e = {
 		.type = HCB_EV_JCALL, .device = kind & 0x80 ? 300 : dev, .seq = d->seq++,
 		.tid = b % 3, .pid = 1, .nargs = a % 4, .total_bytes = (uint64_t)(b >> 2) * 2,
-		.thunk_device = kind & 0x40 ? dev + 1 : dev,
+		.thunk_device = kind & 0x40 ? ids[dev % 4] + 1 : ids[dev % 4],
+		.device_id = ids[dev % 4],
 		.flags = (kind & 0x20 ? 0 : HCB_JAXFFI_F_THUNK) | HCB_JAXFFI_F_INDEX,
 		.index = a,
 	};

@@ -224,6 +224,8 @@ def write_jsonl(path, seed):
                         '"platform":"TFRT_CPU_%u","start_ns":1795318846000000000}\n')
             for cid, name, kwargs, tree, leaves in cons:
                 dev = int(rng.integers(0, 4))
+                if rng.random() < 0.05:     # a device of any id: jax's 2048 on, the u32's edges
+                    dev = [2048, 2**31 - 1, 2**32 - 1][int(rng.integers(0, 3))]
                 s = seq.get(dev, 0)
                 seq[dev] = s + 1
                 ts += int(rng.integers(1, 10**6))
@@ -278,7 +280,9 @@ def write_hcbcap(path, seed):
             for cid, name, kwargs, tree, leaves in cons:
                 if rnd == 0 or pyrng.random() < 0.1:     # a repeated definition is harmless
                     f.write(frame(2, registration(cid, name, kwargs, tree, leaves)))
-                dev = pyrng.randrange(256) if pyrng.random() < 0.1 else pyrng.randrange(4)
+                # now and then a device of any id: jax's 2048 on, the u32's edges
+                dev = pyrng.choice([pyrng.randrange(256), 2048, 2**31 - 1, 2**32 - 1]) \
+                    if pyrng.random() < 0.1 else pyrng.randrange(4)
                 s = seq.get(dev, 0)
                 seq[dev] = s + 1
                 payload = b""
@@ -289,7 +293,7 @@ def write_hcbcap(path, seed):
                     f.write(frame(0x80000001, struct.pack(
                         "<QQ", *copy_times(pyrng.random(), 1795318845000000000 + s))))
                 f.write(frame(3, struct.pack("<IIQQII", dev, cid, 2**64 - 1 if pyrng.random() < 0.05 else s,
-                                             1795318845000000000 + s, 4242, 4243 + dev) + payload))
+                                             1795318845000000000 + s, 4242, (4243 + dev) & 0xffffffff) + payload))
             f.write(frame(0x80000005, bytes(pyrng.randrange(256) for _ in range(40))))
             reason = b"target memory unreadable"
             f.write(frame(4, struct.pack("<IQI", rnd, 7, len(reason)) + reason))

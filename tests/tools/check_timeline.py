@@ -71,8 +71,9 @@ def check_event(i, e):
         fail("%s: name is not a string" % where)
     if not number(e["ts"]) or not math.isfinite(e["ts"]):
         fail("%s: ts is not a number" % where)
-    if not isinstance(e["pid"], int) or not isinstance(e["tid"], int) or e["pid"] < 1:
-        fail("%s: pid and tid must be integers, pid > 0" % where)
+    if not isinstance(e["pid"], int) or not isinstance(e["tid"], int) or e["pid"] < 1 or \
+            e["pid"] >= 1 << 32 or not 0 <= e["tid"] < 1 << 32:
+        fail("%s: pid and tid must be integers of 32 bits, pid > 0" % where)
     if e["ph"] == "M":
         if e["name"] not in ("process_name", "process_sort_index", "thread_name", "thread_sort_index"):
             fail("%s: unknown metadata" % where)
@@ -96,30 +97,41 @@ def records(path):
 
 
 def check_names(events, platform):
-    procs, threads = {}, {}
+    """The threads (tid: (pid, name)) and each pid's device (its sort
+    index: pids are numbered in order of appearance, not by device)."""
+    procs, threads, device_of = {}, {}, {}
     for e in events:
         if e["ph"] == "M" and e["name"] == "process_name":
             procs[e["pid"]] = e["args"]["name"]
+        elif e["ph"] == "M" and e["name"] == "process_sort_index":
+            if e["pid"] in device_of or e["args"]["sort_index"] in device_of.values():
+                fail("pid %d, or its device, sorted twice" % e["pid"])
+            device_of[e["pid"]] = e["args"]["sort_index"]
         elif e["ph"] == "M" and e["name"] == "thread_name":
             if e["tid"] in threads:
                 fail("tid %d named twice" % e["tid"])
             threads[e["tid"]] = (e["pid"], e["args"]["name"])
+    if set(threads) & set(procs):
+        fail("tids that are pids: %s" % sorted(set(threads) & set(procs))[:5])
     for e in events:
         if e["ph"] == "M" or e.get("s") == "g":
             continue
-        if e["pid"] not in procs:
-            fail("pid %d has no process_name" % e["pid"])
-        if procs[e["pid"]] != device_name(platform, e["pid"] - 1):
+        if e["pid"] not in procs or e["pid"] not in device_of:
+            fail("pid %d has no process_name or sort index" % e["pid"])
+        if procs[e["pid"]] != device_name(platform, device_of[e["pid"]]):
             fail("pid %d is named %r" % (e["pid"], procs[e["pid"]]))
         if e.get("s") != "p" and (e["tid"] not in threads or threads[e["tid"]][0] != e["pid"]):
             fail("tid %d of pid %d has no thread_name there" % (e["tid"], e["pid"]))
-    return threads
+    return threads, device_of
+
+
+DEVICE_OF = {}
 
 
 def check_tap(r, ev, counters, t0, threads):
     name = r["name"] or "consumer %d" % r["consumer"]
     where = "tap %s seq %s" % (name, r["seq"])
-    if ev["name"] != name or ev["pid"] != r["device"] + 1 or threads[ev["tid"]][1] != name:
+    if ev["name"] != name or DEVICE_OF[ev["pid"]] != r["device"] or threads[ev["tid"]][1] != name:
         fail("%s: event %s on pid %d" % (where, ev["name"], ev["pid"]))
     a = ev["args"]
     if a["seq"] != r["seq"] or a["consumer"] != r["consumer"] or a["kwargs"] != r.get("kwargs", {}) \
@@ -175,7 +187,8 @@ def main(tl_path, rec_path):
     if od["t0_ns"] != t0 or od["taps"] != len(taps) or od["barriers"] != len(barriers) \
             or od["drops"] != sum(d["count"] for d in drops):
         fail("otherData %s" % od)
-    threads = check_names(events, session.get("platform", "cpu") if session else "cpu")
+    global DEVICE_OF
+    threads, DEVICE_OF = check_names(events, session.get("platform", "cpu") if session else "cpu")
     tap_ev = [e for e in events if e["ph"] == "i" and e["cat"] == "tap"]
     drop_ev = [e for e in events if e["ph"] == "i" and e["cat"] == "drop"]
     bar_ev = [e for e in events if e["ph"] == "i" and e["cat"] == "barrier"]
@@ -189,7 +202,8 @@ def main(tl_path, rec_path):
     if counters:
         fail("counter points of no tap: %s" % list(counters)[:3])
     for r, ev in zip(drops, drop_ev):
-        if ev["s"] != "p" or ev["pid"] != r["device"] + 1 or ev["args"] != {"count": r["count"], "reason": r.get("reason", "")}:
+        if ev["s"] != "p" or DEVICE_OF[ev["pid"]] != r["device"] or \
+                ev["args"] != {"count": r["count"], "reason": r.get("reason", "")}:
             fail("drop %s as %s" % (r, ev))
     for r, ev in zip(barriers, bar_ev):
         if ev["s"] != "g" or ev["args"] != {"taps": r["taps"]} or abs(ev["ts"] * 1000 - (r["ts_ns"] - t0)) > 0.5:

@@ -138,7 +138,7 @@ static struct hcb_ev_jcall gcall(uint32_t dev, uint64_t seq, uint32_t tid, uint6
 	struct hcb_ev_jcall e = {
 		.type = HCB_EV_JCALL, .device = dev, .seq = seq, .ts_ns = 1000 + seq, .pid = 9,
 		.tid = tid, .index = index, .total_bytes = total, .nargs = nargs,
-		.handler = HCB_JAXFFI_PYTHON, .thunk_device = UINT32_MAX,
+		.handler = HCB_JAXFFI_PYTHON, .thunk_device = UINT32_MAX, .device_id = dev,
 		.flags = HCB_JAXFFI_F_GPU | HCB_JAXFFI_F_INDEX,
 	};
 

@@ -137,6 +137,7 @@ static void test_grammar(void **state)
 	parses("nonfinite", "", -1, 1, 0, 0, 0, 0);
 	parses("  loss : nonfinite ", "loss", -1, 1, 0, 0, 0, 0);
 	parses("@3: nonfinite", "", 3, 1, 0, 0, 0, 0);
+	parses("@4294967295: nonfinite", "", 4294967295, 1, 0, 0, 0, 0);
 	parses("loss: max > 1e4", "loss", -1, 0, 0, HCB_TRIG_MAX, HCB_TRIG_GT, 1e4);
 	parses("abs max > 1e30", "", -1, 0, 1, HCB_TRIG_MAX, HCB_TRIG_GT, 1e30);
 	parses("mean < 0", "", -1, 0, 0, HCB_TRIG_MEAN, HCB_TRIG_LT, 0);
@@ -169,6 +170,9 @@ static void test_grammar_errors(void **state)
 	fails("max > one", 7, "a number");
 	fails("max > 1 2", 9, "the end of the condition");
 	fails("loss@x: max > 1", 6, "a device number after '@'");
+	/* any u32 is a device (jax's 2048 on), past it is none */
+	fails("loss@4294967296: max > 1", 6, "a device number of at most 4294967295");
+	fails("loss@99999999999999999999999: max > 1", 6, "at most 4294967295");
 	fails("loss x: max > 1", 6, "':' after the consumer name");
 	fails("nonfinite!", 10, "the end of the condition");
 }

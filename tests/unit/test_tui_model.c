@@ -201,12 +201,43 @@ static void test_drops_and_end(void **state)
 	r = (struct hcb_record){ .kind = HCB_REC_END };
 	assert_int_equal(tui_model_add(&m, &r), 0);
 	assert_int_equal(tui_snapshot_take(&snap, &m), 0);
-	assert_int_equal(snap.drops[2], 6);
+	assert_int_equal(tui_model_drops(&m, 2), 6);
+	assert_int_equal(tui_model_drops(&m, 3), 0);
 	assert_int_equal(snap.dropped, 6);
 	assert_true(snap.ended);
 	assert_string_equal(m.platform, "gpu");
 	assert_int_equal(m.pid, 42);
 	tui_snapshot_free(&snap);
+	tui_model_free(&m);
+}
+
+/* Drop records of any device id, ten thousand and more distinct: counted per
+ * device up to TUI_DROP_DEVICES of them, past that in the total alone. */
+static void test_drops_of_many_devices(void **state)
+{
+	struct hcb_record r = { .kind = HCB_REC_DROP };
+	struct tui_model m;
+	const uint32_t n = TUI_DROP_DEVICES + 5000;
+	uint64_t total = 10;
+
+	(void)state;
+	assert_int_equal(tui_model_init(&m, 0, 0), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		r.drop.device = 0xffffffffu - i * 7919u;
+		r.drop.count = 1 + i % 3;
+		total += r.drop.count;
+		assert_int_equal(tui_model_add(&m, &r), 0);
+	}
+	r.drop.device = 0xffffffffu;
+	r.drop.count = 10;
+	assert_int_equal(tui_model_add(&m, &r), 0);
+	assert_int_equal(tui_model_drops(&m, 0xffffffffu), 11);
+	assert_int_equal(tui_model_drops(&m, 0xffffffffu - 7919u), 2);
+	assert_int_equal(m.ndevdrops, TUI_DROP_DEVICES);
+	assert_true(m.devdrops_cap <= 2 * TUI_DROP_DEVICES);
+	assert_int_equal(tui_model_drops(&m, 0xffffffffu - (n - 1) * 7919u), 0);
+	/* the total has them all */
+	assert_int_equal(m.dropped, total);
 	tui_model_free(&m);
 }
 
@@ -228,7 +259,12 @@ static void test_filter_and_search_match(void **state)
 	assert_int_equal(f.device, 3);
 	assert_true(tui_filter_match(&f, &m.cons[0], 3));
 	assert_false(tui_filter_match(&f, &m.cons[0], 2));
-	assert_int_equal(tui_filter_parse(&f, "256"), -EINVAL);
+	/* any u32 is a device: jax's 2048 on, a hostile 2^32 - 1 */
+	assert_int_equal(tui_filter_parse(&f, "4294967295"), 0);
+	assert_true(tui_filter_match(&f, &m.cons[0], 0xffffffffu));
+	assert_false(tui_filter_match(&f, &m.cons[0], 3));
+	assert_int_equal(tui_filter_parse(&f, "4294967296"), -EINVAL);
+	assert_int_equal(tui_filter_parse(&f, "99999999999999999999"), -EINVAL);
 	assert_int_equal(tui_filter_parse(&f, "power"), 0);
 	assert_int_equal(f.device, -1);
 	assert_true(tui_filter_match(&f, &m.cons[0], 0));
@@ -464,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_ring_evicts_by_count_and_bytes),
 		cmocka_unit_test(test_nonfinite_marked_as_it_comes),
 		cmocka_unit_test(test_drops_and_end),
+		cmocka_unit_test(test_drops_of_many_devices),
 		cmocka_unit_test(test_filter_and_search_match),
 		cmocka_unit_test(test_frame_follow_pause_filter),
 		cmocka_unit_test(test_detail_text),

@@ -232,15 +232,20 @@ static void test_keys_search_pause_help(void **state)
 	tui_state_key(&st, 27, &v);
 	assert_false(st.detail);
 	assert_int_equal(st.focus, TUI_PANE_TAPS);
-	/* a bad filter is refused, the old one kept */
+	/* a bad filter is refused, the old one kept: a device is any u32
+	 * (jax's 2048 on), past it is none */
 	keys_to(&st, "f2\n", &v);
 	assert_int_equal(st.filter.device, 2);
 	keys_to(&st, "f", &v);
 	assert_string_equal(st.prompt, "2");
 	tui_state_key(&st, 127, &v);
-	keys_to(&st, "999\n", &v);
+	keys_to(&st, "4294967296\n", &v);
 	assert_int_equal(st.filter.device, 2);
-	assert_non_null(strstr(st.message, "no device 999"));
+	assert_non_null(strstr(st.message, "no device 4294967296"));
+	keys_to(&st, "f", &v);
+	tui_state_key(&st, 127, &v);
+	keys_to(&st, "2048\n", &v);
+	assert_int_equal(st.filter.device, 2048);
 	/* v: the text or the plot where both do not fit */
 	assert_false(st.text_only);
 	keys_to(&st, "v", &v);

@@ -91,7 +91,7 @@ static inline struct hcb_ev_jcall jcall(uint32_t dev, uint64_t seq, uint32_t tid
 	struct hcb_ev_jcall e = {
 		.type = HCB_EV_JCALL, .device = dev, .seq = seq, .ts_ns = 1000 + seq, .pid = 7,
 		.tid = tid, .index = 3, .total_bytes = total, .nargs = nargs,
-		.handler = HCB_JAXFFI_PYTHON, .thunk_device = dev,
+		.handler = HCB_JAXFFI_PYTHON, .thunk_device = dev, .device_id = dev,
 		.flags = HCB_JAXFFI_F_THUNK | HCB_JAXFFI_F_INDEX,
 	};
 

@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from ._model import (DTYPES, HOST_MAX, JOB_MAX, MAX_DEVICES, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES,
+from ._model import (DTYPES, HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES,
                      SESSION_DEVICES, U64_MAX, Barrier, Consumer, Device, Drop, End, Process,
                      RecordingError, Session, Tap, Trigger, leaf_ok, name_ok, process_ok,
                      tree_leaves)
@@ -348,9 +348,6 @@ class HcbcapReader:
         if n - TAP_HEAD != c.nbytes:
             raise _Bad("tap of consumer %d (%s) holds %d payload bytes; its shape needs %d"
                        % (cid, c.name, n - TAP_HEAD, c.nbytes))
-        if device >= MAX_DEVICES:
-            raise _Bad("tap of consumer %d on device %d (at most %d devices)"
-                       % (cid, device, MAX_DEVICES))
         leaves = [np.frombuffer(b, dt, count, TAP_HEAD + off).reshape(shape)
                   for dt, count, off, shape in zip(c.numpy_dtypes(), c.counts, c._offsets,
                                                    c.shapes)]

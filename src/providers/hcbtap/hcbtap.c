@@ -130,11 +130,11 @@ static int finish(void *state)
 /* The probe checks a consumer's small packets by their float leaves: one
  * consumer at a time, never all alike. */
 static int stop_nonfinite(void *state, const struct hcb_consumer *cons,
-			  const uint64_t *device_mask)
+			  const struct hcb_devset *devices)
 {
 	struct hcbtap_state *st = state;
 
-	return cons ? hcb_hcbtap_stop_nonfinite(st->probes, cons, device_mask) : -EOPNOTSUPP;
+	return cons ? hcb_hcbtap_stop_nonfinite(st->probes, cons, devices) : -EOPNOTSUPP;
 }
 
 static int stop_arm(void *state, int on)

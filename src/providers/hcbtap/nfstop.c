@@ -47,14 +47,31 @@ static int layout(const struct hcb_consumer *cons, struct hcb_nf_layout *l)
 	return 0;
 }
 
+/* The devices of the set the probe's mask can name: libhcbtap's, below
+ * HCB_MAX_DEVICES.  0, or -ENOENT if none. */
+static int mask_of(const struct hcb_devset *devices, uint64_t *mask)
+{
+	int any = 0;
+
+	for (uint32_t d = 0; d < HCB_MAX_DEVICES; d++) {
+		if (!hcb_devset_has(devices, d))
+			continue;
+		mask[d / 64] |= 1ull << (d % 64);
+		any = 1;
+	}
+	return any ? 0 : -ENOENT;
+}
+
 int hcb_hcbtap_stop_nonfinite(struct hcb_probes *probes, const struct hcb_consumer *cons,
-			      const uint64_t *device_mask)
+			      const struct hcb_devset *devices)
 {
 	struct hcb_nf_layout l;
 	int err;
 
 	memset(&l, 0, sizeof(l));
-	memcpy(l.device_mask, device_mask, sizeof(l.device_mask));
+	err = mask_of(devices, l.device_mask);
+	if (err)
+		return err;
 	err = layout(cons, &l);
 	if (err || !l.nspans)
 		return err ? err : -E2BIG;

@@ -12,14 +12,16 @@
 #include <stdint.h>
 
 #include "core/consumer.h"
+#include "core/filter.h"
 
 struct hcb_probes;
 
-/* Check cons's taps on the devices of device_mask.  0; -E2BIG: its packets
+/* Check cons's taps on the devices of the set.  0; -E2BIG: its packets
  * are not small, or hold no float the probe checks (or too many spans);
- * -errno from BPF. */
+ * -ENOENT: no device of the set is below HCB_MAX_DEVICES (none can be
+ * libhcbtap's); -errno from BPF. */
 int hcb_hcbtap_stop_nonfinite(struct hcb_probes *probes, const struct hcb_consumer *cons,
-			      const uint64_t *device_mask);
+			      const struct hcb_devset *devices);
 /* The checks on (1) or off (0).  0 or -errno from BPF. */
 int hcb_hcbtap_stop_arm(struct hcb_probes *probes, int on);
 

@@ -20,6 +20,7 @@
 #define HCB_JAXCALL_BPF_H
 
 #include "bpf/copy.bpf.h"
+#include "bpf/devices.bpf.h"
 #include "bpf/state.bpf.h"
 #include "events.h"
 #include "ffi_abi.h"
@@ -113,7 +114,8 @@ struct walk {
 	__u32 too_big;       /* an operand larger than the ring */
 	__u32 layout;        /* legacy: what of the descriptor did not check out
 			      * (HCB_JAXLEGACY_BAD_*), 0 if all did */
-	__u32 pad;
+	__u32 device_id;     /* the call's device as its runtime numbers it
+			      * (c.device is its slot, devices.bpf.h) */
 	__u64 desc, callable; /* legacy: the descriptor, and its Python callable */
 	struct copy_ctx c;   /* the sending pass; c.leaf is the next operand */
 };
@@ -302,6 +304,7 @@ static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk 
 	__builtin_memset(e, 0, sizeof(*e));
 	e->type = HCB_EV_JCALL;
 	e->device = w->c.device;
+	e->device_id = w->device_id;
 	e->seq = w->c.seq;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->pid = key >> 32;

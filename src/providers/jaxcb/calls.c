@@ -87,7 +87,7 @@ void hcb_jx_call_stopped(struct hcb_jaxffi *x, struct jcall *c, const char *why)
 {
 	hcb_bounds_problem(&x->b, HCB_INCOMPLETE, c->h.device, 0, "device %u: callback call "
 			   "%llu (%s) stopped after %u of %u operands, %llu of %llu bytes: %s",
-			   c->h.device, (unsigned long long)c->h.seq, c->h.op, c->nseen,
+			   c->h.device_id, (unsigned long long)c->h.seq, c->h.op, c->nseen,
 			   c->h.nargs, (unsigned long long)c->got,
 			   (unsigned long long)c->h.total_bytes, why);
 	hcb_jx_call_drop(x, c);
@@ -104,9 +104,9 @@ static int room(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h, uint64_t nee
 			return -ENOBUFS;
 		hcb_bounds_lose(&x->b, HCB_BOUND_PACKET_MEM, old->h.device, 0, "device %u: "
 				"callback call %llu (%s) given up for call %llu of device %u: %u calls "
-				"under way hold %llu bytes", old->h.device,
+				"under way hold %llu bytes", old->h.device_id,
 				(unsigned long long)old->h.seq, old->h.op, (unsigned long long)h->seq,
-				h->device, x->b.packets.n, (unsigned long long)x->b.packets.bytes);
+				h->device_id, x->b.packets.n, (unsigned long long)x->b.packets.bytes);
 		hcb_jx_call_drop(x, old);
 	}
 	return 0;
@@ -123,7 +123,7 @@ struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h
 	if (need > x->b.packets.limit || room(x, h, need)) {
 		hcb_bounds_lose(&x->b, HCB_BOUND_PACKET_MEM, h->device, 0, "device %u: callback "
 				"call %llu (%s): %llu bytes are more than calls under way may hold "
-				"(%llu)", h->device, (unsigned long long)h->seq, h->op,
+				"(%llu)", h->device_id, (unsigned long long)h->seq, h->op,
 				(unsigned long long)h->total_bytes,
 				(unsigned long long)x->b.packets.limit);
 		return NULL;
@@ -155,7 +155,7 @@ void hcb_jx_call_expire(struct hcb_jaxffi *x, struct jcall *c)
 {
 	hcb_bounds_lose(&x->b, HCB_BOUND_EXPIRED, c->h.device, 0, "device %u: callback "
 			"call %llu (%s) given up: %u of %u operands, %llu of %llu bytes came, "
-			"then none for a while", c->h.device, (unsigned long long)c->h.seq,
+			"then none for a while", c->h.device_id, (unsigned long long)c->h.seq,
 			c->h.op, c->nseen, c->h.nargs, (unsigned long long)c->got,
 			(unsigned long long)c->h.total_bytes);
 	hcb_jx_call_drop(x, c);

@@ -58,9 +58,9 @@ static const char *site_fails(const struct hcb_jaxffi_check *k, const struct hcb
 			 "which are no HLO names", h->op, h->module);
 		return why;
 	}
-	if (h->thunk_device != UINT32_MAX && h->thunk_device != h->device) {
+	if (h->thunk_device != UINT32_MAX && h->thunk_device != h->device_id) {
 		snprintf(why, cap, "its device ordinal reads %u in the execution context and %u "
-			 "in the thunk's execute parameters", h->device, h->thunk_device);
+			 "in the thunk's execute parameters", h->device_id, h->thunk_device);
 		return why;
 	}
 	if (k->state == HCB_JAXFFI_PROVEN && (unsigned int)place != k->place) {
@@ -130,9 +130,9 @@ static const char *legacy_site_fails(const struct hcb_jaxffi_check *k, const str
 			 "the callback's descriptor (%s)", (int)HCB_JAXLEGACY_CONFIG_MAX - 1, config, desc);
 		return why;
 	}
-	if (h->thunk_device != h->device) {
+	if (h->thunk_device != h->device_id) {
 		snprintf(why, cap, "its device ordinal reads %u in the thunk's custom call "
-			 "parameters and %u in its collective parameters", h->device,
+			 "parameters and %u in its collective parameters", h->device_id,
 			 h->thunk_device);
 		return why;
 	}

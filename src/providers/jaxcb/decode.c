@@ -112,7 +112,7 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 	}
 	if (n == -EINVAL) {
 		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h->device, 0, "device %u: callback call "
-				   "%llu (%s): the layout check failed: %s", h->device,
+				   "%llu (%s): the layout check failed: %s", h->device_id,
 				   (unsigned long long)h->seq, h->op, why);
 		return -1;
 	}
@@ -138,12 +138,12 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 		 * a thunk proves here */
 		hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "device %u: callback "
 				   "call %llu: no call site, and the layout not yet proven (no thunk "
-				   "ran on thread %u): not shown", h->device,
+				   "ran on thread %u): not shown", h->device_id,
 				   (unsigned long long)h->seq, h->tid);
 		return -1;
 	}
 	hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "device %u: callback call "
-			   "%llu: no call site (%s on thread %u), named after its index", h->device,
+			   "%llu: no call site (%s on thread %u), named after its index", h->device_id,
 			   (unsigned long long)h->seq, h->flags & HCB_JAXFFI_F_THUNK ?
 			   "the thread's custom call was another" : "no custom call thunk ran",
 			   h->tid);
@@ -159,7 +159,7 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 
 	memcpy(&h, rec, sizeof(h));
 	if (!hcb_bounds_device_ok(h.device)) {
-		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h.device, 0, "a callback call on device "
+		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h.device, 0, "a callback call on device slot "
 				   "%u, past the last one hcbtrace can hold", h.device);
 		return 0;
 	}
@@ -179,7 +179,7 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 	if (h.nargs > HCB_MAX_LEAVES || h.total_bytes > JX_MAX_PAYLOAD) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, h.device, 0, "device %u: callback call "
 				   "%llu (%s) of %u operands, %llu bytes: more than hcbtrace holds",
-				   h.device, (unsigned long long)h.seq, h.op, h.nargs,
+				   h.device_id, (unsigned long long)h.seq, h.op, h.nargs,
 				   (unsigned long long)h.total_bytes);
 		return 0;
 	}
@@ -222,7 +222,7 @@ static int legacy_arg_fails(struct hcb_jaxffi *x, struct jcall *c, const struct 
 
 	if (x->delivered) {
 		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, e->device, 0, "device %u: callback call "
-				   "%llu (%s): the layout check failed: %s", e->device,
+				   "%llu (%s): the layout check failed: %s", c->h.device_id,
 				   (unsigned long long)e->seq, c->h.op, why);
 		hcb_jx_call_drop(x, c);
 		return 0;
@@ -250,7 +250,7 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 	c->touched_ns = x->b.now_ns;
 	if (c->arg_left || c->nseen >= c->h.nargs || (int64_t)e.arg <= c->last_arg) {
 		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, e.device, 0, "device %u: callback call %llu "
-				   "(%s): operand %u out of order", e.device,
+				   "(%s): operand %u out of order", c->h.device_id,
 				   (unsigned long long)e.seq, c->h.op, e.arg);
 		hcb_jx_call_drop(x, c);
 		return 0;
@@ -260,7 +260,7 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 		return legacy_arg_fails(x, c, &e, why);
 	if (why) {
 		hcb_bounds_problem(&x->b, HCB_BAD_REGISTRATION, e.device, 0, "device %u: callback "
-				   "call %llu (%s): operand %u (XLA type %u, rank %u): %s", e.device,
+				   "call %llu (%s): operand %u (XLA type %u, rank %u): %s", c->h.device_id,
 				   (unsigned long long)e.seq, c->h.op, e.arg, e.dtype, e.rank, why);
 		hcb_jx_call_drop(x, c);
 		return 0;
@@ -268,7 +268,7 @@ static int on_arg(struct hcb_jaxffi *x, const void *rec)
 	if (wire != e.nbytes || e.nbytes > c->h.total_bytes - c->got) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, e.device, 0, "device %u: callback call "
 				   "%llu (%s): operand %u of %llu bytes for a shape of %llu, with %llu "
-				   "of the call's left", e.device, (unsigned long long)e.seq, c->h.op,
+				   "of the call's left", c->h.device_id, (unsigned long long)e.seq, c->h.op,
 				   e.arg, (unsigned long long)e.nbytes, (unsigned long long)wire,
 				   (unsigned long long)(c->h.total_bytes - c->got));
 		hcb_jx_call_drop(x, c);
@@ -291,7 +291,7 @@ static int on_data(struct hcb_jaxffi *x, const struct hcb_ev_chunk *ch, const vo
 	if (!c->arg_left || (int64_t)ch->consumer_id != c->last_arg ||
 	    ch->offset != c->got || ch->total != c->h.total_bytes || ch->len > c->arg_left) {
 		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, ch->device, 0, "device %u: callback call "
-				   "%llu (%s): operand bytes out of order", ch->device,
+				   "%llu (%s): operand bytes out of order", c->h.device_id,
 				   (unsigned long long)ch->seq, c->h.op);
 		hcb_jx_call_drop(x, c);
 		return 0;

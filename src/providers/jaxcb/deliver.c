@@ -20,7 +20,7 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 	if (c->got != c->h.total_bytes) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, c->h.device, 0, "device %u: callback "
 				   "call %llu (%s): operands of %llu bytes, the call said %llu",
-				   c->h.device, (unsigned long long)c->h.seq, c->h.op,
+				   c->h.device_id, (unsigned long long)c->h.seq, c->h.op,
 				   (unsigned long long)c->got, (unsigned long long)c->h.total_bytes);
 		hcb_jx_call_drop(x, c);
 		return 0;
@@ -32,7 +32,7 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 	if (err == -ENOSPC) {
 		hcb_bounds_lose(&x->b, HCB_BOUND_CONSUMERS, c->h.device, 0, "device %u: callback "
 				"call %llu (%s): a call site past the %u hcbtrace keeps: not shown",
-				c->h.device, (unsigned long long)c->h.seq, c->h.op, JX_MAX_SITES);
+				c->h.device_id, (unsigned long long)c->h.seq, c->h.op, JX_MAX_SITES);
 		hcb_jx_call_drop(x, c);
 		return 0;
 	}
@@ -58,7 +58,7 @@ int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *wh
 {
 	x->unended++;
 	hcb_bounds_note(&x->b, HCB_BOUND_EXPIRED, c->h.device, 0, "device %u: callback call "
-			"%llu (%s) shown before its Python side ended: %s", c->h.device,
+			"%llu (%s) shown before its Python side ended: %s", c->h.device_id,
 			(unsigned long long)c->h.seq, c->h.op, why);
 	return hcb_jx_deliver(x, c);
 }

@@ -68,7 +68,8 @@ enum hcb_jaxffi_handler {
 
 struct hcb_ev_jcall {
 	HCB_WIRE_U32 type;          /* HCB_EV_JCALL */
-	HCB_WIRE_U32 device;        /* the execution context's device ordinal */
+	HCB_WIRE_U32 device;        /* its device's slot (bpf/ring.h), as every record
+				     * of the call carries it */
 	HCB_WIRE_U64 seq;           /* per device, counted by the BPF side */
 	HCB_WIRE_U64 ts_ns;         /* CLOCK_MONOTONIC */
 	HCB_WIRE_U32 pid;
@@ -79,7 +80,7 @@ struct hcb_ev_jcall {
 	HCB_WIRE_U32 nargs;         /* HCB_EV_JARG records that follow */
 	HCB_WIRE_U32 handler;       /* enum hcb_jaxffi_handler */
 	HCB_WIRE_U32 thunk_device;  /* the device ordinal in the thunk's execute
-				     * parameters, the self-check of device; ~0
+				     * parameters, the self-check of device_id; ~0
 				     * if there was no thunk or it was unreadable */
 	HCB_WIRE_U32 flags;         /* HCB_JAXFFI_F_* */
 	/* the names' lengths in the target; a name longer than its field is cut */
@@ -94,7 +95,9 @@ struct hcb_ev_jcall {
 	/* legacy callbacks only (HCB_JAXFFI_F_LEGACY), zero otherwise: */
 	HCB_WIRE_U64 desc;          /* the xla::CpuCallback's address: the call site */
 	HCB_WIRE_U32 layout;        /* HCB_JAXLEGACY_BAD_*, 0: it read as one */
-	HCB_WIRE_U32 pad;
+	/* every call (not only a legacy one's): its device's ordinal, as the
+	 * execution context (the thunk or the classic run, legacy) says */
+	HCB_WIRE_U32 device_id;
 	char pytype[16];            /* the type name of its callable (a Python
 				     * "function"), empty if unreadable */
 	/* the thunk's backend_config beside each target name's place: jax
@@ -125,19 +128,23 @@ struct hcb_ev_jarg {
  */
 
 /*
- * record --on-trigger stop with --until nonfinite (ffi.bpf.c): on the
- * devices of device_mask, the FFI probe checks each float operand of at
- * most HCB_JAXFFI_NF_BYTES bytes (the first HCB_JAXFFI_NF_OPERANDS such of
- * a call) for NaN or infinity after sending the call, and stops the target
- * from its own thread at one.  Set by nfstop.c; on 0: off.
+ * record --on-trigger stop with --until nonfinite (ffi.bpf.c): on every
+ * device (all) or those of ids[0 .. n), by id, the FFI probe checks each
+ * float operand of at most HCB_JAXFFI_NF_BYTES bytes (the first
+ * HCB_JAXFFI_NF_OPERANDS such of a call) for NaN or infinity after sending
+ * the call, and stops the target from its own thread at one.  Set by
+ * nfstop.c; on 0: off.
  */
 #define HCB_JAXFFI_NF_BYTES 1024u
 #define HCB_JAXFFI_NF_OPERANDS 8u
+#define HCB_JAXFFI_NF_DEVICES 64u   /* HCB_DEVSET_MAX (core/filter.h) */
 
 struct hcb_jaxffi_nf {
 	HCB_WIRE_U32 on;
+	HCB_WIRE_U32 all;
+	HCB_WIRE_U32 n;
 	HCB_WIRE_U32 pad;
-	HCB_WIRE_U64 device_mask[HCB_MAX_DEVICES / 64];
+	HCB_WIRE_U32 ids[HCB_JAXFFI_NF_DEVICES];
 };
 
 #endif

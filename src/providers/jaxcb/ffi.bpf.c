@@ -215,19 +215,32 @@ static long nf_operand_span(__u32 k, void *arg)
 	return x->found;
 }
 
+/* 1 if the probe checks the calls of device id (nf: the setting). */
+static __noinline int nf_device(const struct hcb_jaxffi_nf *nf, __u32 id)
+{
+	if (nf->all)
+		return 1;
+	for (__u32 i = 0; i < HCB_JAXFFI_NF_DEVICES; i++) {
+		if (i >= nf->n)
+			break;
+		if (nf->ids[i] == id)
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * A call just sent whole on device dev: if the probe is to check it, and
+ * A call just sent whole: if the probe is to check its device's calls, and
  * a small float operand holds a NaN or infinity, stop the target from
  * this, its own thread.  The user side reads the same call and fires.
  */
-static __noinline void nf_stop_check(struct ffi_run *f, __u32 dev)
+static __noinline void nf_stop_check(struct ffi_run *f)
 {
 	struct loop_ref ref = { f };
 	__u32 zero = 0;
 	struct hcb_jaxffi_nf *nf = bpf_map_lookup_elem(&jaxffi_nf, &zero);
 
-	if (!nf || !nf->on || dev >= HCB_MAX_DEVICES ||
-	    !((nf->device_mask[(dev / 64) & 3] >> (dev % 64)) & 1))
+	if (!nf || !nf->on || !nf_device(nf, f->r.w.device_id))
 		return;
 	__builtin_memset(&f->nf, 0, sizeof(f->nf));
 	bpf_loop(HCB_MAX_LEAVES, nf_pick, &ref, 0);
@@ -238,23 +251,13 @@ static __noinline void nf_stop_check(struct ffi_run *f, __u32 dev)
 		bpf_send_signal(NF_SIGSTOP);
 }
 
-/* A call not sent because its frame or device could not be read, or the
- * kernel had no memory for the run's state: counted on the first device,
- * having no other to count it on. */
-static __always_inline void lost_unplaced(int why)
-{
-	struct hcb_dev_stats *s = dev_stats(0);
-
-	if (s) {
-		__sync_fetch_and_add(&s->handled, 1);
-		dev_count(s, why);
-	}
-}
-
-/* The frame's head, device, operands and attributes into the run: the
- * device; -1 if they could not be read; -2, not counted, for a frame that
- * is no execution's (metadata queries at registration have no context,
- * other stages no operands) or whose head cannot be read as one. */
+/* The frame's head, device, operands and attributes into the run (the
+ * device's id in the walk): 0; -1 if the device could not be read (or is
+ * none: negative), -3 if the rest could not; -2, not counted, for a frame
+ * that is no execution's (metadata queries at registration have no
+ * context, other stages no operands) or whose head cannot be read as one.
+ * Any ordinal XLA gives is a device: jax numbers CPU devices
+ * process_index * 2048 + local. */
 static __noinline int read_frame(struct ffi_run *f, void *frame)
 {
 	__s32 device = -1;
@@ -266,18 +269,20 @@ static __noinline int read_frame(struct ffi_run *f, void *frame)
 	    (__u32)f->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
 		return -2;
 	if (copy_user(&device, sizeof(device), (void *)(f->hdr[3] + jaxffi_ctx_device_off)) ||
-	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
-	    /* args.types and args.args, side by side there and in the walk */
-	    copy_user(&f->r.w.types, 16,
+	    device < 0)
+		return -1;
+	f->r.w.device_id = (__u32)device;
+	/* args.types and args.args, side by side there and in the walk */
+	if (copy_user(&f->r.w.types, 16,
 		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
 	    copy_user(&nargs, sizeof(nargs),
 		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
 	    nargs > HCB_MAX_LEAVES ||
 	    copy_user(&f->attrs, sizeof(f->attrs),
 		      frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
-		return -1;
+		return -3;
 	f->r.w.nargs = (__u32)nargs;
-	return device;
+	return 0;
 }
 
 /*
@@ -294,27 +299,33 @@ int jaxffi_call(struct pt_regs *ctx)
 	struct ffi_run *f = task_state(&ffi_runs);
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
-	int device;
+	int rc, slot;
 
+	/* a call whose device is not known: counted on none */
 	if (!f) {
-		lost_unplaced(LOST_NOMEM);
+		nodev_count(LOST_NOMEM);
 		return 0;
 	}
 	walk_reset(&f->r.w);
-	device = read_frame(f, (void *)PT_REGS_PARM1(ctx));
-	if (device == -2)
+	rc = read_frame(f, (void *)PT_REGS_PARM1(ctx));
+	if (rc == -2)
 		return 0;
-	if (device < 0) {
-		lost_unplaced(LOST_UNREADABLE);
+	if (rc == -1) {
+		nodev_count(LOST_UNREADABLE);
 		return 0;
 	}
-	s = dev_stats((__u32)device);
+	slot = dev_slot(f->r.w.device_id);
+	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
-		return 0;
+		return 0;   /* past the slots: counted */
 	/* calls are numbered per device as the probe counts them, so the
 	 * reader knows how many went missing */
 	f->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	f->r.w.c.device = (__u32)device;
+	f->r.w.c.device = (__u32)slot;
+	if (rc) {
+		dev_count(s, LOST_UNREADABLE);
+		return 0;
+	}
 
 	measure_call(&f->r, HCB_MAX_LEAVES);
 	if (f->r.w.bad || f->r.w.too_big) {
@@ -331,6 +342,6 @@ int jaxffi_call(struct pt_regs *ctx)
 	fill_call(e, f, (__u32)bpf_get_attach_cookie(ctx));
 	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
-		nf_stop_check(f, (__u32)device);
+		nf_stop_check(f);
 	return 0;
 }

@@ -199,7 +199,9 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 }
 
 /* The frame's header and operands, as jaxffi_call reads them, into the
- * thread's state: the device, or -1. */
+ * thread's state (the device's id in the walk): 0; -1 if the device could
+ * not be read (or is none), -3 if the rest could not.  Any ordinal is a
+ * device (a multi-host job's may be global ones). */
 static __noinline int read_frame(struct gpu_run *g)
 {
 	void *frame = (void *)g->call.frame;
@@ -210,17 +212,19 @@ static __noinline int read_frame(struct gpu_run *g)
 	    g->hdr[0] < sizeof(struct jaxffi_xla_frame) || !g->hdr[3] ||
 	    (__u32)g->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE ||
 	    copy_user(&device, sizeof(device), (void *)(g->hdr[3] + jaxgpu_ctx_device_off)) ||
-	    device < 0 || device >= (__s32)HCB_MAX_DEVICES ||
-	    copy_user(&g->r.w.types, 16,
+	    device < 0)
+		return -1;
+	g->r.w.device_id = (__u32)device;
+	if (copy_user(&g->r.w.types, 16,
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
 	    copy_user(&nargs, sizeof(nargs),
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
 	    nargs > JAXGPU_MAX_ARGS ||
 	    copy_user(&g->attrs, sizeof(g->attrs),
 			       frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
-		return -1;
+		return -3;
 	g->r.w.nargs = (__u32)nargs;
-	return device;
+	return 0;
 }
 
 /* Every copy paired with its operand, in order: 0; or the call is not
@@ -248,7 +252,7 @@ int jaxgpu_sync(struct pt_regs *ctx)
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	__u32 rc = (__u32)PT_REGS_RC(ctx);
-	int device;
+	int read, slot;
 
 	/* loaded once, here: the verifier takes no context access at a
 	 * computed offset */
@@ -256,21 +260,18 @@ int jaxgpu_sync(struct pt_regs *ctx)
 	if (!g || !g->call.live)
 		return 0;
 	walk_reset(&g->r.w);
-	device = read_frame(g);
-	if (device < 0) {
-		s = dev_stats(0);    /* no device to count it on: the first one's */
-		if (s) {
-			__sync_fetch_and_add(&s->handled, 1);
-			dev_count(s, LOST_UNREADABLE);
-		}
+	read = read_frame(g);
+	if (read == -1) {
+		nodev_count(LOST_UNREADABLE);   /* no device to count it on */
 		goto out;
 	}
-	s = dev_stats((__u32)device);
+	slot = dev_slot(g->r.w.device_id);
+	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
-		goto out;
+		goto out;   /* past the slots: counted */
 	g->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	g->r.w.c.device = (__u32)device;
-	if (pair_copies(g, rc)) {
+	g->r.w.c.device = (__u32)slot;
+	if (read || pair_copies(g, rc)) {
 		dev_count(s, LOST_UNREADABLE);
 		goto out;
 	}

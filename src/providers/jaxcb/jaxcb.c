@@ -435,11 +435,11 @@ static int finish(void *state)
 
 /* The FFI probe checks every call's operands alike: not by consumer. */
 static int stop_nonfinite(void *state, const struct hcb_consumer *cons,
-			  const uint64_t *device_mask)
+			  const struct hcb_devset *devices)
 {
 	struct jaxcb_state *st = state;
 
-	return cons ? -EOPNOTSUPP : hcb_jaxcb_stop_nonfinite(st->probes, device_mask);
+	return cons ? -EOPNOTSUPP : hcb_jaxcb_stop_nonfinite(st->probes, devices);
 }
 
 static int stop_arm(void *state, int on)
@@ -475,7 +475,7 @@ static const char *const sleepable[] = { "jaxlegacy_call", "jaxgpu_sync", NULL }
 
 const struct hcb_provider hcb_prov_jaxcb = {
 	.name = "jax-callback",
-	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED,
+	.flags = HCB_PROV_SEQ | HCB_PROV_ON_MAP | HCB_PROV_UNORDERED | HCB_PROV_DEVIDS,
 	.supported = hcb_jaxffi_supported,
 	.programs = programs,
 	.sleepable = sleepable,

@@ -25,8 +25,8 @@
  * parameters, twice (custom call and collective parameters); under the
  * classic runtime the call's status finds the run.  Keyed by status, not
  * by thread: a callback that runs jax itself starts a run on its thread.
- * A call with neither has no device known: it is sent as such, never
- * given one.
+ * A call with neither has no device known: it is counted as such
+ * (devices.bpf.h), never given one.
  *
  * The descriptor is XLA's internal C++ layout: read as layout.c says it
  * is, and checked on every call here (what can be, in a probe) and in
@@ -254,27 +254,30 @@ int jaxlegacy_call(struct pt_regs *ctx)
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	__u32 flags, dev;
+	int slot;
 
+	/* a call whose device is not known is counted on none (devices.bpf.h):
+	 * no state to find it in, no device given (a call under way when
+	 * hcbtrace attached), or an ordinal XLA's int cannot be (the thunk's
+	 * ~0: unreadable) */
 	if (!l) {
-		s = dev_stats(0);    /* no device found: the first one's */
-		if (s) {
-			__sync_fetch_and_add(&s->handled, 1);
-			dev_count(s, LOST_NOMEM);
-		}
+		nodev_count(LOST_NOMEM);
 		return 0;
 	}
 	walk_reset(&l->r.w);
 	dev = call_device(status, l, &flags);
-	if (dev >= HCB_MAX_DEVICES) {
-		flags = HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_NODEV;
-		dev = 0;
-	}
-	s = dev_stats(dev);
-	if (!s)
+	if ((flags & HCB_JAXFFI_F_NODEV) || dev > 0x7fffffffu) {
+		nodev_count((flags & HCB_JAXFFI_F_NODEV) ? LOST_NODEV : LOST_UNREADABLE);
 		return 0;
+	}
+	slot = dev_slot(dev);
+	s = slot < 0 ? NULL : dev_stats((__u32)slot);
+	if (!s)
+		return 0;   /* past the slots: counted */
 	/* calls are numbered per device as the probe counts them */
 	l->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
-	l->r.w.c.device = dev;
+	l->r.w.c.device = (__u32)slot;
+	l->r.w.device_id = dev;
 	if (read_desc(l, in)) {
 		dev_count(s, LOST_UNREADABLE);
 		return 0;

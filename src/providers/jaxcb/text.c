@@ -99,7 +99,7 @@ static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb
 		char msg[384];
 
 		snprintf(msg, sizeof(msg), "device %u: %s: the text it printed is not shown, its "
-			 "operands are: %s", c->h.device, c->h.op, why[c->text_state]);
+			 "operands are: %s", c->h.device_id, c->h.op, why[c->text_state]);
 		x->b.ops->warn(x->b.ctx, HCB_OVER_BOUND, c->h.device, con->id, msg);
 	}
 }

@@ -246,7 +246,7 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 	if (!d->in_packet) {
 		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, dev, d->consumer,
 			"device %u: an outfeed leaf (%s) outside a packet, "
-			"before any header: out of order or its header was lost", dev,
+			"before any header: out of order or its header was lost", hcb_bounds_id(&x->b, dev),
 			hcb_dtype_name(d->leaf_shape.dtype));
 		return 0;
 	}
@@ -255,7 +255,7 @@ static int leaf_done(struct hcb_outfeed *x, struct xdev *d, uint32_t dev)
 	if (d->nleaves >= HCB_MAX_LEAVES || d->payload.len + d->leaf.len > MAX_PAYLOAD) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, dev, d->consumer,
 			"device %u: consumer %u: a packet of more than "
-			"%u leaves or 4 GiB", dev, d->consumer, HCB_MAX_LEAVES);
+			"%u leaves or 4 GiB", hcb_bounds_id(&x->b, dev), d->consumer, HCB_MAX_LEAVES);
 		d->packet_bad = true;
 		return 0;
 	}
@@ -273,7 +273,7 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 
 	if (!hcb_bounds_device_ok(e->device)) {
 		hcb_bounds_lose(&x->b, HCB_BOUND_DEVICE, e->device, 0, "an outfeed leaf for device "
-				"%u; devices go up to %u", e->device, HCB_MAX_DEVICES - 1);
+				"slot %u; slots go up to %u", e->device, HCB_MAX_DEVICES - 1);
 		return 0;
 	}
 	if (!d)
@@ -281,7 +281,7 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 	if (d->in_leaf) {
 		hcb_bounds_problem(&x->b, HCB_INCOMPLETE, e->device, d->consumer,
 			"device %u: an outfeed leaf of %llu bytes "
-			"stopped after %llu (ring buffer full)", e->device,
+			"stopped after %llu (ring buffer full)", hcb_bounds_id(&x->b, e->device),
 			(unsigned long long)d->leaf_len, (unsigned long long)d->leaf_got);
 		d->packet_bad = d->in_packet;
 	}
@@ -289,7 +289,7 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 		/* leaves went missing: the packet they belonged to is broken */
 		hcb_bounds_problem(&x->b, HCB_INCOMPLETE, e->device, d->consumer,
 			"device %u: %llu outfeed leaves lost "
-			"(ring buffer full)", e->device,
+			"(ring buffer full)", hcb_bounds_id(&x->b, e->device),
 			(unsigned long long)(e->seq - d->next_seq));
 		d->packet_bad = d->in_packet;
 	}
@@ -308,12 +308,13 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 			snprintf(why, sizeof(why), "too long or unreadable");
 		hcb_bounds_problem(&x->b, HCB_BAD_REGISTRATION, e->device, d->consumer,
 			"device %u: outfeed leaf with a "
-			"malformed or unsupported ShapeProto: %s", e->device, why);
+			"malformed or unsupported ShapeProto: %s", hcb_bounds_id(&x->b, e->device), why);
 		d->leaf_bad = true;
 	} else if (d->leaf_shape.nbytes != e->len) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, e->device, d->consumer,
 			"device %u: outfeed leaf of %u bytes for "
-			"a shape of %llu", e->device, e->len, (unsigned long long)d->leaf_shape.nbytes);
+			"a shape of %llu", hcb_bounds_id(&x->b, e->device), e->len,
+			(unsigned long long)d->leaf_shape.nbytes);
 		d->leaf_bad = true;
 	}
 	if (d->leaf_bad)
@@ -338,7 +339,7 @@ static int on_chunk(struct hcb_outfeed *x, const struct hcb_ev_chunk *c, size_t 
 	    c->len > d->leaf_len - d->leaf_got) {
 		hcb_bounds_problem(&x->b, HCB_BAD_CHUNK, c->device, d->consumer,
 			"device %u: outfeed leaf chunk out of order",
-			c->device);
+			hcb_bounds_id(&x->b, c->device));
 		d->leaf_bad = true;
 		d->packet_bad = d->in_packet;
 		d->in_leaf = false;
@@ -400,7 +401,7 @@ int hcb_outfeed_finish(struct hcb_outfeed *x)
 		if (d->in_leaf) {
 			hcb_bounds_problem(&x->b, HCB_INCOMPLETE, dev, d->consumer,
 				"device %u: the last outfeed leaf stopped "
-				"after %llu of %llu bytes", dev, (unsigned long long)d->leaf_got,
+				"after %llu of %llu bytes", hcb_bounds_id(&x->b, dev), (unsigned long long)d->leaf_got,
 				(unsigned long long)d->leaf_len);
 			d->in_leaf = false;
 			d->packet_bad = d->in_packet;

@@ -19,7 +19,7 @@
 #define HCB_XSHAPE_MAX 512u
 struct hcb_ev_xleaf {
 	HCB_WIRE_U32 type;         /* HCB_EV_XLEAF */
-	HCB_WIRE_U32 device;
+	HCB_WIRE_U32 device;       /* its device's slot (bpf/ring.h) */
 	HCB_WIRE_U64 seq;          /* per device, counted by the BPF side */
 	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
 	HCB_WIRE_U32 pid;

@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/copy.bpf.h"
+#include "bpf/devices.bpf.h"
 #include "bpf/state.bpf.h"
 #include "events.h"
 
@@ -82,14 +83,17 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	struct outfeed_run *o = task_state(&outfeed_runs);
 	struct hcb_dev_stats *s;
 	__u32 device = 0;
-	int lost;
+	int lost, slot;
 
 	if (run_options &&
 	    copy_user(&device, sizeof(device), run_options + xla_device_offset))
 		device = 0;
-	if (device >= HCB_MAX_DEVICES)
+	if (device > 0x7fffffffu)
 		device = 0;   /* -1: no ordinal in the options (not on CPU) */
-	s = dev_stats(device);
+	/* any other ordinal is a device (a jax.distributed job's process 1
+	 * has 2048 on): its slot (devices.bpf.h), counted if past them */
+	slot = dev_slot(device);
+	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
 		return 0;
 	if (!o) {
@@ -99,7 +103,7 @@ int BPF_KPROBE(xla_outfeed_leaf, void *run_options, int len, void *buf, void *sh
 	}
 	__builtin_memset(&o->c, 0, sizeof(o->c));
 	o->c.type = HCB_EV_XDATA;
-	o->c.device = device;
+	o->c.device = (__u32)slot;
 	/* leaves are numbered per device, so the reader sees one go missing */
 	o->c.seq = __sync_fetch_and_add(&s->handled, 1);
 	o->len = len < 0 ? 0 : (__u32)len;

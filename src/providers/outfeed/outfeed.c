@@ -126,7 +126,7 @@ static const char *const sleepable[] = { "xla_outfeed_leaf", NULL };
 
 const struct hcb_provider hcb_prov_outfeed = {
 	.name = "xla-outfeed",
-	.flags = HCB_PROV_ON_MAP,
+	.flags = HCB_PROV_ON_MAP | HCB_PROV_DEVIDS,
 	.supported = supported,
 	.programs = programs,
 	.sleepable = sleepable,
