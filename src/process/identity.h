@@ -61,7 +61,8 @@ int hcb_ident_environ(pid_t pid, char **env, size_t *len);
  * The host name of pid's UTS namespace, NUL-terminated in host[cap] (cap
  * > HCB_HOST_MAX): ours if it shares it, else read in it by a thread that
  * enters it alone for that.  -EPERM/-EACCES: not allowed to (the host is
- * not known, never guessed); -ESRCH; -errno.
+ * not known, never guessed); -EINVAL: a name that is no text (UTF-8:
+ * core/procid.h); -ESRCH; -errno.
  */
 int hcb_ident_host(pid_t pid, char *host, size_t cap);
 
