@@ -394,12 +394,14 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 		hcb_jaxffi_inner_probed(st->dec);
 	if (ti->without & HCB_WITHOUT_TEXT)
 		hcb_jaxffi_text_off(st->dec);
-	if (ti->probe_off[GPU_SYNC])
-		err = attach_gpu(probes, ti);
-	else
-		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
-	if (!err && ti->probe_off[INNER])
+	/* the Python side first: attached to a running program, the first
+	 * call sent has its text probed and its namer ready */
+	if (ti->probe_off[INNER])
 		err = open_python(st->dec, probes, ti, ops, ctx);
+	if (!err && ti->probe_off[GPU_SYNC])
+		err = attach_gpu(probes, ti);
+	else if (!err)
+		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
 		hcb_jaxffi_free(st->dec);
 		free(st);
