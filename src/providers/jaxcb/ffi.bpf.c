@@ -72,6 +72,11 @@ struct ffi_run {
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
 
+/* For tests (HCBTRACE_TEST_JAXFFI_NOTHUNK, jaxcb.c): one thunk in this
+ * many, at random, is not noted, as one run before the probe was in place;
+ * 0: every one is. */
+const volatile __u32 jaxffi_test_nothunk = 0;
+
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
 SEC("uprobe")
@@ -83,6 +88,10 @@ int jaxffi_thunk(struct pt_regs *ctx)
 
 	if (!v)
 		return 0;    /* no memory: its call goes named by its callable */
+	if (jaxffi_test_nothunk && bpf_get_prandom_u32() % jaxffi_test_nothunk == 0) {
+		v->thunk = 0;
+		return 0;
+	}
 	/* loaded apart: the verifier takes no context access at a computed offset */
 	barrier_var(a1);
 	barrier_var(a2);
