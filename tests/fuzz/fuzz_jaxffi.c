@@ -14,6 +14,10 @@
  * The records carry a device's slot; the ids the probes gave the four
  * slots are odd ones (jax's 2048, 2^31 - 1, 2^32 - 1), in the records'
  * device_id and through the ops' device_id, as a live session has them.
+ * Bit 0x20 of a call's kind leaves its thunk out: it is named by its
+ * callable (a namer answers for a few).  Raw records whose kind has bit
+ * 0x04 or 0x08 set are the Python side's instead (pycall_events.h): an
+ * entry, a text or an end on one of the threads, of one of the callables.
  */
 #include <assert.h>
 #include <errno.h>
@@ -27,6 +31,9 @@
 #include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/ffi_abi.h"
 #include "providers/jaxcb/layout.h"
+#include "providers/jaxcb/names.h"
+#include "providers/jaxcb/pycall_events.h"
+#include "providers/jaxcb/pysite.h"
 #include "text/idprint.h"
 
 static int on_packet(void *ctx, const struct hcb_packet *p)
@@ -57,6 +64,54 @@ static uint32_t device_id(void *ctx, uint32_t slot)
 }
 
 static const struct hcb_decoder_ops ops = { .packet = on_packet, .device_id = device_id };
+
+/* The callables' sites: two prints, a callback, one whose objects are not
+ * jax's, one whose process is gone. */
+static int namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	switch (callable) {
+	case 0x1000: case 0x2000:
+		out->kind = HCB_PYSITE_PRINT;
+		snprintf(out->fmt, sizeof(out->fmt), "x={} %u", (unsigned int)(callable >> 12));
+		return 0;
+	case 0x3000:
+		out->kind = HCB_PYSITE_CALLBACK;
+		snprintf(out->qualname, sizeof(out->qualname), "log");
+		return 0;
+	case 0x4000:
+		return -EPROTO;
+	}
+	return -ESRCH;
+}
+
+/* A record of the Python side (kind's bits 0x0c: entry, text, end). */
+static void py(struct hcb_jaxffi *x, unsigned int kind, unsigned int a, unsigned int b)
+{
+	union {
+		struct hcb_ev_jpycall entry;
+		struct hcb_ev_jpyend end;
+		struct { struct hcb_ev_jpytext h; char d[8]; } text;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	if ((kind & 0x0c) == 0x04) {
+		r.entry = (struct hcb_ev_jpycall){ .type = HCB_EV_JPYCALL, .pid = 1, .tid = b % 3,
+						   .flags = kind & 0x80 ? HCB_JPY_F_NOCALLABLE : 0,
+						   .callable = 0x1000ull * (a % 6), .index = a >> 4 };
+		hcb_jaxffi_feed(x, &r.entry, sizeof(r.entry));
+	} else if ((kind & 0x0c) == 0x08) {
+		r.end = (struct hcb_ev_jpyend){ .type = HCB_EV_JPYEND, .pid = 1, .tid = b % 3 };
+		hcb_jaxffi_feed(x, &r.end, sizeof(r.end));
+	} else {
+		r.text.h = (struct hcb_ev_jpytext){ .type = HCB_EV_JPYTEXT, .pid = 1, .tid = b % 3,
+						    .kind = 1, .ascii = !(kind & 0x80),
+						    .length = a % 9, .nbytes = a % 9 };
+		memset(r.text.d, kind & 0x40 ? 0xe9 : 'x', sizeof(r.text.d));
+		hcb_jaxffi_feed(x, &r.text, sizeof(r.text));
+	}
+}
 
 /* What the BPF side would write next on a device. */
 struct dev {
@@ -172,6 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 
 	if (hcb_jaxffi_new(&x, &ops, NULL))
 		return 0;
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, namer, NULL, NULL);
 	/* the input's first call proves the layout or refuses it: past a
 	 * refusal every record is -EPROTO, so most inputs prove it */
 	while (size >= 4) {
@@ -196,6 +253,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			size -= n;
 			break;
 		default:
+			if (kind & 0x0c) {
+				py(x, kind, a, b);
+				break;
+			}
 			n = a < size ? a : size;
 			hcb_jaxffi_feed(x, in, n);
 			in += n;

@@ -5,13 +5,16 @@ callbacks: jax.debug.print, jax.debug.callback, jax.experimental.io_callback
 (ordered and not), jax.pure_callback and jax.experimental.buffer_callback,
 under jit, vmap, scan, while_loop, cond, grad and pmap.
 
-    python modern.py GO_FILE TRUTH_FILE [--reps N] [--all] [--until STOP_FILE]
+    python modern.py GO_FILE TRUTH_FILE [--reps N] [--all] [--until STOP_FILE] [--sites NAME,...]
 
 Compiles and runs everything once (recording nothing, or with --all that
 first run too: for a tracer there from the start), says "ready", waits for
 GO_FILE to exist, runs everything REPS times (default 1), writes the
 ground truth to TRUTH_FILE and says "done".  With --until it goes on running
 everything (recording nothing) until STOP_FILE exists, before it says so.
+With --sites only those of its sites run (kinds, dtypes, big, vmap, scan,
+while, cond, grad, device1, pmap, pmap_pure, eager: RUNS below), for a
+machine where compiling them all takes minutes (tests/kernel/checks).
 
 The ground truth is JSON lines, one per callback call, written from inside
 the callbacks with what XLA handed them:
@@ -249,22 +252,29 @@ def eager(x):
     io_callback(icb, jax.ShapeDtypeStruct((), jnp.int32), x)
 
 
-def run_all(jits, rep):
+# each site's run, in order: (name, call(jits, x, xs, rep))
+RUNS = [
+    ("kinds", lambda j, x, xs, rep: j["kinds"](x)),
+    ("dtypes", lambda j, x, xs, rep: j["dtypes"](jnp.arange(4.0, dtype=jnp.float32) + rep)),
+    ("big", lambda j, x, xs, rep: j["big"](jnp.arange(BIG, dtype=jnp.float32) * 0.5 + rep)),
+    ("vmap", lambda j, x, xs, rep: j["vmap"](jnp.arange(6.0, dtype=jnp.float32).reshape(3, 2) + rep)),
+    ("scan", lambda j, x, xs, rep: j["scan"](jnp.arange(4.0, dtype=jnp.float32) + rep)),
+    ("while", lambda j, x, xs, rep: j["while"](x)),
+    ("cond", lambda j, x, xs, rep: (j["cond"](x, True).block_until_ready(), j["cond"](x, False))),
+    ("grad", lambda j, x, xs, rep: j["grad"](x / 10)),
+    ("device1", lambda j, x, xs, rep: j["device1"](jax.device_put(x * 5, jax.devices()[1]))),
+    ("pmap", lambda j, x, xs, rep: j["pmap"](xs)),
+    ("pmap_pure", lambda j, x, xs, rep: j["pmap_pure"](xs)),
+    ("eager", lambda j, x, xs, rep: eager(x + 7)),
+]
+
+
+def run_all(jits, rep, sites=None):
     x = jnp.arange(3.0, dtype=jnp.float32) + rep
-    jits["kinds"](x).block_until_ready()
-    jax.block_until_ready(jits["dtypes"](jnp.arange(4.0, dtype=jnp.float32) + rep))
-    jits["big"](jnp.arange(BIG, dtype=jnp.float32) * 0.5 + rep).block_until_ready()
-    jits["vmap"](jnp.arange(6.0, dtype=jnp.float32).reshape(3, 2) + rep).block_until_ready()
-    jax.block_until_ready(jits["scan"](jnp.arange(4.0, dtype=jnp.float32) + rep))
-    jax.block_until_ready(jits["while"](x))
-    jits["cond"](x, True).block_until_ready()
-    jits["cond"](x, False).block_until_ready()
-    jits["grad"](x / 10).block_until_ready()
-    jits["device1"](jax.device_put(x * 5, jax.devices()[1])).block_until_ready()
     xs = jnp.arange(8.0, dtype=jnp.float32).reshape(4, 2) + rep
-    jits["pmap"](xs).block_until_ready()
-    jits["pmap_pure"](xs).block_until_ready()
-    eager(x + 7)
+    for name, call in RUNS:
+        if sites is None or name in sites:
+            jax.block_until_ready(call(jits, x, xs, rep))
     jax.effects_barrier()
 
 
@@ -275,17 +285,19 @@ def main():
     jits = {n[2:]: (jax.pmap(f, axis_name="i") if n.startswith("f_pmap") else jax.jit(f))
             for n, f in globals().items() if n.startswith("f_")}
     recording = "--all" in sys.argv
-    run_all(jits, 0)
+    sites = sys.argv[sys.argv.index("--sites") + 1].split(",") if "--sites" in sys.argv else None
+    assert sites is None or set(sites) <= {n for n, _ in RUNS}, sites
+    run_all(jits, 0, sites)
     print("ready", flush=True)
     while not os.path.exists(go):
         time.sleep(0.02)
     recording = True
     for rep in range(reps):
-        run_all(jits, rep + 1)
+        run_all(jits, rep + 1, sites)
     recording = False
     until = sys.argv[sys.argv.index("--until") + 1] if "--until" in sys.argv else None
     while until and not os.path.exists(until):
-        run_all(jits, 0)
+        run_all(jits, 0, sites)
     with open(truth + ".tmp", "w") as f:
         for t in TRUTH:
             f.write(json.dumps(t) + "\n")

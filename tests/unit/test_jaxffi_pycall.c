@@ -2,10 +2,12 @@
 /*
  * test_jaxffi_pycall.c - the Python side of JAX's callbacks joined to
  * their calls (src/providers/jaxcb/pycall.c): a Python handler's tap is held until
- * its thread's inner function returned, and carries the callable; an end
- * that does not come holds it no longer than the thread's next call, a
- * while without progress, or the end of the input, each counted; the
- * buffer handler's taps and a decoder without the inner probe go at once.
+ * its thread's inner function returned, and carries the callable; calls
+ * made from inside a callback end first, each with its own text; an end
+ * that does not come holds it no longer than a while without progress or
+ * the end of the input (the thread's next call, where its entry did not
+ * come either), each counted, its text not shown; the buffer handler's
+ * taps and a decoder without the inner probe go at once.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -214,8 +216,21 @@ static void test_held_until_end(void **state)
 	hcb_jaxffi_free(x);
 }
 
-/* No end: the thread's next call, a tick after a while, the end of the
- * input each let it go, counted; the late end then finds nothing. */
+/* An entry of callable on thread tid, with the index the inner function
+ * was handed. */
+static void feed_entry_at(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint64_t index)
+{
+	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid,
+				    .callable = callable, .index = index, .ts_ns = 5 };
+
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
+}
+
+/* No end: a tick after a while or the end of the input let it go,
+ * counted, its text not shown (it may be none of its own); the thread's
+ * next calls meanwhile are its callback's, and go on their own.  No entry
+ * either: the thread's next call lets it go.  The late end then finds
+ * nothing. */
 static void test_end_missing(void **state)
 {
 	float v[3] = { 1, 2, 3 };
@@ -227,34 +242,98 @@ static void test_end_missing(void **state)
 	hcb_jaxffi_inner_probed(x);
 	f32_call(x, 0, 0, 11, "debug_print.1", v);
 	feed_entry(x, 11, 0x1000, 0);
-	f32_call(x, 0, 1, 11, "debug_print.1", v);
+	assert_int_equal(feed_text(x, 11, 1, 1, 2, "x=", 0), 0);
+	/* its end lost: the thread's next calls, whole, go */
+	f32_call(x, 0, 1, 11, "debug_print.2", v);
+	feed_entry(x, 11, 0x2000, 0);
+	feed_end(x, 11);
 	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.last.seq, 1);
+	assert_int_equal(s.last.py_callable, 0x2000);
+	assert_int_equal(unended(x), 0);
+	/* a tick after a while */
+	assert_int_equal(hcb_jaxffi_tick(x, 1), 0);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(hcb_jaxffi_tick(x, 1 + HCB_BOUNDS_EXPIRY_NS + 1), 0);
+	assert_int_equal(s.packets, 2);
 	assert_int_equal(s.last.seq, 0);
 	assert_int_equal(s.last.py_callable, 0x1000);
+	assert_null(s.last.text);
+	assert_non_null(strstr(s.warning, "not seen whole"));
 	assert_int_equal(unended(x), 1);
-	/* a second entry on the thread: the first one's end was lost */
-	feed_entry(x, 11, 0x2000, 0);
-	feed_entry(x, 11, 0x3000, 0);
-	assert_int_equal(s.packets, 2);
-	assert_int_equal(s.last.seq, 1);
+	/* no entry: the thread's next call lets it go */
+	f32_call(x, 0, 2, 11, "debug_print.1", v);
+	f32_call(x, 0, 3, 11, "debug_print.1", v);
+	assert_int_equal(s.packets, 3);
+	assert_int_equal(s.last.seq, 2);
 	assert_int_equal(unended(x), 2);
+	feed_entry(x, 11, 0x1000, 0);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 4);
+	/* the end of the input */
+	f32_call(x, 0, 4, 12, "debug_print.1", v);
+	feed_entry(x, 12, 0x1000, 0);
+	hcb_jaxffi_finish(x);
+	assert_int_equal(s.packets, 5);
+	assert_int_equal(unended(x), 3);
+	/* a late end finds nothing */
+	feed_end(x, 12);
+	assert_int_equal(s.packets, 5);
+	/* none was a lost tap */
+	assert_int_equal(hcb_jaxffi_stats(x, 0)->packets, 5);
+	assert_int_equal(hcb_jaxffi_stats(x, 0)->problems[HCB_INCOMPLETE], 0);
+	hcb_jaxffi_free(x);
+}
+
+static void inner_text(struct hcb_jaxffi *x)
+{
+	assert_int_equal(feed_text(x, 11, 1, 1, 5, "inner", 0), 0);
+}
+
+/* A callback whose Python runs jax: the calls it makes on its thread come
+ * before its end, and end first; each keeps its own text.  One of them
+ * not sent (lost at the probe): its entry, text and end are no other's. */
+static void test_nested(void **state)
+{
+	float v[3] = { 1, 2, 3 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	f32_call(x, 0, 0, 11, "debug_print.1", v);
+	feed_entry(x, 11, 0x1000, 0);
+	print_call(x, &s, 1, inner_text);
+	assert_int_equal(s.last.seq, 1);
+	assert_memory_equal(s.last.text, "inner", 5);
+	/* one not sent: an entry and an end of its own */
+	feed_entry(x, 11, 0x3000, 0);
+	assert_int_equal(feed_text(x, 11, 1, 1, 4, "lost", 0), 0);
+	feed_end(x, 11);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(feed_text(x, 11, 1, 1, 5, "outer", 0), 0);
 	feed_end(x, 11);
 	assert_int_equal(s.packets, 2);
-	/* a tick after a while */
+	assert_int_equal(s.last.seq, 0);
+	assert_int_equal(s.last.py_callable, 0x1000);
+	assert_int_equal(s.last.text_len, 5);
+	assert_memory_equal(s.last.text, "outer", 5);
+	assert_int_equal(unended(x), 0);
+	assert_true(no_problems(&s));
+	/* its own entry lost: one of another index (the call's is 3) says
+	 * nothing of it; its end still ends it, its text not shown */
 	f32_call(x, 0, 2, 11, "debug_print.1", v);
-	assert_int_equal(hcb_jaxffi_tick(x, 1), 0);
+	feed_entry_at(x, 11, 0x4000, 9);
+	assert_int_equal(feed_text(x, 11, 1, 1, 4, "lost", 0), 0);
+	feed_end(x, 11);
 	assert_int_equal(s.packets, 2);
-	assert_int_equal(hcb_jaxffi_tick(x, 1 + HCB_BOUNDS_EXPIRY_NS + 1), 0);
+	feed_end(x, 11);
 	assert_int_equal(s.packets, 3);
-	assert_int_equal(unended(x), 3);
-	/* the end of the input */
-	f32_call(x, 0, 3, 12, "debug_print.1", v);
-	hcb_jaxffi_finish(x);
-	assert_int_equal(s.packets, 4);
-	assert_int_equal(unended(x), 4);
-	/* none was a lost tap */
-	assert_int_equal(hcb_jaxffi_stats(x, 0)->packets, 4);
-	assert_int_equal(hcb_jaxffi_stats(x, 0)->problems[HCB_INCOMPLETE], 0);
+	assert_int_equal(s.last.py_callable, 0);
+	assert_null(s.last.text);
+	assert_non_null(strstr(s.warning, "not seen whole"));
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
 	hcb_jaxffi_free(x);
 }
 
@@ -379,6 +458,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_held_until_end),
 		cmocka_unit_test(test_end_missing),
+		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_text),

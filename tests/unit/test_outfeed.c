@@ -56,11 +56,12 @@ static void on_warn(void *ctx, enum hcb_decode_problem what, uint32_t device, ui
 
 static const struct hcb_decoder_ops ops = { .packet = on_packet, .warn = on_warn };
 
-static void leaf(struct hcb_outfeed *x, uint32_t dev, uint64_t seq, const unsigned char *shape,
-		 size_t shape_len, const void *data, uint32_t len)
+/* A leaf of device dev at the probe's time ts_ns. */
+static void leaf_at(struct hcb_outfeed *x, uint32_t dev, uint64_t seq, uint64_t ts_ns,
+		    const unsigned char *shape, size_t shape_len, const void *data, uint32_t len)
 {
 	struct hcb_ev_xleaf e = { .type = HCB_EV_XLEAF, .device = dev, .seq = seq, .len = len,
-				  .shape_len = (uint32_t)shape_len, .ts_ns = 1000 + seq };
+				  .shape_len = (uint32_t)shape_len, .ts_ns = ts_ns };
 	unsigned char buf[sizeof(struct hcb_ev_chunk) + 64];
 	struct hcb_ev_chunk c = { .type = HCB_EV_XDATA, .device = dev, .seq = seq, .len = len,
 				  .total = len };
@@ -72,6 +73,12 @@ static void leaf(struct hcb_outfeed *x, uint32_t dev, uint64_t seq, const unsign
 	memcpy(buf, &c, sizeof(c));
 	memcpy(buf + sizeof(c), data, len);
 	assert_int_equal(hcb_outfeed_feed(x, buf, sizeof(c) + len), 0);
+}
+
+static void leaf(struct hcb_outfeed *x, uint32_t dev, uint64_t seq, const unsigned char *shape,
+		 size_t shape_len, const void *data, uint32_t len)
+{
+	leaf_at(x, dev, seq, 1000 + seq, shape, shape_len, data, len);
 }
 
 static void header(struct hcb_outfeed *x, uint32_t dev, uint64_t seq, uint32_t consumer)
@@ -105,6 +112,37 @@ static void test_packet_reassembled(void **state)
 	header(x, 1, 4, 0);                      /* the receiver's shutdown: no tap */
 	assert_int_equal(hcb_outfeed_finish(x), 0);
 	assert_int_equal(s.packets, 2);
+	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
+		assert_int_equal(s.problems[i], 0);
+	hcb_outfeed_free(x);
+}
+
+/*
+ * A machine slow enough to leave more than the quiet time between a
+ * header and its leaf (a guest under software emulation): a packet with
+ * no data leaf yet is waited for ten times as long, and once a packet's
+ * leaves came 60 apart, four times that: no empty packet, no leaf outside
+ * one.
+ */
+static void test_slow_machine_waited_for(void **state)
+{
+	uint32_t h[2] = { HCB_OUTFEED_MAGIC, 7 };
+	struct seen s = { 0 };
+	struct hcb_outfeed *x;
+	float v[2] = { 2, 4 };
+
+	(void)state;
+	assert_int_equal(hcb_outfeed_new(&x, &ops, &s), 0);
+	leaf_at(x, 0, 0, 1000, U32x2, sizeof(U32x2), h, 8);
+	assert_int_equal(hcb_outfeed_flush_idle(x, 1000 + 15, 10), 0);
+	assert_int_equal(s.packets, 0);          /* quiet 15 > 10, but no leaf yet */
+	leaf_at(x, 0, 1, 1060, F32x2, sizeof(F32x2), v, 8);
+	assert_int_equal(hcb_outfeed_flush_idle(x, 1060 + 200, 10), 0);
+	assert_int_equal(s.packets, 0);          /* leaves came 60 apart: 240 */
+	assert_int_equal(hcb_outfeed_flush_idle(x, 1060 + 240, 10), 0);
+	assert_int_equal(s.packets, 1);
+	assert_true(s.values[0] == 2 && s.values[1] == 4);
+	assert_int_equal(hcb_outfeed_finish(x), 0);
 	for (int i = 0; i < HCB_DECODE_PROBLEMS; i++)
 		assert_int_equal(s.problems[i], 0);
 	hcb_outfeed_free(x);
@@ -213,6 +251,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_packet_reassembled),
+		cmocka_unit_test(test_slow_machine_waited_for),
 		cmocka_unit_test(test_malformed_shape_reported),
 		cmocka_unit_test(test_out_of_order_and_lost_leaves),
 		cmocka_unit_test(test_shapeproto),

@@ -72,9 +72,27 @@ struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
 	return NULL;
 }
 
+struct jcall *hcb_jx_call_older(const struct jcall *c)
+{
+	for (struct jcall *o = c->tnext; o; o = o->tnext)
+		if (o->h.tid == c->h.tid && o->h.pid == c->h.pid)
+			return o;
+	return NULL;
+}
+
+void hcb_jx_call_unthread(struct jcall *c)
+{
+	if ((*c->tprev = c->tnext))
+		c->tnext->tprev = c->tprev;
+	c->tnext = NULL;
+	c->tprev = &c->tnext;
+}
+
 void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c)
 {
 	unlink_call(x, c);
+	if (c->parked)
+		x->parked--;
 	hcb_bounds_give(&x->b.packets, c->held);
 	free(c->shapes);
 	hcb_buf_free(&c->payload);

@@ -75,30 +75,29 @@ static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
 	return hcb_jx_deliver(x, c);
 }
 
-/* A call with no site: named after its index, as far as it is known. */
-static void name_unknown(struct hcb_ev_jcall *h, const char *target)
-{
-	if (h->flags & HCB_JAXFFI_F_INDEX)
-		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
-	else
-		snprintf(h->op, sizeof(h->op), "callback");
-	snprintf(h->module, sizeof(h->module), "unknown");
-	snprintf(h->target[0], sizeof(h->target[0]), "%s", target);
-}
-
 /* A CUDA callback (gpu.h): no thunk holds its names there, and the
  * probe sits on xla_ffi_python_gpu_callback's handler alone. */
 static void name_gpu(struct hcb_ev_jcall *h)
 {
-	name_unknown(h, "xla_ffi_python_gpu_callback");
+	hcb_jx_name_unknown(h, "xla_ffi_python_gpu_callback");
+}
+
+/* A call of the Python handler whose Python side is read: one without a
+ * site can be named by its callable (sites.c). */
+static int by_callable(const struct hcb_jaxffi *x, const struct hcb_ev_jcall *h)
+{
+	return x->inner && x->namer && h->handler == HCB_JAXFFI_PYTHON &&
+	       !(h->flags & (HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_GPU));
 }
 
 /*
  * The call site the thunk gave, if it gave one, proven by the layout check
- * (check.h): a thread that ran no callback's CustomCallThunk first
- * says nothing of this call, which is then named after its index.  0; -1
- * for a call that disagrees with the layout proven before (counted);
- * -EPROTO once the layout is refused (said once, through ops->refuse).
+ * (check.h).  A thread that ran no callback's CustomCallThunk first says
+ * nothing of this call (it began before the probe was in place, or the
+ * thread's thunk was another custom call's): 1, it is named by its
+ * callable once that is proven (sites.c), or else after its index.  0;
+ * -1 for a call not shown (counted); -EPROTO once the layout is refused
+ * (said once, through ops->refuse).
  */
 static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 {
@@ -133,6 +132,8 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 		name_gpu(h);   /* no thunk on a GPU: expected, not a problem */
 		return 0;
 	}
+	if (by_callable(x, h))
+		return 1;
 	if (x->check.state != HCB_JAXFFI_PROVEN && !x->check.device_proven) {
 		/* its device is the execution context's, which only a call with
 		 * a thunk proves here */
@@ -147,15 +148,33 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 			   (unsigned long long)h->seq, h->flags & HCB_JAXFFI_F_THUNK ?
 			   "the thread's custom call was another" : "no custom call thunk ran",
 			   h->tid);
-	name_unknown(h, "unknown");
+	hcb_jx_name_unknown(h, "unknown");
 	return 0;
+}
+
+/* Thread (pid, tid) makes a new call: what its calls in flight got is all
+ * they get, but one whose Python side runs still: the new call is made
+ * from inside it (a callback that runs jax), and it waits for its end. */
+static int thread_goes_on(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
+{
+	struct jcall *c = hcb_jx_call_of(x, pid, tid);
+
+	if (!c || (c->whole && c->py_seen))
+		return 0;
+	if (!c->whole) {
+		hcb_jx_call_stopped(x, c, "its thread went on (ring buffer full, or memory "
+				    "unreadable)");
+		return 0;
+	}
+	/* its Python side's entry did not come (a ring full) */
+	return hcb_jx_deliver_unended(x, c, "its thread's next call came first");
 }
 
 static int on_call(struct hcb_jaxffi *x, const void *rec)
 {
 	struct hcb_ev_jcall h;
 	struct jcall *c;
-	int n;
+	int n, unsited;
 
 	memcpy(&h, rec, sizeof(h));
 	if (!hcb_bounds_device_ok(h.device)) {
@@ -163,19 +182,12 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 				   "%u, past the last one hcbtrace can hold", h.device);
 		return 0;
 	}
-	/* this thread is on to its next call: its last one got what it will */
-	c = hcb_jx_call_of(x, h.pid, h.tid);
-	if (c && c->whole) {
-		n = hcb_jx_deliver_unended(x, c, "its thread's next call came first");
-		if (n)
-			return n;
-	} else if (c) {
-		hcb_jx_call_stopped(x, c, "its thread went on (ring buffer full, or memory "
-				    "unreadable)");
-	}
-	n = check_site(x, &h);
+	n = thread_goes_on(x, h.pid, h.tid);
 	if (n)
-		return n == -EPROTO ? n : 0;
+		return n;
+	unsited = check_site(x, &h);
+	if (unsited < 0)
+		return unsited == -EPROTO ? unsited : 0;
 	if (h.nargs > HCB_MAX_LEAVES || h.total_bytes > JX_MAX_PAYLOAD) {
 		hcb_bounds_problem(&x->b, HCB_SHORT_PAYLOAD, h.device, 0, "device %u: callback call "
 				   "%llu (%s) of %u operands, %llu bytes: more than hcbtrace holds",
@@ -186,6 +198,7 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 	c = hcb_jx_call_new(x, &h, &n);
 	if (!c)
 		return n;
+	c->unsited = unsited == 1;
 	c->await_end = x->inner && h.handler == HCB_JAXFFI_PYTHON &&
 		       !(h.flags & HCB_JAXFFI_F_LEGACY);
 	return maybe_done(x, c);
@@ -342,11 +355,13 @@ int hcb_jaxffi_tick(struct hcb_jaxffi *x, uint64_t now_ns)
 		next = c->newer;
 		if (!hcb_jx_call_stale(x, c))
 			continue;
-		/* whole, it only waits for its end: shown as it is */
+		/* whole, it only waits for its end or its name: shown as it is */
 		if (c->whole)
-			err = hcb_jx_deliver_unended(x, c, "its callback still ran after a while");
+			err = hcb_jx_deliver_final(x, c, "its callback still ran after a while");
 		else
 			hcb_jx_call_expire(x, c);
+		/* what it let go may be calls met later in this walk */
+		next = x->oldest;
 	}
 	return err;
 }
@@ -358,9 +373,18 @@ unsigned int hcb_jaxffi_pending(const struct hcb_jaxffi *x)
 
 void hcb_jaxffi_finish(struct hcb_jaxffi *x)
 {
+	/* those a thunk named first: they name the others' callables */
+	for (struct jcall *c = x->oldest, *next; c; c = next) {
+		next = c->newer;
+		if (!c->whole || c->unsited)
+			continue;
+		hcb_jx_deliver_final(x, c, "the end of the input came first");
+		/* what it let go may be calls met later in this walk */
+		next = x->oldest;
+	}
 	while (x->oldest) {
 		if (x->oldest->whole)
-			hcb_jx_deliver_unended(x, x->oldest, "the end of the input came first");
+			hcb_jx_deliver_final(x, x->oldest, "the end of the input came first");
 		else
 			hcb_jx_call_stopped(x, x->oldest, "the end of the input came first");
 	}

@@ -3,8 +3,9 @@
  * decode_impl.h - the jax-callback decoder's state, shared by its files
  * (listed below, with what each offers the others).  Figures, problems
  * and every bound go through providers/bounds.h, as the hcbtap decoder's
- * do.  Nothing outside this folder includes it but the unit test of
- * names.c (tests/unit/test_jaxffi_names.c).
+ * do.  Nothing outside this folder includes it but the unit tests of
+ * names.c and of calls without a thunk (tests/unit/test_jaxffi_names.c,
+ * test_jaxffi_unsited.c).
  */
 #ifndef HCB_JAXCB_DECODE_IMPL_H
 #define HCB_JAXCB_DECODE_IMPL_H
@@ -53,6 +54,17 @@ struct jcall {
 	unsigned int await_end : 1;        /* it will come */
 	unsigned int py_seen : 1;          /* its HCB_EV_JPYCALL came */
 	unsigned int whole : 1;            /* its operands all came: waits for the end */
+	/* no thunk named its site (one begun before the probe was in place,
+	 * or the thread's thunk was another custom call's): named by its
+	 * callable, as a call with a thunk named that callable's site
+	 * (sites.c); until then, whole, it waits, its thread's no more */
+	unsigned int unsited : 1;
+	unsigned int parked : 1;           /* whole and ended, it waits for its name */
+	unsigned int final : 1;            /* nothing more will come for it: shown as it is */
+	/* entries on its thread since its own that are no call's held here
+	 * (a callback its Python ran, whose call was not sent): their texts
+	 * are not its, their ends come before its own */
+	unsigned int foreign;
 	uint64_t py_callable;              /* the Python callable, 0: not known */
 	/* the namer's answer for it, asked at the entry while the callable
 	 * lived, where the call's site was new (names.c) */
@@ -63,7 +75,9 @@ struct jcall {
 	unsigned int text_state;           /* JX_TEXT_* */
 };
 
-enum { JX_TEXT_NONE, JX_TEXT_OK, JX_TEXT_LONG, JX_TEXT_BAD };
+/* JX_TEXT_UNPROVEN: its Python side was not seen whole (its entry or its
+ * end did not come), so the last text it has may be none of its own */
+enum { JX_TEXT_NONE, JX_TEXT_OK, JX_TEXT_LONG, JX_TEXT_BAD, JX_TEXT_UNPROVEN };
 /* Sites told once that their text could not be shown: at most so many */
 #define JX_TEXT_NOTICES 256u
 
@@ -77,6 +91,18 @@ struct site {
 	struct hcb_xshape *shapes;
 	const struct hcb_consumer *c;      /* in the registry */
 	int kind;                          /* HCB_PYSITE_* as its objects say, 0: not read */
+	uint64_t ident;                    /* what its objects say, hashed; 0: not read */
+};
+
+/* Callables whose calls had a thunk, with their site: a cache of the
+ * newest (a callable's slot by its address), what a call without a thunk
+ * is named by.  A power of two. */
+#define JX_CALLABLES 4096u
+struct jx_callable {
+	uint64_t callable;
+	const struct site *s;
+	uint64_t index;                    /* the calls' index attribute; ~0: none */
+	uint64_t first_ns, last_ns;        /* the first and last such call's time */
 };
 
 struct hcb_jaxffi {
@@ -104,6 +130,11 @@ struct hcb_jaxffi {
 	void *namer_ctx;
 	struct jx_name *names[JX_SITE_BUCKETS];   /* the names given, by hash */
 	uint64_t text_fallbacks;           /* print calls shown without their text */
+	uint64_t text_unproven;            /* of them, because their Python side was
+					    * not seen whole */
+	struct jx_callable callables[JX_CALLABLES];
+	unsigned int parked;               /* calls waiting for their site's name */
+	uint64_t named_by_callable;        /* calls without a thunk so named */
 	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
 	unsigned int ntext_noticed;
 };
@@ -126,8 +157,14 @@ struct hcb_jaxffi {
  * *err -ENOMEM. */
 struct jcall *hcb_jx_call_new(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h, int *err);
 struct jcall *hcb_jx_call_find(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq);
-/* The call in flight of thread (pid, tid), or NULL. */
+/* The newest call in flight of thread (pid, tid), or NULL; the one before
+ * c of c's thread (a call made from inside another's callback is newer
+ * than it), or NULL. */
 struct jcall *hcb_jx_call_of(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid);
+struct jcall *hcb_jx_call_older(const struct jcall *c);
+/* Call c is its thread's no more (it waits for its site's name alone):
+ * hcb_jx_call_of does not find it. */
+void hcb_jx_call_unthread(struct jcall *c);
 /* The call is done with (delivered, broken or given up): its later
  * records, if any, find no call and are passed over. */
 void hcb_jx_call_drop(struct hcb_jaxffi *x, struct jcall *c);
@@ -146,6 +183,7 @@ struct hcb_jx_name {
 	const char *kwargs[13];            /* key, value, ..., NULL; values may be the call's */
 	char file[512], line[16];
 	int kind;                          /* HCB_PYSITE_*, 0: by its op */
+	uint64_t ident;                    /* what its objects say, hashed; 0: by its op */
 };
 /* The name of call c's new site: by its Python callable where the namer
  * reads it, else by its op (ops->notice tells why, where it tried).  0 or
@@ -156,6 +194,11 @@ int hcb_jx_site_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_
  * answer kept with c for hcb_jx_site_name, which may come after the
  * program ended.  0 or -ENOMEM. */
 int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
+/* What call c's Python callable says of its site, hashed (as
+ * hcb_jx_name's ident), into *ident: asked at its entry, or now.  0;
+ * -ESRCH, the process is gone; -EPROTO where it cannot be read otherwise
+ * (no namer, no callable, objects gone or not jax's); -ENOMEM. */
+int hcb_jx_callable_ident(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident);
 void hcb_jx_names_free(struct hcb_jaxffi *x);
 
 /* sites.c */
@@ -169,6 +212,15 @@ int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c);
 /* A legacy call without a thunk: named after its descriptor's number. */
 void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
+/* A call with no site: named after its index, as far as it is known, in
+ * module "unknown", its target target. */
+void hcb_jx_name_unknown(struct hcb_ev_jcall *h, const char *target);
+/* Call c, whole, without a thunk: named as the site a call with a thunk
+ * of its callable had, where that is proven (its operands have the site's
+ * shapes, and a call of the callable with a thunk came before and after
+ * it, or its objects say the site's words): 1 and c named, else 0.
+ * -ENOMEM. */
+int hcb_jx_site_by_callable(struct hcb_jaxffi *x, struct jcall *c);
 void hcb_jx_sites_free(struct hcb_jaxffi *x);
 
 /* text.c */
@@ -187,8 +239,12 @@ const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 /* Call c has all its records: handed on and let go.  0, or the packet
  * callback's negative value, or -ENOMEM. */
 int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c);
-/* Call c, whole, is handed on though its end has not come (why): counted. */
+/* Call c, whole, is handed on though its end has not come (why): counted,
+ * its text not shown (it may be none of its own). */
 int hcb_jx_deliver_unended(struct hcb_jaxffi *x, struct jcall *c, const char *why);
+/* Call c, whole: nothing more will come for it (a while without progress,
+ * the end of the input): handed on as it is, ended or not. */
+int hcb_jx_deliver_final(struct hcb_jaxffi *x, struct jcall *c, const char *why);
 
 /* pycall.c: the Python side's records (pycall_events.h) */
 int hcb_jx_on_pycall(struct hcb_jaxffi *x, const void *rec, size_t len);

@@ -203,12 +203,9 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct legacy_run *l, _
 static __always_inline __u32 call_device(__u64 status, struct legacy_run *l, __u32 *flags)
 {
 	__u64 key = bpf_get_current_pid_tgid();
-	struct jaxffi_thunk_seen *t = bpf_map_lookup_elem(&jaxffi_thunks, &key);
 	struct jaxlegacy_run_seen *r;
 
-	if (t) {
-		l->seen = *t;
-		bpf_map_delete_elem(&jaxffi_thunks, &key);
+	if (take_thunk(&l->seen)) {
 		*flags = HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_THUNK;
 		return l->seen.device;
 	}

@@ -106,6 +106,18 @@ static int unique(struct hcb_jaxffi *x, char *base, size_t cap)
 	return 0;
 }
 
+/* What site s is, hashed: what tells two sites apart by the user's code
+ * (never 0). */
+static uint64_t pysite_ident(const struct hcb_pysite *s)
+{
+	uint64_t h = name_hash(s->kind == HCB_PYSITE_PRINT ? s->fmt : s->qualname);
+
+	h = (h ^ name_hash(s->file)) * UINT64_C(0x100000001b3);
+	h = (h ^ ((uint64_t)s->line << 8 | (uint64_t)s->kind << 1 | !!s->ordered)) *
+	    UINT64_C(0x100000001b3);
+	return h ? h : 1;
+}
+
 /* The site of call c as its Python callable says, into n; -EPROTO (why)
  * where it cannot be read. */
 static int py_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_name *n,
@@ -132,6 +144,7 @@ static int py_name(struct hcb_jaxffi *x, const struct jcall *c, struct hcb_jx_na
 	}
 	visible_cut(s->kind == HCB_PYSITE_PRINT ? s->fmt : s->qualname, n->name, sizeof(n->name));
 	n->kind = s->kind;
+	n->ident = pysite_ident(s);
 	snprintf(n->line, sizeof(n->line), "%u", s->line);
 	snprintf(n->file, sizeof(n->file), "%s", s->file);
 	if (s->kind == HCB_PYSITE_PRINT) {
@@ -183,6 +196,18 @@ int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c)
 		return -ENOMEM;
 	c->py_err = x->namer(x->namer_ctx, c->py_callable, c->py_site);
 	return c->py_err == -ENOMEM ? -ENOMEM : 0;
+}
+
+int hcb_jx_callable_ident(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident)
+{
+	int err = hcb_jx_name_early(x, c);
+
+	if (err)
+		return err;
+	if (!c->py_site || c->py_err)
+		return c->py_err == -ENOMEM || c->py_err == -ESRCH ? c->py_err : -EPROTO;
+	*ident = pysite_ident(c->py_site);
+	return 0;
 }
 
 void hcb_jx_names_free(struct hcb_jaxffi *x)

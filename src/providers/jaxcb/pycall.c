@@ -5,37 +5,66 @@
  * records come first, then jaxlib's inner function is entered (the Python
  * callable), runs the callable, returns (the end).
  * A call of the Python handler is held, whole, until that end, so what
- * the Python side said goes with the tap; an end that does not come (a
- * ring full, a probe gone) holds it no longer than the thread's next call,
- * a while without progress (a tick) or the end of the input: then it is
- * handed on as it is, counted.  The text it printed is text.c's.
+ * the Python side said goes with the tap.  One thread's records come in
+ * the order it made them, and its calls nest (a callback whose Python
+ * runs jax makes calls before its own end): each record is of the newest
+ * call of its thread that waits for its end.  An end that does not come
+ * (a ring full, a probe gone) holds it no longer than a while without
+ * progress (a tick) or the end of the input, or, where its entry did not
+ * come either, the thread's next call: then it is handed on as it is,
+ * counted, its text not shown.  The text it printed is text.c's.
  */
 #include <string.h>
 
 #include "decode_impl.h"
 #include "pycall_events.h"
 
+/* The call of thread (pid, tid) a record of its Python side is of: the
+ * newest held that waits for its end (one made from inside another's
+ * callback is newer, and ends first), or NULL. */
+static struct jcall *awaiting(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
+{
+	struct jcall *c = hcb_jx_call_of(x, pid, tid);
+
+	while (c && !c->await_end)
+		c = hcb_jx_call_older(c);
+	if (c)
+		c->touched_ns = x->b.now_ns;
+	return c;
+}
+
 /* A text of the thread's call, while its callable runs. */
 static int on_text(struct hcb_jaxffi *x, const struct hcb_ev_jpytext *e, const unsigned char *d,
 		   size_t avail)
 {
-	struct jcall *c = hcb_jx_call_of(x, e->pid, e->tid);
+	struct jcall *c = awaiting(x, e->pid, e->tid);
 
-	if (!c || !c->await_end || !c->py_seen)
+	/* not its own: of a callback its Python ran, or after a lost entry */
+	if (!c || !c->py_seen || c->foreign || c->text_state == JX_TEXT_UNPROVEN)
 		return 0;
 	return hcb_jx_text_keep(c, e, d, avail);
 }
 
-/* The callable's entry: the thread's call waits for it, once. */
+/*
+ * The callable's entry: the thread's call waits for it, once.  Its own,
+ * where the call's index attribute is known, has that index; another
+ * (its own was lost, and its Python ran a callback whose call was not
+ * sent) says nothing of it, and its text cannot be told its own.  An entry
+ * after its own is of such a callback: its end comes before the call's.
+ */
 static int on_entry(struct hcb_jaxffi *x, const struct hcb_ev_jpycall *e)
 {
-	struct jcall *c = hcb_jx_call_of(x, e->pid, e->tid);
+	struct jcall *c = awaiting(x, e->pid, e->tid);
 
-	if (!c || !c->await_end)
+	if (!c)
 		return 0;   /* its call was not sent (counted on its device) */
-	if (c->py_seen)
-		/* a second entry: the first one's end was lost */
-		return c->whole ? hcb_jx_deliver_unended(x, c, "a second entry came") : 0;
+	if (c->py_seen || ((c->h.flags & HCB_JAXFFI_F_INDEX) && e->index != c->h.index)) {
+		if (!c->py_seen)
+			c->text_state = JX_TEXT_UNPROVEN;
+		c->py_seen = 1;
+		c->foreign++;
+		return 0;
+	}
 	c->py_seen = 1;
 	c->py_callable = e->flags & HCB_JPY_F_NOCALLABLE ? 0 : e->callable;
 	/* now, while the callable runs: the tap may be handed on after the
@@ -47,11 +76,18 @@ static int on_entry(struct hcb_jaxffi *x, const struct hcb_ev_jpycall *e)
 
 static int on_end(struct hcb_jaxffi *x, const struct hcb_ev_jpyend *e)
 {
-	struct jcall *c = hcb_jx_call_of(x, e->pid, e->tid);
+	struct jcall *c = awaiting(x, e->pid, e->tid);
 
-	if (!c || !c->await_end)
+	if (!c)
 		return 0;
+	if (c->foreign) {   /* a callback's its Python ran */
+		c->foreign--;
+		return 0;
+	}
 	c->await_end = 0;
+	/* its entry was lost: what texts came were not kept as its own */
+	if (!c->py_seen)
+		c->text_state = JX_TEXT_UNPROVEN;
 	/* not whole: its operands stopped short, as the thread's next call
 	 * or the end of the input will find */
 	return c->whole ? hcb_jx_deliver(x, c) : 0;

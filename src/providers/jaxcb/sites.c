@@ -5,7 +5,10 @@
  * in a hash of what it says; at most JX_MAX_SITES of them are kept (the
  * target names them: a call of one more is not shown, counted), each
  * named as names.c says.  Legacy calls without a thunk are named after
- * their descriptor's number, found in a hash too.
+ * their descriptor's number, found in a hash too.  A call of the FFI
+ * handler without a thunk is named by its Python callable: as the site
+ * the calls of that callable with a thunk had (a cache of callables),
+ * where that is proven (hcb_jx_site_by_callable).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +21,7 @@
 
 _Static_assert((JX_SITE_BUCKETS & (JX_SITE_BUCKETS - 1)) == 0, "a power of two");
 _Static_assert((JX_LEGACY_SLOTS & (JX_LEGACY_SLOTS - 1)) == 0, "a power of two");
+_Static_assert((JX_CALLABLES & (JX_CALLABLES - 1)) == 0, "a power of two");
 
 /* FNV-1a, over n bytes, on from h */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -92,6 +96,7 @@ static struct site *site_new(struct hcb_jaxffi *x, const struct jcall *c)
 		spec.leaves = leaves;
 		s->c = register_spec(x, &spec);
 		s->kind = n->kind;
+		s->ident = n->ident;
 	}
 	free(leaves);
 	free(n);
@@ -123,6 +128,52 @@ int hcb_jx_site_known(const struct hcb_jaxffi *x, const struct jcall *c)
 	return 0;
 }
 
+/* The cache slot of callable (an address: its low bits are alignment). */
+static struct jx_callable *callable_slot(struct hcb_jaxffi *x, uint64_t callable)
+{
+	uint64_t h = callable * UINT64_C(0x9e3779b97f4a7c15);
+
+	return &x->callables[(h >> 40) & (JX_CALLABLES - 1)];
+}
+
+/* A thunk named call c's site s: what its callable's calls without one
+ * are named, the times its calls with one had s kept. */
+static void learn(struct hcb_jaxffi *x, const struct jcall *c, const struct site *s)
+{
+	struct jx_callable *e = callable_slot(x, c->py_callable);
+	uint64_t index = c->h.flags & HCB_JAXFFI_F_INDEX ? c->h.index : ~0ull;
+
+	if (e->callable != c->py_callable || e->s != s || e->index != index) {
+		*e = (struct jx_callable){ c->py_callable, s, index, c->h.ts_ns, c->h.ts_ns };
+		return;
+	}
+	if (c->h.ts_ns < e->first_ns)
+		e->first_ns = c->h.ts_ns;
+	if (c->h.ts_ns > e->last_ns)
+		e->last_ns = c->h.ts_ns;
+}
+
+/* Whether the callable of call c (its cache entry e) was still e's site's
+ * when c was made: a call of it with a thunk came before and after c; or
+ * its objects say the site's words now; or, the process gone (its last
+ * calls read after it ended), c has the site's index in its executable's
+ * list.  1, 0, or -ENOMEM. */
+static int callable_proven(struct hcb_jaxffi *x, struct jcall *c, const struct jx_callable *e)
+{
+	uint64_t ident;
+	int err;
+
+	if (c->h.ts_ns >= e->first_ns && c->h.ts_ns <= e->last_ns)
+		return 1;
+	err = hcb_jx_callable_ident(x, c, &ident);
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ESRCH)
+		return e->index != ~0ull && (c->h.flags & HCB_JAXFFI_F_INDEX) &&
+		       c->h.index == e->index;
+	return !err && e->s->ident && ident == e->s->ident;
+}
+
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 			const struct hcb_consumer **out, int *kind)
 {
@@ -130,23 +181,44 @@ int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 	struct site **b = &x->sites[h & (JX_SITE_BUCKETS - 1)], *s;
 
 	for (s = *b; s; s = s->next)
-		if (s->hash == h && same_site(s, c)) {
-			*out = s->c;
-			*kind = s->kind;
-			return 0;
-		}
-	if (x->nsites >= JX_MAX_SITES)
+		if (s->hash == h && same_site(s, c))
+			break;
+	if (!s && x->nsites >= JX_MAX_SITES)
 		return -ENOSPC;
-	s = site_new(x, c);
-	if (!s)
-		return -ENOMEM;
-	s->hash = h;
-	s->next = *b;
-	*b = s;
-	x->nsites++;
+	if (!s) {
+		s = site_new(x, c);
+		if (!s)
+			return -ENOMEM;
+		s->hash = h;
+		s->next = *b;
+		*b = s;
+		x->nsites++;
+	}
+	if (c->py_callable && !c->unsited)
+		learn(x, c, s);
 	*out = s->c;
 	*kind = s->kind;
 	return 0;
+}
+
+int hcb_jx_site_by_callable(struct hcb_jaxffi *x, struct jcall *c)
+{
+	const struct jx_callable *e = callable_slot(x, c->py_callable);
+	const struct site *s = e->s;
+	int n;
+
+	if (!c->py_callable || e->callable != c->py_callable || s->nleaves != c->h.nargs ||
+	    (s->nleaves && memcmp(s->shapes, c->shapes, s->nleaves * sizeof(*s->shapes))))
+		return 0;
+	/* the address may be another callable's since (the first freed) */
+	n = callable_proven(x, c, e);
+	if (n <= 0)
+		return n;
+	memcpy(c->h.op, s->op, sizeof(c->h.op));
+	memcpy(c->h.module, s->module, sizeof(c->h.module));
+	memcpy(c->h.target[0], s->target, sizeof(c->h.target[0]));
+	c->unsited = 0;
+	return 1;
 }
 
 /* The number + 1 of descriptor desc, numbered on first sight while there
@@ -177,6 +249,16 @@ void hcb_jx_name_legacy(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 		snprintf(h->op, sizeof(h->op), "callback");
 	snprintf(h->module, sizeof(h->module), "unknown");
 	snprintf(h->target[0], sizeof(h->target[0]), "xla_python_cpu_callback");
+}
+
+void hcb_jx_name_unknown(struct hcb_ev_jcall *h, const char *target)
+{
+	if (h->flags & HCB_JAXFFI_F_INDEX)
+		snprintf(h->op, sizeof(h->op), "callback-%llu", (unsigned long long)h->index);
+	else
+		snprintf(h->op, sizeof(h->op), "callback");
+	snprintf(h->module, sizeof(h->module), "unknown");
+	snprintf(h->target[0], sizeof(h->target[0]), "%s", target);
 }
 
 void hcb_jx_sites_free(struct hcb_jaxffi *x)

@@ -86,9 +86,12 @@ static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb
 				 "or a print that did not end in sys.stdout.write(msg + \"\\n\"))",
 		[JX_TEXT_LONG] = "it was longer than hcbtrace takes (64 KiB)",
 		[JX_TEXT_BAD] = "the string did not read as CPython's str",
+		[JX_TEXT_UNPROVEN] = "its Python side was not seen whole (attached while it "
+				     "ran, or a ring buffer full)",
 	};
 
 	x->text_fallbacks++;
+	x->text_unproven += c->text_state == JX_TEXT_UNPROVEN;
 	for (unsigned int i = 0; i < x->ntext_noticed; i++)
 		if (x->text_noticed[i] == con)
 			return;
@@ -117,8 +120,9 @@ const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 		*len = (uint32_t)c->text.len;
 		return c->text.data ? c->text.data : "";
 	}
-	/* a print whose Python side was seen to its end, and no text */
-	if (c->py_seen && !c->await_end)
+	/* a print whose Python side was seen to its end, and no text; or
+	 * whose text cannot be told its own */
+	if (c->text_state == JX_TEXT_UNPROVEN || (c->py_seen && !c->await_end))
 		notice(x, c, con);
 	return NULL;
 }

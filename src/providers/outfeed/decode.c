@@ -48,6 +48,9 @@ struct xdev {
 
 struct hcb_outfeed {
 	struct hcb_bounds b;             /* ops, figures and problems per device */
+	/* the longest wait seen between a packet's leaves, any device (the
+	 * probe's clock): a slow machine's packets are waited for longer */
+	uint64_t max_gap_ns;
 	struct hcb_registry *reg;
 	struct synth *synths;
 	struct xdev *dev[HCB_MAX_DEVICES];
@@ -300,6 +303,8 @@ static int on_leaf(struct hcb_outfeed *x, const struct hcb_ev_xleaf *e)
 	d->leaf_seq = e->seq;
 	d->leaf_len = e->len;
 	d->leaf_got = 0;
+	if (d->in_packet && e->ts_ns > d->last_ns && e->ts_ns - d->last_ns > x->max_gap_ns)
+		x->max_gap_ns = e->ts_ns - d->last_ns;
 	d->last_ns = e->ts_ns;
 	hcb_buf_reset(&d->leaf);
 	if (e->shape_len > HCB_XSHAPE_MAX ||
@@ -375,13 +380,33 @@ bad:
 	return 0;
 }
 
+/*
+ * How long a packet of device d is waited for before it is taken as whole:
+ * quiet_ns, or four times the longest wait seen between a packet's leaves
+ * if longer (a machine slow enough to leave more than quiet_ns between
+ * two leaves of one packet, as a guest under software emulation does);
+ * a packet that has no data leaf yet, ten times that.  At most
+ * HCB_OUTFEED_MAX_QUIET_NS.
+ */
+static uint64_t quiet_for(const struct hcb_outfeed *x, const struct xdev *d, uint64_t quiet_ns)
+{
+	uint64_t wait = quiet_ns;
+
+	if (x->max_gap_ns < HCB_OUTFEED_MAX_QUIET_NS / 4 && 4 * x->max_gap_ns > wait)
+		wait = 4 * x->max_gap_ns;
+	if (!d->nleaves)
+		wait = wait < HCB_OUTFEED_MAX_QUIET_NS / 10 ? 10 * wait : HCB_OUTFEED_MAX_QUIET_NS;
+	return wait < HCB_OUTFEED_MAX_QUIET_NS ? wait : HCB_OUTFEED_MAX_QUIET_NS;
+}
+
 int hcb_outfeed_flush_idle(struct hcb_outfeed *x, uint64_t now_ns, uint64_t quiet_ns)
 {
 	for (uint32_t dev = 0; dev < HCB_MAX_DEVICES; dev++) {
 		struct xdev *d = x->dev[dev];
 		int err;
 
-		if (!d || !d->in_packet || d->in_leaf || d->last_ns + quiet_ns > now_ns)
+		if (!d || !d->in_packet || d->in_leaf ||
+		    d->last_ns + quiet_for(x, d, quiet_ns) > now_ns)
 			continue;
 		err = deliver(x, d, dev);
 		if (err)

@@ -31,7 +31,12 @@ void hcb_outfeed_free(struct hcb_outfeed *x);
  * packet callback's negative value, or -ENOMEM. */
 int hcb_outfeed_feed(struct hcb_outfeed *x, const void *rec, size_t len);
 /* Deliver the packets of devices quiet since before now_ns - quiet_ns
- * (CLOCK_MONOTONIC).  Returns as feed. */
+ * (CLOCK_MONOTONIC), or longer where the leaves of a packet have come
+ * further apart (four times the longest such wait; ten times that for a
+ * packet with no data leaf yet), never past HCB_OUTFEED_MAX_QUIET_NS.
+ * Returns as feed. */
+#define HCB_OUTFEED_MAX_QUIET_NS 2000000000ull
+
 int hcb_outfeed_flush_idle(struct hcb_outfeed *x, uint64_t now_ns, uint64_t quiet_ns);
 /* End of input: deliver every packet that is whole. */
 int hcb_outfeed_finish(struct hcb_outfeed *x);
