@@ -53,6 +53,9 @@ enum cli_long_opt {
 	OPT_UNTIL_SIGNAL,
 	OPT_REARM,
 	OPT_ON_TRIGGER,
+	OPT_PROCESS_INDEX,              /* trace.h: attach, run, record */
+	OPT_PROCESS_COUNT,
+	OPT_JOB,
 	OPT_LONG_END
 };
 

@@ -8,6 +8,7 @@ static const struct cli_opt attach_opts[] = {
 	{ 'p', "pid", "PID", "the process to attach to (or give PID as the argument)" },
 	FORMAT_OPT,
 	PRINT_FLAGS,
+	IDENTITY_OPTS,
 	TRACE_OPTS,
 	{ 0 }
 };

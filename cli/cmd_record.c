@@ -19,7 +19,9 @@
 
 static const struct cli_opt record_opts[] = {
 	{ 'p', "pid", "PID", "record the running process PID" },
-	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary)" },
+	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary); "
+	  "%h, %p, %r, %q{VAR} in FILE: the process's host, pid, index in its job, VAR of its "
+	  "environment (%% a percent sign)" },
 	CUDA_OPT,
 	{ OPT_KEEP_LAST, "keep-last", "SIZE|DUR", "flight recorder: hold the most recent SIZE bytes "
 	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
@@ -36,6 +38,7 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_REARM, "rearm", "N", "with --keep-last: after each firing (and its --after taps) arm "
 	  "again with an empty ring, each firing its own recording (-o run.hcbcap: run.hcbcap, "
 	  "run.1.hcbcap, ...), N at most (0: no limit)" },
+	IDENTITY_OPTS,
 	TRACE_OPTS,
 	{ 0 }
 };

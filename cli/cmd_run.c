@@ -8,6 +8,7 @@ static const struct cli_opt run_opts[] = {
 	FORMAT_OPT,
 	CUDA_OPT,
 	PRINT_FLAGS,
+	IDENTITY_OPTS,
 	TRACE_OPTS,
 	{ 0 }
 };

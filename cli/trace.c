@@ -13,6 +13,7 @@
 #include "recfile.h"
 #include "session/session.h"
 #include "text/idprint.h"
+#include "identity_opts.h"
 #include "output.h"
 #include "trace.h"
 #include "trace_flight.h"
@@ -214,6 +215,8 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 
 	if (code == 1)
 		code = print_flag(cmd, &o->print, c, arg);
+	if (code == 1)
+		code = identity_opt(cmd, &o->ident, c, arg);
 	if (code != 1)
 		return code;
 	switch (c) {
@@ -266,7 +269,8 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	struct hcb_capture_opts co = { .ring_bytes = o->ring_bytes, .max_lag_ns = o->max_lag_ns,
 				       .max_taps = o->count, .filter = &o->filter, .output = name,
 				       .providers = o->providers, .device_timing = o->cuda,
-				       .flight_ring = o->keep_bytes, .without = o->without };
+				       .flight_ring = o->keep_bytes, .without = o->without,
+				       .ident = o->ident };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -347,10 +351,10 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 
 int trace_attach(struct trace *t, pid_t pid)
 {
-	int err;
-
+	const struct hcb_identity *id;
 	const struct hcb_target_info *ti;
 	const char *not_read;
+	int err;
 
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
@@ -362,6 +366,15 @@ int trace_attach(struct trace *t, pid_t pid)
 	}
 	if (err)
 		return cli_target_err(err, pid, ti);
+	id = hcb_capture_identity(t->cap);
+	if (id->why[0] && !t->o->quiet)
+		cli_warn("process %d: %s", (int)pid, cli_vis(id->why));
+	/* a name with patterns is this process's now */
+	err = cli_output_name_said(&t->dest, t->o->output, pid, id);
+	if (err)
+		return err;
+	if (t->dest.pattern && t->flight)
+		trace_flight_named(t->flight, t->dest.path);
 	/* the session has started: its recording takes the old one's place */
 	err = cli_output_place(&t->dest);
 	if (err) {
@@ -455,7 +468,8 @@ static void summary(struct trace *t, const char *why, uint64_t written)
 	struct hcb_buf line = HCB_BUF_INIT;
 
 	for (size_t i = 0; i < devices; i++) {
-		hcb_idprint_device(&line, ti->platform, rows[i].device);
+		hcb_idprint_device(&line, hcb_capture_device_platform(t->cap, rows[i].device),
+				   rows[i].device);
 		summary_row(hcb_buf_str(&line), &rows[i], sums);
 		hcb_buf_reset(&line);
 	}

@@ -13,9 +13,11 @@
 #include <sys/types.h>
 
 #include "core/receiver.h"
+#include "process/identity.h"
 #include "watch/trigger.h"
 #include "cli.h"
 #include "filter_opts.h"
+#include "identity_opts.h"
 #include "print_flags.h"
 
 enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
@@ -87,6 +89,7 @@ struct trace_opts {
 	int until_signal;              /* --until-signal: SIGUSR1 fires it */
 	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
 	int stop_at_trigger;           /* --on-trigger stop: SIGSTOP the target */
+	struct hcb_ident_flags ident;  /* --process-index, --process-count, --job */
 };
 
 void trace_opts_init(struct trace_opts *o);

@@ -21,6 +21,7 @@ struct trace_flight {
 	uint64_t closed_taps;        /* in the recordings closed */
 	int by_signal;               /* the last firing was SIGUSR1's */
 	char name[PATH_MAX];         /* the recording being written */
+	char output[PATH_MAX];       /* -o, its patterns filled in: the firings' names' stem */
 	/* --on-trigger stop */
 	int stopped;                 /* the target was sent SIGSTOP */
 	int probe_armed;             /* the probe checks taps for nonfinite */
@@ -77,7 +78,7 @@ static int close_file(void *ctx)
 static int open_file(void *ctx, uint64_t n, struct hcb_receiver *inner)
 {
 	struct trace_flight *tf = ctx;
-	int err = trace_flight_name(tf->name, sizeof(tf->name), tf->o->output, n);
+	int err = trace_flight_name(tf->name, sizeof(tf->name), tf->output, n);
 
 	if (err)
 		return err;
@@ -107,6 +108,7 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 		return -ENOMEM;
 	tf->o = o;
 	snprintf(tf->name, sizeof(tf->name), "%s", o->output ? o->output : "");
+	snprintf(tf->output, sizeof(tf->output), "%s", tf->name);
 	fo.files = (struct hcb_flight_files){ open_file, close_file, tf };
 	err = hcb_flight_new(&tf->f, &fo, *rx);
 	if (err) {
@@ -116,6 +118,12 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 	*rx = hcb_flight_receiver(tf->f);
 	*out = tf;
 	return 0;
+}
+
+void trace_flight_named(struct trace_flight *tf, const char *path)
+{
+	snprintf(tf->name, sizeof(tf->name), "%s", path);
+	snprintf(tf->output, sizeof(tf->output), "%s", path);
 }
 
 void trace_flight_bind(struct trace_flight *tf, struct hcb_writer **w, struct cli_output *dest)

@@ -26,6 +26,9 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 /* Where the trace keeps the writer being written and its file: a
  * re-armed firing closes them (*w NULL between firings) and opens the
  * next. */
+/* The recording's name made from its pattern (cli_output_name): the
+ * re-armed firings' recordings are named after it. */
+void trace_flight_named(struct trace_flight *tf, const char *path);
 void trace_flight_bind(struct trace_flight *tf, struct hcb_writer **w, struct cli_output *dest);
 /* After every poll: act on a SIGUSR1 that came.  0, or -errno. */
 int trace_flight_poll(struct trace_flight *tf);

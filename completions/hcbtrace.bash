@@ -71,29 +71,31 @@ _hcbtrace()
     # which taps, and numpy's print options of the text format (attach, run, replay)
     local print_opts='--nonfinite --threshold --precision --linewidth --edgeitems --suppress'
     local print_argopts='--threshold --precision --linewidth --edgeitems'
+    # who the process is, where nothing better says (attach, run, record): each takes an argument
+    local ident_opts='--process-index --process-count --job'
 
     # opts: every option of the command; argopts: those taking an argument.
     local opts argopts
     case $cmd in
         attach)
             opts="-p --pid -f --format $print_opts --device --consumer --provider --no-text -c --count
-                  -d --duration -b --buffer-size --max-lag -q --quiet -h --help"
+                  -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
             argopts="-p --pid -f --format $print_argopts --device --consumer --provider -c --count
-                     -d --duration -b --buffer-size --max-lag"
+                     -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         run)
             opts="-f --format --cuda $print_opts --device --consumer --provider --no-text -c --count -d --duration
-                  -b --buffer-size --max-lag -q --quiet -h --help"
+                  -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
             argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
-                     -b --buffer-size --max-lag"
+                     -b --buffer-size --max-lag $ident_opts"
             ;;
         record)
-            opts='-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
+            opts="-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
                   --on-trigger
                   --device --consumer --provider --no-text -c --count
-                  -d --duration -b --buffer-size --max-lag -q --quiet -h --help'
-            argopts='-p --pid -o --output --keep-last --until --after --rearm --on-trigger --device --consumer
-                     --provider -c --count -d --duration -b --buffer-size --max-lag'
+                  -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
+            argopts="-p --pid -o --output --keep-last --until --after --rearm --on-trigger --device --consumer
+                     --provider -c --count -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         replay)
             opts="--device --consumer -c --count -f --format $print_opts --speed --no-wait

@@ -225,7 +225,19 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	switch (rec->kind) {
 	case HCB_REC_SESSION: {
 		const struct hcb_session_info *s = &rec->session;
+		size_t who = cap_who_size(s);
 
+		/* who the process is, in a frame of its own just before */
+		if (who) {
+			err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + who + FRAME_TAIL +
+				       FRAME_HEAD + SESSION_HEAD + 64 + FRAME_TAIL, 1);
+			if (err)
+				return err;
+			cap_who_put(st->buf + FRAME_HEAD, s);
+			frame_head(st->buf, CAP_WHO, who);
+			who = frame_seal(st->buf, who);
+		}
+		b = st->buf + who + FRAME_HEAD;
 		n = bounded_strlen(s->provider, sizeof(s->provider));
 		m = bounded_strlen(s->platform, sizeof(s->platform));
 		hcb_put_le32(b, (uint32_t)s->version);
@@ -236,8 +248,8 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 		memcpy(b + SESSION_HEAD, s->provider, n);
 		memcpy(b + SESSION_HEAD + n, s->platform, m);
 		n += SESSION_HEAD + m;
-		frame_head(st->buf, CAP_SESSION, n);
-		break;
+		frame_head(b - FRAME_HEAD, CAP_SESSION, n);
+		return hcb_write_all(w, st->buf, who + frame_seal(b - FRAME_HEAD, n));
 	}
 	case HCB_REC_DROP:
 		m = bounded_strlen(rec->drop.reason, sizeof(rec->drop.reason));

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <libdeflate.h>
 
+#include "core/record.h"
+
 #define CAP_MAGIC "HCBCAP\x1a\n"        /* 8 bytes, no NUL */
 #define CAP_MAGIC_LEN 8
 #define CAP_VERSION 1u
@@ -46,7 +48,26 @@ enum cap_type {
 	 * frame that follows (its copy times between); readers that do not
 	 * know it read the tap without it */
 	CAP_TEXT = CAP_SKIPPABLE | 3,
+	/* skippable: who the session's process is and its devices, of the
+	 * session frame that follows (hcbcap_who.c); readers that do not know
+	 * it read the session without them */
+	CAP_WHO = CAP_SKIPPABLE | 4,
 };
+
+/* the who frame: u32 host length, process index, process count, source
+ * length, job length, device count; the three strings; then per device
+ * u32 device, u64 global id, u32 platform length, the platform */
+#define WHO_HEAD 24
+#define WHO_DEVICE 16
+#define WHO_MAX_BODY (WHO_HEAD + HCB_HOST_MAX + 15 + HCB_JOB_MAX - 1 + \
+		      HCB_SESSION_DEVICES * (WHO_DEVICE + 15))
+/* Its body's size for s (0: s says nothing of who or which devices), the
+ * body written at b, and read back (devs: room for HCB_SESSION_DEVICES):
+ * 0, or -EBADMSG. */
+size_t cap_who_size(const struct hcb_session_info *s);
+void cap_who_put(unsigned char *b, const struct hcb_session_info *s);
+int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info *s,
+		  struct hcb_session_device *devs);
 
 /* The CRC-32 of the frames: zlib's (ISO-HDLC), as libdeflate computes it
  * (carry-less multiplication: memory speed, where zlib 1.2 walks bytes). */

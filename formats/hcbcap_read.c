@@ -33,6 +33,8 @@ static const char *type_name(uint32_t t)
 		return "trigger";
 	if (t == CAP_TEXT)
 		return "text";
+	if (t == CAP_WHO)
+		return "who";
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
 }
 
@@ -50,6 +52,11 @@ struct cap_reader {
 	uint64_t text_off;
 	char *text;
 	size_t text_cap, text_len;
+	/* a who frame read, for the session frame that must follow */
+	int who_pending, who_taken;
+	uint64_t who_off;
+	struct hcb_session_info who;
+	struct hcb_session_device devices[HCB_SESSION_DEVICES];
 };
 
 #define FAIL(r, st, err, ...) fail_at(r, (st)->off, err, __VA_ARGS__)
@@ -163,6 +170,12 @@ static int parse_session(struct hcb_reader *r, struct cap_reader *st, const unsi
 			    "%u bytes, frame %llu bytes)", n, m, (unsigned long long)len);
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = HCB_REC_SESSION;
+	/* who the process is, from the who frame just before */
+	st->who_taken = st->who_pending;
+	if (st->who_pending) {
+		*s = st->who;
+		st->who_pending = 0;
+	}
 	s->version = (int)hcb_get_le32(b);
 	s->pid = (int32_t)hcb_get_le32(b + 4);
 	s->start_ns = hcb_get_le64(b + 8);
@@ -272,6 +285,8 @@ static uint64_t record_start(const struct cap_reader *st, uint32_t type)
 {
 	if (type == CAP_TAP && st->text_taken)
 		return st->text_off;
+	if (type == CAP_SESSION && st->who_taken)
+		return st->who_off;
 	return type == CAP_TAP && st->copy_taken ? st->copy_off : st->off;
 }
 
@@ -287,6 +302,7 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	case CAP_END: *min = *max = 24; break;
 	case CAP_COPY: *min = *max = COPY_BODY; break;
 	case CAP_TEXT: *min = 0; *max = CAP_MAX_TEXT; break;
+	case CAP_WHO: *min = WHO_HEAD; *max = WHO_MAX_BODY; break;
 	case CAP_TRIGGER: *min = TRIGGER_HEAD; *max = TRIGGER_HEAD + 127 + 255; break;
 	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
 	}
@@ -302,9 +318,11 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 	size_t got = fread(st->buf, 1, FRAME_HEAD, r->f);
 	uint64_t min, max;
 
-	if (got == 0 && !ferror(r->f) && (st->copy_pending || st->text_pending))
-		return fail_at(r, st->copy_off, -ENODATA, "truncated recording: the file ends after "
-			       "a tap's copy times, before the tap; the records before it are complete");
+	if (got == 0 && !ferror(r->f) && (st->copy_pending || st->text_pending || st->who_pending))
+		return fail_at(r, st->who_pending ? st->who_off : st->copy_off, -ENODATA,
+			       "truncated recording: the file ends after %s; the records before it "
+			       "are complete", st->who_pending ? "a session's who frame, before "
+			       "the session" : "a tap's copy times, before the tap");
 	if (got == 0 && !ferror(r->f))
 		return 0;
 	if (got < FRAME_HEAD) {
@@ -335,6 +353,9 @@ static int read_frame_head(struct hcb_reader *r, struct cap_reader *st, uint32_t
 			       "their tap (a %s frame comes next)", type_name(*type));
 	if (st->text_pending && *type != CAP_TAP && *type != CAP_COPY)
 		return fail_at(r, st->text_off, -EBADMSG, "a tap's text not followed by its tap "
+			       "(a %s frame comes next)", type_name(*type));
+	if (st->who_pending && *type != CAP_SESSION)
+		return fail_at(r, st->who_off, -EBADMSG, "a who frame not followed by its session "
 			       "(a %s frame comes next)", type_name(*type));
 	return 1;
 }
@@ -409,6 +430,12 @@ static int parse_frame(struct hcb_reader *r, struct cap_reader *st, uint32_t typ
 		return parse_copy(r, st, b);
 	case CAP_TEXT:
 		return parse_text(r, st, b, len);
+	case CAP_WHO:
+		if (cap_who_parse(b, len, &st->who, st->devices))
+			return FAIL(r, st, -EBADMSG, "invalid who frame");
+		st->who_off = st->off;
+		st->who_pending = 1;
+		return 0;
 	case CAP_TRIGGER:
 		return parse_trigger(r, st, b, len, rec);
 	default:    /* a skippable frame of a later version */
@@ -534,6 +561,7 @@ static int cap_seek(struct hcb_reader *r, uint64_t off)
 	st->off = off;
 	st->copy_pending = 0;
 	st->text_pending = 0;
+	st->who_pending = 0;
 	return 0;
 }
 

@@ -2,16 +2,30 @@
 /*
  * idprint_writer.c - the text output of attach and replay: each tap as
  * id_print printed it (formats/text/idprint.h), one write(2) per tap.  Other
- * records print nothing but a flight recorder's trigger (one line); the
- * session record names the devices' platform.
+ * records print nothing but a flight recorder's trigger (one line) and,
+ * for a process of a job of several, who it is (one line, again when that
+ * changes); the session record names the devices' platforms.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/procid.h"
 #include "text/idprint.h"
 #include "recfile_impl.h"
+
+struct text_state {
+	struct hcb_buf line;
+	struct hcb_session_info shown;   /* who the last header said */
+	int have_shown;
+};
+
+/* The platform naming device in what w read last. */
+static const char *platform_of(const struct hcb_writer *w, uint32_t device)
+{
+	return hcb_session_platform(w->have_session ? &w->session : NULL, device);
+}
 
 /* The fewest digits that read back as v. */
 static void shortest(double v, char *buf, size_t size)
@@ -35,8 +49,7 @@ static int trigger_line(struct hcb_writer *w, struct hcb_buf *text, const struct
 		err = hcb_buf_puts(text, ": ");
 		err = err ? err : hcb_buf_put_visible(text, t->consumer, strlen(t->consumer));
 		err = err ? err : hcb_buf_puts(text, " on ");
-		err = err ? err : hcb_idprint_device(text, w->have_session ? w->session.platform : "cpu",
-						     t->device);
+		err = err ? err : hcb_idprint_device(text, platform_of(w, t->device), t->device);
 		err = err ? err : hcb_buf_printf(text, " seq %llu", (unsigned long long)t->seq);
 		if (!err && t->leaf >= 0)
 			err = hcb_buf_printf(text, ", leaf %lld", (long long)t->leaf);
@@ -50,11 +63,52 @@ static int trigger_line(struct hcb_writer *w, struct hcb_buf *text, const struct
 	return err ? err : hcb_buf_puts(text, "\n");
 }
 
-static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
+/* "# process 1 of 4 (slurm), host node07, pid 4242, job 1234": who the
+ * process is, where its job has several (the host and job are the
+ * target's to name: made visible). */
+static int who_line(struct hcb_buf *text, const struct hcb_session_info *s)
 {
-	struct hcb_buf *text = w->state;
+	int err = hcb_buf_printf(text, "# process %u of %u (", s->process.index, s->process.count);
+
+	err = err ? err : hcb_buf_put_visible(text, s->process.source, strlen(s->process.source));
+	err = err ? err : hcb_buf_putc(text, ')');
+	if (!err && s->host[0]) {
+		err = hcb_buf_puts(text, ", host ");
+		err = err ? err : hcb_buf_put_visible(text, s->host, strlen(s->host));
+	}
+	if (!err && s->pid > 0)
+		err = hcb_buf_printf(text, ", pid %d", (int)s->pid);
+	if (!err && s->job[0]) {
+		err = hcb_buf_puts(text, ", job ");
+		err = err ? err : hcb_buf_put_visible(text, s->job, strlen(s->job));
+	}
+	return err ? err : hcb_buf_putc(text, '\n');
+}
+
+/* A session record: its header where it says something new of who. */
+static int session_header(struct hcb_writer *w, struct text_state *st,
+			  const struct hcb_session_info *s)
+{
 	int err;
 
+	if (!hcb_session_in_job(s) || (st->have_shown && hcb_session_same_who(&st->shown, s) &&
+				       st->shown.pid == s->pid))
+		return 0;
+	st->shown = *s;
+	st->have_shown = 1;
+	hcb_buf_reset(&st->line);
+	err = who_line(&st->line, s);
+	return err ? err : hcb_write_all(w, st->line.data, st->line.len);
+}
+
+static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
+{
+	struct text_state *st = w->state;
+	struct hcb_buf *text = &st->line;
+	int err;
+
+	if (rec->kind == HCB_REC_SESSION)
+		return session_header(w, st, &rec->session);
 	if (rec->kind == HCB_REC_TRIGGER) {
 		hcb_buf_reset(text);
 		err = trigger_line(w, text, &rec->trigger);
@@ -65,12 +119,10 @@ static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 	hcb_buf_reset(text);
 	if (rec->tap.text)
 		/* a jax.debug.print: its header, then the line it wrote */
-		err = hcb_idprint_text(text, rec->tap.consumer,
-				       w->have_session ? w->session.platform : "cpu",
+		err = hcb_idprint_text(text, rec->tap.consumer, platform_of(w, rec->tap.device),
 				       rec->tap.device, rec->tap.text, rec->tap.text_len);
 	else
-		err = hcb_idprint(text, rec->tap.consumer,
-				  w->have_session ? w->session.platform : "cpu",
+		err = hcb_idprint(text, rec->tap.consumer, platform_of(w, rec->tap.device),
 				  rec->tap.device, rec->tap.payload, &w->print);
 	if (!err)
 		err = hcb_write_all(w, text->data, text->len);
@@ -79,7 +131,9 @@ static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 
 static int text_close(struct hcb_writer *w)
 {
-	hcb_buf_free(w->state);
+	struct text_state *st = w->state;
+
+	hcb_buf_free(&st->line);
 	free(w->state);
 	w->state = NULL;
 	return 0;
@@ -87,7 +141,7 @@ static int text_close(struct hcb_writer *w)
 
 int hcb_text_writer_init(struct hcb_writer *w)
 {
-	w->state = calloc(1, sizeof(struct hcb_buf));
+	w->state = calloc(1, sizeof(struct text_state));
 	if (!w->state)
 		return -ENOMEM;
 	w->write = text_write;

@@ -177,28 +177,6 @@ int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p)
 	}
 }
 
-int hcb_jsonl_session(struct hcb_buf *out, pid_t pid, const char *provider,
-		      const char *platform, uint64_t start_ns)
-{
-	int err = hcb_buf_printf(out, "{\"type\":\"session\",\"version\":%d,", HCB_JSONL_VERSION);
-
-	/* pid 0: not known, as in a recording without one */
-	if (!err && pid > 0)
-		err = hcb_buf_printf(out, "\"pid\":%d,", (int)pid);
-	if (!err)
-		err = hcb_buf_puts(out, "\"provider\":");
-	if (!err)
-		err = hcb_json_string(out, provider);
-	if (!err)
-		err = hcb_buf_puts(out, ",\"platform\":");
-	if (!err)
-		err = hcb_json_string(out, platform);
-	if (!err)
-		err = hcb_buf_printf(out, ",\"start_ns\":%llu,\"hcbtrace\":\"%s\"}\n",
-				     (unsigned long long)start_ns, HCB_VERSION);
-	return err;
-}
-
 static int kwargs_object(struct hcb_buf *out, const struct hcb_consumer *c)
 {
 	int err = hcb_buf_putc(out, '{');

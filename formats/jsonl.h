@@ -23,6 +23,10 @@ int hcb_json_element(struct hcb_buf *out, unsigned int dtype, const void *p);
 
 int hcb_jsonl_session(struct hcb_buf *out, pid_t pid, const char *provider,
 		      const char *platform, uint64_t start_ns);
+struct hcb_session_info;
+/* The whole session record: who its process is and its devices too,
+ * each where known (jsonl_session.c). */
+int hcb_jsonl_session_info(struct hcb_buf *out, const struct hcb_session_info *s);
 int hcb_jsonl_tap(struct hcb_buf *out, const struct hcb_consumer *c, uint32_t device,
 		  int64_t seq, uint64_t wall_ns, const unsigned char *payload);
 /* The same with the device-side times of the tap's device-to-host copy

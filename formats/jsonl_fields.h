@@ -24,6 +24,8 @@ struct jsonl_reader {
 	unsigned char *payload;
 	size_t payload_cap;
 	char where[32];
+	/* the last session record's devices (jsonl_session.c) */
+	struct hcb_session_device devices[HCB_SESSION_DEVICES];
 };
 
 /* Where the record being read is: "12" (its line), or "offset 4096" after
@@ -41,5 +43,8 @@ int hcb_jsonl_get_str(struct hcb_reader *r, uint32_t obj, const char *key, const
 		      int optional);
 int hcb_jsonl_copy_str(struct hcb_reader *r, uint32_t obj, const char *key, char *dst,
 		       size_t size, int optional);
+
+/* A "session" line (jsonl_session.c): 1, or the reader failed. */
+int hcb_jsonl_read_session(struct hcb_reader *r, struct hcb_record *rec);
 
 #endif

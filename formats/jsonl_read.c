@@ -31,28 +31,8 @@ static int read_record(struct hcb_reader *r, struct hcb_record *rec)
 	memset(rec, 0, sizeof(*rec));
 	if (!strcmp(type, "tap"))
 		return hcb_jsonl_read_tap(r, rec);
-	if (!strcmp(type, "session")) {
-		rec->kind = HCB_REC_SESSION;
-		if (hcb_jsonl_get_u64(r, 0, "version", UINT32_MAX, &v, 0))
-			return r->err;
-		if (v != HCB_JSONL_VERSION)
-			return hcb_reader_fail(r, -EPROTO, hcb_jsonl_where(r),
-					       "recording format version %llu; this hcbtrace reads version %d",
-					       (unsigned long long)v, HCB_JSONL_VERSION);
-		rec->session.version = (int)v;
-		strcpy(rec->session.platform, "cpu");
-		v = 0;   /* no pid: not known (a recording made by hand, or elsewhere) */
-		if (hcb_jsonl_get_u64(r, 0, "pid", INT32_MAX, &v, 1))
-			return r->err;
-		rec->session.pid = (int32_t)v;
-		v = 0;
-		if (hcb_jsonl_get_u64(r, 0, "start_ns", UINT64_MAX, &v, 1) ||
-		    hcb_jsonl_copy_str(r, 0, "provider", rec->session.provider, sizeof(rec->session.provider), 1) ||
-		    hcb_jsonl_copy_str(r, 0, "platform", rec->session.platform, sizeof(rec->session.platform), 1))
-			return r->err;
-		rec->session.start_ns = v;
-		return 1;
-	}
+	if (!strcmp(type, "session"))
+		return hcb_jsonl_read_session(r, rec);
 	if (!strcmp(type, "drop")) {
 		rec->kind = HCB_REC_DROP;
 		if (hcb_jsonl_get_u64(r, 0, "device", UINT32_MAX, &v, 0))

@@ -31,8 +31,7 @@ int hcb_jsonl_record(struct hcb_buf *out, const struct hcb_record *rec)
 {
 	switch (rec->kind) {
 	case HCB_REC_SESSION:
-		return hcb_jsonl_session(out, rec->session.pid, rec->session.provider,
-					 rec->session.platform, rec->session.start_ns);
+		return hcb_jsonl_session_info(out, &rec->session);
 	case HCB_REC_TAP: {
 		int err = hcb_jsonl_tap_copy(out, rec->tap.consumer, rec->tap.device,
 					     rec->tap.seq == UINT64_MAX ? -1 : (int64_t)rec->tap.seq,

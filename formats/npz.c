@@ -34,6 +34,7 @@
 
 #include "core/dtype.h"
 #include "core/grow.h"
+#include "core/procid.h"
 #include "text/idprint.h"
 #include "le.h"
 #include "recfile_impl.h"
@@ -314,7 +315,7 @@ static size_t npy_header(unsigned char *p, size_t size, const struct hcb_leaf_sh
 static int write_tap(struct hcb_writer *w, struct npz_writer *st, const struct hcb_tap *t)
 {
 	const struct hcb_consumer *c = t->consumer;
-	const char *platform = w->have_session && w->session.platform[0] ? w->session.platform : "cpu";
+	const char *platform = hcb_session_platform(w->have_session ? &w->session : NULL, t->device);
 	const unsigned char *data = t->payload;
 	char cname[HCB_MAX_NAME], plat[sizeof(w->session.platform)], name[HCB_MAX_NAME + 128];
 	char devname[64];

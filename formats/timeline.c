@@ -24,6 +24,7 @@
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "core/leafstats.h"
+#include "core/procid.h"
 #include "text/idprint.h"
 #include "text/leafpath.h"
 #include "jsonl.h"
@@ -152,7 +153,8 @@ static int device_seen(struct hcb_writer *w, struct timeline *tl, uint32_t devic
 		return err < 0 ? err : 0;
 	if (!tl->first_pid)
 		tl->first_pid = *pid;
-	err = hcb_idprint_device(&name, w->have_session ? w->session.platform : "cpu", device);
+	err = hcb_idprint_device(&name, hcb_session_platform(w->have_session ? &w->session : NULL,
+							     device), device);
 	err = err ? err : meta(tl, "process_name", *pid, *pid, hcb_buf_str(&name), 0);
 	err = err ? err : meta(tl, "process_sort_index", *pid, *pid, NULL, device);
 	hcb_buf_free(&name);

@@ -44,12 +44,42 @@ struct hcb_tap {
 	uint32_t text_len;
 };
 
+/* Who a session's process is, in a job of several (issue 36): its place
+ * among the job's processes, and whose word that is.  Known only with a
+ * source: a record zeroed knows none. */
+#define HCB_PROCESS_MAX (1u << 20)    /* a job's processes, at most */
+#define HCB_HOST_MAX 64               /* a host's name: HOST_NAME_MAX bytes */
+#define HCB_JOB_MAX 64                /* a job's name: at most 63 bytes */
+struct hcb_process_id {
+	uint32_t index;
+	uint32_t count;         /* 0: not known; else index < count */
+	char source[16];        /* whose word it is: "jax", "slurm", ...; "": none
+				 * (index and count mean nothing) */
+};
+
+/* A device the session saw, and what names it. */
+#define HCB_GLOBAL_NONE UINT64_MAX    /* global_id: not known */
+#define HCB_SESSION_DEVICES 256u      /* devices a session record lists, at most */
+struct hcb_session_device {
+	uint32_t device;        /* as taps and drops give it */
+	uint64_t global_id;     /* the runtime's id of it across the job */
+	char platform[16];      /* names it, as the session's platform does */
+};
+
 struct hcb_session_info {
 	int version;            /* of the recording format; 1 */
 	int32_t pid;
 	char provider[32];      /* "hcbtap" */
 	char platform[16];      /* names devices: "cpu" -> "cpu:0" */
 	uint64_t start_ns;      /* CLOCK_REALTIME */
+	char host[HCB_HOST_MAX + 1];   /* the process's host name ("": not known) */
+	struct hcb_process_id process;
+	char job[HCB_JOB_MAX];  /* the job's name ("": none) */
+	/* the devices seen so far, in order: the record's producer's, valid
+	 * until it produces its next session record (a session writes its
+	 * record again as devices come: the last one read is the whole) */
+	const struct hcb_session_device *devices;
+	uint32_t ndevices;
 };
 
 struct hcb_drop_info {

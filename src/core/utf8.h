@@ -8,6 +8,7 @@
 #ifndef HCB_PYSTR_H
 #define HCB_PYSTR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Character i of d, kept in kind (1, 2 or 4) bytes a character. */
@@ -26,5 +27,8 @@ static inline uint32_t hcb_pystr_char(const unsigned char *d, unsigned int kind,
  * bytes (as Python's surrogatepass would): a caller that wants none
  * refuses them itself. */
 unsigned int hcb_utf8_put(uint32_t cp, unsigned char o[4]);
+/* 1 if s[0..n) is valid UTF-8 (no overlong form, no surrogate, nothing
+ * past U+10FFFF), else 0. */
+int hcb_utf8_valid(const char *s, size_t n);
 
 #endif

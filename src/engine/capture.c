@@ -26,6 +26,7 @@
 #include "nfstop.h"
 #include "out.h"
 #include "publish.h"
+#include "whois.h"
 
 /* What a slot's decoder calls back with: the slot, and its session. */
 struct slot_link {
@@ -48,6 +49,7 @@ struct hcb_capture {
 	struct hcb_losses losses;        /* where the slots' losses go */
 	struct hcb_barriers barriers;    /* `hcbtrace barrier` served */
 	struct hcb_late late;            /* libraries mapped after the attach */
+	struct hcb_whois whois;          /* the session record: who, which devices */
 	/* a provider that refused to read on (packet.h: refuse), and why */
 	const struct hcb_slot *refused;
 	char refusal[384];
@@ -77,6 +79,10 @@ static int on_packet(void *ctx, const struct hcb_packet *p)
 		return err;
 	/* what goes out speaks the device's id, not its slot (devices.h) */
 	id = hcb_devices_id(s, p->device);
+	/* a device seen first: the session record says so before its tap */
+	err = hcb_whois_device(&c->whois, &c->slots, s, id, &c->out);
+	if (err)
+		return err;
 	if (c->o.filter && !hcb_filter_match(c->o.filter, id, p->consumer))
 		return 0;
 	/* the record's tap: its time on the records' clock (two clocks: packet.h) */
@@ -184,6 +190,7 @@ int hcb_capture_new(struct hcb_capture **out, const struct hcb_capture_opts *o,
 		c->link[i] = (struct slot_link){ c, &c->slots.at[i] };
 	hcb_out_init(&c->out, rx, o->warn, o->device_timing, &c->slots);
 	hcb_late_init(&c->late, &c->slots, attach_late, c, &c->out);
+	hcb_whois_init(&c->whois, &o->ident);
 	hcb_pub_init(&c->pub, &c->slots);
 	c->losses = (struct hcb_losses){ &c->out, &c->pub };
 	hcb_barriers_init(&c->barriers, &c->slots, &c->losses, &c->pub, &c->out);
@@ -320,7 +327,11 @@ int hcb_capture_attach(struct hcb_capture *c, pid_t pid)
 	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) != 0)
 		return -ENOSYS;
 	n = attach_all(c, pid);
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	/* who it is: a process gone by now ends the session on its own */
+	hcb_whois_read(&c->whois, pid);
+	return 0;
 }
 
 int hcb_capture_attach_more(struct hcb_capture *c)
@@ -330,35 +341,25 @@ int hcb_capture_attach_more(struct hcb_capture *c)
 	return attach_all(c, c->slots.at[0].ti.pid);
 }
 
+const struct hcb_identity *hcb_capture_identity(const struct hcb_capture *c)
+{
+	return hcb_whois_identity(&c->whois);
+}
+
+const char *hcb_capture_device_platform(const struct hcb_capture *c, uint32_t d)
+{
+	return c->slots.n ? hcb_whois_platform(&c->whois, &c->slots, d) : c->found.platform;
+}
+
 const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c)
 {
 	return c->slots.n ? &c->slots.at[0].ti : &c->found;
 }
 
-/* The session record: its providers (joined by '+'), and the platform of
- * the one whose target names its devices. */
-static void session_record(const struct hcb_capture *c, struct hcb_record *rec)
-{
-	const struct hcb_slot *named = hcb_slots_main(&c->slots);
-	size_t n = 0;
-
-	rec->kind = HCB_REC_SESSION;
-	rec->session.version = 1;
-	rec->session.pid = c->slots.at[0].ti.pid;
-	for (unsigned int i = 0; i < c->slots.n && n < sizeof(rec->session.provider); i++)
-		n += (size_t)snprintf(rec->session.provider + n, sizeof(rec->session.provider) - n,
-				      "%s%s", i ? "+" : "", c->slots.at[i].prov->name);
-	snprintf(rec->session.platform, sizeof(rec->session.platform), "%s", named->ti.platform);
-	rec->session.start_ns = hcb_clock_ns(CLOCK_REALTIME);
-}
-
 int hcb_capture_begin(struct hcb_capture *c)
 {
-	struct hcb_record rec = { 0 };
-	int err;
+	int err = hcb_whois_begin(&c->whois, &c->slots, &c->out);
 
-	session_record(c, &rec);
-	err = hcb_out_emit(&c->out, &rec);
 	if (hcb_probes_exec_watch(c->slots.at[0].probes)) {
 		struct hcb_warning w = { .kind = HCB_WARN_EXEC_UNWATCHED,
 					 .err = hcb_probes_exec_watch(c->slots.at[0].probes) };
@@ -410,6 +411,9 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	if (c->pub.sess && (fds[n - 1].revents & POLLIN))
 		hcb_sess_drain(c->pub.sess);
 	err = take_records(c);
+	/* the devices this poll met first, in the record */
+	if (!err)
+		err = hcb_whois_flush(&c->whois, &c->slots, &c->out);
 	hcb_losses_watch_nodev(&c->losses, &c->slots);
 	hcb_late_look(&c->late);
 	hcb_out_timing_check(&c->out);
@@ -497,6 +501,8 @@ int hcb_capture_end(struct hcb_capture *c)
 		if (!err && ferr < 0)
 			err = ferr;
 	}
+	if (!err)
+		err = hcb_whois_flush(&c->whois, &c->slots, &c->out);
 	if (!err)
 		err = write_tail(c);
 	hcb_pub_close(&c->pub);

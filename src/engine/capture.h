@@ -25,6 +25,7 @@
 
 #include "core/filter.h"
 #include "core/receiver.h"
+#include "process/identity.h"
 #include "providers/provider.h"
 
 struct hcb_capture;
@@ -45,6 +46,8 @@ struct hcb_capture_opts {
 	uint64_t flight_ring;            /* published (session.h): a flight recorder
 					  * holds this much back; 0: none */
 	unsigned int without;            /* HCB_WITHOUT_* (provider.h): probes left off */
+	struct hcb_ident_flags ident;    /* who the process is, as the user says
+					  * (process/identity.h): weighed last */
 };
 
 /*
@@ -76,6 +79,13 @@ const struct hcb_target_info *hcb_capture_target(const struct hcb_capture *c);
  * now and did not before (a program that loaded libhcbtap after it mapped
  * jaxlib).  The number attached, or -errno. */
 int hcb_capture_attach_more(struct hcb_capture *c);
+/* Who the attached process is (host, place in its job, job), read at the
+ * attach; what the session record says.  id->why: what a source said and
+ * was not taken, for the user. */
+const struct hcb_identity *hcb_capture_identity(const struct hcb_capture *c);
+/* The platform that names device d: the one of the provider its taps
+ * come through (a CUDA plugin's taken up late: "cuda"). */
+const char *hcb_capture_device_platform(const struct hcb_capture *c, uint32_t d);
 /* The session record, and the session made known (a warning if it cannot
  * be).  Returns the receiver's error. */
 int hcb_capture_begin(struct hcb_capture *c);

@@ -101,8 +101,9 @@ int hcb_out_emit(struct hcb_out *o, const struct hcb_record *rec)
 	uint64_t now = hcb_clock_ns(CLOCK_MONOTONIC);
 	int err;
 
-	if ((rec->kind == HCB_REC_TAP || rec->kind == HCB_REC_DROP) && !o->err &&
-	    timing_active(o, now)) {
+	/* a session record again (whois.h) keeps its place among them too */
+	if ((rec->kind == HCB_REC_TAP || rec->kind == HCB_REC_DROP ||
+	     rec->kind == HCB_REC_SESSION) && !o->err && timing_active(o, now)) {
 		if (!o->queue && !(o->queue = hcb_orderq_new(&queue_limits, deliver_queued, o)))
 			return deliver(o, rec);
 		if (hcb_orderq_put(o->queue, rec, now) == 0)

@@ -28,6 +28,10 @@ static const struct hcb_pyoffsets tables[] = {
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
 		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 0,
+		.runtime_main = 40, .interp_modules = 856,
+		.dict_used = 16, .dict_keys = 32, .dict_values = 40, .dict_values_at = 0,
+		.module_dict = 16, .ht_cached_keys = 872,
+		.long_size = 16, .long_digits = 24, .long_tagged = 0,
 	},
 	{
 		.minor = 11,
@@ -42,6 +46,10 @@ static const struct hcb_pyoffsets tables[] = {
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
 		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
+		.runtime_main = 48, .interp_modules = 888,
+		.dict_used = 16, .dict_keys = 32, .dict_values = 40, .dict_values_at = 0,
+		.module_dict = 16, .ht_cached_keys = 872,
+		.long_size = 16, .long_digits = 24, .long_tagged = 0,
 	},
 	{
 		.minor = 12,
@@ -56,6 +64,10 @@ static const struct hcb_pyoffsets tables[] = {
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
 		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
+		.runtime_main = 48, .interp_modules = 944,
+		.dict_used = 16, .dict_keys = 32, .dict_values = 40, .dict_values_at = 0,
+		.module_dict = 16, .ht_cached_keys = 880,
+		.long_size = 16, .long_digits = 24, .long_tagged = 1,
 	},
 	{
 		.minor = 13,
@@ -70,6 +82,10 @@ static const struct hcb_pyoffsets tables[] = {
 		.partial_fn = 16, .partial_args = 24, .partial_kw = 32,
 		.member_name = 0, .member_type = 8, .member_offset = 16, .member_size = 40,
 		.managed_dict = 1,
+		.runtime_main = 640, .interp_modules = 7656,
+		.dict_used = 16, .dict_keys = 32, .dict_values = 40, .dict_values_at = 8,
+		.module_dict = 16, .ht_cached_keys = 880,
+		.long_size = 16, .long_digits = 24, .long_tagged = 1,
 	},
 };
 
@@ -201,10 +217,11 @@ static int differs(char *msg, size_t cap, const char *what, uint64_t published, 
 	return 1;
 }
 
-int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb_pyoffsets *o,
-			  char *msg, size_t cap)
+/* 3.13's _Py_DebugOffsets, read at _PyRuntime in pid: 0, -ENOENT before
+ * 3.13, -EPROTO without its cookie (msg), -errno. */
+static int read_debug(pid_t pid, const struct hcb_pyver *v, struct debug_offsets_313 *d,
+		      char *msg, size_t cap)
 {
-	struct debug_offsets_313 d;
 	uint64_t off;
 	int err;
 
@@ -216,14 +233,25 @@ int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb
 	err = hcb_target_symbol_offset(v->path, "_PyRuntime", &off);
 	if (err)
 		return err;
-	err = hcb_target_read(pid, v->base + off, &d, sizeof(d));
+	err = hcb_target_read(pid, v->base + off, d, sizeof(*d));
 	if (err)
 		return err;
-	if (memcmp(d.cookie, "xdebugpy", 8) != 0 || d.version != v->hexversion) {
+	if (memcmp(d->cookie, "xdebugpy", 8) != 0 || d->version != v->hexversion) {
 		snprintf(msg, cap, "_Py_DebugOffsets: no cookie, or not version %#llx",
 			 (unsigned long long)v->hexversion);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb_pyoffsets *o,
+			  char *msg, size_t cap)
+{
+	struct debug_offsets_313 d;
+	int err = read_debug(pid, v, &d, msg, cap);
+
+	if (err)
+		return err;
 	if (differs(msg, cap, "free_threaded", d.free_threaded, 0) ||
 	    differs(msg, cap, "ob_type", d.pyobject.ob_type, o->ob_type) ||
 	    differs(msg, cap, "tp_name", d.type.tp_name, o->tp_name) ||
@@ -237,6 +265,32 @@ int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb
 	    differs(msg, cap, "co_name", d.code.name, o->code_name) ||
 	    differs(msg, cap, "co_qualname", d.code.qualname, o->code_qualname) ||
 	    differs(msg, cap, "co_firstlineno", d.code.firstlineno, o->code_firstlineno))
+		return -EPROTO;
+	return 0;
+}
+
+/* the published ones that do not fit the table's 16 bits are not the process's */
+static int fits(uint64_t published, uint16_t *field)
+{
+	if (published > UINT16_MAX)
+		return 0;
+	*field = (uint16_t)published;
+	return 1;
+}
+
+int hcb_pyver_debug_interp(pid_t pid, const struct hcb_pyver *v, struct hcb_pyoffsets *o)
+{
+	struct debug_offsets_313 d;
+	char msg[160];
+	int err = read_debug(pid, v, &d, msg, sizeof(msg));
+
+	if (err)
+		return err;
+	/* the main interpreter follows the head (struct pyinterpreters) */
+	if (!fits(d.runtime_state[2] + 8, &o->runtime_main) ||
+	    !fits(d.interpreter_state[5], &o->interp_modules) || !fits(d.dict[1], &o->dict_keys) ||
+	    !fits(d.dict[2], &o->dict_values) || !fits(d.lng[1], &o->long_size) ||
+	    !fits(d.lng[2], &o->long_digits))
 		return -EPROTO;
 	return 0;
 }

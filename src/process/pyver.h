@@ -14,7 +14,10 @@
  * The offsets (x86-64, 64-bit pointers, release builds) were taken from each
  * version's headers (Include/cpython/funcobject.h, code.h, unicodeobject.h,
  * cellobject.h, tupleobject.h, object.h, descrobject.h) and
- * Modules/_functoolsmodule.c (partialobject, not in any header).  They are
+ * Modules/_functoolsmodule.c (partialobject, not in any header); those of
+ * the interpreter, dict, module and int from the internal headers
+ * (pycore_runtime.h, pycore_interp.h, pycore_dict.h, pycore_moduleobject.h;
+ * 3.10's dict-common.h and moduleobject.c).  They are
  * a claim, not a proof: every object read with them is still checked (its
  * type's tp_name, bounds) by the reader, and on 3.13 the ones CPython
  * publishes in _PyRuntime's _Py_DebugOffsets are compared on the running
@@ -53,8 +56,22 @@ struct hcb_pyoffsets {
 	 * offset; its size */
 	uint16_t member_name, member_type, member_offset, member_size;
 	/* an instance's dict: through tp_dictoffset (3.10), else CPython keeps
-	 * it managed, before the object (3.11+), which is not read here */
+	 * it managed, before the object (3.11+: pydict.c reads it) */
 	uint8_t managed_dict;
+	/* the interpreter (pydist.h): _PyRuntime's main interpreter, and its
+	 * modules (sys.modules) in it */
+	uint16_t runtime_main, interp_modules;
+	/* dict (PyDictObject): ma_used, ma_keys, ma_values; a split table's
+	 * values start values_at bytes into its PyDictValues (3.13: past a
+	 * head of four bytes and padding) */
+	uint16_t dict_used, dict_keys, dict_values;
+	uint8_t dict_values_at;
+	/* a module's md_dict; a heap type's shared keys (ht_cached_keys) */
+	uint16_t module_dict, ht_cached_keys;
+	/* int: its size word (ob_size, signed digits; 3.12+: lv_tag, digits
+	 * << 3 and a sign in its low bits) and its 30-bit digits */
+	uint16_t long_size, long_digits;
+	uint8_t long_tagged;
 };
 
 /* The str state word's bits: bpf/pystr_state.h */
@@ -104,5 +121,14 @@ int hcb_pyver_open(pid_t pid, struct hcb_pyver *v, const struct hcb_pyoffsets **
  */
 int hcb_pyver_check_debug(pid_t pid, const struct hcb_pyver *v, const struct hcb_pyoffsets *o,
 			  char *msg, size_t cap);
+
+/*
+ * On 3.13+: the offsets of the interpreter, dict and int that CPython
+ * publishes in _Py_DebugOffsets, into o (a copy of the table, for
+ * pydist.h): the process's own word over the table's.  0; -ENOENT: before
+ * 3.13 (the table's stand, proven by the walk); -EPROTO: no cookie, or an
+ * offset that is none; -errno.
+ */
+int hcb_pyver_debug_interp(pid_t pid, const struct hcb_pyver *v, struct hcb_pyoffsets *o);
 
 #endif

@@ -35,6 +35,8 @@ struct hcb_target_info {
 	uint64_t base;               /* where that library is loaded */
 	char version[64];            /* its version, where it has one ("" if not) */
 	char platform[16];           /* names devices: "cpu" -> cpu:0, "TFRT_CPU_%u" */
+	int global_ids;              /* 1: its device numbers are the runtime's ids
+				      * across a job (jax's CPU devices) */
 	uint64_t counters;           /* where the target's issued counters are, 0: unknown */
 	uint64_t probe_off[16];      /* file offsets in path where the provider's
 				      * probes go, as find() found them (0: none) */

@@ -222,9 +222,11 @@ static int flight_record(void *ctx, const struct hcb_record *rec)
 
 	switch (rec->kind) {
 	case HCB_REC_SESSION:
+		/* again as devices come (engine/whois.h): the last is written
+		 * first when the ring is; none once the window is whole */
 		f->session = *rec;
 		f->have_session = 1;
-		return held ? 0 : pass(f, rec);
+		return held || f->done ? 0 : pass(f, rec);
 	case HCB_REC_TAP:
 		return f->done ? 0 : on_tap(f, rec);
 	case HCB_REC_DROP:

@@ -65,7 +65,6 @@ static uint64_t record_hash(const struct hcb_reader *r, const struct hcb_record 
 		assert(c && c->id != HCB_CONSUMER_RESERVED);
 		assert(hcb_registry_get(r->consumers, c->id) == c);
 		assert(c->name && c->name[0] && c->tree);
-		assert(t->device < HCB_MAX_DEVICES);
 		for (unsigned int i = 0; i < c->nleaves; i++) {
 			const struct hcb_leaf_shape *l = &c->leaves[i];
 

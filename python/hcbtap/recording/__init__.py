@@ -24,12 +24,13 @@ import warnings
 
 from ._hcbcap import HcbcapReader
 from ._jsonl import JsonlReader
-from ._model import (Barrier, Consumer, Drop, End, RecordingError, RecordingWarning, Session, Tap,
-                     Trigger, device_name)
+from ._model import (Barrier, Consumer, Device, Drop, End, Process, RecordingError,
+                     RecordingWarning, Session, Tap, Trigger, device_name)
 from ._table import scalars_of
 
 __all__ = ["Recording", "records", "taps", "scalars", "RecordingError", "RecordingWarning",
-           "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer", "device_name"]
+           "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer", "Process", "Device",
+           "device_name"]
 
 FORMATS = ("jsonl", "hcbcap")
 _TRUNCATED = ("warn", "error", "ignore")
@@ -180,7 +181,7 @@ class Recording:
 
     def device_name(self, device):
         """A device as hcbtrace prints it, after the last session read."""
-        return device_name(self.session.platform if self.session else "cpu", device)
+        return self.session.device_name(device) if self.session else device_name("cpu", device)
 
     def close(self):
         if self._own is not None:

@@ -8,8 +8,9 @@ import zlib
 
 import numpy as np
 
-from ._model import (DTYPES, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, U64_MAX, Barrier,
-                     Consumer, Drop, End, RecordingError, Session, Tap, Trigger, leaf_ok, name_ok,
+from ._model import (DTYPES, HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES,
+                     SESSION_DEVICES, U64_MAX, Barrier, Consumer, Device, Drop, End, Process,
+                     RecordingError, Session, Tap, Trigger, leaf_ok, name_ok, process_ok,
                      tree_leaves)
 
 MAGIC = b"HCBCAP\x1a\n"
@@ -21,15 +22,18 @@ SESSION, CONSUMER, TAP, DROP, BARRIER, END = range(1, 7)
 COPY = SKIPPABLE | 1        # a tap's copy times, just before its tap frame
 TRIGGER = SKIPPABLE | 2     # a flight recorder's trigger
 TEXT = SKIPPABLE | 3        # a jax.debug.print's text, before its tap (and copy times)
+WHO = SKIPPABLE | 4         # who the session's process is and its devices, before its session
 MAX_TEXT = 1 << 20
+WHO_HEAD, WHO_DEVICE = 24, 16
+WHO_MAX = WHO_HEAD + HOST_MAX + 15 + JOB_MAX + SESSION_DEVICES * (WHO_DEVICE + 15)
 TRIGGER_HEAD = 56
 _TRIGGER = struct.Struct("<IQqqdQIII")
 NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BARRIER: "barrier",
-         END: "end", COPY: "copy times", TRIGGER: "trigger", TEXT: "text"}
+         END: "end", COPY: "copy times", TRIGGER: "trigger", TEXT: "text", WHO: "who"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
           END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255),
-          TEXT: (0, MAX_TEXT)}
+          TEXT: (0, MAX_TEXT), WHO: (WHO_HEAD, WHO_MAX)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
 _LEAF = struct.Struct("<II8Q")
@@ -45,6 +49,51 @@ class _Bad(Exception):
 
 def _text(b):
     return b.decode("utf-8", "surrogateescape")
+
+
+def _who(b, n):
+    """formats/hcbcap_who.c cap_who_parse: (host, process, job, devices)."""
+    hn, index, count, sn, jn, nd = struct.unpack_from("<6I", b)
+    at, end = WHO_HEAD, n
+
+    def take(k, limit):
+        nonlocal at
+        v = bytes(b[at:at + k])
+        if k > limit or len(v) < k or at + k > end or b"\0" in v:
+            raise _Bad("invalid who frame")
+        at += k
+        return _text(v) if v else None
+
+    if nd > SESSION_DEVICES:
+        raise _Bad("invalid who frame")
+    host, source, job = take(hn, HOST_MAX), take(sn, 15), take(jn, JOB_MAX)
+    # a host's name is text (src/core/procid.c): what JSON keeps byte for byte
+    if host is not None:
+        try:
+            host.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Bad("invalid who frame") from None
+    if source is None and (index or count):
+        raise _Bad("invalid who frame")
+    process = None
+    if source is not None:
+        if not process_ok(index, count or None, source):
+            raise _Bad("invalid who frame")
+        process = Process(index, count or None, source)
+    devices, seen = [], set()
+    for _ in range(nd):
+        if end - at < WHO_DEVICE:
+            raise _Bad("invalid who frame")
+        device, gid, pn = struct.unpack_from("<IQI", b, at)
+        at += WHO_DEVICE
+        platform = take(pn, 15)
+        if device in seen:
+            raise _Bad("invalid who frame")
+        seen.add(device)
+        devices.append(Device(device, None if gid == U64_MAX else gid, platform))
+    if at != end:
+        raise _Bad("invalid who frame")
+    return host, process, job, tuple(devices)
 
 
 def _trigger(b, n):
@@ -123,6 +172,8 @@ class HcbcapReader:
         self.copy_offset = 0    # their frame's
         self.text = None        # a tap's text, likewise
         self.text_offset = 0
+        self.who = None         # a session's who frame, for the session frame next
+        self.who_offset = 0
         self.fd = None
         try:
             fd = f.fileno()
@@ -187,6 +238,10 @@ class HcbcapReader:
         self.offset = HEADER
         while True:
             head = self._read(HEAD)
+            if not head and self.who is not None:
+                self.offset = self.who_offset
+                raise _Bad("truncated recording: the file ends after a session's who frame, "
+                           "before the session; the records before it are complete", True)
             if not head and (self.copy is not None or self.text is not None):
                 self.offset = self.copy_offset if self.copy is not None else self.text_offset
                 raise _Bad("truncated recording: the file ends after a tap's copy times, before "
@@ -205,6 +260,10 @@ class HcbcapReader:
             if self.text is not None and kind not in (TAP, COPY):
                 self.offset = self.text_offset
                 raise _Bad("a tap's text not followed by its tap (a %s frame comes next)"
+                           % NAMES.get(kind, "unknown"))
+            if self.who is not None and kind != SESSION:
+                self.offset = self.who_offset
+                raise _Bad("a who frame not followed by its session (a %s frame comes next)"
                            % NAMES.get(kind, "unknown"))
             need = HEAD + n + TAIL
             body = self._read(n + TAIL)
@@ -250,7 +309,9 @@ class HcbcapReader:
             if pn >= 32 or qn >= 16 or n != SESSION_HEAD + pn + qn or b"\0" in strings:
                 raise _Bad("invalid session frame (provider %d bytes, platform %d bytes, frame %d "
                            "bytes)" % (pn, qn, n))
-            return Session(version, pid or None, _text(strings[:pn]), _text(strings[pn:]), start)
+            who, self.who = self.who or (None, None, None, ()), None
+            return Session(version, pid or None, _text(strings[:pn]), _text(strings[pn:]), start,
+                           None, *who)
         if kind == DROP:
             device, count, m = struct.unpack_from("<IQI", b)
             reason = bytes(b[DROP_HEAD:n])
@@ -269,6 +330,9 @@ class HcbcapReader:
             return None
         if kind == TRIGGER:
             return _trigger(b, n)
+        if kind == WHO:
+            self.who, self.who_offset = _who(b, n), self.offset
+            return None
         if kind == TEXT:
             if self.text is not None:
                 raise _Bad("two texts for one tap")

@@ -4,9 +4,10 @@ the words of hcbtrace's (formats/jsonl_read.c)."""
 import json
 
 from . import _convert as cv
-from ._model import (MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, SIZES, U32_MAX, U64_MAX, Barrier,
-                     Consumer, Drop, End, RecordingError, Session, Tap, Trigger, TreeError, leaf_ok,
-                     name_ok, parse_tree, shape_elems, utf8)
+from ._model import (HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, PROCESS_MAX,
+                     SESSION_DEVICES, SIZES, U32_MAX, U64_MAX, Barrier, Consumer, Device, Drop, End,
+                     Process, RecordingError, Session, Tap, Trigger, TreeError, leaf_ok, name_ok,
+                     parse_tree, process_ok, shape_elems, utf8)
 
 _MISSING = object()
 _REG_HEAD, _REG_LEAF = 32, 72      # struct hcb_wire_reg, struct hcb_wire_leaf
@@ -54,6 +55,82 @@ def _trigger(obj):
         raise _Bad("trigger: 'oversize' is not true or false")
     return Trigger(cond, device, seq, consumer, leaf, element,
                    None if value is None else float(value), ts, oversize)
+
+
+def _member(obj, key):
+    """A member, None where it is absent or null."""
+    return obj.get(key)
+
+
+def _who_text(obj, key, limit):
+    """formats/jsonl_session.c text(): a string of 1 to limit bytes, no NUL."""
+    v = _member(obj, key)
+    if v is None:
+        return None
+    if type(v) is not str or "\0" in v or not 0 < len(utf8(v)) <= limit:
+        raise _Bad("session: '%s' is not a string of 1 to %d bytes" % (key, limit))
+    return v
+
+
+def _whole(v, limit):
+    return type(v) is int and 0 <= v <= limit
+
+
+def _process(obj):
+    p = _member(obj, "process")
+    if p is None:
+        return None
+    if type(p) is not dict:
+        raise _Bad("session: 'process' is not an object")
+    index = _member(p, "index")
+    if not _whole(index, PROCESS_MAX - 1):
+        raise _Bad("session: 'process' has no 'index' from 0 to %d" % (PROCESS_MAX - 1))
+    count = _member(p, "count")
+    if count is not None and (not _whole(count, PROCESS_MAX) or count <= index):
+        raise _Bad("session: 'process' 'count' is not above its index, up to %d" % PROCESS_MAX)
+    if _member(p, "source") is None:
+        raise _Bad("session: 'process' has no 'source'")
+    source = _who_text(p, "source", 15)
+    if not process_ok(index, count, source):
+        raise _Bad("session: 'process' 'source' is not printable")
+    return Process(index, count, source)
+
+
+def _devices(obj):
+    devs = _member(obj, "devices")
+    if devs is None:
+        return ()
+    if type(devs) is not list or len(devs) > SESSION_DEVICES:
+        raise _Bad("session: 'devices' is not a list of at most %d" % SESSION_DEVICES)
+    out, seen = [], set()
+    for d in devs:
+        if type(d) is not dict or not _whole(_member(d, "device"), U32_MAX):
+            raise _Bad("session: a device of 'devices' has no 'device' number")
+        gid = _member(d, "global_id")
+        if gid is not None and not _whole(gid, U64_MAX - 1):
+            raise _Bad("session: device %d's 'global_id' is not a whole number" % d["device"])
+        platform = _who_text(d, "platform", 15)
+        if d["device"] in seen:
+            raise _Bad("session: device %d is in 'devices' twice" % d["device"])
+        seen.add(d["device"])
+        out.append(Device(d["device"], gid, platform))
+    return tuple(out)
+
+
+def _session(obj):
+    version = _u64(obj, "version", U32_MAX)
+    if version != 1:
+        raise _Bad("recording format version %d; this hcbtrace reads version 1" % version)
+    pid = _u64(obj, "pid", (1 << 31) - 1, True)
+    start = _u64(obj, "start_ns", U64_MAX, True) or 0
+    provider = _str(obj, "provider", True, 32) or ""
+    platform = _str(obj, "platform", True, 16)
+    writer = obj.get("hcbtrace")
+    host = _who_text(obj, "host", HOST_MAX)
+    process = _process(obj)
+    job = _who_text(obj, "job", JOB_MAX)
+    return Session(version, pid, provider, "cpu" if platform is None else platform, start,
+                   writer if type(writer) is str else None, host, process, job, _devices(obj))
 
 
 def _str(obj, key, optional=False, limit=None):
@@ -147,16 +224,7 @@ class JsonlReader:
         if kind == "tap":
             return self._tap(obj, line)
         if kind == "session":
-            version = _u64(obj, "version", U32_MAX)
-            if version != 1:
-                raise _Bad("recording format version %d; this hcbtrace reads version 1" % version)
-            pid = _u64(obj, "pid", (1 << 31) - 1, True)
-            start = _u64(obj, "start_ns", U64_MAX, True) or 0
-            provider = _str(obj, "provider", True, 32) or ""
-            platform = _str(obj, "platform", True, 16)
-            writer = obj.get("hcbtrace")
-            return Session(version, pid, provider, "cpu" if platform is None else platform, start,
-                           writer if type(writer) is str else None)
+            return _session(obj)
         if kind == "drop":
             device = _u64(obj, "device", U32_MAX)
             count = _u64(obj, "count", U64_MAX)

@@ -5,6 +5,8 @@ structure strings, and the one exception a damaged recording raises.
 The checks here are hcbtrace's own (src/core/consumer.c, src/core/tree.c,
 src/core/dtype.c), so that a recording hcbtrace refuses is refused here too, at
 the same record."""
+from collections import namedtuple
+
 import numpy as np
 
 MAX_LEAVES = 4096
@@ -15,6 +17,9 @@ TREE_MAX_DEPTH = 64
 U32_MAX = (1 << 32) - 1
 U64_MAX = (1 << 64) - 1
 ELEMS_LIMIT = 1 << 62       # hcb_shape_elems: no shape holds more
+PROCESS_MAX = 1 << 20       # src/core/record.h: a job's processes, at most
+HOST_MAX, JOB_MAX = 64, 63  # bytes of a host's and a job's name, at most
+SESSION_DEVICES = 256       # devices a session record lists, at most
 
 # enum hcb_dtype (src/core/wire.h): code -> (numpy's name, bytes per element)
 DTYPES = {
@@ -112,20 +117,57 @@ def _same(a, b):
     return a == b
 
 
+Process = namedtuple("Process", "index count source")
+Process.__doc__ = """Where a process stands in its job: index, count (None where not
+known) and source, whose word that is ("jax", "slurm", "openmpi", "pmi",
+"torchrun", "torch", "kubernetes", "flag")."""
+Device = namedtuple("Device", "device global_id platform")
+Device.__doc__ = """A device of a session: its number in taps and drops, its id across
+the job (None where not known) and the platform that names it."""
+
+
 class Session(_Record):
     """The first record of a recording: the traced program and how.
     platform names the devices (see device_name); "" or missing is "cpu".
     hcbtrace: the writer's version (JSONL only, else None); pid: None when
-    the recording does not know it (no "pid" in JSONL, 0 in .hcbcap)."""
-    __slots__ = ("version", "pid", "provider", "platform", "start_ns", "hcbtrace")
+    the recording does not know it (no "pid" in JSONL, 0 in .hcbcap).
+    Who the process is: host (None where not known), process (a Process,
+    None where not known), job (None: none), devices (Devices, in the order
+    they were seen).  A session record comes again, whole, when what it
+    says grows (a device seen first): the last one read is the whole."""
+    __slots__ = ("version", "pid", "provider", "platform", "start_ns", "hcbtrace", "host",
+                 "process", "job", "devices")
     kind = "session"
 
-    def __init__(self, version, pid, provider, platform, start_ns, hcbtrace=None):
+    def __init__(self, version, pid, provider, platform, start_ns, hcbtrace=None, host=None,
+                 process=None, job=None, devices=()):
         self.version, self.pid, self.provider = version, pid, provider
         self.platform, self.start_ns, self.hcbtrace = platform or "cpu", start_ns, hcbtrace
+        self.host, self.process, self.job = host, process, job
+        self.devices = tuple(devices)
+
+    def platform_of(self, device):
+        """The platform that names device: its own, else the session's."""
+        for d in self.devices:
+            if d.device == device and d.platform:
+                return d.platform
+        return self.platform
 
     def device_name(self, device):
-        return device_name(self.platform, device)
+        return device_name(self.platform_of(device), device)
+
+    @property
+    def in_job(self):
+        """True where the process is one of several of a job (its index and
+        a count above 1 known): what hcbtrace's headers show."""
+        return self.process is not None and (self.process.count or 0) > 1
+
+
+def process_ok(index, count, source):
+    """src/core/procid.c hcb_procid_check, for a process that is there."""
+    b = utf8(source)
+    return (0 < len(b) < 16 and all(0x21 <= c <= 0x7e for c in b) and 0 <= index < PROCESS_MAX
+            and (count is None or index < count <= PROCESS_MAX))
 
 
 class Tap(_Record):

@@ -106,6 +106,9 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 	/* str(device) is TFRT_CPU_0 in these versions, but jax.debug.print and
 	 * the callbacks' device arguments say cpu:0: so does hcbtrace */
 	snprintf(ti->platform, sizeof(ti->platform), "cpu");
+	/* jax numbers a job's CPU devices across its processes (process 1's
+	 * first is 2048 on jax 0.12), and XLA hands a callback that number */
+	ti->global_ids = 1;
 	if (err)
 		return err;
 	ti->probe_off[THUNK] = t.thunk_off;
