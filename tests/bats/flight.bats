@@ -334,7 +334,11 @@ EOF2
     run --separate-stderr "$HCBTRACE" record --keep-last 64K --until nonfinite -o "$T/j.jsonl" -- \
         "$JPY" "$ROOT/tests/jax/nan_loss.py" 300 100000
     assert_success
-    [[ "$stderr" == *"hcbtrace: trigger fired: "*", 0 lost"* ]]
+    # the loop runs on flat out past the trigger until the session ends
+    # it, and what the rings could not hold of those later steps is the
+    # session's loss, not the recording's: the window's wholeness (no drop
+    # record, consecutive seqs) is check_window's to prove
+    [[ "$stderr" == *"hcbtrace: trigger fired: "*" written, "*" lost"* ]]
     need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
     # one device, one call site: (step, loss, w); the loss is leaf 1, a
     # scalar; the site named by the program's function, seen (issue 29)
