@@ -67,8 +67,8 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 					     "would lose it; give the output another name", out, argv[i]);
 	trace_install_signals();
 	hcb_jobset_init(&set);
-	if (job_input_is_job(argv + optind, argc - optind) &&
-	    (code = job_input_load(&set, argv + optind, argc - optind, 0, EXIT_FAIL))) {
+	if (job_input_is_job((const char *const *)argv + optind, argc - optind) &&
+	    (code = job_input_load(&set, (const char *const *)argv + optind, argc - optind, 0, EXIT_FAIL))) {
 		hcb_jobset_free(&set);
 		return code;
 	}

@@ -18,7 +18,9 @@
 #include "diff/diff.h"
 #include "recfile.h"
 #include "cli.h"
+#include "diff_job.h"
 #include "diff_report.h"
+#include "job_input.h"
 #include "progress.h"
 
 static const struct cli_opt diff_opts[] = {
@@ -279,13 +281,44 @@ static int compare(struct diff_run *run, struct hcb_reader *r[2])
 	return conclude(run);
 }
 
+/* run->path[0] against run->path[1]: the exit status (0 same, 1 differ,
+ * 2 trouble), the report on stdout. */
+static int diff_files(struct diff_run *run)
+{
+	struct hcb_reader *r[2] = { NULL, NULL };
+	int code, err;
+
+	if (open_reader(&r[0], run->path[0]) || open_reader(&r[1], run->path[1])) {
+		hcb_reader_close(r[0]);
+		return EXIT_USAGE;
+	}
+	err = hcb_diff_new(&run->d, run->opts, &diff_ops, run);
+	if (!err && run->plot)
+		err = hcb_series_new(&run->series, run->stat < 0 ? HCB_STAT_MEAN : (enum hcb_stat)run->stat,
+				     run->opts);
+	if (err) {
+		cli_err("out of memory");
+		code = EXIT_FAIL;
+	} else {
+		run->platform[0] = hcb_diff_platform(run->d, HCB_DIFF_REF);
+		run->platform[1] = hcb_diff_platform(run->d, HCB_DIFF_NEW);
+		code = compare(run, r);
+	}
+	hcb_series_free(run->series);
+	hcb_diff_free(run->d);
+	run->series = NULL;
+	run->d = NULL;
+	hcb_reader_close(r[0]);
+	hcb_reader_close(r[1]);
+	return code;
+}
+
 static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct hcb_diff_opts opts;
-	struct hcb_reader *r[2] = { NULL, NULL };
 	struct diff_run run = { .fmt = OUT_TEXT, .opts = &opts, .stat = -1 };
 	struct diff_args args = { cmd, &opts, &run };
-	int code, err;
+	int code;
 
 	hcb_diff_opts_default(&opts);
 	/* options may come before, between or after REF and NEW */
@@ -295,26 +328,9 @@ static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
 	code = operands(cmd, argc, argv, &run);
 	if (code)
 		return code;
-	if (open_reader(&r[0], run.path[0]) || open_reader(&r[1], run.path[1])) {
-		hcb_reader_close(r[0]);
-		return EXIT_USAGE;
-	}
-	err = hcb_diff_new(&run.d, &opts, &diff_ops, &run);
-	if (!err && run.plot)
-		err = hcb_series_new(&run.series, run.stat < 0 ? HCB_STAT_MEAN : (enum hcb_stat)run.stat, &opts);
-	if (err) {
-		cli_err("out of memory");
-		code = EXIT_FAIL;
-	} else {
-		run.platform[0] = hcb_diff_platform(run.d, HCB_DIFF_REF);
-		run.platform[1] = hcb_diff_platform(run.d, HCB_DIFF_NEW);
-		code = compare(&run, r);
-	}
-	hcb_series_free(run.series);
-	hcb_diff_free(run.d);
-	hcb_reader_close(r[0]);
-	hcb_reader_close(r[1]);
-	return code;
+	if (job_input_is_job(run.path, 1) || job_input_is_job(run.path + 1, 1))
+		return diff_jobs(cmd, &run, diff_files);
+	return diff_files(&run);
 }
 
 const struct cli_cmd cmd_diff = {

@@ -73,7 +73,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
 }
 
 /* One recording, or a job's (job_input.h): into w, closed. */
-static int replay_into(struct replay_args *a, struct hcb_writer *w, char **paths, int n)
+static int replay_into(struct replay_args *a, struct hcb_writer *w, const char *const *paths, int n)
 {
 	struct hcb_jobset set;
 	int code;
@@ -110,7 +110,7 @@ static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	hcb_writer_set_print_opts(w, &a.print.numpy);
 	a.o.nonfinite = a.print.nonfinite;
-	return replay_into(&a, w, argv + optind, argc - optind);
+	return replay_into(&a, w, (const char *const *)argv + optind, argc - optind);
 }
 
 const struct cli_cmd cmd_replay = {

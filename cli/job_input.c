@@ -12,7 +12,7 @@
 
 #define SKIPPED_SHOWN 5     /* names told one by one; the rest counted */
 
-int job_input_is_job(char *const *paths, int n)
+int job_input_is_job(const char *const *paths, int n)
 {
 	struct stat st;
 
@@ -39,7 +39,7 @@ static void tell_skipped(const struct hcb_jobset *s, const char *dir)
 			 s->nskipped - SKIPPED_SHOWN, dir);
 }
 
-int job_input_load(struct hcb_jobset *s, char *const *paths, int n, int quiet, int trouble_code)
+int job_input_load(struct hcb_jobset *s, const char *const *paths, int n, int quiet, int fail_code)
 {
 	struct stat st;
 	int err = 0;
@@ -53,7 +53,7 @@ int job_input_load(struct hcb_jobset *s, char *const *paths, int n, int quiet, i
 		}
 		if (stat(paths[i], &st)) {
 			cli_err("cannot open '%s': %s", paths[i], strerror(errno));
-			return trouble_code;
+			return fail_code;
 		}
 		err = S_ISDIR(st.st_mode) ? hcb_jobset_add_dir(s, paths[i]) : hcb_jobset_add_file(s, paths[i]);
 		if (!quiet && s->nskipped > skipped) {
@@ -67,8 +67,7 @@ int job_input_load(struct hcb_jobset *s, char *const *paths, int n, int quiet, i
 		err = hcb_jobset_identify(s);
 	if (err) {
 		cli_err("%s", s->error);
-		return err == -EEXIST || err == -EBADMSG || err == -ENOENT || err == -EPROTO ||
-		       err == -EPROTONOSUPPORT ? EXIT_FAIL : trouble_code;
+		return fail_code;
 	}
 	raise_file_limit(s->n);
 	return 0;
