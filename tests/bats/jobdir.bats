@@ -1,0 +1,195 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# jobdir.bats - a directory (or several files) of one job is one recording
+# (issue 36): replay DIR merges a real two-process jax.distributed job's
+# recordings by time, each process under its header; diff DIR DIR pairs
+# the processes of two runs by who they are, never by the files' names;
+# a directory that is damaged, holds one process twice or holds nothing
+# gets one message.  Needs the newest jax's venv (HCB_VENV_JAX12).
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# free_port: a TCP port of this machine nobody listens on now
+free_port()
+{
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# job_into DIR: one run of tests/jax/distributed.py's two processes, each
+# recorded by pid (as distributed.bats does) into DIR/rec$I.jsonl
+job_into()
+{
+    local i port dir=$1 job=() rec=()
+    port=$(free_port)
+    mkdir -p "$dir"
+    rm -f "$T"/go*
+    for i in 0 1; do
+        "$PY" "$ROOT/tests/jax/distributed.py" "$i" 2 "$port" "$T/go$i" "$dir.truth$i" \
+            >"$T/prog$i.out" 2>"$T/prog$i.err" &
+        job[$i]=$!
+        PIDS+=("$!")
+    done
+    for i in 0 1; do wait_for "$T/prog$i.out" '^ready ' 180; done
+    for i in 0 1; do
+        "$HCBTRACE" record -p "${job[$i]}" -o "$dir/rec$i.jsonl" 2>"$dir.rec$i.err" &
+        rec[$i]=$!
+        PIDS+=("$!")
+    done
+    for i in 0 1; do wait_session "${job[$i]}"; done
+    for i in 0 1; do touch "$T/go$i"; done
+    for i in 0 1; do wait "${job[$i]}"; done
+    for i in 0 1; do wait "${rec[$i]}"; grep -q 'target exited' "$dir.rec$i.err"; done
+}
+
+@test "job: replay DIR of a two-process jax.distributed job: every tap of both, merged by time, each process under its header" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax, ml_dtypes' "jax and ml_dtypes"
+    job_into "$T/run1"
+    echo "x" >"$T/run1/notes.txt"
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/run1"
+    assert_success
+    assert_output --regexp '(^|'$'\n'')# process 0 of 2 \(jax\), host [^,]+, pid [0-9]+'
+    assert_output --regexp '(^|'$'\n'')# process 1 of 2 \(jax\), host [^,]+, pid [0-9]+'
+    assert_output --partial 'cpu:2049'
+    assert_output --partial 'cpu:0'
+    [ "$stderr" = "hcbtrace: warning: skipped '$T/run1/notes.txt': not a recording (.jsonl or .hcbcap)" ]
+    # the same as JSONL: each file's taps, all, in the file's order, under
+    # their own process's session record; merged by time
+    "$HCBTRACE" replay --no-wait -q -f jsonl "$T/run1" >"$T/merged.jsonl"
+    run python3 - "$T/merged.jsonl" "$T/run1/rec0.jsonl" "$T/run1/rec1.jsonl" <<'EOF2'
+import json, sys
+merged = [json.loads(l) for l in open(sys.argv[1])]
+files = {}
+for path in sys.argv[2:]:
+    recs = [json.loads(l) for l in open(path)]
+    pid = next(r["pid"] for r in recs if r["type"] == "session")
+    files[pid] = [r for r in recs if r["type"] == "tap"]
+got, order, who = {pid: [] for pid in files}, [], None
+for r in merged:
+    if r["type"] == "session":
+        who = r["pid"]
+    elif r["type"] == "tap":
+        got[who].append(r)
+        order.append((who, r["ts_ns"]))
+for pid in files:
+    assert got[pid] == files[pid], (pid, len(got[pid]), len(files[pid]))
+switches = 0
+for (pa, ta), (pb, tb) in zip(order, order[1:]):
+    if pa != pb:
+        switches += 1
+        assert ta <= tb, (pa, ta, pb, tb)      # the earliest of the files' next taps
+assert switches >= 2, switches
+print("%d taps of %d processes, %d turns between them" % (len(order), len(files), switches))
+EOF2
+    echo "# $output" >&3
+    assert_success
+}
+
+@test "job: diff DIR DIR of two runs of a deterministic job: no difference; a value changed in process 1 is named there" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax, ml_dtypes' "jax and ml_dtypes"
+    job_into "$T/a"
+    job_into "$T/b"
+    run "$HCBTRACE" diff "$T/a" "$T/b"
+    echo "# ${lines[-1]}" >&3
+    assert_success
+    assert_output --regexp '== REF process 0 \(host [^,]+, pid [0-9]+\), NEW process 0 '
+    assert_output --regexp '== REF process 1 \(host [^,]+, pid [0-9]+\), NEW process 1 '
+    assert_line 'job: 2 processes in REF, 2 in NEW: 2 paired, 0 differ; 0 in REF only, 0 in NEW only'
+    # a third run: process 1's first float value changed, and the files'
+    # names swapped: the processes pair by who they are, not by name
+    mkdir "$T/c"
+    "$HCBTRACE" convert "$T/b/rec0.jsonl" -o "$T/c/rec1.hcbcap"
+    run python3 - "$T/b/rec1.jsonl" "$T/c/rec0.jsonl" <<'EOF2'
+import json, sys
+out = []
+changed = None
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if changed is None and r["type"] == "tap" and r["arrays"] and r["arrays"][0]["dtype"] == "float32" \
+            and r["arrays"][0]["data"]:
+        r["arrays"][0]["data"][0] += 1.0
+        changed = r
+    out.append(json.dumps(r) + "\n")
+open(sys.argv[2], "w").write("".join(out))
+print("%d\t%s\t%d" % (changed["device"], changed["name"], changed["seq"]))
+EOF2
+    assert_success
+    IFS=$'\t' read -r dev name seq <<<"$output"
+    run "$HCBTRACE" diff "$T/a" "$T/c"
+    echo "# $(grep -A1 '^== REF process 1' <<<"$output" | tail -1)" >&3
+    assert_failure 1
+    # process 1's pair holds the change: its device, site and seq
+    run awk '/^== REF process 1 /{p=1} /^== REF process 0 /{p=0} p' <<<"$output"
+    assert_output --partial "tap cpu:$dev $name #"
+    assert_output --regexp "\(REF seq [0-9]+, NEW seq $seq\)"
+    run "$HCBTRACE" diff "$T/a" "$T/c"
+    assert_line 'job: 2 processes in REF, 2 in NEW: 2 paired, 1 differ; 0 in REF only, 0 in NEW only'
+    # a process in one run only
+    rm "$T/c/rec1.hcbcap"
+    run "$HCBTRACE" diff -q "$T/a" "$T/c"
+    assert_failure 1
+    assert_output ''
+    run "$HCBTRACE" diff "$T/a" "$T/c"
+    assert_output --regexp "== process 0 \(host [^,]+, pid [0-9]+\): in REF only \('$T/a/rec0.jsonl'\): NEW has no such process"
+}
+
+# example_into FILE INDEX: a real recording of hcb-example as process INDEX of 2
+example_into()
+{
+    start_example -n 2 -s 0 -i 10 --field-size 16
+    "$HCBTRACE" record -p "$EX_PID" --process-index "$2" --process-count 2 -c 10 -o "$1" 2>/dev/null
+    kill "$EX_PID"
+}
+
+@test "job: a directory with no recording, one process twice, or a damaged file: one message each" {
+    mkdir "$T/none" "$T/dup" "$T/bad"
+    echo x >"$T/none/notes.txt"
+    run --separate-stderr "$HCBTRACE" replay "$T/none"
+    assert_failure 1
+    [ "$stderr" = "hcbtrace: warning: skipped '$T/none/notes.txt': not a recording (.jsonl or .hcbcap)
+hcbtrace: '$T/none' holds no recording (.jsonl or .hcbcap)" ]
+    run --separate-stderr "$HCBTRACE" diff "$T/none" "$T/none"
+    assert_failure 2
+    example_into "$T/dup/p0.jsonl" 0
+    example_into "$T/dup/p1.jsonl" 1
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/dup"
+    assert_success
+    [ "$(grep -c '^# process [01] of 2 (flag)' <<<"$output")" -ge 2 ]
+    # a converted copy beside its original: the same process twice
+    "$HCBTRACE" convert "$T/dup/p1.jsonl" -o "$T/dup/p1.hcbcap"
+    run --separate-stderr "$HCBTRACE" replay "$T/dup"
+    assert_failure 1
+    assert_output ''
+    [[ "$stderr" =~ ^"hcbtrace: '$T/dup/p1."(jsonl|hcbcap)"' and '$T/dup/p1."(hcbcap|jsonl)"' are both recordings of process 1 on host "[^:]+": a job's recordings hold one file a process; move one of them away"$ ]]
+    run --separate-stderr "$HCBTRACE" diff "$T/dup" "$T/dup"
+    assert_failure 2
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    # a file damaged before its first tap names its line
+    cp "$T/dup/p0.jsonl" "$T/bad/p0.jsonl"
+    { head -c 30 "$T/dup/p1.jsonl"; echo; } >"$T/bad/p1.jsonl"
+    run --separate-stderr "$HCBTRACE" replay "$T/bad"
+    assert_failure 1
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    [[ "$stderr" =~ ^"hcbtrace: $T/bad/p1.jsonl:1: " ]]
+    # damaged later: everything of the others and before the damage, then its message
+    { cat "$T/dup/p1.jsonl"; echo '{"type":"tap",'; } >"$T/bad/p1.jsonl"
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/bad"
+    assert_failure 1
+    [ "$(grep -c '^device: ' <<<"$output")" -eq 20 ]
+    [[ "$stderr" =~ ^"hcbtrace: $T/bad/p1.jsonl:" ]]
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    # several files named: the same as their directory
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/dup/p1.jsonl" "$T/dup/p0.jsonl"
+    assert_success
+    [ "$(grep -c '^device: ' <<<"$output")" -eq 20 ]
+}
