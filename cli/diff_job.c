@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
+#include "text/idprint.h"
 #include "diff_job.h"
 #include "job_input.h"
 
@@ -80,6 +82,15 @@ static int verdict(const struct diff_run *run, const struct hcb_jobset *set, con
 	return t->differ || t->only[0] || t->only[1] ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Refused for a job: what compares two files only. */
+static int two_files_only(const struct cli_cmd *cmd, const struct diff_run *run)
+{
+	if (run->fmt == OUT_JSON || run->plot)
+		return cli_usage_err(cmd, "%s compares two recordings: give two files, not a job's recordings",
+				     run->plot ? "--plot" : "-f json");
+	return 0;
+}
+
 int diff_jobs(const struct cli_cmd *cmd, struct diff_run *run, diff_pair_fn pair)
 {
 	struct hcb_jobset set[2];
@@ -88,9 +99,8 @@ int diff_jobs(const struct cli_cmd *cmd, struct diff_run *run, diff_pair_fn pair
 	char *used = NULL;
 	int code = 0;
 
-	if (run->fmt == OUT_JSON || run->plot)
-		return cli_usage_err(cmd, "%s compares two recordings: give two files, not a job's directory",
-				     run->plot ? "--plot" : "-f json");
+	if (two_files_only(cmd, run))
+		return EXIT_USAGE;
 	hcb_jobset_init(&set[0]);
 	hcb_jobset_init(&set[1]);
 	for (int side = 0; side < 2 && !code; side++)
@@ -112,5 +122,99 @@ int diff_jobs(const struct cli_cmd *cmd, struct diff_run *run, diff_pair_fn pair
 	free(used);
 	hcb_jobset_free(&set[0]);
 	hcb_jobset_free(&set[1]);
+	return code;
+}
+
+/* ---- --across-processes ---- */
+
+struct across {
+	size_t diverge, trouble;
+	char first[256];            /* the first process that diverged, named */
+	char where[256];            /* its first difference */
+	uint64_t step;
+};
+
+/* Member i against member 0 (run->devices[0]: its devices); the tally. */
+static int across_one(struct diff_run *run, struct hcb_jobset *s, size_t i, diff_pair_fn pair,
+		      struct across *t)
+{
+	char a[256], b[256];
+	uint32_t *ids;
+	size_t n;
+	int code;
+
+	if (hcb_job_devices(s, i, &ids, &n)) {
+		cli_err("%s", s->error);
+		return EXIT_USAGE;
+	}
+	run->devices[1] = ids;
+	run->ndevices[1] = n;
+	run->path[1] = s->m[i].path;
+	run->have_first = 0;
+	if (run->fmt != OUT_QUIET) {
+		printf("== %s against %s\n", job_member_name(&s->m[i], b, sizeof(b)),
+		       job_member_name(&s->m[0], a, sizeof(a)));
+		fflush(stdout);
+	}
+	code = pair(run);
+	if (code == EXIT_FAIL && !t->diverge++ && run->have_first) {
+		struct hcb_buf key = HCB_BUF_INIT;
+
+		job_member_name(&s->m[i], t->first, sizeof(t->first));
+		hcb_idprint_device(&key, run->platform[1], diff_device(run, 1, run->first_key.device));
+		snprintf(t->where, sizeof(t->where), "%s %s", hcb_buf_str(&key),
+			 run->first_key.name ? run->first_key.name : "(unnamed)");
+		t->step = run->first_seq;
+		hcb_buf_free(&key);
+	}
+	t->trouble += code == EXIT_USAGE;
+	free(ids);
+	run->devices[1] = NULL;
+	return code;
+}
+
+static int across_verdict(const struct diff_run *run, const struct hcb_jobset *s, const struct across *t)
+{
+	if (run->fmt == OUT_TEXT && !t->diverge)
+		printf("processes: %zu compared with process 0: none diverges\n", s->n - 1);
+	else if (run->fmt == OUT_TEXT)
+		printf("processes: %zu compared with process 0: %zu diverge%s; first %s, at seq %llu: %s\n",
+		       s->n - 1, t->diverge, t->diverge == 1 ? "s" : "", t->first,
+		       (unsigned long long)t->step, t->where);
+	return t->trouble ? EXIT_USAGE : t->diverge ? EXIT_FAIL : EXIT_OK;
+}
+
+int diff_across(const struct cli_cmd *cmd, struct diff_run *run, int n, const char *const *paths,
+		diff_pair_fn pair)
+{
+	struct hcb_jobset s;
+	struct across t = { 0 };
+	uint32_t *ref = NULL;
+	int code;
+
+	if (two_files_only(cmd, run))
+		return EXIT_USAGE;
+	if (n < 1)
+		return cli_usage_err(cmd, "which job? hcbtrace diff --across-processes DIR");
+	hcb_jobset_init(&s);
+	code = job_input_load(&s, paths, n, run->fmt == OUT_QUIET, EXIT_USAGE);
+	if (!code && s.n < 2) {
+		cli_err("'%s' holds one process's recording: nothing to compare it with", s.m[0].path);
+		code = EXIT_USAGE;
+	}
+	if (!code && hcb_job_devices(&s, 0, &ref, &run->ndevices[0])) {
+		cli_err("%s", s.error);
+		code = EXIT_USAGE;
+	}
+	run->devices[0] = ref;
+	run->path[0] = code ? NULL : s.m[0].path;
+	for (size_t i = 1; !code && i < s.n; i++)
+		if (across_one(run, &s, i, pair, &t) && run->fmt == OUT_QUIET)
+			break;
+	if (!code)
+		code = across_verdict(run, &s, &t);
+	free(ref);
+	run->devices[0] = NULL;
+	hcb_jobset_free(&s);
 	return code;
 }

@@ -21,4 +21,14 @@ typedef int (*diff_pair_fn)(struct diff_run *run);
  * both, 1 otherwise, 2 trouble. */
 int diff_jobs(const struct cli_cmd *cmd, struct diff_run *run, diff_pair_fn pair);
 
+/*
+ * --across-processes: the n operands are one job's recordings (a directory
+ * or files); every process is compared with the first (process 0), a
+ * device by its position among its process's devices, through pair.  The
+ * last line names the first process that diverges and its first step
+ * (NEW's seq).  Returns the exit status as diff_jobs().
+ */
+int diff_across(const struct cli_cmd *cmd, struct diff_run *run, int n, const char *const *paths,
+		diff_pair_fn pair);
+
 #endif

@@ -264,3 +264,77 @@ int hcb_job_pairs_with(const struct hcb_job_member *a, const struct hcb_job_memb
 		return 0;
 	return loose || !strcmp(a->who.host, b->who.host);
 }
+
+size_t hcb_job_device_position(const uint32_t *ids, size_t n, uint32_t device)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < device)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == device ? lo : n;
+}
+
+/* device into ids (ascending, *n of *cap) where it is not there yet. */
+static int add_device(uint32_t **ids, size_t *n, size_t *cap, uint32_t device)
+{
+	size_t at, lo = 0, hi = *n;
+
+	while (lo < hi) {
+		at = lo + (hi - lo) / 2;
+		if ((*ids)[at] < device)
+			lo = at + 1;
+		else
+			hi = at;
+	}
+	if (lo < *n && (*ids)[lo] == device)
+		return 0;
+	if (*n >= HCB_JOB_DEVICES_MAX)
+		return -E2BIG;
+	if (*n == *cap) {
+		uint32_t *k = realloc(*ids, (*cap = *cap ? *cap * 2 : 16) * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		*ids = k;
+	}
+	memmove(*ids + lo + 1, *ids + lo, (*n - lo) * sizeof(**ids));
+	(*ids)[lo] = device;
+	++*n;
+	return 0;
+}
+
+int hcb_job_devices(struct hcb_jobset *s, size_t i, uint32_t **ids, size_t *n)
+{
+	struct hcb_reader *r;
+	struct hcb_record rec;
+	size_t cap = 0;
+	int err = hcb_reader_open(&r, s->m[i].path);
+
+	*ids = NULL;
+	*n = 0;
+	if (err)
+		return fail(s, err, "cannot open '%s': %s", s->m[i].path, strerror(-err));
+	while ((err = hcb_reader_skim(r, &rec)) == 1)
+		if (rec.kind == HCB_REC_TAP && (err = add_device(ids, n, &cap, rec.tap.device)))
+			break;
+	if (err == -E2BIG)
+		fail(s, err, "'%s': more than %u devices", s->m[i].path, HCB_JOB_DEVICES_MAX);
+	else if (err == -ENOMEM)
+		fail(s, err, "out of memory");
+	else if (err < 0 && err != -ENODATA)
+		fail(s, err, "%s", hcb_reader_error(r));
+	hcb_reader_close(r);
+	if (err < 0 && err != -ENODATA) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return err;
+	}
+	return 0;
+}

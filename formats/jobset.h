@@ -69,4 +69,19 @@ int hcb_job_same_process(const struct hcb_job_member *a, const struct hcb_job_me
 int hcb_jobset_pair_loose(const struct hcb_jobset *a, const struct hcb_jobset *b);
 int hcb_job_pairs_with(const struct hcb_job_member *a, const struct hcb_job_member *b, int loose);
 
+/* Devices of one file, at most (hcb_job_devices). */
+#define HCB_JOB_DEVICES_MAX 65536u
+
+/*
+ * The distinct devices member i's taps name, ascending, in *ids (*n of
+ * them; freed by the caller): a pass over the file that reads no payload.
+ * A device's position there is where it stands among its process's
+ * devices, as replicas' devices do.  0; -E2BIG (more than
+ * HCB_JOB_DEVICES_MAX), the reader's errors (a file cut short is read as
+ * far as it goes), -ENOMEM; error says which file.
+ */
+int hcb_job_devices(struct hcb_jobset *s, size_t i, uint32_t **ids, size_t *n);
+/* Where device stands in ids (n, ascending); n if it is not there. */
+size_t hcb_job_device_position(const uint32_t *ids, size_t n, uint32_t device);
+
 #endif

@@ -193,3 +193,46 @@ hcbtrace: '$T/none' holds no recording (.jsonl or .hcbcap)" ]
     assert_success
     [ "$(grep -c '^device: ' <<<"$output")" -eq 20 ]
 }
+
+@test "job: diff --across-processes: replicas the same; one that drifts named with its first differing seq, device and site" {
+    local i
+    mkdir "$T/rep"
+    # three replicas of one job, each recorded from its first tap
+    for i in 0 1 2; do
+        "$HCBTRACE" record --process-index "$i" --process-count 3 -o "$T/rep/p$i.jsonl" -- \
+            "$EXAMPLE" -n 2 -s 5 -i 1 --field-size 16 2>/dev/null
+    done
+    run "$HCBTRACE" diff --across-processes "$T/rep"
+    assert_success
+    assert_line --regexp '^== process 1 \(host [^,]+, pid [0-9]+\) against process 0 \(host [^,]+, pid [0-9]+\)$'
+    assert_line 'processes: 2 compared with process 0: none diverges'
+    # process 2 learns at another rate: its values drift from its first update on
+    "$HCBTRACE" record --process-index 2 --process-count 3 -o "$T/rep/p2.jsonl" -- \
+        "$EXAMPLE" -n 2 -s 5 -i 1 --field-size 16 --learning-rate 0.06 2>/dev/null
+    run python3 - "$T/rep/p0.jsonl" "$T/rep/p2.jsonl" <<'EOF2'
+import collections, json, sys
+def taps(path):
+    seen, out = collections.Counter(), {}
+    for line in open(path):
+        r = json.loads(line)
+        if r["type"] == "tap":
+            k = (r["device"], r["name"], seen[(r["device"], r["name"])])
+            seen[(r["device"], r["name"])] += 1
+            out[k] = r
+    return out
+a, b = taps(sys.argv[1]), taps(sys.argv[2])
+first = min((b[k]["seq"], k[0], k[1]) for k in a if a[k]["arrays"] != b[k]["arrays"])
+print("%d cpu:%d %s" % first)
+EOF2
+    assert_success
+    read -r seq dev site <<<"$output"
+    run "$HCBTRACE" diff --across-processes "$T/rep"
+    assert_failure 1
+    assert_line --regexp "^processes: 2 compared with process 0: 1 diverges; first process 2 \(host [^,]+, pid [0-9]+\), at seq $seq: $dev $site\$"
+    run "$HCBTRACE" diff -q --across-processes "$T/rep"
+    assert_failure 1
+    assert_output ''
+    run --separate-stderr "$HCBTRACE" diff --across-processes "$T/rep/p0.jsonl"
+    assert_failure 2
+    [ "$stderr" = "hcbtrace: '$T/rep/p0.jsonl' holds one process's recording: nothing to compare it with" ]
+}

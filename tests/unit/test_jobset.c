@@ -16,7 +16,8 @@
  *    right after its process's session record;
  *  - a file damaged midway: its error once, the others to their end;
  *  - two runs pair by index alone where each has every index once, by host
- *    and index otherwise.
+ *    and index otherwise;
+ *  - a process's devices, ascending, any u32, and a device's position.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -284,6 +285,47 @@ static void test_pairing(void **state)
 	assert_int_equal(hcb_jobset_pair_loose(&sa, &sb), 0);
 }
 
+/* A process's devices, ascending, and a device's position among them:
+ * how --across-processes lines up replicas' devices. */
+static void test_devices(void **state)
+{
+	static const unsigned long long ts[] = { 1, 2, 3 };
+	const char *dir = subdir("devices");
+	struct hcb_jobset s;
+	char path[512];
+	uint32_t *ids;
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/p.jsonl", dir);
+	f = fopen(path, "w");
+	session_line(f, 1, "h", 5);
+	tap_line(f, 2049, 0, 1, 1);
+	tap_line(f, 4294967295u, 0, 2, 1);
+	tap_line(f, 2048, 0, 3, 1);
+	tap_line(f, 2049, 1, 4, 1);
+	fclose(f);
+	job_file(dir, "q.jsonl", 0, "h", ts, 3);
+	hcb_jobset_init(&s);
+	assert_int_equal(hcb_jobset_add_dir(&s, dir), 0);
+	assert_int_equal(hcb_jobset_identify(&s), 0);
+	assert_int_equal(hcb_job_devices(&s, 1, &ids, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(ids[0], 2048);
+	assert_int_equal(ids[1], 2049);
+	assert_int_equal(ids[2], 4294967295u);
+	assert_int_equal(hcb_job_device_position(ids, n, 2049), 1);
+	assert_int_equal(hcb_job_device_position(ids, n, 4294967295u), 2);
+	assert_int_equal(hcb_job_device_position(ids, n, 7), 3);
+	free(ids);
+	assert_int_equal(hcb_job_devices(&s, 0, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 0);
+	free(ids);
+	hcb_jobset_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_damage),
 		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_devices),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
