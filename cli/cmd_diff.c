@@ -50,6 +50,7 @@ static void note_first(struct diff_run *run, const struct hcb_diff_key *k, uint6
 	run->first_key = *k;
 	snprintf(run->first_name, sizeof(run->first_name), "%s", k->name ? k->name : "");
 	run->first_key.name = k->name ? run->first_name : NULL;
+	snprintf(run->first_platform, sizeof(run->first_platform), "%s", run->platform[1]);
 }
 
 static int on_tap(void *ctx, const struct hcb_diff_tap *t)

@@ -161,7 +161,7 @@ static int across_one(struct diff_run *run, struct hcb_jobset *s, size_t i, diff
 		struct hcb_buf key = HCB_BUF_INIT;
 
 		job_member_name(&s->m[i], t->first, sizeof(t->first));
-		hcb_idprint_device(&key, run->platform[1], diff_device(run, 1, run->first_key.device));
+		hcb_idprint_device(&key, run->first_platform, diff_device(run, 1, run->first_key.device));
 		snprintf(t->where, sizeof(t->where), "%s %s", hcb_buf_str(&key),
 			 run->first_key.name ? run->first_key.name : "(unnamed)");
 		t->step = run->first_seq;

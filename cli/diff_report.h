@@ -36,6 +36,7 @@ struct diff_run {
 	uint64_t first_seq;
 	struct hcb_diff_key first_key;
 	char first_name[128];
+	char first_platform[16];    /* NEW's platform then (the engine's goes with it) */
 };
 
 /* The device a key names on side: itself, or the one at its position. */
