@@ -236,3 +236,26 @@ EOF2
     assert_failure 2
     [ "$stderr" = "hcbtrace: '$T/rep/p0.jsonl' holds one process's recording: nothing to compare it with" ]
 }
+
+@test "job: replay and diff of a job's directory of several hundred MB: memory stays flat (peak RSS under 64 MB)" {
+    local i
+    mkdir "$T/big"
+    # four processes of ~80 MB each, their taps interleaved in time
+    for i in 0 1 2 3; do
+        make_big_jsonl "$T/big/p$i.jsonl" 1000 20000
+        sed -i "1s/\"pid\":1,/\"pid\":1$i,\"host\":\"h\",\"process\":{\"index\":$i,\"count\":4,\"source\":\"flag\"},/" \
+            "$T/big/p$i.jsonl"
+    done
+    [ "$(du -cb "$T"/big/*.jsonl | tail -1 | cut -f1)" -gt $((300 * 1000 * 1000)) ]
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
+    /usr/bin/time -f 'peak %M kB' -o "$T/rss" "$HCBTRACE" replay --no-wait -f jsonl "$T/big" >"$T/out.jsonl"
+    echo "# replay: $(cat "$T/rss")" >&3
+    [ "$(grep -c '"type":"tap"' "$T/out.jsonl")" -eq 4000 ]
+    [ "$(awk '/^peak/ { print $2 }' "$T/rss")" -lt 65536 ]
+    rm "$T/out.jsonl"
+    run --separate-stderr /usr/bin/time -f 'peak %M kB' -o "$T/rss" "$HCBTRACE" diff "$T/big" "$T/big"
+    assert_success
+    assert_line 'job: 4 processes in REF, 4 in NEW: 4 paired, 0 differ; 0 in REF only, 0 in NEW only'
+    echo "# diff: $(cat "$T/rss")" >&3
+    [ "$(awk '/^peak/ { print $2 }' "$T/rss")" -lt 65536 ]
+}
