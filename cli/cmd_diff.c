@@ -40,7 +40,7 @@ static const struct cli_opt diff_opts[] = {
 
 /* The pair's first difference by NEW's seq, then device: where a replica
  * diverged, whatever order the engine finds them in. */
-static void note_first(struct diff_run *run, const struct hcb_diff_key *k, uint64_t seq)
+static void note_first(struct diff_run *run, const struct hcb_diff_key *k, uint64_t seq, int side)
 {
 	if (run->have_first && (run->first_seq < seq ||
 				(run->first_seq == seq && run->first_key.device <= k->device)))
@@ -50,7 +50,8 @@ static void note_first(struct diff_run *run, const struct hcb_diff_key *k, uint6
 	run->first_key = *k;
 	snprintf(run->first_name, sizeof(run->first_name), "%s", k->name ? k->name : "");
 	run->first_key.name = k->name ? run->first_name : NULL;
-	snprintf(run->first_platform, sizeof(run->first_platform), "%s", run->platform[1]);
+	run->first_side = side;
+	snprintf(run->first_platform, sizeof(run->first_platform), "%s", run->platform[side]);
 }
 
 static int on_tap(void *ctx, const struct hcb_diff_tap *t)
@@ -58,7 +59,7 @@ static int on_tap(void *ctx, const struct hcb_diff_tap *t)
 	struct diff_run *run = ctx;
 	int err = run->series ? hcb_series_tap_differs(run->series, t) : 0;
 
-	note_first(run, &t->key, t->seq[1]);
+	note_first(run, &t->key, t->seq[1], HCB_DIFF_NEW);
 	if (err)
 		return err;
 	switch (run->fmt) {
@@ -74,7 +75,7 @@ static int on_unmatched(void *ctx, const struct hcb_diff_unmatched *u)
 	struct diff_run *run = ctx;
 	int err = run->series ? hcb_series_unmatched(run->series, u) : 0;
 
-	note_first(run, &u->key, u->first_seq);
+	note_first(run, &u->key, u->first_seq, u->side);
 	if (err)
 		return err;
 	switch (run->fmt) {

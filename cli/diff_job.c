@@ -157,11 +157,13 @@ static int across_one(struct diff_run *run, struct hcb_jobset *s, size_t i, diff
 		fflush(stdout);
 	}
 	code = pair(run);
-	if (code == EXIT_FAIL && !t->diverge++ && run->have_first) {
+	if (code == EXIT_FAIL && !t->diverge++)
+		job_member_name(&s->m[i], t->first, sizeof(t->first));
+	if (code == EXIT_FAIL && t->diverge == 1 && run->have_first) {
 		struct hcb_buf key = HCB_BUF_INIT;
 
-		job_member_name(&s->m[i], t->first, sizeof(t->first));
-		hcb_idprint_device(&key, run->first_platform, diff_device(run, 1, run->first_key.device));
+		hcb_idprint_device(&key, run->first_platform,
+				   diff_device(run, run->first_side, run->first_key.device));
 		snprintf(t->where, sizeof(t->where), "%s %s", hcb_buf_str(&key),
 			 run->first_key.name ? run->first_key.name : "(unnamed)");
 		t->step = run->first_seq;
@@ -177,6 +179,9 @@ static int across_verdict(const struct diff_run *run, const struct hcb_jobset *s
 {
 	if (run->fmt == OUT_TEXT && !t->diverge)
 		printf("processes: %zu compared with process 0: none diverges\n", s->n - 1);
+	else if (run->fmt == OUT_TEXT && !t->where[0])   /* no tap differs: its devices do */
+		printf("processes: %zu compared with process 0: %zu diverge%s; first %s, in its devices\n",
+		       s->n - 1, t->diverge, t->diverge == 1 ? "s" : "", t->first);
 	else if (run->fmt == OUT_TEXT)
 		printf("processes: %zu compared with process 0: %zu diverge%s; first %s, at seq %llu: %s\n",
 		       s->n - 1, t->diverge, t->diverge == 1 ? "s" : "", t->first,

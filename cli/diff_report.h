@@ -31,12 +31,14 @@ struct diff_run {
 	 * engine as its position among them, and named back by it */
 	const uint32_t *devices[2];
 	size_t ndevices[2];
-	/* the first difference of a pair: its key and NEW's seq (the step) */
+	/* the first difference of a pair: its key and seq (the step), NEW's
+	 * but for a tap missing from NEW */
 	int have_first;
+	int first_side;
 	uint64_t first_seq;
 	struct hcb_diff_key first_key;
 	char first_name[128];
-	char first_platform[16];    /* NEW's platform then (the engine's goes with it) */
+	char first_platform[16];    /* its side's platform then (the engine's goes with it) */
 };
 
 /* The device a key names on side: itself, or the one at its position. */

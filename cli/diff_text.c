@@ -215,7 +215,7 @@ static void devices_text(struct hcb_buf *b, const struct diff_run *run, enum hcb
 		hcb_buf_puts(b, " (none)");
 	for (unsigned int i = 0; i < n; i++) {
 		hcb_buf_putc(b, ' ');
-		hcb_idprint_device(b, run->platform[side], dev[i]);
+		hcb_idprint_device(b, run->platform[side], diff_device(run, side, dev[i]));
 	}
 }
 
