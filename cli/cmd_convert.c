@@ -65,6 +65,12 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 		if (!strcmp(out, argv[i]) || cli_same_file(out, argv[i]))
 			return cli_usage_err(cmd, "'%s' is the input '%s' itself: converting it into itself "
 					     "would lose it; give the output another name", out, argv[i]);
+	/* .npz and the timeline name a tap by its device alone: the processes
+	 * of a job (each its cuda:0) would run together */
+	if (job_input_is_job((const char *const *)argv + optind, argc - optind) &&
+	    hcb_file_format_of(out) != HCB_FMT_JSONL && hcb_file_format_of(out) != HCB_FMT_HCBCAP)
+		return cli_usage_err(cmd, "'%s': a job's recordings convert to .jsonl or .hcbcap, which keep "
+				     "who each process is; convert one process's recording to .npz or a timeline", out);
 	trace_install_signals();
 	hcb_jobset_init(&set);
 	if (job_input_is_job((const char *const *)argv + optind, argc - optind) &&

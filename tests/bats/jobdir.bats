@@ -165,6 +165,13 @@ hcbtrace: '$T/none' holds no recording (.jsonl or .hcbcap)" ]
     run --separate-stderr "$HCBTRACE" replay --no-wait "$T/dup"
     assert_success
     [ "$(grep -c '^# process [01] of 2 (flag)' <<<"$output")" -ge 2 ]
+    # converted into one file, it replays the same; an .npz would run them together
+    "$HCBTRACE" convert "$T/dup" -o "$T/all.hcbcap"
+    diff <(printf '%s\n' "$output") <("$HCBTRACE" replay --no-wait "$T/all.hcbcap")
+    run --separate-stderr "$HCBTRACE" convert "$T/dup" -o "$T/all.npz"
+    assert_failure 2
+    [[ "$stderr" == *"a job's recordings convert to .jsonl or .hcbcap"* ]]
+    [ ! -e "$T/all.npz" ]
     # a converted copy beside its original: the same process twice
     "$HCBTRACE" convert "$T/dup/p1.jsonl" -o "$T/dup/p1.hcbcap"
     run --separate-stderr "$HCBTRACE" replay "$T/dup"
