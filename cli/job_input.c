@@ -33,7 +33,8 @@ static void raise_file_limit(size_t files)
 static void tell_skipped(const struct hcb_jobset *s, const char *dir)
 {
 	for (size_t i = 0; i < s->nskipped && i < SKIPPED_SHOWN; i++)
-		cli_warn("skipped '%s/%s': not a recording (.jsonl or .hcbcap)", dir, s->skipped[i]);
+		cli_warn("skipped '%s%s%s': not a recording (.jsonl or .hcbcap)", dir,
+			 dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", s->skipped[i]);
 	if (s->nskipped > SKIPPED_SHOWN)
 		cli_warn("skipped %zu more names in '%s' that are not recordings",
 			 s->nskipped - SKIPPED_SHOWN, dir);

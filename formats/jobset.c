@@ -82,6 +82,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* What joins dir and a name in it: "run/" needs no second '/'. */
+static const char *sep_after(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return n && dir[n - 1] == '/' ? "" : "/";
+}
+
 /* A regular file (through a link too) named as a recording is. */
 static int is_recording(const char *dir, const char *name)
 {
@@ -91,7 +99,7 @@ static int is_recording(const char *dir, const char *name)
 
 	if (name[0] == '.' || (f != HCB_FMT_JSONL && f != HCB_FMT_HCBCAP))
 		return 0;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, sep_after(dir), name) >= sizeof(path))
 		return 0;
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
@@ -140,10 +148,11 @@ int hcb_jobset_add_dir(struct hcb_jobset *s, const char *dir)
 	for (size_t i = 0; i < n; i++) {
 		if (!err && !is_recording(dir, names[i]))
 			err = note_skipped(s, names[i]);
+		else if (!err && (size_t)snprintf(path, sizeof(path), "%s%s%s", dir, sep_after(dir),
+						  names[i]) >= sizeof(path))
+			err = fail(s, -ENAMETOOLONG, "'%s%s%s': name too long", dir, sep_after(dir), names[i]);
 		else if (!err)
-			err = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= sizeof(path) ?
-			      fail(s, -ENAMETOOLONG, "'%s/%s': name too long", dir, names[i]) :
-			      hcb_jobset_add_file(s, path);
+			err = hcb_jobset_add_file(s, path);
 		free(names[i]);
 	}
 	free(names);
