@@ -43,6 +43,7 @@ enum cli_long_opt {
 	OPT_EQUAL_NAN,
 	OPT_PLOT,
 	OPT_PLOT_STAT,
+	OPT_ACROSS,
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_CUDA,                       /* trace.h: run, record */
 	OPT_NO_TEXT,                    /* trace.h: attach, run, record */

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "playback.h"
+#include "job_input.h"
+#include "playback_job.h"
 #include "trace.h"
 
 static const struct cli_opt convert_opts[] = {
@@ -38,6 +39,7 @@ static int convert_opt(void *ctx, int c, const char *arg)
 static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct convert_args a = { .cmd = cmd };
+	struct hcb_jobset set;
 	struct cli_output dest;
 	const char *out;
 	struct hcb_writer *w;
@@ -49,8 +51,6 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 	out = a.out;
 	if (optind >= argc)
 		return cli_usage_err(cmd, "which recording? hcbtrace convert IN -o OUT");
-	if (optind + 1 < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if (!out)
 		return cli_usage_err(cmd, "where to? give the output with -o OUT.jsonl, OUT.hcbcap, OUT.npz "
 				     "or OUT.json (timeline)");
@@ -61,18 +61,33 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap, .npz or .json (timeline)", out);
 	}
 	/* by the file, not its name: ./x, x and a hard link of x are one */
-	if (!strcmp(out, argv[optind]) || cli_same_file(out, argv[optind]))
-		return cli_usage_err(cmd, "'%s' is the input '%s' itself: converting it into itself "
-				     "would lose it; give the output another name", out, argv[optind]);
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(out, argv[i]) || cli_same_file(out, argv[i]))
+			return cli_usage_err(cmd, "'%s' is the input '%s' itself: converting it into itself "
+					     "would lose it; give the output another name", out, argv[i]);
+	/* .npz and the timeline name a tap by its device alone: the processes
+	 * of a job (each its cuda:0) would run together */
+	if (job_input_is_job((const char *const *)argv + optind, argc - optind) &&
+	    hcb_file_format_of(out) != HCB_FMT_JSONL && hcb_file_format_of(out) != HCB_FMT_HCBCAP)
+		return cli_usage_err(cmd, "'%s': a job's recordings convert to .jsonl or .hcbcap, which keep "
+				     "who each process is; convert one process's recording to .npz or a timeline", out);
 	trace_install_signals();
+	hcb_jobset_init(&set);
+	if (job_input_is_job((const char *const *)argv + optind, argc - optind) &&
+	    (code = job_input_load(&set, (const char *const *)argv + optind, argc - optind, 0, EXIT_FAIL))) {
+		hcb_jobset_free(&set);
+		return code;
+	}
 	err = cli_output_open(&dest, out, HCB_FMT_UNKNOWN, &w);
 	if (err) {
 		cli_err("cannot create '%s': %s", out, strerror(-err));
+		hcb_jobset_free(&set);
 		return EXIT_FAIL;
 	}
 	a.o.dest = &dest;
-	code = playback(argv[optind], w, out, &a.o);
+	code = set.n ? playback_job(&set, w, out, &a.o) : playback(argv[optind], w, out, &a.o);
 	cli_output_done(&dest);
+	hcb_jobset_free(&set);
 	return code;
 }
 
@@ -80,8 +95,9 @@ const struct cli_cmd cmd_convert = {
 	.name = "convert",
 	.run = run_convert,
 	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz or a timeline",
-	.usage = "[OPTIONS] IN -o OUT",
+	.usage = "[OPTIONS] IN|DIR... -o OUT",
 	.description = "Convert a recording between .jsonl and .hcbcap (losslessly), to NumPy .npz, or to a "
-		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open.",
+		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open; a directory "
+		       "or several files (one job's recordings) become one, merged by time.",
 	.opts = convert_opts,
 };

@@ -18,7 +18,9 @@
 #include "diff/diff.h"
 #include "recfile.h"
 #include "cli.h"
+#include "diff_job.h"
 #include "diff_report.h"
+#include "job_input.h"
 #include "progress.h"
 
 static const struct cli_opt diff_opts[] = {
@@ -28,6 +30,7 @@ static const struct cli_opt diff_opts[] = {
 	{ 'f', "format", "FMT", "output format: text (default) or json" },
 	{ OPT_PLOT, "plot", "FILE", "when they differ, draw the drift in FILE (SVG)" },
 	{ OPT_PLOT_STAT, "plot-stat", "STAT", "arrays drawn as their mean (default), min, max or norm" },
+	{ OPT_ACROSS, "across-processes", NULL, "compare each process of one job with process 0" },
 	{ 'q', "quiet", NULL, "print nothing: the exit status tells" },
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
@@ -35,11 +38,28 @@ static const struct cli_opt diff_opts[] = {
 
 /* ---- the engine's callbacks ---- */
 
+/* The pair's first difference by NEW's seq, then device: where a replica
+ * diverged, whatever order the engine finds them in. */
+static void note_first(struct diff_run *run, const struct hcb_diff_key *k, uint64_t seq, int side)
+{
+	if (run->have_first && (run->first_seq < seq ||
+				(run->first_seq == seq && run->first_key.device <= k->device)))
+		return;
+	run->have_first = 1;
+	run->first_seq = seq;
+	run->first_key = *k;
+	snprintf(run->first_name, sizeof(run->first_name), "%s", k->name ? k->name : "");
+	run->first_key.name = k->name ? run->first_name : NULL;
+	run->first_side = side;
+	snprintf(run->first_platform, sizeof(run->first_platform), "%s", run->platform[side]);
+}
+
 static int on_tap(void *ctx, const struct hcb_diff_tap *t)
 {
 	struct diff_run *run = ctx;
 	int err = run->series ? hcb_series_tap_differs(run->series, t) : 0;
 
+	note_first(run, &t->key, t->seq[1], HCB_DIFF_NEW);
 	if (err)
 		return err;
 	switch (run->fmt) {
@@ -55,6 +75,7 @@ static int on_unmatched(void *ctx, const struct hcb_diff_unmatched *u)
 	struct diff_run *run = ctx;
 	int err = run->series ? hcb_series_unmatched(run->series, u) : 0;
 
+	note_first(run, &u->key, u->first_seq, u->side);
 	if (err)
 		return err;
 	switch (run->fmt) {
@@ -129,6 +150,9 @@ static int read_both(struct diff_run *run, struct hcb_reader *r[2], struct progr
 			n = hcb_reader_next(r[side], &rec);
 			progress_update(pg, hcb_reader_tell(r[0]) + hcb_reader_tell(r[1]));
 			if (n == 1) {
+				if (rec.kind == HCB_REC_TAP && run->devices[side])
+					rec.tap.device = (uint32_t)hcb_job_device_position(
+						run->devices[side], run->ndevices[side], rec.tap.device);
 				/* the series first: the engine may mark a pair in them */
 				err = run->series ? hcb_series_feed(run->series, (enum hcb_diff_side)side, &rec) : 0;
 				if (!err)
@@ -190,6 +214,9 @@ static int diff_opt(void *ctx, int c, const char *arg)
 		if (!*arg)
 			return cli_usage_err(a->cmd, "--plot needs a file name, such as drift.svg");
 		a->run->plot = arg;
+		return 0;
+	case OPT_ACROSS:
+		a->run->across = 1;
 		return 0;
 	case OPT_PLOT_STAT:
 		a->run->stat = hcb_stat_from_name(arg);
@@ -279,49 +306,72 @@ static int compare(struct diff_run *run, struct hcb_reader *r[2])
 	return conclude(run);
 }
 
-static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
+/* run->path[0] against run->path[1]: the exit status (0 same, 1 differ,
+ * 2 trouble), the report on stdout. */
+static int diff_files(struct diff_run *run)
 {
-	struct hcb_diff_opts opts;
 	struct hcb_reader *r[2] = { NULL, NULL };
-	struct diff_run run = { .fmt = OUT_TEXT, .opts = &opts, .stat = -1 };
-	struct diff_args args = { cmd, &opts, &run };
 	int code, err;
 
-	hcb_diff_opts_default(&opts);
-	/* options may come before, between or after REF and NEW */
-	code = cli_parse_opts(cmd, argc, argv, diff_opt, &args);
-	if (code)
-		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
-	code = operands(cmd, argc, argv, &run);
-	if (code)
-		return code;
-	if (open_reader(&r[0], run.path[0]) || open_reader(&r[1], run.path[1])) {
+	if (open_reader(&r[0], run->path[0]) || open_reader(&r[1], run->path[1])) {
 		hcb_reader_close(r[0]);
 		return EXIT_USAGE;
 	}
-	err = hcb_diff_new(&run.d, &opts, &diff_ops, &run);
-	if (!err && run.plot)
-		err = hcb_series_new(&run.series, run.stat < 0 ? HCB_STAT_MEAN : (enum hcb_stat)run.stat, &opts);
+	err = hcb_diff_new(&run->d, run->opts, &diff_ops, run);
+	if (!err && run->plot)
+		err = hcb_series_new(&run->series, run->stat < 0 ? HCB_STAT_MEAN : (enum hcb_stat)run->stat,
+				     run->opts);
 	if (err) {
 		cli_err("out of memory");
 		code = EXIT_FAIL;
 	} else {
-		run.platform[0] = hcb_diff_platform(run.d, HCB_DIFF_REF);
-		run.platform[1] = hcb_diff_platform(run.d, HCB_DIFF_NEW);
-		code = compare(&run, r);
+		run->platform[0] = hcb_diff_platform(run->d, HCB_DIFF_REF);
+		run->platform[1] = hcb_diff_platform(run->d, HCB_DIFF_NEW);
+		code = compare(run, r);
 	}
-	hcb_series_free(run.series);
-	hcb_diff_free(run.d);
+	hcb_series_free(run->series);
+	hcb_diff_free(run->d);
+	run->series = NULL;
+	run->d = NULL;
 	hcb_reader_close(r[0]);
 	hcb_reader_close(r[1]);
 	return code;
+}
+
+static int run_diff(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct hcb_diff_opts opts, defaults;
+	struct diff_run run = { .fmt = OUT_TEXT, .opts = &opts, .stat = -1 };
+	struct diff_args args = { cmd, &opts, &run };
+	int code;
+
+	hcb_diff_opts_default(&opts);
+	defaults = opts;
+	opts.rtol = opts.atol = -1;   /* not given */
+	/* options may come before, between or after REF and NEW */
+	code = cli_parse_opts(cmd, argc, argv, diff_opt, &args);
+	if (code)
+		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
+	/* replicas must be bit-identical: no tolerance unless one is given */
+	if (opts.rtol < 0)
+		opts.rtol = run.across ? 0 : defaults.rtol;
+	if (opts.atol < 0)
+		opts.atol = run.across ? 0 : defaults.atol;
+	if (run.across)
+		return diff_across(cmd, &run, argc - optind, (const char *const *)argv + optind, diff_files);
+	code = operands(cmd, argc, argv, &run);
+	if (code)
+		return code;
+	if (job_input_is_job(run.path, 1) || job_input_is_job(run.path + 1, 1))
+		return diff_jobs(cmd, &run, diff_files);
+	return diff_files(&run);
 }
 
 const struct cli_cmd cmd_diff = {
 	.name = "diff",
 	.run = run_diff,
 	.summary = "compare two recordings tap by tap (numeric regression check)",
-	.usage = "[OPTIONS] REF NEW",
+	.usage = "[OPTIONS] REF NEW | --across-processes DIR",
 	.description = "Compare two recordings tap by tap with numpy's isclose rule; exit 0 same, 1 differ, 2 trouble.",
 	.opts = diff_opts,
 };

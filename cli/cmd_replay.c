@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* hcbtrace replay FILE: print a recording exactly as attach printed it live. */
+/* hcbtrace replay FILE: print a recording exactly as attach printed it live;
+ * replay DIR (or FILE FILE...): a job's recordings as one, merged by time. */
 #include <errno.h>
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "playback.h"
+#include "job_input.h"
+#include "playback_job.h"
 #include "trace.h"
 
 static const struct cli_opt replay_opts[] = {
@@ -70,6 +72,24 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	}
 }
 
+/* One recording, or a job's (job_input.h): into w, closed. */
+static int replay_into(struct replay_args *a, struct hcb_writer *w, const char *const *paths, int n)
+{
+	struct hcb_jobset set;
+	int code;
+
+	if (!job_input_is_job(paths, n))
+		return playback(paths[0], w, "standard output", &a->o);
+	hcb_jobset_init(&set);
+	code = job_input_load(&set, paths, n, a->o.quiet, EXIT_FAIL);
+	if (code)
+		hcb_writer_close(w);
+	else
+		code = playback_job(&set, w, "standard output", &a->o);
+	hcb_jobset_free(&set);
+	return code;
+}
+
 static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct replay_args a = { .cmd = cmd, .o = { .speed = 1, .to_stdout = 1 }, .format = FORMAT_TEXT,
@@ -81,9 +101,7 @@ static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	if (optind >= argc)
-		return cli_usage_err(cmd, "which recording? hcbtrace replay FILE");
-	if (optind + 1 < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return cli_usage_err(cmd, "which recording? hcbtrace replay FILE (or DIR, or FILE FILE...)");
 	trace_install_signals();
 	code = hcb_writer_open_fd(&w, STDOUT_FILENO, a.format == FORMAT_JSONL ? HCB_FMT_JSONL : HCB_FMT_TEXT);
 	if (code) {
@@ -92,14 +110,15 @@ static int run_replay(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	hcb_writer_set_print_opts(w, &a.print.numpy);
 	a.o.nonfinite = a.print.nonfinite;
-	return playback(argv[optind], w, "standard output", &a.o);
+	return replay_into(&a, w, (const char *const *)argv + optind, argc - optind);
 }
 
 const struct cli_cmd cmd_replay = {
 	.name = "replay",
 	.run = run_replay,
 	.summary = "print a recording exactly as attach printed it live",
-	.usage = "[OPTIONS] FILE",
-	.description = "Print a recording (.jsonl, .hcbcap, or - for JSONL on stdin) as attach printed it live.",
+	.usage = "[OPTIONS] FILE|DIR...",
+	.description = "Print a recording (.jsonl, .hcbcap, or - for JSONL on stdin) as attach printed it live; "
+		       "a directory or several files are one job's recordings, one a process, merged by time.",
 	.opts = replay_opts,
 };

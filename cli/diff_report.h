@@ -26,7 +26,26 @@ struct diff_run {
 	const char *plot;           /* --plot FILE, or NULL */
 	int stat;                   /* --plot-stat: enum hcb_stat, -1 not given */
 	struct hcb_series_set *series;   /* with --plot: what the picture needs */
+	int across;                 /* --across-processes (diff_job.c) */
+	/* there: each side's devices, ascending: a tap's device is fed to the
+	 * engine as its position among them, and named back by it */
+	const uint32_t *devices[2];
+	size_t ndevices[2];
+	/* the first difference of a pair: its key and seq (the step), NEW's
+	 * but for a tap missing from NEW */
+	int have_first;
+	int first_side;
+	uint64_t first_seq;
+	struct hcb_diff_key first_key;
+	char first_name[128];
+	char first_platform[16];    /* its side's platform then (the engine's goes with it) */
 };
+
+/* The device a key names on side: itself, or the one at its position. */
+static inline uint32_t diff_device(const struct diff_run *run, int side, uint32_t device)
+{
+	return run->devices[side] && device < run->ndevices[side] ? run->devices[side][device] : device;
+}
 
 /* Mismatched elements of a leaf that differs in values, in percent. */
 static inline double diff_leaf_percent(const struct hcb_diff_leaf *l)

@@ -85,7 +85,7 @@ static void maxdiff_text(struct hcb_buf *b, unsigned int dt, double v)
 static void key_text(struct hcb_buf *b, const struct diff_run *run, enum hcb_diff_side side,
 		     const struct hcb_diff_key *k)
 {
-	hcb_idprint_device(b, run->platform[side], k->device);
+	hcb_idprint_device(b, run->platform[side], diff_device(run, side, k->device));
 	if (k->name)
 		hcb_buf_printf(b, " %s", k->name);
 	else
@@ -168,7 +168,8 @@ int diff_text_tap(const struct diff_run *run, const struct hcb_diff_tap *t)
 	struct hcb_buf b = HCB_BUF_INIT;
 
 	hcb_buf_puts(&b, "tap ");
-	key_text(&b, run, HCB_DIFF_REF, &t->key);
+	/* across a job's processes, the device of the process that diverges */
+	key_text(&b, run, run->across ? HCB_DIFF_NEW : HCB_DIFF_REF, &t->key);
 	hcb_buf_puts(&b, " (REF seq ");
 	seq_text(&b, t->seq[0]);
 	hcb_buf_puts(&b, ", NEW seq ");
@@ -214,7 +215,7 @@ static void devices_text(struct hcb_buf *b, const struct diff_run *run, enum hcb
 		hcb_buf_puts(b, " (none)");
 	for (unsigned int i = 0; i < n; i++) {
 		hcb_buf_putc(b, ' ');
-		hcb_idprint_device(b, run->platform[side], dev[i]);
+		hcb_idprint_device(b, run->platform[side], diff_device(run, side, dev[i]));
 	}
 }
 

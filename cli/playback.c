@@ -7,7 +7,7 @@
 #include "progress.h"
 #include "trace.h"
 
-static void pace(uint64_t *last, uint64_t ts, double speed)
+void playback_pace(uint64_t *last, uint64_t ts, double speed)
 {
 	struct timespec d;
 	double wait;
@@ -65,7 +65,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			if (!hcb_filter_match(&o->filter, rec.tap.device, rec.tap.consumer))
 				continue;
 			if (o->speed > 0)
-				pace(&last_ts, rec.tap.wall_ns, o->speed);
+				playback_pace(&last_ts, rec.tap.wall_ns, o->speed);
 			taps++;
 		}
 		records++;

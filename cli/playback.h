@@ -26,4 +26,8 @@ struct playback_opts {
  */
 int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o);
 
+/* Wait until a tap of time ts is due, speed times as fast as recorded
+ * since the one before it (*last; 0: none). */
+void playback_pace(uint64_t *last, uint64_t ts, double speed);
+
 #endif

@@ -107,7 +107,7 @@ _hcbtrace()
             argopts='-o --output --device --consumer'
             ;;
         diff)
-            opts='--rtol --atol --equal-nan -f --format -q --quiet --plot --plot-stat -h --help'
+            opts='--rtol --atol --equal-nan -f --format -q --quiet --plot --plot-stat --across-processes -h --help'
             argopts='--rtol --atol -f --format --plot --plot-stat'
             ;;
         barrier | dump)

@@ -127,6 +127,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'print nothing: the exit status tells'
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l plot -x -a '(__fish_hcbtrace_files .svg)' -d 'when they differ, draw the drift in FILE (SVG)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l plot-stat -x -a 'mean min max norm' -d 'arrays drawn as their mean, min, max or norm'
+complete -c hcbtrace -n '__fish_seen_subcommand_from diff; and __fish_hcbtrace_no_dashdash' -l across-processes -d 'compare each process of one job with process 0'
 
 # barrier [OPTIONS] PID
 complete -c hcbtrace -n '__fish_seen_subcommand_from barrier' -a '(__fish_complete_pids)'

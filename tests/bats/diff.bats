@@ -221,7 +221,7 @@ assert t["leaves"][0]["max_abs"] == 255 and t["leaves"][0]["examples"][0] == {"i
     assert_success
     run --separate-stderr "$HCBTRACE" diff --help
     assert_success
-    assert_line "Usage: hcbtrace diff [OPTIONS] REF NEW"
+    assert_line "Usage: hcbtrace diff [OPTIONS] REF NEW | --across-processes DIR"
 }
 
 # big_recording FILE TAPS [CHANGE]: a recording of TAPS taps over 4 devices,
