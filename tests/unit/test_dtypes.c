@@ -489,6 +489,35 @@ static void test_isclose(void **state)
 
 #define GOLDEN(name) cmocka_unit_test_prestate(run_narrow_golden, (void *)name)
 
+/* numpy 1.26's isclose of a 0-d complex leaf: |x - y| by scalar math
+ * (hypot), |y| by the array loop; a 1-d leaf of the same element, both by
+ * the loop.  Values on the boundary, from gen_isclose_cases.py's seeds 210
+ * and 11, where the two roads part in the last bit. */
+static void test_isclose_scalar_complex(void **state)
+{
+	struct hcb_diff_opts o;
+	struct hcb_diff_example ex[1];
+	struct hcb_diff_leaf out;
+	struct hcb_leaf_shape l = { .dtype = HCB_DT_COMPLEX128, .ndim = 0, .nelems = 1,
+				    .nbytes = 16 };
+	const double x1[2] = { 0.01652081074505818, -0.06936339498971164 };
+	const double y1[2] = { 0.01237078506430767, -0.0706167523548168 };
+	const double x2[2] = { -0.0027917083505624367, -7.564550340461953e-05 };
+	const double y2[2] = { -0.002785592727453366, 0.00018171034612112885 };
+
+	(void)state;
+	hcb_diff_opts_default(&o);
+	o.rtol = 0.025756603251815353, o.atol = 0.002488614802720795;
+	/* numpy: isclose(array(x), array(y)) False; of shape (1,): True */
+	assert_int_equal(hcb_isclose_leaf(&l, (const void *)y1, (const void *)x1, &o, &out, ex), 1);
+	l.ndim = 1, l.dims[0] = 1;
+	assert_int_equal(hcb_isclose_leaf(&l, (const void *)y1, (const void *)x1, &o, &out, ex), 0);
+	/* and with |y| by hypot as well, this one would be refused */
+	o.rtol = 0.09220307293791531, o.atol = 4.241523874537157e-08, o.equal_nan = 1;
+	l.ndim = 0;
+	assert_int_equal(hcb_isclose_leaf(&l, (const void *)y2, (const void *)x2, &o, &out, ex), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +530,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_isclose),
+		cmocka_unit_test(test_isclose_scalar_complex),
 	};
 
 	data_dir = argc > 1 ? argv[1] : getenv("HCB_TEST_DATA");
