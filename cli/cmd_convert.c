@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "convert_parquet.h"
 #include "playback.h"
 #include "trace.h"
 
 static const struct cli_opt convert_opts[] = {
-	{ 'o', "output", "FILE", "the output: .jsonl, .hcbcap, .npz, or .json (a timeline for Perfetto)" },
+	{ 'o', "output", "FILE", "the output: .jsonl, .hcbcap, .npz, .json (a timeline for Perfetto), "
+	  ".parquet or DIR/ (Parquet, by pyarrow)" },
 	FILTER_OPTS,
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
@@ -47,6 +49,8 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	out = a.out;
+	if (out && convert_parquet_wanted(out))
+		return convert_parquet(cmd, argc - optind, argv + optind, out, &a.o.filter);
 	if (optind >= argc)
 		return cli_usage_err(cmd, "which recording? hcbtrace convert IN -o OUT");
 	if (optind + 1 < argc)
