@@ -64,12 +64,14 @@ def tap_schema(pa):
         ("path", pa.string()),
         ("dtype", pa.string()),
         ("shape", pa.list_(pa.int64())),
-        ("size", pa.int64()),
+        ("size", pa.int64()),               # elements
+        ("nbytes", pa.int64()),             # bytes of raw
         ("nan_count", pa.int64()),
         ("inf_count", pa.int64()),
         ("min", pa.float64()),
         ("max", pa.float64()),
         ("mean", pa.float64()),
+        ("value", pa.float64()),            # a real leaf of one element: it
         ("values", pa.list_(pa.float64())),
         ("raw", pa.large_binary()),
     ])
@@ -196,9 +198,23 @@ class _Batch:
         self.cols = {n: [] for n in self.names}
         self.rows = 0
         self.nbytes = 0
+        # {device: [row]}: rows of a device no session record has named yet
+        self.unnamed = {}
 
     def full(self):
+        # rows waiting for their device's global id wait a little longer
+        if self.unnamed and self.rows < 2 * ROWS_PER_GROUP and self.nbytes < 2 * BYTES_PER_GROUP:
+            return False
         return self.rows >= ROWS_PER_GROUP or self.nbytes >= BYTES_PER_GROUP
+
+    def name_devices(self, session):
+        """A device's first tap comes before the session record that names
+        it (hcbtrace writes that record once it has seen the device): its
+        rows in this batch get its global id now."""
+        col = self.cols.get("global_device_id")
+        for d in session.devices:
+            for i in self.unnamed.pop(d.device, ()):
+                col[i] = d.global_id
 
     def table(self, pa):
         t = pa.Table.from_pydict(self.cols, schema=self.schema)
@@ -234,6 +250,8 @@ class _TapRows:
         gid = who.globals.get(tap.device)
         c = b.cols
         n = len(tap.leaves)
+        if gid is None and s is not None:
+            b.unnamed.setdefault(tap.device, []).extend(range(b.rows, b.rows + n))
         for i, leaf in enumerate(tap.leaves):
             nan, inf, lo, hi, mean, values = leaf_figures(leaf)
             raw = leaf.tobytes()
@@ -260,11 +278,13 @@ class _TapRows:
             c["dtype"].append(leaf.dtype.name)
             c["shape"].append(list(leaf.shape))
             c["size"].append(int(leaf.size))
+            c["nbytes"].append(len(raw))
             c["nan_count"].append(nan)
             c["inf_count"].append(inf)
             c["min"].append(lo)
             c["max"].append(hi)
             c["mean"].append(mean)
+            c["value"].append(values[0] if values is not None and len(values) == 1 else None)
             c["values"].append(values)
             c["raw"].append(raw)
             b.nbytes += len(raw) + (8 * len(values) if values else 0)
@@ -432,6 +452,7 @@ def _convert_one(pa, path, sink, result, progress):
                     if who.key() != (r.host, r.process.index if r.process else None):
                         _flush(pa, sink, "taps", who.key(), taps)
                         _flush(pa, sink, "events", who.key(), events)
+                    taps.name_devices(r)
                     who.set(r)
                 elif r.kind == "tap":
                     rows.add(taps, r, who)
