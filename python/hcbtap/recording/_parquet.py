@@ -36,7 +36,9 @@ def _pyarrow():
 
 
 def tap_schema(pa):
-    """The columns of the taps table, one row per leaf of each tap."""
+    """The columns of the taps table, one row per leaf of each tap (lists'
+    items named "element", as Parquet names them: a table read back from
+    the file is the table to_arrow gives)."""
     return pa.schema([
         ("source", pa.string()),            # the recording the row came from
         ("host", pa.string()),
@@ -63,7 +65,7 @@ def tap_schema(pa):
         ("leaves", pa.int32()),
         ("path", pa.string()),
         ("dtype", pa.string()),
-        ("shape", pa.list_(pa.int64())),
+        ("shape", pa.list_(pa.field("element", pa.int64()))),
         ("size", pa.int64()),               # elements
         ("nbytes", pa.int64()),             # bytes of raw
         ("nan_count", pa.int64()),
@@ -72,7 +74,7 @@ def tap_schema(pa):
         ("max", pa.float64()),
         ("mean", pa.float64()),
         ("value", pa.float64()),            # a real leaf of one element: it
-        ("values", pa.list_(pa.float64())),
+        ("values", pa.list_(pa.field("element", pa.float64()))),
         ("raw", pa.large_binary()),
     ])
 
