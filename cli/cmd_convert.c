@@ -3,7 +3,9 @@
  * hcbtrace convert IN -o OUT: between .jsonl and .hcbcap, or to NumPy .npz,
  * or to a .json timeline for Perfetto and chrome://tracing.  The output's
  * name picks the format, as for record: a timeline is one more written
- * format (formats/timeline.c), so it needs no option of its own.
+ * format (formats/timeline.c), so it needs no option of its own.  Parquet
+ * (OUT.parquet, or a dataset OUTDIR/) takes several inputs and directories,
+ * and is written by pyarrow: convert_parquet.c.
  */
 #include <string.h>
 
@@ -83,9 +85,13 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 const struct cli_cmd cmd_convert = {
 	.name = "convert",
 	.run = run_convert,
-	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz or a timeline",
-	.usage = "[OPTIONS] IN -o OUT",
+	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz, a timeline or Parquet",
+	.usage = "[OPTIONS] IN -o OUT   or   FILE|DIR... -o OUT.parquet|OUTDIR/",
 	.description = "Convert a recording between .jsonl and .hcbcap (losslessly), to NumPy .npz, or to a "
-		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open.",
+		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open.  "
+		       "To OUT.parquet (and OUT.events.parquet), or to OUTDIR/ (a dataset by host= and "
+		       "process=): recordings and directories of them, a row per tap leaf, for DuckDB and "
+		       "Spark; written by pyarrow in HCB_PYTHON or the python3 on PATH "
+		       "(formats/PARQUET.md).",
 	.opts = convert_opts,
 };

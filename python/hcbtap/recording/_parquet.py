@@ -146,38 +146,31 @@ class _Who:
         return (self.row["host"], self.row["process_index"])
 
 
-def _numeric(arr):
-    """arr as float64 (None for complex, which no float column holds)."""
-    if arr.dtype.kind == "c":
-        return None
-    # a float8 kind's NaN becomes float64's NaN: numpy says so, once, and
-    # that is what is wanted
-    with np.errstate(invalid="ignore"):
-        return arr.astype(np.float64)
-
-
 def leaf_figures(arr):
-    """(nan_count, inf_count, min, max, mean, values) of a leaf: counts over
-    every element (a complex element counts where either part is); min, max
-    and mean over its finite elements, as float64 (None where there are
-    none, or for complex); values: its elements as float64, flat, where it
-    is real and holds at most VALUES_MAX."""
+    """(nan_count, inf_count, min, max, mean, values) of a leaf, as hcbtrace
+    defines them once for every layer (src/core/leafstats.h): numpy's
+    nanmin, nanmax, nanmean (NaN elements left out, an inf counts) as
+    float64, None where no element is a number; a complex element counts
+    by its real part, and is NaN where either part is; bools as 0 and 1.
+    values: the elements as float64, flat, where the leaf is real and holds
+    at most VALUES_MAX (else None)."""
     flat = arr.reshape(-1)
-    if flat.dtype.kind == "c":
-        with np.errstate(invalid="ignore"):
-            nan = int(np.count_nonzero(np.isnan(flat)))
-            inf = int(np.count_nonzero(np.isinf(flat) & ~np.isnan(flat)))
-        return nan, inf, None, None, None, None
-    v = _numeric(flat)
     with np.errstate(invalid="ignore", over="ignore"):
-        nan = int(np.count_nonzero(np.isnan(v)))
-        inf = int(np.count_nonzero(np.isinf(v)))
-        fin = v if nan == 0 and inf == 0 else v[np.isfinite(v)]
-        if fin.size:
-            lo, hi, mean = float(fin.min()), float(fin.max()), float(fin.mean(dtype=np.float64))
+        if flat.dtype.kind == "c":
+            nan_mask = np.isnan(flat)
+            v = flat.real.astype(np.float64)
+        else:
+            # a float8 kind's NaN becomes float64's NaN: what is wanted
+            v = flat.astype(np.float64)
+            nan_mask = np.isnan(v)
+        nan = int(np.count_nonzero(nan_mask))
+        inf = int(np.count_nonzero(np.isinf(v) & ~nan_mask))
+        num = v if nan == 0 else v[~nan_mask]
+        if num.size:
+            lo, hi, mean = float(num.min()), float(num.max()), float(num.mean(dtype=np.float64))
         else:
             lo = hi = mean = None
-    values = v.tolist() if v.size <= VALUES_MAX else None
+    values = v.tolist() if flat.dtype.kind != "c" and v.size <= VALUES_MAX else None
     return nan, inf, lo, hi, mean, values
 
 
