@@ -6,6 +6,7 @@ barriers, ends), for DuckDB, Spark, pandas and the rest of the field.
 Written a row group at a time (ParquetWriter): the memory a conversion
 takes is bounded by ROWS_PER_GROUP and BYTES_PER_GROUP, not by the
 recording's size.  Needs pyarrow (pip install 'hcbtap[parquet]')."""
+import math
 import os
 import urllib.parse
 import warnings
@@ -19,11 +20,20 @@ from ._model import RecordingError, RecordingWarning, leaf_paths, parse_tree
 # holds every one of them)
 VALUES_MAX = 1024
 # a row group is flushed at whichever comes first: rows, or bytes of raw
-ROWS_PER_GROUP = 65536
-BYTES_PER_GROUP = 64 << 20
+ROWS_PER_GROUP = 32768
+BYTES_PER_GROUP = 32 << 20
 EXTENSIONS = (".jsonl", ".hcbcap")
 
 INSTALL = "pip install 'hcbtap[parquet]' (or pip install pyarrow)"
+# columns of few distinct values, dictionary-encoded; raw, values and the
+# numbers are not (a dictionary of unique leaves is work thrown away)
+DICTIONARY = ["source", "host", "job", "provider", "platform", "device_name", "name", "op",
+              "module", "file", "path", "dtype", "kind", "reason", "condition"]
+
+
+def _writer(pa, path, schema):
+    return pa.parquet.ParquetWriter(path, schema, use_dictionary=[
+        n for n in DICTIONARY if n in schema.names])
 
 
 def _pyarrow():
@@ -146,6 +156,10 @@ class _Who:
         return (self.row["host"], self.row["process_index"])
 
 
+SMALL = 32      # elements: figures in Python (numpy's calls cost more than the work)
+_INF = (float("inf"), float("-inf"))
+
+
 def leaf_figures(arr):
     """(nan_count, inf_count, min, max, mean, values) of a leaf, as hcbtrace
     defines them once for every layer (src/core/leafstats.h): numpy's
@@ -153,23 +167,31 @@ def leaf_figures(arr):
     float64, None where no element is a number; a complex element counts
     by its real part, and is NaN where either part is; bools as 0 and 1.
     values: the elements as float64, flat, where the leaf is real and holds
-    at most VALUES_MAX (else None)."""
+    at most VALUES_MAX (else None).  Call it under
+    numpy.errstate(invalid="ignore", over="ignore"): a float8 kind's NaN
+    becomes float64's, which is what is wanted."""
     flat = arr.reshape(-1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        if flat.dtype.kind == "c":
-            nan_mask = np.isnan(flat)
-            v = flat.real.astype(np.float64)
-        else:
-            # a float8 kind's NaN becomes float64's NaN: what is wanted
-            v = flat.astype(np.float64)
-            nan_mask = np.isnan(v)
-        nan = int(np.count_nonzero(nan_mask))
-        inf = int(np.count_nonzero(np.isinf(v) & ~nan_mask))
-        num = v if nan == 0 else v[~nan_mask]
-        if num.size:
-            lo, hi, mean = float(num.min()), float(num.max()), float(num.mean(dtype=np.float64))
-        else:
-            lo = hi = mean = None
+    if flat.dtype.kind == "c":
+        nan_mask = np.isnan(flat)
+        v = flat.real.astype(np.float64)
+    else:
+        v = flat.astype(np.float64)
+        if v.size <= SMALL:
+            values = v.tolist()
+            num = [x for x in values if x == x]
+            if not num:
+                return len(values), 0, None, None, None, values
+            inf = sum(1 for x in num if x in _INF)
+            total = math.fsum(num) if not inf else sum(num)
+            return (len(values) - len(num), inf, min(num), max(num), total / len(num), values)
+        nan_mask = np.isnan(v)
+    nan = int(np.count_nonzero(nan_mask))
+    inf = int(np.count_nonzero(np.isinf(v) & ~nan_mask))
+    num = v if nan == 0 else v[~nan_mask]
+    if num.size:
+        lo, hi, mean = float(num.min()), float(num.max()), float(num.mean(dtype=np.float64))
+    else:
+        lo = hi = mean = None
     values = v.tolist() if flat.dtype.kind != "c" and v.size <= VALUES_MAX else None
     return nan, inf, lo, hi, mean, values
 
@@ -240,39 +262,31 @@ class _TapRows:
     def add(self, b, tap, who):
         paths, kw, op, module, file, line = self._site(tap)
         s = who.session
-        platform = s.platform_of(tap.device) if s is not None else "cpu"
-        dname = s.device_name(tap.device) if s is not None else "cpu:%d" % tap.device
         gid = who.globals.get(tap.device)
         c = b.cols
         n = len(tap.leaves)
         if gid is None and s is not None:
             b.unnamed.setdefault(tap.device, []).extend(range(b.rows, b.rows + n))
+        # the tap's columns, once for its n leaves
+        tap_cols = dict(who.row)
+        tap_cols.update(
+            provider=s.provider if s is not None else None,
+            start_ns=s.start_ns if s is not None else None,
+            device=tap.device, global_device_id=gid,
+            platform=s.platform_of(tap.device) if s is not None else "cpu",
+            device_name=s.device_name(tap.device) if s is not None else "cpu:%d" % tap.device,
+            consumer=tap.consumer, name=tap.name, op=op, module=module, file=file, line=line,
+            kwargs=kw, seq=tap.seq, ts_ns=tap.ts_ns, leaves=n)
+        for k, v in tap_cols.items():
+            c[k].extend((v,) * n)
         for i, leaf in enumerate(tap.leaves):
             nan, inf, lo, hi, mean, values = leaf_figures(leaf)
             raw = leaf.tobytes()
-            for k, v in who.row.items():
-                c[k].append(v)
-            c["provider"].append(s.provider if s is not None else None)
-            c["start_ns"].append(s.start_ns if s is not None else None)
-            c["device"].append(tap.device)
-            c["global_device_id"].append(gid)
-            c["platform"].append(platform)
-            c["device_name"].append(dname)
-            c["consumer"].append(tap.consumer)
-            c["name"].append(tap.name)
-            c["op"].append(op)
-            c["module"].append(module)
-            c["file"].append(file)
-            c["line"].append(line)
-            c["kwargs"].append(kw)
-            c["seq"].append(tap.seq)
-            c["ts_ns"].append(tap.ts_ns)
             c["leaf"].append(i)
-            c["leaves"].append(n)
             c["path"].append(paths.get(i, tap.name))
-            c["dtype"].append(leaf.dtype.name)
+            c["dtype"].append(_dtype_name(leaf.dtype))
             c["shape"].append(list(leaf.shape))
-            c["size"].append(int(leaf.size))
+            c["size"].append(leaf.size)
             c["nbytes"].append(len(raw))
             c["nan_count"].append(nan)
             c["inf_count"].append(inf)
@@ -284,6 +298,17 @@ class _TapRows:
             c["raw"].append(raw)
             b.nbytes += len(raw) + (8 * len(values) if values else 0)
         b.rows += n
+
+
+_DTYPE_NAMES = {}
+
+
+def _dtype_name(dt):
+    """numpy's dtype.name, which takes microseconds a call: once a dtype."""
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        name = _DTYPE_NAMES[dt] = dt.name
+    return name
 
 
 def _event_row(b, rec, who):
@@ -327,9 +352,8 @@ class _FileSink:
 
     def __init__(self, pa, out):
         self.pa, self.out = pa, os.fspath(out)
-        self.writers = {"taps": pa.parquet.ParquetWriter(self.out, tap_schema(pa)),
-                        "events": pa.parquet.ParquetWriter(events_path(self.out),
-                                                           event_schema(pa))}
+        self.writers = {"taps": _writer(pa, self.out, tap_schema(pa)),
+                        "events": _writer(pa, events_path(self.out), event_schema(pa))}
 
     def begin(self, source):
         pass
@@ -375,8 +399,8 @@ class _DatasetSink:
                 name = "%s-%d" % (self.stem, n)
             self.names.add((d, name))
             schema = schema.remove(schema.get_field_index("host"))
-            w = self.writers[(kind, key)] = self.pa.parquet.ParquetWriter(
-                os.path.join(d, name + ".parquet"), schema)
+            w = self.writers[(kind, key)] = _writer(self.pa, os.path.join(d, name + ".parquet"),
+                                                    schema)
         return w
 
     def write(self, kind, key, table):
@@ -439,7 +463,7 @@ def _convert_one(pa, path, sink, result, progress):
     rows = _TapRows()
     size = os.path.getsize(path) if os.path.isfile(path) else 0
     sink.begin(path)
-    with Recording(path, truncated="error") as rec:
+    with Recording(path, truncated="error") as rec, np.errstate(invalid="ignore", over="ignore"):
         f = rec._own
         try:
             for r in rec.records():
