@@ -95,6 +95,11 @@ int convert_parquet(const struct cli_cmd *cmd, int n, char **ins, const char *ou
 				     "every tap, and say WHERE device = N in the query");
 	if (!python || !*python)
 		python = "python3";
+	if (access(python_dir(), R_OK)) {
+		cli_err("the Parquet writer, hcbtrace's Python package, is not at %s: reinstall hcbtrace "
+			"(meson install puts it there)", python_dir());
+		return EXIT_SYSTEM;
+	}
 	argv = calloc(n + 7, sizeof(*argv));
 	if (!argv)
 		return EXIT_FAIL;
