@@ -61,7 +61,8 @@ def run_duckdb(out, names):
 def run_spark(out, names):
     from pyspark.sql import SparkSession
     spark = (SparkSession.builder.master("local[2]").appName("hcbtrace-fleet-check")
-             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.session.timeZone", "UTC")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     taps, events, _ = sources(out)
