@@ -170,6 +170,32 @@ assert len(t.to_pandas()) == t.num_rows' "$T/all.parquet" "$T/api.parquet" "${re
     assert_output "{\"taps-per-process\": [[null, $((2 * taps))]]}"
 }
 
+@test "parquet: taps lost per host and process: the documented query sums each process's drop records" {
+    # a 4 MiB field in a 1 MiB ring is lost on every device, every step; two
+    # processes of one job, by the flags
+    mkdir -p "$T/lossy"
+    for i in 0 1; do
+        "$HCBTRACE" record -q -b 1 --process-index "$i" --process-count 2 --job lossy \
+            -o "$T/lossy/p$i.jsonl" -- "$EXAMPLE" --devices 2 --steps 3 --interval-ms 0 \
+            --field-size 1048576
+    done
+    "$HCBTRACE" convert "$T/lossy" -o "$T/lossy.parquet"
+    want=$("$PY" -c '
+import sys, hcbtap.recording as R
+lost = [sum(r.count for r in R.records(f) if r.kind == "drop") for f in sys.argv[1:]]
+assert all(lost), lost
+print(lost)' "$T/lossy/p0.jsonl" "$T/lossy/p1.jsonl")
+    run "$PY" "$ROOT/tests/tools/parquet_queries.py" "$T/lossy.parquet" lost-per-host
+    echo "# $output" >&3
+    "$PY" -c '
+import json, sys
+rows = json.loads(sys.argv[1])["lost-per-host"]
+assert {r[0] for r in rows} == {sys.argv[3]}, rows
+by_process = {r[1]: r[2] for r in rows}
+want = json.loads(sys.argv[2])
+assert by_process == {0: want[0], 1: want[1]}, (by_process, want)' "$output" "$want" "$(hostname)"
+}
+
 @test "parquet: a damaged recording converts up to the damage, one message, exit 1; a cut one warns, exit 0" {
     "$PY" -c 'import sys, recgen; recgen.write_jsonl(sys.argv[1], 4)' "$T/good.jsonl"
     # line 30 loses its name: replay stops there, and so does convert
