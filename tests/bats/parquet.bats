@@ -196,6 +196,18 @@ want = json.loads(sys.argv[2])
 assert by_process == {0: want[0], 1: want[1]}, (by_process, want)' "$output" "$want" "$(hostname)"
 }
 
+@test "parquet: progress on a terminal's stderr, as convert shows it, cleared at the end; nothing otherwise" {
+    make_big_jsonl "$T/big.jsonl" 30 100000
+    in_terminal "$T/tty" HCBTRACE_PROGRESS_DELAY_MS=0 HCB_PYTHON="$PY" PYTHONPATH="$PYTHONPATH" \
+        "$HCBTRACE" convert "$T/big.jsonl" -o "$T/big.parquet"
+    [ "$(cat "$T/tty.rc")" = 0 ]
+    progress_shown_and_cleared "$T/tty"
+    refute grep -q '%\]' "$T/tty.screen"
+    run --separate-stderr "$HCBTRACE" convert "$T/big.jsonl" -o "$T/big2.parquet"
+    assert_success
+    [ -z "$stderr" ]
+}
+
 @test "parquet: a damaged recording converts up to the damage, one message, exit 1; a cut one warns, exit 0" {
     "$PY" -c 'import sys, recgen; recgen.write_jsonl(sys.argv[1], 4)' "$T/good.jsonl"
     # line 30 loses its name: replay stops there, and so does convert

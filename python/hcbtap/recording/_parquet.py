@@ -479,8 +479,8 @@ def _convert_one(pa, path, sink, result, progress):
                     result.rows += len(r.leaves)
                     if taps.full():
                         _flush(pa, sink, "taps", who.key(), taps)
-                        if progress and f is not None:
-                            progress(path, f.tell(), size, result)
+                    if progress and f is not None:
+                        progress(path, f.tell(), size, result)
                 else:
                     _event_row(events, r, who)
                     result.events += 1
@@ -530,8 +530,8 @@ def to_parquet(paths, out, *, errors="raise", progress=None):
     closed; "collect" goes on with the next recording and returns it in
     Result.errors.  A recording cut inside its last record warns
     (RecordingWarning), as hcbtrace replay does.  progress: a function
-    (path, bytes read, bytes of the file, Result) called a row group at a
-    time.  Returns a Result."""
+    (path, bytes read, bytes of the file, Result) called after every tap.
+    Returns a Result."""
     pa = _pyarrow()
     out = os.fspath(out)
     if out.endswith(os.sep) or os.path.isdir(out):
