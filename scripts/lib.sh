@@ -51,7 +51,7 @@ install_deps()
 # id_print and pretty printer are the reference for the text format; pandas
 # for hcbtap.recording's DataFrames (tests/bats/pyreader.bats).
 # pyarrow and duckdb: convert -o .parquet and its tests (tests/bats/parquet.bats);
-# pyarrow 19 is the newest that takes numpy 1.26
+# pyarrow 19 takes numpy 1.26 (the newest pyarrow wants numpy 2)
 PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1 jax==0.4.31 jaxlib==0.4.31 pandas==2.2.3
              pyarrow==19.0.1 duckdb==2.0.1)
 VENV=${HCB_VENV:-$BUILD/venv}

@@ -116,6 +116,31 @@ check_job()
     check_job 2 4097 5
 }
 
+@test "parquet: a pmap loop on 2 devices recorded by record -- CMD, NaN at step 7: each device's first NaN is its tap of step 7" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    jpy=$PY
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import pyarrow, duckdb' "pyarrow, duckdb"
+    run --separate-stderr "$HCBTRACE" record -q -o "$T/loop.hcbcap" -- \
+        "$jpy" "$ROOT/tests/jax/nan_loss.py" 7 12 --devices 2 --size 4
+    assert_success
+    "$HCBTRACE" convert "$T/loop.hcbcap" -o "$T/loop.parquet"
+    # the tap of each device's first NaN, and its step (leaf 0 of the same tap)
+    run "$PY" -c '
+import duckdb, sys
+print(duckdb.sql("""
+SELECT n.global_device_id, s.value, count(*) OVER () FROM
+  (SELECT device, global_device_id, min(seq) AS seq FROM read_parquet($f)
+   WHERE nan_count > 0 GROUP BY ALL) n
+  JOIN read_parquet($f) s ON s.device = n.device AND s.seq = n.seq AND s.leaf = 0
+ORDER BY 1""", params={"f": sys.argv[1]}).fetchall())' "$T/loop.parquet"
+    assert_output '[(0, 7.0, 2), (1, 7.0, 2)]'
+    # 12 steps x 2 devices x 3 leaves, the rows the reader reads
+    run "${CHECK[@]}" rows "$T/loop.parquet" "$T/loop.hcbcap"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial 'rows: 72 rows = 24 taps'
+}
+
 @test "parquet: every dtype, from .jsonl and .hcbcap, round-trips bit for bit through raw; values, nan_count, rows in order" {
     "$PY" -c '
 import sys, recgen

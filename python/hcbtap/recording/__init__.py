@@ -29,8 +29,8 @@ from ._model import (Barrier, Consumer, Device, Drop, End, Process, RecordingErr
 from ._table import scalars_of
 
 __all__ = ["Recording", "records", "taps", "scalars", "to_parquet", "to_arrow", "RecordingError",
-           "RecordingWarning", "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer", "Process", "Device",
-           "device_name"]
+           "RecordingWarning", "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer",
+           "Process", "Device", "device_name"]
 
 FORMATS = ("jsonl", "hcbcap")
 _TRUNCATED = ("warn", "error", "ignore")

@@ -372,7 +372,8 @@ class _FileSink:
 class _DatasetSink:
     """OUTDIR/{taps,events}/host=H/process=P/NAME.parquet, one file a
     recording and partition; host is the directory's, not a column of the
-    files (Spark and DuckDB refuse it twice)."""
+    files: a name both in the files and in the path is one the engines
+    that read hive partitions would have to choose between."""
 
     def __init__(self, pa, outdir):
         self.pa, self.outdir = pa, os.fspath(outdir)
