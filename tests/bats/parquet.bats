@@ -248,6 +248,15 @@ assert by_process == {0: want[0], 1: want[1]}, (by_process, want)' "$output" "$w
     run "${CHECK[@]}" rows "$T/bad.parquet" "$T/bad.jsonl" "$T/good.jsonl"
     echo "# $output" >&3
     assert_success
+    # a file that is no recording at all: replay's message, nothing of it, the others whole
+    echo hello >"$T/not.hcbcap"
+    run --separate-stderr "$HCBTRACE" replay --no-wait "$T/not.hcbcap"
+    want=$stderr
+    run --separate-stderr "$HCBTRACE" convert "$T/not.hcbcap" "$T/good.jsonl" -o "$T/not.parquet"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "$want (converted up to there)" ]
+    run "${CHECK[@]}" rows "$T/not.parquet" "$T/good.jsonl"
+    assert_success
     # a copy cut inside its last line: replay's warning, the rest converted
     head -c $(( $(stat -c %s "$T/good.jsonl") - 40 )) "$T/good.jsonl" >"$T/cut.jsonl"
     run --separate-stderr "$HCBTRACE" convert "$T/cut.jsonl" -o "$T/cut.parquet"

@@ -464,7 +464,13 @@ def _convert_one(pa, path, sink, result, progress):
     rows = _TapRows()
     size = os.path.getsize(path) if os.path.isfile(path) else 0
     sink.begin(path)
-    with Recording(path, truncated="error") as rec, np.errstate(invalid="ignore", over="ignore"):
+    try:
+        rec = Recording(path, truncated="error")
+    except RecordingError as e:     # not a recording at all: nothing of it converts
+        result.errors.append(e)
+        sink.end()
+        return
+    with rec, np.errstate(invalid="ignore", over="ignore"):
         f = rec._own
         try:
             for r in rec.records():
