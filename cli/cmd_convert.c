@@ -3,17 +3,21 @@
  * hcbtrace convert IN -o OUT: between .jsonl and .hcbcap, or to NumPy .npz,
  * or to a .json timeline for Perfetto and chrome://tracing.  The output's
  * name picks the format, as for record: a timeline is one more written
- * format (formats/timeline.c), so it needs no option of its own.
+ * format (formats/timeline.c), so it needs no option of its own.  Parquet
+ * (OUT.parquet, or a dataset OUTDIR/) takes several inputs and directories,
+ * and is written by pyarrow: convert_parquet.c.
  */
 #include <string.h>
 
 #include "cli.h"
+#include "convert_parquet.h"
 #include "job_input.h"
 #include "playback_job.h"
 #include "trace.h"
 
 static const struct cli_opt convert_opts[] = {
-	{ 'o', "output", "FILE", "the output: .jsonl, .hcbcap, .npz, or .json (a timeline for Perfetto)" },
+	{ 'o', "output", "FILE", "the output: .jsonl, .hcbcap, .npz, .json (a timeline for Perfetto), "
+	  ".parquet or DIR/ (Parquet, by pyarrow)" },
 	FILTER_OPTS,
 	{ 'h', "help", NULL, "show this help" },
 	{ 0 }
@@ -49,16 +53,18 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
 	out = a.out;
+	if (out && convert_parquet_wanted(out))
+		return convert_parquet(cmd, argc - optind, argv + optind, out, &a.o.filter);
 	if (optind >= argc)
 		return cli_usage_err(cmd, "which recording? hcbtrace convert IN -o OUT");
 	if (!out)
-		return cli_usage_err(cmd, "where to? give the output with -o OUT.jsonl, OUT.hcbcap, OUT.npz "
-				     "or OUT.json (timeline)");
+		return cli_usage_err(cmd, "where to? give the output with -o OUT.jsonl, OUT.hcbcap, OUT.npz, "
+				     "OUT.json (timeline), OUT.parquet or OUTDIR/ (Parquet)");
 	switch (hcb_file_format_of(out)) {
 	case HCB_FMT_JSONL: case HCB_FMT_HCBCAP: case HCB_FMT_NPZ: case HCB_FMT_TIMELINE:
 		break;
 	default:
-		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap, .npz or .json (timeline)", out);
+		return cli_usage_err(cmd, "'%s': name the output .jsonl, .hcbcap, .npz, .json (timeline) or .parquet", out);
 	}
 	/* by the file, not its name: ./x, x and a hard link of x are one */
 	for (int i = optind; i < argc; i++)
@@ -94,10 +100,14 @@ static int run_convert(const struct cli_cmd *cmd, int argc, char **argv)
 const struct cli_cmd cmd_convert = {
 	.name = "convert",
 	.run = run_convert,
-	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz or a timeline",
-	.usage = "[OPTIONS] IN|DIR... -o OUT",
+	.summary = "convert a recording between .jsonl and .hcbcap, or to .npz, a timeline or Parquet",
+	.usage = "[OPTIONS] IN|DIR... -o OUT   or   FILE|DIR... -o OUT.parquet|OUTDIR/",
 	.description = "Convert a recording between .jsonl and .hcbcap (losslessly), to NumPy .npz, or to a "
 		       ".json timeline (Chrome Trace Event format) that Perfetto and chrome://tracing open; a directory "
-		       "or several files (one job's recordings) become one, merged by time.",
+		       "or several files (one job's recordings) become one, merged by time.  "
+		       "To OUT.parquet (and OUT.events.parquet), or to OUTDIR/ (a dataset by host= and "
+		       "process=): recordings and directories of them, a row per tap leaf, for DuckDB and "
+		       "Spark; written by pyarrow in HCB_PYTHON or the python3 on PATH "
+		       "(formats/PARQUET.md).",
 	.opts = convert_opts,
 };

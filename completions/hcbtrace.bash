@@ -207,7 +207,7 @@ _hcbtrace()
             --on-trigger) mapfile -t COMPREPLY < <(compgen -W 'none stop' -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
-                    _hcbtrace_files 'jsonl|hcbcap|npz|json' "$cur"
+                    _hcbtrace_files 'jsonl|hcbcap|npz|json|parquet' "$cur"
                 else
                     _hcbtrace_files 'jsonl|hcbcap' "$cur"
                 fi
@@ -230,8 +230,11 @@ _hcbtrace()
         run | record)
             mapfile -t COMPREPLY < <(compgen -c -- "$cur")
             ;;
-        replay | convert)
+        replay)
             ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
+            ;;
+        convert)    # several recordings and directories, for Parquet
+            _hcbtrace_files 'jsonl|hcbcap' "$cur"
             ;;
         view)
             ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"

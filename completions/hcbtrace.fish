@@ -49,7 +49,7 @@ complete -c hcbtrace -n __fish_use_subcommand -a attach -d 'attach to a running 
 complete -c hcbtrace -n __fish_use_subcommand -a run -d 'launch a command and print its taps from the very first one'
 complete -c hcbtrace -n __fish_use_subcommand -a record -d "record a program's taps to a file (.jsonl or .hcbcap)"
 complete -c hcbtrace -n __fish_use_subcommand -a replay -d 'print a recording exactly as attach printed it live'
-complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz or a timeline'
+complete -c hcbtrace -n __fish_use_subcommand -a convert -d 'convert a recording between .jsonl and .hcbcap, or to .npz, a timeline or Parquet'
 complete -c hcbtrace -n __fish_use_subcommand -a diff -d 'compare two recordings tap by tap (numeric regression check)'
 complete -c hcbtrace -n __fish_use_subcommand -a barrier -d 'wait until every tap a process issued so far has been recorded'
 complete -c hcbtrace -n __fish_use_subcommand -a dump -d "make a running 'record --keep-last' write its ring now"
@@ -112,9 +112,9 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace
 complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -l no-wait -d 'do not wait between taps'
 complete -c hcbtrace -n '__fish_seen_subcommand_from replay; and __fish_hcbtrace_no_dashdash' -s q -l quiet -d 'no warnings about filters that match nothing'
 
-# convert [OPTIONS] -o OUT IN
+# convert [OPTIONS] -o OUT IN, or FILE|DIR... -o OUT.parquet|OUTDIR/
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap .npz .json)' -d 'the output: .jsonl, .hcbcap, .npz, or .json (a timeline)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap .npz .json .parquet)' -d 'the output: .jsonl, .hcbcap, .npz, .json (a timeline), .parquet or DIR/'
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from convert; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 

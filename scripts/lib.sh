@@ -50,13 +50,16 @@ install_deps()
 # jax/jaxlib 0.4.31: the last host_callback with the outfeed receiver, whose
 # id_print and pretty printer are the reference for the text format; pandas
 # for hcbtap.recording's DataFrames (tests/bats/pyreader.bats).
-PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1 jax==0.4.31 jaxlib==0.4.31 pandas==2.2.3)
+# pyarrow and duckdb: convert -o .parquet and its tests (tests/bats/parquet.bats);
+# pyarrow 19 takes numpy 1.26 (the newest pyarrow wants numpy 2)
+PY_PACKAGES=(numpy==1.26.4 ml_dtypes==0.4.1 jax==0.4.31 jaxlib==0.4.31 pandas==2.2.3
+             pyarrow==19.0.1 duckdb==2.0.1)
 VENV=${HCB_VENV:-$BUILD/venv}
 
 make_venv()
 {
     if [ ! -x "$VENV/bin/python" ] ||
-       ! "$VENV/bin/python" -c 'import numpy, ml_dtypes, jax, pandas; assert jax.__version__ == "0.4.31"' 2>/dev/null; then
+       ! "$VENV/bin/python" -c 'import numpy, ml_dtypes, jax, pandas, pyarrow, duckdb; assert jax.__version__ == "0.4.31"' 2>/dev/null; then
         echo ">> python venv $VENV: ${PY_PACKAGES[*]}"
         python3 -m venv "$VENV"
         "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"

@@ -75,7 +75,7 @@ teardown() { _common_teardown; }
     assert_failure 2
     run --separate-stderr "$HCBTRACE" convert "$IN" -o "$T/x.csv"
     assert_failure 2
-    [[ "$stderr" == *"name the output .jsonl, .hcbcap, .npz or .json (timeline)"* ]]
+    [[ "$stderr" == *"name the output .jsonl, .hcbcap, .npz, .json (timeline) or .parquet"* ]]
     run --separate-stderr "$HCBTRACE" convert "$T/none.jsonl" -o "$T/x.jsonl"
     assert_failure 1
     [[ "$stderr" == *"cannot open '$T/none.jsonl': No such file or directory"* ]]

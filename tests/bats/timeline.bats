@@ -146,5 +146,5 @@ EOF
     assert_failure 2
     run --separate-stderr "$HCBTRACE" convert "$BASIC" -o "$T/x.csv"
     assert_failure 2
-    [[ $stderr == *"name the output .jsonl, .hcbcap, .npz or .json (timeline)"* ]]
+    [[ $stderr == *"name the output .jsonl, .hcbcap, .npz, .json (timeline) or .parquet"* ]]
 }

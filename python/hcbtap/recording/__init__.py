@@ -28,9 +28,9 @@ from ._model import (Barrier, Consumer, Device, Drop, End, Process, RecordingErr
                      RecordingWarning, Session, Tap, Trigger, device_name)
 from ._table import scalars_of
 
-__all__ = ["Recording", "records", "taps", "scalars", "RecordingError", "RecordingWarning",
-           "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer", "Process", "Device",
-           "device_name"]
+__all__ = ["Recording", "records", "taps", "scalars", "to_parquet", "to_arrow", "RecordingError",
+           "RecordingWarning", "Session", "Tap", "Drop", "Barrier", "End", "Trigger", "Consumer",
+           "Process", "Device", "device_name"]
 
 FORMATS = ("jsonl", "hcbcap")
 _TRUNCATED = ("warn", "error", "ignore")
@@ -230,3 +230,20 @@ def scalars(source, *, names=None, devices=None, **kw):
         with Recording(source, **kw) as rec:
             return scalars_of(pandas, rec.taps(), names, devices)
     return scalars_of(pandas, (t for t in source if t.kind == "tap"), names, devices)
+
+
+def to_parquet(paths, out, **kw):
+    """Recordings (a file, a directory of them, or a list) as Parquet:
+    OUT.parquet, a row per tap leaf, and OUT.events.parquet; or a dataset
+    partitioned by host and process where out is a directory.  Needs
+    pyarrow (pip install 'hcbtap[parquet]').  See _parquet.to_parquet and
+    formats/PARQUET.md."""
+    from ._parquet import to_parquet as write
+    return write(paths, out, **kw)
+
+
+def to_arrow(paths, **kw):
+    """Recordings as the pyarrow Table to_parquet writes (events=True: the
+    events'); .to_pandas() for a DataFrame.  Needs pyarrow."""
+    from ._parquet import to_arrow as read
+    return read(paths, **kw)
