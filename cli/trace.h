@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "core/receiver.h"
+#include "engine/capture_loop.h"
 #include "process/identity.h"
 #include "watch/trigger.h"
 #include "cli.h"
@@ -116,6 +117,18 @@ const char *trace_comm(const struct trace *t);
  * write the end, summarize.  Returns an exit code.
  */
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
+/* trace_run in parts, for a caller that polls the capture itself
+ * (several sessions in one loop: trace_many.c): the session record, and
+ * after the last poll the end, the output closed and the summary, why
+ * being why it ended in words and err the poll's -errno or 0.  Each
+ * returns what trace_run would: an -errno (begin) or an exit code. */
+int trace_begin(struct trace *t);
+int trace_finish(struct trace *t, const char *why, int err);
+struct hcb_capture *trace_capture(struct trace *t);
+/* The process attached. */
+pid_t trace_pid(const struct trace *t);
+/* Why hcb_capture_run() returned, in the words of the summary. */
+const char *trace_end_words(enum hcb_run_end end);
 void trace_free(struct trace *t);
 /* 1 if the session ended because the target exec'd a new program. */
 int trace_exec_seen(const struct trace *t);
@@ -150,6 +163,11 @@ int trace_stopped_target(const struct trace *t);
  * own before it was attached.  For run and record.
  */
 int trace_launch(struct trace *t, char **argv);
+
+/* Start argv as trace_launch does, with the handshake's pipes (*ready_fd
+ * to read, *go_fd to close or write to), not waiting for anything: 0, or
+ * an exit code (127: it could not be run, and was waited for). */
+int trace_launch_start(char **argv, int cuda, pid_t *pid, int *ready_fd, int *go_fd);
 
 /* Options of run and record up to CMD (own: the command's own options,
  * returning 1 for one it does not know).  0 and *first = CMD's index; -1

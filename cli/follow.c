@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* follow.c - CMD and every process it starts, each traced (follow.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "process/target.h"
+#include "providers/provider.h"
+#include "follow.h"
+#include "trace_many.h"
+
+/* How long a process that maps a library with no handshake may take to
+ * stop before it is attached running */
+#define FOLLOW_HOLD_MS 1000
+
+struct follow {
+	const struct trace_opts *o;
+	struct trace_many *m;
+	pid_t self, root;
+	int root_status, root_reaped;
+	int ready_fd, go_fd;         /* libhcbtap's handshake, shared by all */
+	unsigned int owed;           /* handshakes read: processes to let go */
+	pid_t *known;                /* CMD's processes alive, CMD included */
+	size_t n, cap;
+};
+
+static int known_has(const struct follow *f, pid_t pid)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->known[i] == pid)
+			return 1;
+	}
+	return 0;
+}
+
+static int known_add(struct follow *f, pid_t pid)
+{
+	pid_t *grown;
+
+	if (f->n == f->cap) {
+		grown = realloc(f->known, (f->cap ? f->cap * 2 : 16) * sizeof(*f->known));
+		if (!grown)
+			return -ENOMEM;
+		f->known = grown;
+		f->cap = f->cap ? f->cap * 2 : 16;
+	}
+	f->known[f->n++] = pid;
+	return 0;
+}
+
+/* pid's parent, from /proc/PID/stat; 0 if it is gone */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	int fd, ppid = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name may hold any byte, ')' too: the last one ends it */
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/* One pass over /proc: the processes whose parent is known.  How many
+ * were new (a child listed before its parent is found by the next). */
+static unsigned int scan_pass(struct follow *f)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	unsigned int added = 0;
+	pid_t pid, ppid;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		if (pid == f->self || known_has(f, pid))
+			continue;
+		ppid = parent_of(pid);
+		if (ppid && (ppid == f->self || known_has(f, ppid)) && !known_add(f, pid))
+			added++;
+	}
+	closedir(d);
+	return added;
+}
+
+/* The processes gone (exited, or a zombie) are known no more. */
+static void prune(struct follow *f)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		if (hcb_target_alive(f->known[i]))
+			f->known[kept++] = f->known[i];
+	}
+	f->n = kept;
+}
+
+/* Every child that ended: CMD, and the orphans hcbtrace is subreaper of. */
+static void reap(struct follow *f)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == f->root) {
+			f->root_status = status;
+			f->root_reaped = 1;
+		}
+	}
+}
+
+static void take_handshakes(struct follow *f)
+{
+	char buf[64];
+	ssize_t n;
+
+	if (f->ready_fd < 0)
+		return;
+	while ((n = read(f->ready_fd, buf, sizeof(buf))) > 0)
+		f->owed += (unsigned int)n;
+	/* every process that could say it is gone */
+	if (n == 0) {
+		close(f->ready_fd);
+		f->ready_fd = -1;
+	}
+}
+
+/* One byte a process that said it loaded libhcbtap: each reads one and
+ * goes on.  They were all attached first, so whichever reads which. */
+static void let_go(struct follow *f)
+{
+	static const char go[64];
+	ssize_t n;
+
+	while (f->owed && f->go_fd >= 0) {
+		n = write(f->go_fd, go, f->owed < sizeof(go) ? f->owed : sizeof(go));
+		if (n <= 0)
+			break;
+		f->owed -= (unsigned int)n;
+	}
+}
+
+/* Stop pid while its probes go in (its library has no handshake): 1 if
+ * it stopped, to be let go with SIGCONT. */
+static int hold(pid_t pid)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	if (kill(pid, SIGSTOP))
+		return 0;
+	for (int i = 0; i < FOLLOW_HOLD_MS; i++) {
+		char st = hcb_target_state(pid);
+
+		if (st == 'T' || st == 't')
+			return 1;
+		if (!st || st == 'Z' || st == 'X')
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	/* not seen stopped: it still gets SIGCONT for the SIGSTOP sent */
+	return 1;
+}
+
+/* Attach every process of CMD's that has something to trace now, and
+ * has not been (or has exec'd since). */
+static void attach_ready(struct follow *f)
+{
+	static struct hcb_target_info ti;
+	enum trace_many_state st;
+	int err, held;
+
+	for (size_t i = 0; i < f->n && !trace_exiting; i++) {
+		pid_t pid = f->known[i];
+
+		st = trace_many_state(f->m, pid);
+		if (st != MANY_NONE && st != MANY_EXECD)
+			continue;
+		err = hcb_provider_find(pid, f->o->providers, &ti);
+		if (err == -ENOENT || err == -ESRCH)
+			continue;
+		/* found, or a library that cannot be read: the attach says why */
+		held = !err && (ti.provider->flags & HCB_PROV_ON_MAP) && hold(pid);
+		trace_many_add(f->m, pid);
+		if (held)
+			kill(pid, SIGCONT);
+	}
+}
+
+static void scan(struct follow *f)
+{
+	reap(f);
+	take_handshakes(f);
+	for (int pass = 0; pass < 4 && scan_pass(f); pass++)
+		;
+	prune(f);
+	attach_ready(f);
+	let_go(f);
+}
+
+/* Trace until CMD and all its processes have ended, or -d, Ctrl-C.
+ * 1 if tracing ended first (CMD then gets SIGTERM). */
+static int follow_loop(struct follow *f)
+{
+	struct timespec round = { 0, TRACE_MANY_ROUND_MS * 1000000L };
+	const char *why = trace_end_words(HCB_RUN_STOPPED);
+	uint64_t deadline = 0, next_scan = 0, now;
+	unsigned int live;
+
+	if (f->o->duration > 0)
+		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(f->o->duration * 1e9);
+	while (!trace_exiting) {
+		now = hcb_clock_ns(CLOCK_MONOTONIC);
+		if (now >= next_scan) {
+			scan(f);
+			next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
+		}
+		live = trace_many_poll(f->m);
+		if (f->root_reaped && !f->n && !live)
+			return 0;
+		if (deadline && now >= deadline) {
+			trace_many_end_all(f->m, trace_end_words(HCB_RUN_DEADLINE));
+			return 1;
+		}
+		nanosleep(&round, NULL);
+	}
+	trace_many_end_all(f->m, why);
+	return 0;
+}
+
+/* CMD's end: its exit status, 128+N for a signal */
+static int root_exit_code(struct follow *f)
+{
+	while (!f->root_reaped) {
+		if (waitpid(f->root, &f->root_status, 0) == f->root)
+			f->root_reaped = 1;
+		else if (errno != EINTR)
+			return EXIT_FAIL;
+	}
+	if (WIFEXITED(f->root_status))
+		return WEXITSTATUS(f->root_status);
+	if (WIFSIGNALED(f->root_status))
+		return 128 + WTERMSIG(f->root_status);
+	return EXIT_FAIL;
+}
+
+int trace_follow(const struct trace_opts *o, char **argv)
+{
+	struct follow f = { .o = o, .self = getpid(), .ready_fd = -1, .go_fd = -1 };
+	int code, ended_first;
+
+	/* orphans of CMD's processes come to hcbtrace, and are still CMD's */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	code = trace_many_new(&f.m, o, 1);
+	if (code == EXIT_OK)
+		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
+	if (code == EXIT_OK && known_add(&f, f.root)) {
+		cli_err("out of memory");
+		code = EXIT_FAIL;
+	}
+	if (code == EXIT_OK) {
+		fcntl(f.ready_fd, F_SETFL, O_NONBLOCK);
+		fcntl(f.go_fd, F_SETFL, O_NONBLOCK);
+		ended_first = follow_loop(&f);
+		/* as trace_launch: CMD is not left running when tracing ended
+		 * first; a process waiting for its handshake goes on */
+		if (ended_first && !f.root_reaped)
+			kill(f.root, SIGTERM);
+		close(f.go_fd);
+		f.go_fd = -1;
+		code = root_exit_code(&f);
+		if (code == EXIT_OK)
+			code = trace_many_code(f.m);
+	}
+	if (f.go_fd >= 0)
+		close(f.go_fd);
+	if (f.ready_fd >= 0)
+		close(f.ready_fd);
+	trace_many_free(f.m);
+	free(f.known);
+	return code;
+}
