@@ -206,6 +206,8 @@ static void attach_ready(struct follow *f)
 		trace_many_add(f->m, pid);
 		if (held)
 			kill(pid, SIGCONT);
+		/* the next one's loaded now, not while it waits */
+		trace_many_ready(f->m);
 	}
 }
 
@@ -274,6 +276,10 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	/* orphans of CMD's processes come to hcbtrace, and are still CMD's */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	code = trace_many_new(&f.m, o, 1);
+	/* loaded before CMD starts, as record -- CMD is: a failure to is
+	 * said before anything runs, and the first process is attached in time */
+	if (code == EXIT_OK)
+		code = trace_many_ready(f.m);
 	if (code == EXIT_OK)
 		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
 	if (code == EXIT_OK && known_add(&f, f.root)) {

@@ -32,6 +32,8 @@ struct trace {
 	char what[256];                 /* this session's command line, for `list` and barrier */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
 	pid_t pid;
+	unsigned int program;           /* the process's program after this many execs */
+	int followed;                   /* record --follow's: its end or exec is no error */
 };
 
 volatile sig_atomic_t trace_exiting;
@@ -350,16 +352,47 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	return EXIT_OK;
 }
 
+void trace_set_followed(struct trace *t, unsigned int program)
+{
+	t->followed = 1;
+	t->program = program;
+}
+
+/* A followed process's program after its n-th exec: NAME.n.jsonl, as a
+ * re-armed flight recorder's firings are named, so as not to replace the
+ * recording of the program before. */
+static int program_name(struct trace *t)
+{
+	char name[4096];
+
+	if (!t->program || !t->dest.path)
+		return EXIT_OK;
+	if (trace_flight_name(name, sizeof(name), t->dest.path, t->program)) {
+		cli_err("cannot name the recording '%s': too long", cli_vis(t->dest.path));
+		return EXIT_USAGE;
+	}
+	free(t->dest.path);
+	t->dest.path = strdup(name);
+	if (!t->dest.path) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 int trace_attach(struct trace *t, pid_t pid)
 {
 	const struct hcb_identity *id;
 	const struct hcb_target_info *ti;
-	const char *not_read;
 	int err;
 
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
 	ti = hcb_capture_target(t->cap);
+	/* a followed process that exec'd or ended since it was seen with
+	 * a library: found again if it maps one */
+	if (t->followed && (err == -ESRCH || err == -ENOENT))
+		return TRACE_GONE;
 	/* found, and gone before its probes were in place */
 	if (err == -ESRCH && ti->provider) {
 		cli_err("process %d exited before hcbtrace could attach", (int)pid);
@@ -374,6 +407,9 @@ int trace_attach(struct trace *t, pid_t pid)
 	err = cli_output_name_said(&t->dest, t->o->output, pid, id);
 	if (err)
 		return err;
+	err = program_name(t);
+	if (err)
+		return err;
 	if (t->dest.pattern && t->flight)
 		trace_flight_named(t->flight, t->dest.path);
 	/* the session has started: its recording takes the old one's place */
@@ -382,18 +418,8 @@ int trace_attach(struct trace *t, pid_t pid)
 		cli_err("cannot put the recording in place as '%s': %s", t->dest.path, strerror(-err));
 		return EXIT_FAIL;
 	}
-	/* a session that would otherwise show nothing, silently */
-	not_read = cli_provider_words(ti->provider)->not_read;
-	if (not_read && !t->o->quiet)
-		cli_warn("process %d runs %s %s: %s", (int)pid,
-			 cli_provider_words(ti->provider)->library, ti->version, not_read);
-	if (ti->notice[0] && !t->o->quiet)
-		cli_warn("process %d: %s", (int)pid, ti->notice);
-	if ((ti->unread & HCB_UNREAD_OUTFEED) && !t->o->quiet)
-		cli_warn("process %d runs jaxlib %s: host_callback's outfeed taps (id_tap, id_print, "
-			 "jax's default for them up to 0.4.33) are not read on it, only on jaxlib "
-			 "0.4.31; JAX_HOST_CALLBACK_LEGACY=False in the program makes them "
-			 "callbacks, which are", (int)pid, ti->version);
+	if (!t->o->quiet)
+		trace_warn_attached(pid, ti);
 	return EXIT_OK;
 }
 

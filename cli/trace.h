@@ -107,7 +107,15 @@ int trace_new(struct trace **out, const struct trace_opts *o);
  * instead: the viewer's model. */
 int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
 		   const char *name);
-/* Find what pid taps through and attach.  Returns an exit code. */
+/* The process to be attached is followed (record --follow), and has
+ * exec'd program times since it was first: its recording is named
+ * NAME.program.jsonl, not to replace the one of its program before. */
+void trace_set_followed(struct trace *t, unsigned int program);
+/* trace_attach of a followed process that has ended, or exec'd into a
+ * program with no provider's library, since it was seen: nothing said. */
+#define TRACE_GONE (-1)
+/* Find what pid taps through and attach.  Returns an exit code, or
+ * TRACE_GONE. */
 int trace_attach(struct trace *t, pid_t pid);
 /* The attached process's command line. */
 const char *trace_comm(const struct trace *t);
@@ -143,6 +151,9 @@ int trace_attach_more(struct trace *t);
 /* Say what became of a library pid mapped after the attach
  * (HCB_WARN_LATE_ATTACH; trace_late.c). */
 void trace_warn_late(pid_t pid, const struct hcb_warning *w);
+/* Say what an attach found that shows less than a user expects (a
+ * library whose taps are not read, a provider's notice; trace_late.c). */
+void trace_warn_attached(pid_t pid, const struct hcb_target_info *ti);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;

@@ -22,6 +22,7 @@ struct trace_many {
 	size_t n, cap;
 	unsigned int live;
 	int code;
+	struct trace *spare;            /* loaded ahead (trace_many_ready), attached to nothing */
 };
 
 int trace_many_new(struct trace_many **out, const struct trace_opts *o, int follow)
@@ -64,6 +65,7 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 {
 	struct many_entry *e;
 	struct trace *t = NULL;
+	unsigned int program = 0;
 	int code, err;
 
 	if (m->live >= TRACE_MANY_MAX) {
@@ -71,18 +73,31 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 			 TRACE_MANY_MAX);
 		return EXIT_FAIL;
 	}
+	/* its sessions before, of the programs it exec'd from */
+	for (size_t i = 0; i < m->n; i++)
+		program += m->at[i].pid == pid;
 	e = new_entry(m, pid);
 	if (!e) {
 		cli_err("out of memory");
 		note_code(m, EXIT_FAIL);
 		return EXIT_FAIL;
 	}
-	code = trace_new(&t, m->o);
-	if (code == EXIT_OK)
+	t = m->spare;
+	m->spare = NULL;
+	code = t ? EXIT_OK : trace_new(&t, m->o);
+	if (code == EXIT_OK) {
+		if (m->follow)
+			trace_set_followed(t, program);
 		code = trace_attach(t, pid);
+	}
 	if (code != EXIT_OK) {
 		trace_free(t);
-		note_code(m, code);
+		/* said (but TRACE_GONE); a followed process's is not the
+		 * command's failure, and it is not tried again unless gone */
+		if (code == TRACE_GONE)
+			m->n--;
+		else if (!m->follow)
+			note_code(m, code);
 		return code;
 	}
 	e->t = t;
@@ -98,6 +113,11 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 		m->live--;
 	}
 	return EXIT_OK;
+}
+
+int trace_many_ready(struct trace_many *m)
+{
+	return m->spare ? EXIT_OK : trace_new(&m->spare, m->o);
 }
 
 enum trace_many_state trace_many_state(const struct trace_many *m, pid_t pid)
@@ -180,6 +200,7 @@ void trace_many_free(struct trace_many *m)
 		return;
 	for (size_t i = 0; i < m->n; i++)
 		trace_free(m->at[i].t);
+	trace_free(m->spare);
 	free(m->at);
 	free(m);
 }

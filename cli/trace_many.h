@@ -28,7 +28,12 @@ struct trace_many;
 /* follow: an exec ends a session to be attached again (follow.c), and is
  * said so.  Returns an exit code. */
 int trace_many_new(struct trace_many **out, const struct trace_opts *o, int follow);
-/* Load, attach to pid, begin its session; an exit code (said). */
+/* Load a session ahead, so that the next trace_many_add only attaches
+ * (loading BPF takes a tenth of a second or more, a process held stopped
+ * meanwhile, or tapping unseen); an exit code (said). */
+int trace_many_ready(struct trace_many *m);
+/* Load (or take the one loaded ahead), attach to pid, begin its session;
+ * an exit code (said). */
 int trace_many_add(struct trace_many *m, pid_t pid);
 
 enum trace_many_state {
