@@ -226,7 +226,6 @@ static void scan(struct follow *f)
  * 1 if tracing ended first (CMD then gets SIGTERM). */
 static int follow_loop(struct follow *f)
 {
-	struct timespec round = { 0, TRACE_MANY_ROUND_MS * 1000000L };
 	const char *why = trace_end_words(HCB_RUN_STOPPED);
 	uint64_t deadline = 0, next_scan = 0, now;
 	unsigned int live;
@@ -246,7 +245,9 @@ static int follow_loop(struct follow *f)
 			trace_many_end_all(f->m, trace_end_words(HCB_RUN_DEADLINE));
 			return 1;
 		}
-		nanosleep(&round, NULL);
+		/* taps as they come, the next scan when it is due */
+		now = hcb_clock_ns(CLOCK_MONOTONIC);
+		trace_many_wait(f->m, next_scan > now ? (int)((next_scan - now) / 1000000) + 1 : 0);
 	}
 	trace_many_end_all(f->m, why);
 	return 0;

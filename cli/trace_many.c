@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* trace_many.c - several live sessions in one loop (trace_many.h). */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/clock.h"
 #include "process/target.h"
@@ -181,6 +181,25 @@ unsigned int trace_many_poll(struct trace_many *m)
 	return m->live;
 }
 
+void trace_many_wait(struct trace_many *m, int timeout_ms)
+{
+	struct pollfd fds[64];
+	int ring[HCB_CAPTURE_FDS];
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		unsigned int k;
+
+		if (!m->at[i].t)
+			continue;
+		k = hcb_capture_fds(trace_capture(m->at[i].t), ring, HCB_CAPTURE_FDS);
+		/* more than fit: those beyond are polled each round anyway */
+		for (unsigned int j = 0; j < k && n < sizeof(fds) / sizeof(fds[0]); j++)
+			fds[n++] = (struct pollfd){ .fd = ring[j], .events = POLLIN };
+	}
+	poll(fds, n, timeout_ms);
+}
+
 void trace_many_end_all(struct trace_many *m, const char *why)
 {
 	for (size_t i = 0; i < m->n; i++) {
@@ -220,7 +239,6 @@ int trace_many_name_ok(const char *output)
 
 int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 {
-	struct timespec round = { 0, TRACE_MANY_ROUND_MS * 1000000L };
 	struct trace_many *m = NULL;
 	const char *why = trace_end_words(HCB_RUN_STOPPED);
 	uint64_t deadline = 0;
@@ -235,7 +253,7 @@ int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 			why = trace_end_words(HCB_RUN_DEADLINE);
 			break;
 		}
-		nanosleep(&round, NULL);
+		trace_many_wait(m, TRACE_MANY_ROUND_MS);
 	}
 	if (m) {
 		trace_many_end_all(m, why);

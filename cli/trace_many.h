@@ -4,8 +4,8 @@
  * `record -p A -p B ...` and the processes `record --follow` finds
  * (follow.c).  Each session is a trace of its own (trace.h), with its own
  * BPF object, ring, recording (named by -o's patterns) and summary; the
- * loop polls each without waiting and sleeps a little when a round is
- * done, as the engine's drain_every_ms does.  A session ends on its own
+ * loop waits on every session's ring at once, then polls each without
+ * waiting.  A session ends on its own
  * (its process exited or exec'd, its -c count) or all together (-d,
  * Ctrl-C).
  */
@@ -16,8 +16,8 @@
 
 #include "trace.h"
 
-/* How long a round of polls sleeps when it is done: what a recording may
- * lag by, and what an idle session costs (100 wake-ups a second). */
+/* How long a round waits for a ring at most: how often a session looks
+ * at what no ring says (its process gone, a late library, -d). */
 #define TRACE_MANY_ROUND_MS 10
 
 /* At most this many processes traced at once */
@@ -44,6 +44,8 @@ enum trace_many_state {
 };
 /* What became of pid, by its latest session. */
 enum trace_many_state trace_many_state(const struct trace_many *m, pid_t pid);
+/* Wait up to timeout_ms for any live session's ring (or barrier). */
+void trace_many_wait(struct trace_many *m, int timeout_ms);
 /* One round: poll each live session, end those done.  How many live. */
 unsigned int trace_many_poll(struct trace_many *m);
 /* End every live session, each said ended for why. */
