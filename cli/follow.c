@@ -23,6 +23,15 @@
  * stop before it is attached running */
 #define FOLLOW_HOLD_MS 1000
 
+/* Every this many scans, the processes known to be none of CMD's are
+ * read again (a pid reused, a parent missed by a pid that wrapped) */
+#define FOLLOW_RECHECK_SCANS 50
+
+struct pidset {
+	pid_t *at;
+	size_t n, cap;
+};
+
 struct follow {
 	const struct trace_opts *o;
 	struct trace_many *m;
@@ -30,31 +39,32 @@ struct follow {
 	int root_status, root_reaped;
 	int ready_fd, go_fd;         /* libhcbtap's handshake, shared by all */
 	unsigned int owed;           /* handshakes read: processes to let go */
-	pid_t *known;                /* CMD's processes alive, CMD included */
-	size_t n, cap;
+	struct pidset known;         /* CMD's processes alive, CMD included */
+	struct pidset others;        /* the processes /proc listed that are not */
+	unsigned int scans;
 };
 
-static int known_has(const struct follow *f, pid_t pid)
+static int pidset_has(const struct pidset *s, pid_t pid)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		if (f->known[i] == pid)
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->at[i] == pid)
 			return 1;
 	}
 	return 0;
 }
 
-static int known_add(struct follow *f, pid_t pid)
+static int pidset_add(struct pidset *s, pid_t pid)
 {
 	pid_t *grown;
 
-	if (f->n == f->cap) {
-		grown = realloc(f->known, (f->cap ? f->cap * 2 : 16) * sizeof(*f->known));
+	if (s->n == s->cap) {
+		grown = realloc(s->at, (s->cap ? s->cap * 2 : 16) * sizeof(*s->at));
 		if (!grown)
 			return -ENOMEM;
-		f->known = grown;
-		f->cap = f->cap ? f->cap * 2 : 16;
+		s->at = grown;
+		s->cap = s->cap ? s->cap * 2 : 16;
 	}
-	f->known[f->n++] = pid;
+	s->at[s->n++] = pid;
 	return 0;
 }
 
@@ -81,29 +91,76 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-/* One pass over /proc: the processes whose parent is known.  How many
- * were new (a child listed before its parent is found by the next). */
-static unsigned int scan_pass(struct follow *f)
+/* A process /proc listed, not known to be CMD's or not */
+struct listed {
+	pid_t pid, ppid;
+};
+
+/* Those of fresh[n] whose parent is hcbtrace or CMD's are CMD's, to the
+ * fixpoint (a child may be listed before its parent); the rest (pid left
+ * nonzero) are not. */
+static void take_children(struct follow *f, struct listed *fresh, size_t n)
 {
+	unsigned int added;
+
+	do {
+		added = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!fresh[i].pid || !fresh[i].ppid)
+				continue;
+			if ((fresh[i].ppid == f->self || pidset_has(&f->known, fresh[i].ppid)) &&
+			    !pidset_add(&f->known, fresh[i].pid)) {
+				fresh[i].pid = 0;
+				added++;
+			}
+		}
+	} while (added);
+}
+
+/* /proc, for CMD's new processes: each process neither known nor known
+ * not to be CMD's has its parent read once. */
+static void scan_proc(struct follow *f)
+{
+	int recheck = ++f->scans % FOLLOW_RECHECK_SCANS == 0;
+	struct pidset others = { 0 };
+	struct listed *fresh = NULL, *grown;
+	size_t n = 0, cap = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	unsigned int added = 0;
-	pid_t pid, ppid;
+	pid_t pid;
 
 	if (!d)
-		return 0;
+		return;
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atoi(de->d_name);
-		if (pid == f->self || known_has(f, pid))
+		if (pid == f->self || pidset_has(&f->known, pid))
 			continue;
-		ppid = parent_of(pid);
-		if (ppid && (ppid == f->self || known_has(f, ppid)) && !known_add(f, pid))
-			added++;
+		if (!recheck && pidset_has(&f->others, pid)) {
+			pidset_add(&others, pid);
+			continue;
+		}
+		if (n == cap) {
+			grown = realloc(fresh, (cap ? cap * 2 : 64) * sizeof(*fresh));
+			if (!grown)
+				break;
+			fresh = grown;
+			cap = cap ? cap * 2 : 64;
+		}
+		fresh[n++] = (struct listed){ pid, parent_of(pid) };
 	}
 	closedir(d);
-	return added;
+	take_children(f, fresh, n);
+	/* a process that is not CMD's never becomes one: its parent can
+	 * only change to init or a subreaper, hcbtrace being CMD's only */
+	for (size_t i = 0; i < n; i++) {
+		if (fresh[i].pid && fresh[i].ppid)
+			pidset_add(&others, fresh[i].pid);
+	}
+	free(f->others.at);
+	f->others = others;
+	free(fresh);
 }
 
 /* The processes gone (exited, or a zombie) are known no more. */
@@ -111,11 +168,11 @@ static void prune(struct follow *f)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < f->n; i++) {
-		if (hcb_target_alive(f->known[i]))
-			f->known[kept++] = f->known[i];
+	for (size_t i = 0; i < f->known.n; i++) {
+		if (hcb_target_alive(f->known.at[i]))
+			f->known.at[kept++] = f->known.at[i];
 	}
-	f->n = kept;
+	f->known.n = kept;
 }
 
 /* Every child that ended: CMD, and the orphans hcbtrace is subreaper of. */
@@ -192,8 +249,8 @@ static void attach_ready(struct follow *f)
 	enum trace_many_state st;
 	int err, held;
 
-	for (size_t i = 0; i < f->n && !trace_exiting; i++) {
-		pid_t pid = f->known[i];
+	for (size_t i = 0; i < f->known.n && !trace_exiting; i++) {
+		pid_t pid = f->known.at[i];
 
 		st = trace_many_state(f->m, pid);
 		if (st != MANY_NONE && st != MANY_EXECD)
@@ -215,8 +272,7 @@ static void scan(struct follow *f)
 {
 	reap(f);
 	take_handshakes(f);
-	for (int pass = 0; pass < 4 && scan_pass(f); pass++)
-		;
+	scan_proc(f);
 	prune(f);
 	attach_ready(f);
 	let_go(f);
@@ -239,7 +295,7 @@ static int follow_loop(struct follow *f)
 			next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
 		}
 		live = trace_many_poll(f->m);
-		if (f->root_reaped && !f->n && !live)
+		if (f->root_reaped && !f->known.n && !live)
 			return 0;
 		if (deadline && now >= deadline) {
 			trace_many_end_all(f->m, trace_end_words(HCB_RUN_DEADLINE));
@@ -283,7 +339,7 @@ int trace_follow(const struct trace_opts *o, char **argv)
 		code = trace_many_ready(f.m);
 	if (code == EXIT_OK)
 		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
-	if (code == EXIT_OK && known_add(&f, f.root)) {
+	if (code == EXIT_OK && pidset_add(&f.known, f.root)) {
 		cli_err("out of memory");
 		code = EXIT_FAIL;
 	}
@@ -306,6 +362,7 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	if (f.ready_fd >= 0)
 		close(f.ready_fd);
 	trace_many_free(f.m);
-	free(f.known);
+	free(f.known.at);
+	free(f.others.at);
 	return code;
 }
