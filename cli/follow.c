@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/forks.h"
 #include "core/clock.h"
 #include "process/target.h"
 #include "providers/provider.h"
@@ -42,6 +43,7 @@ struct follow {
 	struct pidset known;         /* CMD's processes alive, CMD included */
 	struct pidset others;        /* the processes /proc listed that are not */
 	unsigned int scans;
+	struct hcb_forks *forks;     /* the kernel says each fork; NULL: /proc only */
 };
 
 static int pidset_has(const struct pidset *s, pid_t pid)
@@ -171,8 +173,29 @@ static void prune(struct follow *f)
 	for (size_t i = 0; i < f->known.n; i++) {
 		if (hcb_target_alive(f->known.at[i]))
 			f->known.at[kept++] = f->known.at[i];
+		else if (f->forks)
+			hcb_forks_forget(f->forks, f->known.at[i]);
 	}
 	f->known.n = kept;
+}
+
+/* The kernel's word (follow.bpf.c): ppid, followed, forked pid. */
+static void on_fork(void *ctx, pid_t pid, pid_t ppid)
+{
+	struct follow *f = ctx;
+
+	(void)ppid;
+	if (!pidset_has(&f->known, pid))
+		pidset_add(&f->known, pid);
+}
+
+/* CMD's new processes: as the kernel said them, else (no BTF, a fork the
+ * ring had no room for) from /proc. */
+static void find_new(struct follow *f)
+{
+	if (f->forks && !hcb_forks_poll(f->forks) && !hcb_forks_lost(f->forks))
+		return;
+	scan_proc(f);
 }
 
 /* Every child that ended: CMD, and the orphans hcbtrace is subreaper of. */
@@ -272,7 +295,7 @@ static void scan(struct follow *f)
 {
 	reap(f);
 	take_handshakes(f);
-	scan_proc(f);
+	find_new(f);
 	prune(f);
 	attach_ready(f);
 	let_go(f);
@@ -337,6 +360,9 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	 * said before anything runs, and the first process is attached in time */
 	if (code == EXIT_OK)
 		code = trace_many_ready(f.m);
+	/* without it, /proc is looked through every scan: the same, dearer */
+	if (code == EXIT_OK && hcb_forks_new(&f.forks, on_fork, &f))
+		f.forks = NULL;
 	if (code == EXIT_OK)
 		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
 	if (code == EXIT_OK && pidset_add(&f.known, f.root)) {
@@ -362,6 +388,7 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	if (f.ready_fd >= 0)
 		close(f.ready_fd);
 	trace_many_free(f.m);
+	hcb_forks_free(f.forks);
 	free(f.known.at);
 	free(f.others.at);
 	return code;

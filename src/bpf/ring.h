@@ -39,6 +39,9 @@ enum hcb_ring_record {
 	HCB_EV_JPYTEXT,      /* a line the callable wrote */
 	/* hcbtap: a small packet as it was on the wire, in one record */
 	HCB_EV_PKT_WIRE,
+	/* record --follow's watch (follow.bpf.c): a followed process forked
+	 * a new process: struct hcb_ev_fork */
+	HCB_EV_FORK,
 	HCB_EV_TYPES
 };
 
@@ -69,6 +72,14 @@ struct hcb_ev_exec {
 	HCB_WIRE_U32 type;         /* HCB_EV_EXEC */
 	HCB_WIRE_U32 pid;
 	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
+};
+
+/* A process record --follow follows started another (forks.h). */
+struct hcb_ev_fork {
+	HCB_WIRE_U32 type;         /* HCB_EV_FORK */
+	HCB_WIRE_U32 pid;          /* the new process (its tgid) */
+	HCB_WIRE_U32 ppid;         /* the process that forked it */
+	HCB_WIRE_U32 pad;
 };
 
 /* Per-device counters kept by the BPF side (array map "devstats"), for

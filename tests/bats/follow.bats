@@ -78,6 +78,19 @@ devices_of()
     assert_output --partial "ok: 60 taps"
 }
 
+@test "follow: a worker whose parent left it (a daemon's double fork) is followed to its end, and CMD's status is record's" {
+    run --separate-stderr "$HCBTRACE" record --follow -o "$T/d/%p.jsonl" -- bash -c "
+        ( $EXAMPLE --devices 2 --steps 30 --interval-ms 10 --field-size 8 --truth $T/t.jsonl \
+            >/dev/null & echo \$! >$T/pid ) ; exit 3"
+    assert_failure 3
+    # record ended with the worker, not with CMD: the worker's truth is whole
+    [ -s "$T/t.jsonl" ]
+    [ "$(ls "$T/d")" = "$(cat "$T/pid").jsonl" ]
+    run python3 "$ROOT/tests/tools/compare_truth.py" "$T/d/$(cat "$T/pid").jsonl" "$T/t.jsonl" --all --devices 2
+    assert_success
+    assert_output --partial "ok: 300 taps"
+}
+
 @test "follow: a traced process that execs a new program is followed into it, its new recording NAME.1" {
     # a process attached on its libhcbtap, that then becomes an example
     run --separate-stderr "$HCBTRACE" record --follow -o "$T/d/w-%p.jsonl" -- python3 -c "
