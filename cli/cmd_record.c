@@ -137,6 +137,10 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 			return cli_usage_err(cmd, "at most %d processes (-p)", TRACE_MANY_MAX);
 		if (cli_parse_pid(cmd, arg, &pid))
 			return EXIT_USAGE;
+		for (size_t i = 0; i < n_pids; i++) {
+			if (pid_args[i] == pid)
+				return cli_usage_err(cmd, "process %d is given twice (-p)", pid);
+		}
 		pid_args[n_pids++] = pid;
 		return 0;
 	}

@@ -179,7 +179,7 @@ static void prune(struct follow *f)
 	f->known.n = kept;
 }
 
-/* The kernel's word (follow.bpf.c): ppid, followed, forked pid. */
+/* The kernel's word (follow.bpf.c): ppid, a followed process, forked pid. */
 static void on_fork(void *ctx, pid_t pid, pid_t ppid)
 {
 	struct follow *f = ctx;
@@ -351,7 +351,7 @@ static int root_exit_code(struct follow *f)
 int trace_follow(const struct trace_opts *o, char **argv)
 {
 	struct follow f = { .o = o, .self = getpid(), .ready_fd = -1, .go_fd = -1 };
-	int code, ended_first;
+	int code, ended_first, err;
 
 	/* orphans of CMD's processes come to hcbtrace, and are still CMD's */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -361,8 +361,13 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	if (code == EXIT_OK)
 		code = trace_many_ready(f.m);
 	/* without it, /proc is looked through every scan: the same, dearer */
-	if (code == EXIT_OK && hcb_forks_new(&f.forks, on_fork, &f))
+	if (code == EXIT_OK && (err = hcb_forks_new(&f.forks, on_fork, &f))) {
 		f.forks = NULL;
+		if (!o->quiet)
+			cli_warn("the kernel does not say the processes CMD starts (%s): they are "
+				 "looked for in /proc every %d ms", err == -ENOENT ? "it has no BTF "
+				 "at /sys/kernel/btf/vmlinux" : strerror(-err), FOLLOW_SCAN_MS);
+	}
 	if (code == EXIT_OK)
 		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
 	if (code == EXIT_OK && pidset_add(&f.known, f.root)) {

@@ -510,11 +510,6 @@ struct hcb_capture *trace_capture(struct trace *t)
 	return t->cap;
 }
 
-pid_t trace_pid(const struct trace *t)
-{
-	return t->pid;
-}
-
 int trace_finish(struct trace *t, const char *why, int err)
 {
 	const struct hcb_target_info *ti;

@@ -133,8 +133,6 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
 int trace_begin(struct trace *t);
 int trace_finish(struct trace *t, const char *why, int err);
 struct hcb_capture *trace_capture(struct trace *t);
-/* The process attached. */
-pid_t trace_pid(const struct trace *t);
 /* Why hcb_capture_run() returned, in the words of the summary. */
 const char *trace_end_words(enum hcb_run_end end);
 void trace_free(struct trace *t);

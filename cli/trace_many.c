@@ -68,18 +68,19 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 	unsigned int program = 0;
 	int code, err;
 
-	if (m->live >= TRACE_MANY_MAX) {
-		cli_warn("process %d is not traced: %d processes are already", (int)pid,
-			 TRACE_MANY_MAX);
-		return EXIT_FAIL;
-	}
 	/* its sessions before, of the programs it exec'd from */
 	for (size_t i = 0; i < m->n; i++)
 		program += m->at[i].pid == pid;
+	/* ended (MANY_DONE) until it is attached: not tried again */
 	e = new_entry(m, pid);
 	if (!e) {
 		cli_err("out of memory");
 		note_code(m, EXIT_FAIL);
+		return EXIT_FAIL;
+	}
+	if (m->live >= TRACE_MANY_MAX) {
+		cli_warn("process %d is not traced: %d processes are already", (int)pid,
+			 TRACE_MANY_MAX);
 		return EXIT_FAIL;
 	}
 	t = m->spare;

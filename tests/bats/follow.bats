@@ -119,8 +119,15 @@ os.execv('$EXAMPLE', ['hcb-example', '-n', '1', '-s', '100', '-i', '10', '--fiel
     run --separate-stderr "$HCBTRACE" record --follow -o "$T/d/%p.jsonl" -- \
         bash -c 'for i in $(seq 100); do /bin/true; done; exit 7'
     assert_failure 7
+    # the kernel said the forks (no word of /proc), as it does without tracefs
     assert_equal "$stderr" ""
     [ "$(ls -A "$T/d" | wc -l)" -eq 0 ]
+    run --separate-stderr no_tracefs "$HCBTRACE" record --follow -o "$T/d/%p.jsonl" -- \
+        bash -c "$EXAMPLE --devices 1 --steps 2 --interval-ms 0 --field-size 4 >/dev/null; exit 5"
+    assert_failure 5
+    [[ "$stderr" != *"looked for in /proc"* ]]
+    [ "$(ls -A "$T/d" | wc -l)" -eq 1 ]
+    [ "$(grep -c '"type":"tap"' "$T/d/"*.jsonl)" -eq 10 ]
 }
 
 @test "follow: a two-process jax.distributed job started by a shell: every callback of each process, named by index" {
@@ -177,6 +184,9 @@ Try 'hcbtrace record --help'."
     run --separate-stderr "$HCBTRACE" record --follow -p 1 -o "$T/%p.jsonl"
     assert_failure 2
     [[ "$stderr" == *"--follow follows a command hcbtrace starts"* ]]
+    run --separate-stderr "$HCBTRACE" record -p 1 -p 1 -o "$T/%p.jsonl"
+    assert_failure 2
+    [[ "$stderr" == *"process 1 is given twice (-p)"* ]]
     run --separate-stderr "$HCBTRACE" record -p 1 -p 2 -o "$T/%p.jsonl" --until nonfinite
     assert_failure 2
     [[ "$stderr" == *"--keep-last, --until and --until-signal record one process"* ]]
