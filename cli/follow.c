@@ -302,10 +302,10 @@ static void scan(struct follow *f)
 }
 
 /* Trace until CMD and all its processes have ended, or -d, Ctrl-C.
- * 1 if tracing ended first (CMD then gets SIGTERM). */
+ * 1 if tracing ended first (CMD then gets SIGTERM, as under record --
+ * CMD). */
 static int follow_loop(struct follow *f)
 {
-	const char *why = trace_end_words(HCB_RUN_STOPPED);
 	uint64_t deadline = 0, next_scan = 0, now;
 	unsigned int live;
 
@@ -328,8 +328,8 @@ static int follow_loop(struct follow *f)
 		now = hcb_clock_ns(CLOCK_MONOTONIC);
 		trace_many_wait(f->m, next_scan > now ? (int)((next_scan - now) / 1000000) + 1 : 0);
 	}
-	trace_many_end_all(f->m, why);
-	return 0;
+	trace_many_end_all(f->m, trace_end_words(HCB_RUN_STOPPED));
+	return 1;
 }
 
 /* CMD's end: its exit status, 128+N for a signal */

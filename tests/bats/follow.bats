@@ -91,6 +91,40 @@ devices_of()
     assert_output --partial "ok: 300 taps"
 }
 
+@test "follow: -d ends every process's session, and CMD (SIGTERM), as record -- CMD does" {
+    run --separate-stderr "$HCBTRACE" record --follow -d 2 -o "$T/d/%p.jsonl" -- bash -c "
+        $EXAMPLE --devices 1 --steps 0 --interval-ms 10 --field-size 4 >/dev/null & echo \$! >$T/pid1
+        $EXAMPLE --devices 2 --steps 0 --interval-ms 10 --field-size 4 >/dev/null & echo \$! >$T/pid2
+        wait"
+    # bash, ended by SIGTERM: 128 + 15
+    assert_failure 143
+    PIDS+=("$(cat "$T/pid1")" "$(cat "$T/pid2")")
+    [ "$(grep -c 'duration reached' <<<"$stderr")" -eq 2 ]
+    for i in 1 2; do
+        tail -1 "$T/d/$(cat "$T/pid$i").jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+        [ "$(devices_of "$T/d/$(cat "$T/pid$i").jsonl" | wc -w)" -eq "$i" ]
+    done
+}
+
+@test "follow: SIGINT to hcbtrace ends every session, each file whole, and CMD" {
+    "$HCBTRACE" record --follow -o "$T/d/%p.jsonl" -- bash -c "
+        $EXAMPLE --devices 1 --steps 0 --interval-ms 10 --field-size 4 >/dev/null & echo \$! >$T/pid1.tmp
+        mv $T/pid1.tmp $T/pid1
+        wait" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    retry 60 test -s "$T/pid1"
+    PIDS+=("$(cat "$T/pid1")")
+    wait_session "$(cat "$T/pid1")"
+    kill -INT "$rec"
+    st=0
+    wait "$rec" || st=$?
+    # bash, ended by SIGTERM: 128 + 15
+    assert_equal "$st" 143
+    grep -q 'interrupted: [1-9][0-9]* taps' "$T/rec.err"
+    tail -1 "$T/d/$(cat "$T/pid1").jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+}
+
 @test "follow: a traced process that execs a new program is followed into it, its new recording NAME.1" {
     # a process attached on its libhcbtap, that then becomes an example
     run --separate-stderr "$HCBTRACE" record --follow -o "$T/d/w-%p.jsonl" -- python3 -c "
