@@ -28,9 +28,21 @@
  * read again (a pid reused, a parent missed by a pid that wrapped) */
 #define FOLLOW_RECHECK_SCANS 50
 
+/* A child forked from a traced process runs its parent's program, with
+ * its libraries mapped, until it execs (a subprocess: fork, then exec at
+ * once): it is attached once it has exec'd, or has not for this long (a
+ * forked worker, whose taps before are not seen) */
+#define FOLLOW_FORK_GRACE_MS 100
+
 struct pidset {
 	pid_t *at;
 	size_t n, cap;
+};
+
+/* Children of traced processes that have not exec'd, since when */
+struct young {
+	pid_t pid;
+	uint64_t seen_ns;
 };
 
 struct follow {
@@ -44,6 +56,8 @@ struct follow {
 	struct pidset others;        /* the processes /proc listed that are not */
 	unsigned int scans;
 	struct hcb_forks *forks;     /* the kernel says each fork; NULL: /proc only */
+	struct young *young;
+	size_t n_young, cap_young;
 };
 
 static int pidset_has(const struct pidset *s, pid_t pid)
@@ -67,6 +81,49 @@ static int pidset_add(struct pidset *s, pid_t pid)
 		s->cap = s->cap ? s->cap * 2 : 16;
 	}
 	s->at[s->n++] = pid;
+	return 0;
+}
+
+/* pid was forked from ppid: if ppid is traced, pid waits (FOLLOW_FORK_GRACE_MS) */
+static void young_add(struct follow *f, pid_t pid, pid_t ppid)
+{
+	struct young *grown;
+
+	if (trace_many_state(f->m, ppid) != MANY_LIVE)
+		return;
+	if (f->n_young == f->cap_young) {
+		grown = realloc(f->young, (f->cap_young ? f->cap_young * 2 : 16) * sizeof(*grown));
+		if (!grown)
+			return;   /* attached at once, as any */
+		f->young = grown;
+		f->cap_young = f->cap_young ? f->cap_young * 2 : 16;
+	}
+	f->young[f->n_young++] = (struct young){ pid, hcb_clock_ns(CLOCK_MONOTONIC) };
+}
+
+/* pid exec'd, ended, or has waited enough */
+static void young_drop(struct follow *f, pid_t pid)
+{
+	for (size_t i = 0; i < f->n_young; i++) {
+		if (f->young[i].pid == pid) {
+			f->young[i] = f->young[--f->n_young];
+			return;
+		}
+	}
+}
+
+/* 1 if pid is a child of a traced process that may exec still */
+static int young_waits(struct follow *f, pid_t pid)
+{
+	for (size_t i = 0; i < f->n_young; i++) {
+		if (f->young[i].pid != pid)
+			continue;
+		if (hcb_clock_ns(CLOCK_MONOTONIC) - f->young[i].seen_ns <
+		    FOLLOW_FORK_GRACE_MS * 1000000ull)
+			return 1;
+		young_drop(f, pid);
+		return 0;
+	}
 	return 0;
 }
 
@@ -112,6 +169,7 @@ static void take_children(struct follow *f, struct listed *fresh, size_t n)
 				continue;
 			if ((fresh[i].ppid == f->self || pidset_has(&f->known, fresh[i].ppid)) &&
 			    !pidset_add(&f->known, fresh[i].pid)) {
+				young_add(f, fresh[i].pid, fresh[i].ppid);
 				fresh[i].pid = 0;
 				added++;
 			}
@@ -171,22 +229,29 @@ static void prune(struct follow *f)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < f->known.n; i++) {
-		if (hcb_target_alive(f->known.at[i]))
+		if (hcb_target_alive(f->known.at[i])) {
 			f->known.at[kept++] = f->known.at[i];
-		else if (f->forks)
+			continue;
+		}
+		young_drop(f, f->known.at[i]);
+		if (f->forks)
 			hcb_forks_forget(f->forks, f->known.at[i]);
 	}
 	f->known.n = kept;
 }
 
-/* The kernel's word (follow.bpf.c): ppid, a followed process, forked pid. */
+/* The kernel's word (follow.bpf.c): ppid, a followed process, forked
+ * pid; or (ppid 0) pid exec'd. */
 static void on_fork(void *ctx, pid_t pid, pid_t ppid)
 {
 	struct follow *f = ctx;
 
-	(void)ppid;
-	if (!pidset_has(&f->known, pid))
-		pidset_add(&f->known, pid);
+	if (!ppid) {
+		young_drop(f, pid);
+		return;
+	}
+	if (!pidset_has(&f->known, pid) && !pidset_add(&f->known, pid))
+		young_add(f, pid, ppid);
 }
 
 /* CMD's new processes: as the kernel said them, else (no BTF, a fork the
@@ -276,7 +341,7 @@ static void attach_ready(struct follow *f)
 		pid_t pid = f->known.at[i];
 
 		st = trace_many_state(f->m, pid);
-		if (st != MANY_NONE && st != MANY_EXECD)
+		if ((st != MANY_NONE && st != MANY_EXECD) || young_waits(f, pid))
 			continue;
 		err = hcb_provider_find(pid, f->o->providers, &ti);
 		if (err == -ENOENT || err == -ESRCH)
@@ -394,6 +459,7 @@ int trace_follow(const struct trace_opts *o, char **argv)
 		close(f.ready_fd);
 	trace_many_free(f.m);
 	hcb_forks_free(f.forks);
+	free(f.young);
 	free(f.known.at);
 	free(f.others.at);
 	return code;

@@ -3,7 +3,9 @@
  * follow.bpf.c - record --follow's watch (forks.h): every process a
  * followed process forks is followed too, and said on the ring, so that
  * hcbtrace knows a command's processes as they start, without looking
- * through /proc.  A BTF raw tracepoint, as the exec watch: no tracefs.
+ * through /proc; and each exec of one, so that a child forked from a
+ * traced process is attached once it runs a program of its own.  BTF raw
+ * tracepoints, as the exec watch: no tracefs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -43,6 +45,27 @@ int BPF_PROG(hcb_fork, struct task_struct *parent, struct task_struct *child)
 	e->type = HCB_EV_FORK;
 	e->pid = ctgid;
 	e->ppid = ptgid;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(hcb_follow_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct hcb_ev_fork *e;
+
+	if (!bpf_map_lookup_elem(&follow_tgids, &tgid))
+		return 0;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		follow_lost = 1;
+		return 0;
+	}
+	e->type = HCB_EV_FOLLOW_EXEC;
+	e->pid = tgid;
+	e->ppid = 0;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;

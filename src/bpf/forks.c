@@ -30,15 +30,17 @@ static int take(void *ctx, const void *data, size_t len)
 	if (len < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	if (e.type == HCB_EV_FORK)
+	if (e.type == HCB_EV_FORK && e.ppid)
 		f->fn(f->ctx, (pid_t)e.pid, (pid_t)e.ppid);
+	else if (e.type == HCB_EV_FOLLOW_EXEC)
+		f->fn(f->ctx, (pid_t)e.pid, 0);
 	return 0;
 }
 
 /* The watch's one program, loaded, this process followed, attached. */
 static int start(struct hcb_forks *f)
 {
-	static const char *const programs[] = { "hcb_fork", NULL };
+	static const char *const programs[] = { "hcb_fork", "hcb_follow_exec", NULL };
 	struct hcb_capture_bpf *skel;
 	struct bpf_link *link;
 	__u32 self = (__u32)getpid();
@@ -57,6 +59,12 @@ static int start(struct hcb_forks *f)
 				 BPF_ANY))
 		return -errno;
 	link = bpf_program__attach(skel->progs.hcb_fork);
+	if (!link)
+		return errno ? -errno : -EINVAL;
+	err = hcb_probes_own(f->probes, link);
+	if (err)
+		return err;
+	link = bpf_program__attach(skel->progs.hcb_follow_exec);
 	if (!link)
 		return errno ? -errno : -EINVAL;
 	return hcb_probes_own(f->probes, link);

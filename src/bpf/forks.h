@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * forks.h - record --follow's watch: every process a followed process
- * forks, as it forks (follow.bpf.c, a BTF raw tracepoint on
- * sched_process_fork).  The calling process is followed from the start,
+ * forks, as it forks, and every exec of one (follow.bpf.c, BTF raw
+ * tracepoints on sched_process_fork and sched_process_exec).  The calling process is followed from the start,
  * so what it starts next, and all that starts, is; threads are not
  * processes and are not said.  A fork the ring had no room for is
  * counted (hcb_forks_lost): the caller then looks for itself.
@@ -14,7 +14,7 @@
 
 struct hcb_forks;
 
-/* A followed process ppid forked pid. */
+/* A followed process ppid forked pid; or (ppid 0) pid exec'd. */
 typedef void (*hcb_forks_fn)(void *ctx, pid_t pid, pid_t ppid);
 
 /* Load and attach the watch, following this process.  -ENOENT without
