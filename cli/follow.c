@@ -34,8 +34,17 @@
  * forked worker, whose taps before are not seen) */
 #define FOLLOW_FORK_GRACE_MS 100
 
+/* A process that has mapped no provider's library for this long is
+ * looked at every FOLLOW_SLOW_SCANS scans only (a shell, a launcher
+ * waiting for its workers): a library is mapped long before its first
+ * tap (jax: at import, before anything is compiled), and libhcbtap's
+ * handshake, which waits, has every process looked at now */
+#define FOLLOW_EAGER_MS 2000
+#define FOLLOW_SLOW_SCANS 5
+
 struct pidset {
 	pid_t *at;
+	uint64_t *since;   /* CLOCK_MONOTONIC: when each was first seen */
 	size_t n, cap;
 };
 
@@ -71,17 +80,30 @@ static int pidset_has(const struct pidset *s, pid_t pid)
 
 static int pidset_add(struct pidset *s, pid_t pid)
 {
-	pid_t *grown;
+	size_t cap = s->cap ? s->cap * 2 : 16;
+	uint64_t *since;
+	pid_t *at;
 
 	if (s->n == s->cap) {
-		grown = realloc(s->at, (s->cap ? s->cap * 2 : 16) * sizeof(*s->at));
-		if (!grown)
+		at = realloc(s->at, cap * sizeof(*s->at));
+		if (at)
+			s->at = at;
+		since = at ? realloc(s->since, cap * sizeof(*s->since)) : NULL;
+		if (!since)
 			return -ENOMEM;
-		s->at = grown;
-		s->cap = s->cap ? s->cap * 2 : 16;
+		s->since = since;
+		s->cap = cap;
 	}
+	s->since[s->n] = hcb_clock_ns(CLOCK_MONOTONIC);
 	s->at[s->n++] = pid;
 	return 0;
+}
+
+static void pidset_free(struct pidset *s)
+{
+	free(s->at);
+	free(s->since);
+	*s = (struct pidset){ 0 };
 }
 
 /* pid was forked from ppid: if ppid is traced, pid waits (FOLLOW_FORK_GRACE_MS) */
@@ -181,7 +203,7 @@ static void take_children(struct follow *f, struct listed *fresh, size_t n)
  * not to be CMD's has its parent read once. */
 static void scan_proc(struct follow *f)
 {
-	int recheck = ++f->scans % FOLLOW_RECHECK_SCANS == 0;
+	int recheck = f->scans % FOLLOW_RECHECK_SCANS == 0;
 	struct pidset others = { 0 };
 	struct listed *fresh = NULL, *grown;
 	size_t n = 0, cap = 0;
@@ -218,7 +240,7 @@ static void scan_proc(struct follow *f)
 		if (fresh[i].pid && fresh[i].ppid)
 			pidset_add(&others, fresh[i].pid);
 	}
-	free(f->others.at);
+	pidset_free(&f->others);
 	f->others = others;
 	free(fresh);
 }
@@ -230,6 +252,7 @@ static void prune(struct follow *f)
 
 	for (size_t i = 0; i < f->known.n; i++) {
 		if (hcb_target_alive(f->known.at[i])) {
+			f->known.since[kept] = f->known.since[i];
 			f->known.at[kept++] = f->known.at[i];
 			continue;
 		}
@@ -337,8 +360,14 @@ static void attach_ready(struct follow *f)
 	enum trace_many_state st;
 	int err, held;
 
+	uint64_t now = hcb_clock_ns(CLOCK_MONOTONIC);
+	int all = f->owed || f->scans % FOLLOW_SLOW_SCANS == 0;
+
 	for (size_t i = 0; i < f->known.n && !trace_exiting; i++) {
 		pid_t pid = f->known.at[i];
+
+		if (!all && now - f->known.since[i] > FOLLOW_EAGER_MS * 1000000ull)
+			continue;
 
 		st = trace_many_state(f->m, pid);
 		if ((st != MANY_NONE && st != MANY_EXECD) || young_waits(f, pid))
@@ -358,6 +387,7 @@ static void attach_ready(struct follow *f)
 
 static void scan(struct follow *f)
 {
+	f->scans++;
 	reap(f);
 	take_handshakes(f);
 	find_new(f);
@@ -460,7 +490,7 @@ int trace_follow(const struct trace_opts *o, char **argv)
 	trace_many_free(f.m);
 	hcb_forks_free(f.forks);
 	free(f.young);
-	free(f.known.at);
-	free(f.others.at);
+	pidset_free(&f.known);
+	pidset_free(&f.others);
 	return code;
 }
