@@ -228,7 +228,7 @@ static int many_usage(const struct cli_cmd *cmd, const struct trace_opts *o, int
 				     "as -o 'run/taps-%%h-%%p%s'", o->output &&
 				     hcb_file_format_of(o->output) == HCB_FMT_HCBCAP ?
 				     ".hcbcap" : ".jsonl");
-	if (o->keep_bytes || o->n_until || o->until_signal)
+	if (o->keep_bytes || o->keep_ns || o->n_until || o->until_signal)
 		return cli_usage_err(cmd, "--keep-last, --until and --until-signal record one "
 				     "process: give one -p PID, or -- CMD without --follow");
 	return 0;
