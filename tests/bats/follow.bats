@@ -207,6 +207,34 @@ EOF
     done
 }
 
+@test "follow: record -p A -p B of a running two-process jax.distributed job: each process's every callback, by index" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax, ml_dtypes' "jax and ml_dtypes"
+    local prog=$ROOT/tests/jax/distributed.py port i
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    for i in 0 1; do
+        "$PY" "$prog" "$i" 2 "$port" "$T/go$i" "$T/truth$i.jsonl" >"$T/prog$i.out" 2>"$T/prog$i.err" &
+        JOB[$i]=$!
+        PIDS+=("$!")
+    done
+    for i in 0 1; do wait_for "$T/prog$i.out" '^ready ' 180; done
+    # compiled and waiting: the index is jax's own word by now
+    "$HCBTRACE" record -p "${JOB[0]}" -p "${JOB[1]}" -o "$T/d/taps-%r.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    for i in 0 1; do wait_session "${JOB[$i]}"; done
+    touch "$T/go0" "$T/go1"
+    for i in 0 1; do wait "${JOB[$i]}"; done
+    wait "$rec"
+    [ "$(grep -c 'target exited' "$T/rec.err")" -eq 2 ]
+    for i in 0 1; do
+        run "$PY" "$ROOT/tests/tools/check_jaxffi_truth.py" "$T/truth$i.jsonl" "$T/d/taps-$i.jsonl"
+        echo "# process $i: $output" >&3
+        assert_success
+        assert_output --regexp '^truth ([1-9][0-9]*) calls, recording \1 taps, 0 drop records'
+        head -1 "$T/d/taps-$i.jsonl" | grep -q "\"pid\":${JOB[$i]},.*\"process\":{\"index\":$i,\"count\":2,\"source\":\"jax\"}"
+    done
+}
+
 @test "follow: usage errors: several processes need %p or %r in -o, --follow a command" {
     run --separate-stderr "$HCBTRACE" record -p 1 -p 2 -o "$T/x.jsonl"
     assert_failure 2
