@@ -270,7 +270,13 @@ static void on_fork(void *ctx, pid_t pid, pid_t ppid)
 	struct follow *f = ctx;
 
 	if (!ppid) {
+		/* a new program: its libraries come now, looked for as a new
+		 * process's are */
 		young_drop(f, pid);
+		for (size_t i = 0; i < f->known.n; i++) {
+			if (f->known.at[i] == pid)
+				f->known.since[i] = hcb_clock_ns(CLOCK_MONOTONIC);
+		}
 		return;
 	}
 	if (!pidset_has(&f->known, pid) && !pidset_add(&f->known, pid))
