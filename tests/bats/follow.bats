@@ -164,24 +164,28 @@ os.execv('$EXAMPLE', ['hcb-example', '-n', '1', '-s', '100', '-i', '10', '--fiel
     [ "$(grep -c '"type":"tap"' "$T/d/"*.jsonl)" -eq 10 ]
 }
 
-@test "follow: a two-process jax.distributed job started by a shell: every callback of each process, named by index" {
+# follow_job N: a jax.distributed job of N processes, started by a shell
+# as srun would (each told its place by SLURM's variables), under record
+# --follow: each process's file holds every callback it was handed, from
+# the first, and names it as its jax does
+follow_job()
+{
+    local n=$1 prog=$ROOT/tests/jax/distributed.py port i
     need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax, ml_dtypes' "jax and ml_dtypes"
-    local prog=$ROOT/tests/jax/distributed.py port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    # as srun would: each process told its place by SLURM's variables
     "$HCBTRACE" record --follow -o "$T/d/taps-%h-%r.jsonl" -- bash -c "
-        for i in 0 1; do
-            SLURM_PROCID=\$i SLURM_NTASKS=2 $PY $prog \$i 2 $port $T/go\$i $T/truth\$i.jsonl \
+        for i in \$(seq 0 $((n - 1))); do
+            SLURM_PROCID=\$i SLURM_NTASKS=$n $PY $prog \$i $n $port $T/go\$i $T/truth\$i.jsonl \
                 --truth-all >$T/prog\$i.out 2>$T/prog\$i.err &
         done
         wait" 2>"$T/rec.err" &
     rec=$!
     PIDS+=("$rec")
-    for i in 0 1; do wait_for "$T/prog$i.out" '^ready ' 180; done
-    touch "$T/go0" "$T/go1"
+    for i in $(seq 0 $((n - 1))); do wait_for "$T/prog$i.out" '^ready ' 180; done
+    for i in $(seq 0 $((n - 1))); do touch "$T/go$i"; done
     wait "$rec"
-    [ "$(ls "$T/d" | wc -l)" -eq 2 ]
-    for i in 0 1; do
+    [ "$(ls "$T/d" | wc -l)" -eq "$n" ]
+    for i in $(seq 0 $((n - 1))); do
         grep -q '^done [1-9][0-9]*$' "$T/prog$i.out"
         # every call a tap, from the first (the program's warm-up too), each value its own
         run "$PY" "$ROOT/tests/tools/check_jaxffi_truth.py" "$T/truth$i.jsonl" "$T/d/taps-$HOST-$i.jsonl"
@@ -189,14 +193,14 @@ os.execv('$EXAMPLE', ['hcb-example', '-n', '1', '-s', '100', '-i', '10', '--fiel
         assert_success
         assert_output --regexp '^truth ([1-9][0-9]*) calls, recording \1 taps, 0 drop records'
         # who it is: as its jax says
-        run env PYTHONPATH="$ROOT/python" "$PY" - "$T/d/taps-$HOST-$i.jsonl" "$i" "$HOST" <<'EOF'
+        run env PYTHONPATH="$ROOT/python" "$PY" - "$T/d/taps-$HOST-$i.jsonl" "$i" "$n" "$HOST" <<'EOF'
 import sys
 from hcbtap.recording import Recording
 r = Recording(sys.argv[1])
 taps = [x for x in r if x.kind == "tap"]
-s, i = r.session, int(sys.argv[2])
-assert s.host == sys.argv[3], s.host
-assert (s.process.index, s.process.count) == (i, 2), s.process
+s, i, n = r.session, int(sys.argv[2]), int(sys.argv[3])
+assert s.host == sys.argv[4], s.host
+assert (s.process.index, s.process.count) == (i, n), s.process
 want = {2048 * i, 2048 * i + 1}
 assert {d.global_id for d in s.devices} <= want, s.devices
 assert {t.device for t in taps} == want
@@ -205,6 +209,14 @@ EOF
         echo "# $output" >&3
         assert_success
     done
+}
+
+@test "follow: a two-process jax.distributed job started by a shell: every callback of each process, named by index" {
+    follow_job 2
+}
+
+@test "follow: a four-process jax.distributed job started by a shell: the same for each" {
+    follow_job 4
 }
 
 @test "follow: record -p A -p B of a running two-process jax.distributed job: each process's every callback, by index" {
