@@ -22,16 +22,16 @@ teardown()
 @test "kernel-check: --kernel host runs every check on the running kernel, one line each, and what was loaded" {
     run --separate-stderr timeout 600 "$ROOT/scripts/kernel-check" --kernel host
     assert_success
-    for c in run attach record-replay barrier flight-recorder jax-callbacks xla-outfeed; do
+    for c in run attach record-replay follow barrier flight-recorder jax-callbacks xla-outfeed; do
         assert_line --regexp "^ok host: $c \\([0-9.]+s\\)\$"
     done
     refute_line --partial 'not ok'
     assert_line --regexp '^# loaded by record \(hcbtap\): [1-9][0-9]* programs: .*hcbtap_packet \(kprobe\)'
     assert_line --regexp '^# loaded by record \(jax-callback\): [1-9][0-9]* programs: .*jaxffi_call \(kprobe\)'
     assert_line --regexp '^# loaded by attach \(xla-outfeed\): [1-9][0-9]* programs: .*xla_outfeed_leaf \(kprobe\)'
-    assert_line --regexp '^kernel-check: host 7/7: 7 passed, 0 failed \([0-9]+ s\)$'
+    assert_line --regexp '^kernel-check: host 8/8: 8 passed, 0 failed \([0-9]+ s\)$'
     # the results stay for a look afterwards
-    grep -q '^# end: 7 passed, 0 failed$' "$T/kc/results/host/results"
+    grep -q '^# end: 8 passed, 0 failed$' "$T/kc/results/host/results"
 }
 
 @test "kernel-check: a check that fails says why, the command's last words after it; exit 1" {
