@@ -16,9 +16,15 @@
 #include "cli.h"
 #include "trace.h"
 #include "trace_flight.h"
+#include "follow.h"
+#include "trace_many.h"
 
 static const struct cli_opt record_opts[] = {
-	{ 'p', "pid", "PID", "record the running process PID" },
+	{ 'p', "pid", "PID", "record the running process PID (repeatable: one recording a "
+	  "process, -o naming each by %p or %r)" },
+	{ OPT_FOLLOW, "follow", NULL, "with -- CMD: record CMD and every process it starts, "
+	  "through fork and exec, each from its first tap into a recording of its own (-o "
+	  "naming each by %p or %r)" },
 	{ 'o', "output", "FILE", "the recording: FILE.jsonl (JSONL) or FILE.hcbcap (binary); "
 	  "%h, %p, %r, %q{VAR} in FILE: the process's host, pid, index in its job, VAR of its "
 	  "environment (%% a percent sign)" },
@@ -43,7 +49,9 @@ static const struct cli_opt record_opts[] = {
 	{ 0 }
 };
 
-static int pid_arg;
+static pid_t pid_args[TRACE_MANY_MAX];
+static size_t n_pids;
+static int follow_arg;
 
 /* --keep-last DURATION: a number and ms, s, m (minutes) or h, from 1 ms
  * to a week.  1 if arg is not a duration (no such unit), 0, or -1. */
@@ -122,8 +130,23 @@ static int parse_until(const struct cli_cmd *cmd, struct trace_opts *o, const ch
 static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'p':
-		return cli_parse_pid(cmd, arg, &pid_arg) ? EXIT_USAGE : 0;
+	case 'p': {
+		int pid;
+
+		if (n_pids == TRACE_MANY_MAX)
+			return cli_usage_err(cmd, "at most %d processes (-p)", TRACE_MANY_MAX);
+		if (cli_parse_pid(cmd, arg, &pid))
+			return EXIT_USAGE;
+		for (size_t i = 0; i < n_pids; i++) {
+			if (pid_args[i] == pid)
+				return cli_usage_err(cmd, "process %d is given twice (-p)", pid);
+		}
+		pid_args[n_pids++] = pid;
+		return 0;
+	}
+	case OPT_FOLLOW:
+		follow_arg = 1;
+		return 0;
 	case 'o': {
 		enum hcb_file_format f = hcb_file_format_of(arg);
 
@@ -190,53 +213,94 @@ static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 	return 0;
 }
 
-static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
+/* Several processes, -p or --follow: one recording each, told apart by
+ * name; the flight recorder's one window and trigger are one session's. */
+static int many_usage(const struct cli_cmd *cmd, const struct trace_opts *o, int has_cmd)
 {
-	struct trace_opts o;
-	struct trace *t = NULL;
-	int first, code;
+	if (follow_arg && !has_cmd)
+		return cli_usage_err(cmd, "--follow follows a command hcbtrace starts: record "
+				     "--follow -o 'DIR/%%p.jsonl' -- CMD [ARGS...]");
+	if (n_pids < 2 && !follow_arg)
+		return 0;
+	if (!trace_many_name_ok(o->output))
+		return cli_usage_err(cmd, "several processes are recorded, one file each: name "
+				     "them apart with %%p (pid) or %%r (process index) in -o, such "
+				     "as -o 'run/taps-%%h-%%p%s'", o->output &&
+				     hcb_file_format_of(o->output) == HCB_FMT_HCBCAP ?
+				     ".hcbcap" : ".jsonl");
+	if (o->keep_bytes || o->keep_ns || o->n_until || o->until_signal)
+		return cli_usage_err(cmd, "--keep-last, --until and --until-signal record one "
+				     "process: give one -p PID, or -- CMD without --follow");
+	return 0;
+}
 
-	trace_opts_init(&o);
-	pid_arg = 0;
-	code = parse_launch_opts(cmd, argc, argv, &o, record_opt, &first);
-	if (code)
-		return code < 0 ? EXIT_OK : code;
-	if (!o.output)
+/* What to record: -p PID..., -- CMD, --follow -- CMD. */
+static int record_what(const struct cli_cmd *cmd, struct trace_opts *o, int has_cmd)
+{
+	if (!o->output)
 		return cli_usage_err(cmd, "where to? give the recording with -o FILE.jsonl or -o FILE.hcbcap");
-	if (pid_arg && first < argc)
+	if (n_pids && has_cmd)
 		return cli_usage_err(cmd, "give either -p PID or -- CMD, not both");
-	if (!pid_arg && first >= argc)
+	if (!n_pids && !has_cmd)
 		return cli_usage_err(cmd, "what to record? -p PID for a running process, or -- CMD [ARGS...]");
-	if (pid_arg && o.cuda)
+	if (n_pids && o->cuda)
 		return cli_usage_err(cmd, "--cuda is for a command hcbtrace starts (CUPTI is loaded "
 				     "into a program as it starts): record -o FILE --cuda -- CMD");
-	code = flight_usage(cmd, &o);
-	if (code)
-		return code;
-	trace_install_signals();
-	/* a ring is written on SIGUSR1 (`hcbtrace dump`) whatever else fires it */
-	if (o.until_signal || o.keep_bytes)
-		trace_install_flight_signal();
-	code = trace_new(&t, &o);
+	return many_usage(cmd, o, has_cmd);
+}
+
+static int record_one(struct trace_opts *o, char **argv)
+{
+	struct trace *t = NULL;
+	int code = trace_new(&t, o);
+
 	if (code == EXIT_OK) {
-		if (pid_arg) {
-			code = trace_attach(t, pid_arg);
+		if (n_pids) {
+			code = trace_attach(t, pid_args[0]);
 			if (code == EXIT_OK)
 				code = trace_run(t, NULL, NULL);
 		} else {
-			code = trace_launch(t, argv + first);
+			code = trace_launch(t, argv);
 		}
 	}
 	trace_free(t);
 	return code;
 }
 
+static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct trace_opts o;
+	int first, code;
+
+	trace_opts_init(&o);
+	n_pids = 0;
+	follow_arg = 0;
+	code = parse_launch_opts(cmd, argc, argv, &o, record_opt, &first);
+	if (code)
+		return code < 0 ? EXIT_OK : code;
+	code = record_what(cmd, &o, first < argc);
+	if (!code)
+		code = flight_usage(cmd, &o);
+	if (code)
+		return code;
+	trace_install_signals();
+	/* a ring is written on SIGUSR1 (`hcbtrace dump`) whatever else fires it */
+	if (o.until_signal || o.keep_bytes)
+		trace_install_flight_signal();
+	if (follow_arg)
+		return trace_follow(&o, argv + first);
+	if (n_pids > 1)
+		return trace_many_pids(&o, pid_args, n_pids);
+	return record_one(&o, argv + first);
+}
+
 const struct cli_cmd cmd_record = {
 	.name = "record",
 	.run = run_record,
 	.summary = "record a program's taps to a file (.jsonl or .hcbcap)",
-	.usage = "[OPTIONS] -o FILE (-p PID | -- CMD [ARGS...])",
-	.description = "Record the taps of a running process, or of CMD from its first tap, to FILE.",
+	.usage = "[OPTIONS] -o FILE (-p PID [-p PID...] | [--follow] -- CMD [ARGS...])",
+	.description = "Record the taps of running processes, or of CMD (and with --follow every "
+		       "process it starts) from its first tap, to FILE (one a process).",
 	.opts = record_opts,
 	.takes_command = 1,
 };

@@ -245,6 +245,20 @@ static void resume(struct child *ch, int held)
 		kill(ch->pid, SIGCONT);
 }
 
+int trace_launch_start(char **argv, int cuda, pid_t *pid, int *ready_fd, int *go_fd)
+{
+	struct child ch = { .ready_fd = -1, .go_fd = -1 };
+	char cupti[4096];
+	int code = cuda ? cupti_library(cupti, sizeof(cupti)) : 0;
+
+	if (!code)
+		code = start_child(&ch, argv, cuda ? cupti : NULL);
+	*pid = ch.pid;
+	*ready_fd = ch.ready_fd;
+	*go_fd = ch.go_fd;
+	return code;
+}
+
 int trace_launch(struct trace *t, char **argv)
 {
 	struct child ch = { .t = t, .ready_fd = -1, .go_fd = -1 };

@@ -24,8 +24,10 @@ static char *tmp_name(const char *path)
 	return tmp;
 }
 
+static unsigned int patterns_opened;
+
 /* A pattern's temporary name, in its directory before the first pattern:
- * ".hcbtrace-PID.tmp" there (the name is not known yet). */
+ * ".hcbtrace-PID-N.tmp" there (the name is not known yet). */
 static int open_pattern(struct cli_output *o, const char *path, enum hcb_file_format f,
 			struct hcb_writer **w)
 {
@@ -37,7 +39,10 @@ static int open_pattern(struct cli_output *o, const char *path, enum hcb_file_fo
 			slash = p + 1;
 	dir = (int)(slash - path);
 	o->pattern = strdup(path);
-	if (!o->pattern || asprintf(&o->tmp, "%.*s.hcbtrace-%d.tmp", dir, path, (int)getpid()) < 0) {
+	/* numbered: one hcbtrace may write one recording a process
+	 * (trace_many.h), each beside the others until named */
+	if (!o->pattern || asprintf(&o->tmp, "%.*s.hcbtrace-%d-%u.tmp", dir, path, (int)getpid(),
+				    ++patterns_opened) < 0) {
 		o->tmp = NULL;
 		cli_output_done(o);
 		return -ENOMEM;

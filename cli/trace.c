@@ -17,6 +17,7 @@
 #include "output.h"
 #include "trace.h"
 #include "trace_flight.h"
+#include "trace_summary.h"
 #include "words.h"
 
 struct trace {
@@ -31,6 +32,8 @@ struct trace {
 	char what[256];                 /* this session's command line, for `list` and barrier */
 	unsigned int warnings[HCB_DECODE_PROBLEMS];
 	pid_t pid;
+	unsigned int program;           /* the process's program after this many execs */
+	int followed;                   /* record --follow's: its end or exec is no error */
 };
 
 volatile sig_atomic_t trace_exiting;
@@ -349,16 +352,47 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	return EXIT_OK;
 }
 
+void trace_set_followed(struct trace *t, unsigned int program)
+{
+	t->followed = 1;
+	t->program = program;
+}
+
+/* A followed process's program after its n-th exec: NAME.n.jsonl, as a
+ * re-armed flight recorder's firings are named, so as not to replace the
+ * recording of the program before. */
+static int program_name(struct trace *t)
+{
+	char name[4096];
+
+	if (!t->program || !t->dest.path)
+		return EXIT_OK;
+	if (trace_flight_name(name, sizeof(name), t->dest.path, t->program)) {
+		cli_err("cannot name the recording '%s': too long", cli_vis(t->dest.path));
+		return EXIT_USAGE;
+	}
+	free(t->dest.path);
+	t->dest.path = strdup(name);
+	if (!t->dest.path) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 int trace_attach(struct trace *t, pid_t pid)
 {
 	const struct hcb_identity *id;
 	const struct hcb_target_info *ti;
-	const char *not_read;
 	int err;
 
 	t->pid = pid;
 	err = hcb_capture_attach(t->cap, pid);
 	ti = hcb_capture_target(t->cap);
+	/* a followed process that exec'd or ended since it was seen with
+	 * a library: found again if it maps one */
+	if (t->followed && (err == -ESRCH || err == -ENOENT))
+		return TRACE_GONE;
 	/* found, and gone before its probes were in place */
 	if (err == -ESRCH && ti->provider) {
 		cli_err("process %d exited before hcbtrace could attach", (int)pid);
@@ -373,6 +407,9 @@ int trace_attach(struct trace *t, pid_t pid)
 	err = cli_output_name_said(&t->dest, t->o->output, pid, id);
 	if (err)
 		return err;
+	err = program_name(t);
+	if (err)
+		return err;
 	if (t->dest.pattern && t->flight)
 		trace_flight_named(t->flight, t->dest.path);
 	/* the session has started: its recording takes the old one's place */
@@ -381,18 +418,8 @@ int trace_attach(struct trace *t, pid_t pid)
 		cli_err("cannot put the recording in place as '%s': %s", t->dest.path, strerror(-err));
 		return EXIT_FAIL;
 	}
-	/* a session that would otherwise show nothing, silently */
-	not_read = cli_provider_words(ti->provider)->not_read;
-	if (not_read && !t->o->quiet)
-		cli_warn("process %d runs %s %s: %s", (int)pid,
-			 cli_provider_words(ti->provider)->library, ti->version, not_read);
-	if (ti->notice[0] && !t->o->quiet)
-		cli_warn("process %d: %s", (int)pid, ti->notice);
-	if ((ti->unread & HCB_UNREAD_OUTFEED) && !t->o->quiet)
-		cli_warn("process %d runs jaxlib %s: host_callback's outfeed taps (id_tap, id_print, "
-			 "jax's default for them up to 0.4.33) are not read on it, only on jaxlib "
-			 "0.4.31; JAX_HOST_CALLBACK_LEGACY=False in the program makes them "
-			 "callbacks, which are", (int)pid, ti->version);
+	if (!t->o->quiet)
+		trace_warn_attached(pid, ti);
 	return EXIT_OK;
 }
 
@@ -428,80 +455,9 @@ static int proc_alive(void *ctx)
 	return hcb_target_alive(*(pid_t *)ctx);
 }
 
-/* One row of the summary: a device, or a kind of loss no device took. */
-static void summary_row(const char *name, const struct hcb_capture_dev *f, uint64_t *sums)
+const char *trace_end_words(enum hcb_run_end end)
 {
-	sums[0] += f->taps;
-	sums[1] += f->bytes;
-	sums[2] += f->dropped;
-	fprintf(stderr, "  %-10s %10llu taps %14llu bytes %8llu dropped %8llu gaps %8llu bad\n",
-		name, (unsigned long long)f->taps, (unsigned long long)f->bytes,
-		(unsigned long long)f->dropped, (unsigned long long)f->gaps,
-		(unsigned long long)f->bad);
-}
-
-/* What no device took: what the target claimed for devices out of range,
- * calls of no device known, of devices past the slots. */
-static void summary_nodev(struct trace *t, uint64_t *sums)
-{
-	struct hcb_capture_nodev n;
-	struct hcb_capture_dev f;
-
-	if (hcb_capture_stray(t->cap, &f) == 0)
-		summary_row("(invalid)", &f, sums);
-	hcb_capture_nodev(t->cap, &n);
-	f = (struct hcb_capture_dev){ .dropped = n.unreadable + n.no_memory + n.unknown };
-	if (f.dropped)
-		summary_row("(no device)", &f, sums);
-	f = (struct hcb_capture_dev){ .dropped = n.over };
-	if (f.dropped)
-		summary_row("(too many devices)", &f, sums);
-}
-
-/* Per device, and the totals: to stderr, as tcpdump does. */
-static void summary(struct trace *t, const char *why, uint64_t written)
-{
-	const struct hcb_target_info *ti = hcb_capture_target(t->cap);
-	static struct hcb_capture_dev rows[HCB_CAPTURE_DEVICES];
-	size_t devices = hcb_capture_devices(t->cap, rows, HCB_CAPTURE_DEVICES);
-	uint64_t sums[3] = { 0 };   /* taps, bytes, lost */
-	struct hcb_buf line = HCB_BUF_INIT;
-
-	for (size_t i = 0; i < devices; i++) {
-		hcb_idprint_device(&line, hcb_capture_device_platform(t->cap, rows[i].device),
-				   rows[i].device);
-		summary_row(hcb_buf_str(&line), &rows[i], sums);
-		hcb_buf_reset(&line);
-	}
-	summary_nodev(t, sums);
-	fprintf(stderr, "hcbtrace: %s: %llu taps (%llu bytes) from %zu device%s of process %d (%s), "
-		"%llu written, %llu lost\n", why, (unsigned long long)sums[0],
-		(unsigned long long)sums[1], devices, devices == 1 ? "" : "s", (int)t->pid, ti->comm,
-		(unsigned long long)written, (unsigned long long)sums[2]);
-	hcb_buf_free(&line);
-}
-
-/* --consumer filters that matched none of the consumers of any provider */
-static void warn_unmatched(struct trace *t)
-{
-	const struct hcb_registry *regs[HCB_CAPTURE_SLOTS];
-	unsigned int n = 0;
-
-	while (n < HCB_CAPTURE_SLOTS && (regs[n] = hcb_capture_consumers(t->cap, n)))
-		n++;
-	filter_warn_unmatched(&t->o->filter, regs, n);
-}
-
-/* Poll until something ends the session (capture_loop.h); why it ended,
- * in words. */
-static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void *ctx, int *err)
-{
-	struct hcb_run_opts ro = { .poll_ms = 100, .alive = alive, .ctx = ctx,
-				   .stop = &trace_exiting };
-
-	if (t->o->duration > 0)
-		ro.deadline_ns = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
-	switch (hcb_capture_run(t->cap, &ro, err)) {
+	switch (end) {
 	case HCB_RUN_FAILED:
 		return "failed";
 	case HCB_RUN_COUNT:
@@ -518,12 +474,22 @@ static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void
 	return "interrupted";
 }
 
+/* Poll until something ends the session (capture_loop.h); why it ended,
+ * in words. */
+static const char *run_until_done(struct trace *t, int (*alive)(void *ctx), void *ctx, int *err)
+{
+	struct hcb_run_opts ro = { .poll_ms = 100, .alive = alive, .ctx = ctx,
+				   .stop = &trace_exiting };
+
+	if (t->o->duration > 0)
+		ro.deadline_ns = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(t->o->duration * 1e9);
+	return trace_end_words(hcb_capture_run(t->cap, &ro, err));
+}
+
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 {
-	const struct hcb_target_info *ti;
-	const char *why, *refusal = NULL;
-	int err, cerr, werr, code = EXIT_FAIL;
-	uint64_t written;
+	const char *why;
+	int err;
 
 	if (!alive) {
 		alive = proc_alive;
@@ -531,6 +497,26 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 	}
 	err = hcb_capture_begin(t->cap);
 	why = err ? "output failed" : run_until_done(t, alive, ctx, &err);
+	return trace_finish(t, why, err);
+}
+
+int trace_begin(struct trace *t)
+{
+	return hcb_capture_begin(t->cap);
+}
+
+struct hcb_capture *trace_capture(struct trace *t)
+{
+	return t->cap;
+}
+
+int trace_finish(struct trace *t, const char *why, int err)
+{
+	const struct hcb_target_info *ti;
+	const char *refusal = NULL;
+	int cerr, werr, code = EXIT_FAIL;
+	uint64_t written;
+
 	cerr = hcb_capture_end(t->cap);
 	if (!err)
 		err = cerr;
@@ -565,9 +551,9 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		why = trace_flight_words(t->flight, why, t->o->quiet);
 	/* a refusal is its one line: nothing was read to sum up */
 	if (!t->o->quiet && !refusal) {
-		warn_unmatched(t);
+		trace_warn_unmatched(t->cap, &t->o->filter);
 		print_watch_summary(t->watch);
-		summary(t, why, written);
+		trace_summary(t->cap, t->pid, why, written);
 	}
 	return code;
 }

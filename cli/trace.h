@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "core/receiver.h"
+#include "engine/capture_loop.h"
 #include "process/identity.h"
 #include "watch/trigger.h"
 #include "cli.h"
@@ -106,7 +107,15 @@ int trace_new(struct trace **out, const struct trace_opts *o);
  * instead: the viewer's model. */
 int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_receiver rx,
 		   const char *name);
-/* Find what pid taps through and attach.  Returns an exit code. */
+/* The process to be attached is followed (record --follow), and has
+ * exec'd program times since it was first: its recording is named
+ * NAME.program.jsonl, not to replace the one of its program before. */
+void trace_set_followed(struct trace *t, unsigned int program);
+/* trace_attach of a followed process that has ended, or exec'd into a
+ * program with no provider's library, since it was seen: nothing said. */
+#define TRACE_GONE (-1)
+/* Find what pid taps through and attach.  Returns an exit code, or
+ * TRACE_GONE. */
 int trace_attach(struct trace *t, pid_t pid);
 /* The attached process's command line. */
 const char *trace_comm(const struct trace *t);
@@ -116,6 +125,16 @@ const char *trace_comm(const struct trace *t);
  * write the end, summarize.  Returns an exit code.
  */
 int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx);
+/* trace_run in parts, for a caller that polls the capture itself
+ * (several sessions in one loop: trace_many.c): the session record, and
+ * after the last poll the end, the output closed and the summary, why
+ * being why it ended in words and err the poll's -errno or 0.  Each
+ * returns what trace_run would: an -errno (begin) or an exit code. */
+int trace_begin(struct trace *t);
+int trace_finish(struct trace *t, const char *why, int err);
+struct hcb_capture *trace_capture(struct trace *t);
+/* Why hcb_capture_run() returned, in the words of the summary. */
+const char *trace_end_words(enum hcb_run_end end);
 void trace_free(struct trace *t);
 /* 1 if the session ended because the target exec'd a new program. */
 int trace_exec_seen(const struct trace *t);
@@ -130,6 +149,9 @@ int trace_attach_more(struct trace *t);
 /* Say what became of a library pid mapped after the attach
  * (HCB_WARN_LATE_ATTACH; trace_late.c). */
 void trace_warn_late(pid_t pid, const struct hcb_warning *w);
+/* Say what an attach found that shows less than a user expects (a
+ * library whose taps are not read, a provider's notice; trace_late.c). */
+void trace_warn_attached(pid_t pid, const struct hcb_target_info *ti);
 
 /* Set by SIGINT/SIGTERM/SIGHUP. */
 extern volatile sig_atomic_t trace_exiting;
@@ -150,6 +172,11 @@ int trace_stopped_target(const struct trace *t);
  * own before it was attached.  For run and record.
  */
 int trace_launch(struct trace *t, char **argv);
+
+/* Start argv as trace_launch does, with the handshake's pipes (*ready_fd
+ * to read, *go_fd to close or write to), not waiting for anything: 0, or
+ * an exit code (127: it could not be run, and was waited for). */
+int trace_launch_start(char **argv, int cuda, pid_t *pid, int *ready_fd, int *go_fd);
 
 /* Options of run and record up to CMD (own: the command's own options,
  * returning 1 for one it does not know).  0 and *first = CMD's index; -1

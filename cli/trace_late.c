@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace_late.c - the words for a library the traced process mapped after
- * the session attached (src/engine/capture_late.c: jax's CUDA plugin, loaded when
- * jax starts its backends, after `record -- CMD` attached on jaxlib).
+ * trace_late.c - the words for what an attach found that shows less than
+ * a user expects, and for a library the traced process mapped after the
+ * session attached (src/engine/late.c: jax's CUDA plugin, loaded when jax
+ * starts its backends, after `record -- CMD` attached on jaxlib).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,4 +61,21 @@ void trace_warn_late(pid_t pid, const struct hcb_warning *w)
 		cli_warn("process %d loaded %s after the session attached, and cannot be probed "
 			 "there (%s): its %s callbacks are not read; its CPU callbacks still are",
 			 (int)pid, cli_vis(ti->path), strerror(-w->err), ti->platform);
+}
+
+void trace_warn_attached(pid_t pid, const struct hcb_target_info *ti)
+{
+	/* a session that would otherwise show nothing, silently */
+	const char *not_read = cli_provider_words(ti->provider)->not_read;
+
+	if (not_read)
+		cli_warn("process %d runs %s %s: %s", (int)pid,
+			 cli_provider_words(ti->provider)->library, ti->version, not_read);
+	if (ti->notice[0])
+		cli_warn("process %d: %s", (int)pid, ti->notice);
+	if (ti->unread & HCB_UNREAD_OUTFEED)
+		cli_warn("process %d runs jaxlib %s: host_callback's outfeed taps (id_tap, id_print, "
+			 "jax's default for them up to 0.4.33) are not read on it, only on jaxlib "
+			 "0.4.31; JAX_HOST_CALLBACK_LEGACY=False in the program makes them "
+			 "callbacks, which are", (int)pid, ti->version);
 }

@@ -90,7 +90,7 @@ _hcbtrace()
                      -b --buffer-size --max-lag $ident_opts"
             ;;
         record)
-            opts="-p --pid -o --output --cuda --keep-last --until --after --until-signal --rearm
+            opts="-p --pid --follow -o --output --cuda --keep-last --until --after --until-signal --rearm
                   --on-trigger
                   --device --consumer --provider --no-text -c --count
                   -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"

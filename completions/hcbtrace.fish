@@ -73,6 +73,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbt
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l cuda -d 'load libhcbtap_cupti.so into CMD: CUDA taps carry their device copy times'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l follow -d 'with -- CMD: record CMD and every process it starts, each its own recording'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l keep-last -x -d 'flight recorder: hold the last SIZE bytes or DURATION of taps until --until fires'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4"; repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l after -x -d 'record N more taps after the trigger (default 0)'
@@ -99,7 +100,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fi
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run replay; and __fish_hcbtrace_no_dashdash' -l suppress -d 'text: print small floats positionally, not in scientific notation'
 
 # record's own options
-complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'record the running process PID'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'record the running process PID (repeatable: one recording each)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -s o -l output -x -a '(__fish_hcbtrace_files .jsonl .hcbcap)' -d 'the recording: FILE.jsonl or FILE.hcbcap'
 
 # replay [OPTIONS] FILE

@@ -39,6 +39,10 @@ enum hcb_ring_record {
 	HCB_EV_JPYTEXT,      /* a line the callable wrote */
 	/* hcbtap: a small packet as it was on the wire, in one record */
 	HCB_EV_PKT_WIRE,
+	/* record --follow's watch (follow.bpf.c), struct hcb_ev_fork: a
+	 * followed process forked a new process, */
+	HCB_EV_FORK,
+	HCB_EV_FOLLOW_EXEC,  /* or exec'd a new program (ppid 0) */
 	HCB_EV_TYPES
 };
 
@@ -69,6 +73,14 @@ struct hcb_ev_exec {
 	HCB_WIRE_U32 type;         /* HCB_EV_EXEC */
 	HCB_WIRE_U32 pid;
 	HCB_WIRE_U64 ts_ns;        /* CLOCK_MONOTONIC */
+};
+
+/* A process record --follow follows started another, or exec'd (forks.h). */
+struct hcb_ev_fork {
+	HCB_WIRE_U32 type;         /* HCB_EV_FORK, HCB_EV_FOLLOW_EXEC */
+	HCB_WIRE_U32 pid;          /* the new process (its tgid), or the one that exec'd */
+	HCB_WIRE_U32 ppid;         /* the process that forked it; 0 for an exec */
+	HCB_WIRE_U32 pad;
 };
 
 /* Per-device counters kept by the BPF side (array map "devstats"), for

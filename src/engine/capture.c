@@ -427,6 +427,17 @@ int hcb_capture_poll(struct hcb_capture *c, int timeout_ms)
 	return err;
 }
 
+unsigned int hcb_capture_fds(const struct hcb_capture *c, int *fds, unsigned int cap)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < c->slots.n && n < cap; i++)
+		fds[n++] = hcb_probes_fd(c->slots.at[i].probes);
+	if (c->pub.sess && n < cap)
+		fds[n++] = hcb_sess_wake_fd(c->pub.sess);
+	return n;
+}
+
 enum hcb_capture_stop hcb_capture_stopped(const struct hcb_capture *c)
 {
 	return c->stop;

@@ -96,6 +96,12 @@ int hcb_capture_begin(struct hcb_capture *c);
  */
 int hcb_capture_poll(struct hcb_capture *c, int timeout_ms);
 
+/* What hcb_capture_poll() waits on (the rings, a barrier's wake-up),
+ * into fds[cap]: how many.  A caller that polls several sessions at once
+ * waits on all of theirs, then polls each with timeout 0. */
+#define HCB_CAPTURE_FDS (HCB_CAPTURE_SLOTS + 1)
+unsigned int hcb_capture_fds(const struct hcb_capture *c, int *fds, unsigned int cap);
+
 enum hcb_capture_stop {
 	HCB_STOP_NONE,
 	HCB_STOP_COUNT,          /* max_taps written */

@@ -23,7 +23,7 @@ teardown()
     # the fault reproductions twice each (sleepable.bats runs them 20 times)
     HCB_FAULT_RUNS=2 run --separate-stderr timeout 600 "$ROOT/scripts/kernel-check" --kernel host
     assert_success
-    for c in run attach record-replay barrier flight-recorder jax-callbacks xla-outfeed faults; do
+    for c in run attach record-replay follow barrier flight-recorder jax-callbacks xla-outfeed faults; do
         assert_line --regexp "^ok host: $c \\([0-9.]+s\\)\$"
     done
     refute_line --partial 'not ok'
@@ -31,9 +31,9 @@ teardown()
     assert_line --regexp '^# loaded by record \(jax-callback\): [1-9][0-9]* programs: .*jaxffi_call \(kprobe\)'
     assert_line --regexp '^# loaded by attach \(xla-outfeed\): [1-9][0-9]* programs: .*xla_outfeed_leaf \(kprobe\)'
     assert_line '#   userfaultfd: 2 runs, 6000 of 6000 taps each, every value in its own tap'
-    assert_line --regexp '^kernel-check: host 8/8: 8 passed, 0 failed \([0-9]+ s\)$'
+    assert_line --regexp '^kernel-check: host 9/9: 9 passed, 0 failed \([0-9]+ s\)$'
     # the results stay for a look afterwards
-    grep -q '^# end: 8 passed, 0 failed$' "$T/kc/results/host/results"
+    grep -q '^# end: 9 passed, 0 failed$' "$T/kc/results/host/results"
 }
 
 @test "kernel-check: a check that fails says why, the command's last words after it; exit 1" {

@@ -2,7 +2,7 @@
 """One process of an unmodified multi-process jax job (jax.distributed on
 CPU, gloo collectives): the target of tests/bats/distributed.bats.
 
-    python distributed.py PROCESS COUNT PORT GO_FILE TRUTH_FILE [--reps N]
+    python distributed.py PROCESS COUNT PORT GO_FILE TRUTH_FILE [--reps N] [--truth-all]
 
 Process PROCESS of COUNT joins the job whose coordinator (process 0) is at
 127.0.0.1:PORT, with the local devices XLA_FLAGS gives it (2 if it says
@@ -12,9 +12,10 @@ program runs a jit sharded over every device of the job (a psum across the
 processes, and per shard a jax.debug.callback and a jax.debug.print,
 partitioned: each runs on the device that holds the shard), and a jit on
 its own first device (an unpartitioned jax.debug.print and a callback).
-It runs everything once (recording nothing), says "ready", waits for
-GO_FILE, runs everything REPS times (default 2), writes the ground truth to
-TRUTH_FILE and says "done N".
+It runs everything once (recording nothing, or with --truth-all, for a
+tracer there from its first call, recording that too), says "ready", waits
+for GO_FILE, runs everything REPS times (default 2), writes the ground truth
+to TRUTH_FILE and says "done N".
 
 The ground truth is the JSON lines tests/jax/modern.py writes (one per
 callback call, written from inside the callbacks with what XLA handed
@@ -113,6 +114,7 @@ def main():
     MESH_IDS = [d.id for d in mesh.devices.flat]
     sharding = NamedSharding(mesh, P("x"))
     jits = {"step": jax.jit(step), "local": jax.jit(local)}
+    recording = "--truth-all" in sys.argv
     run_all(jits, sharding, 0)
     print("ready %d %s" % (jax.process_index(), " ".join(str(d.id) for d in jax.local_devices())),
           flush=True)
