@@ -12,16 +12,8 @@
 
 #include "check.h"
 #include "cli.h"
+#include "privilege.h"
 #include "words.h"
-
-const struct check_cap check_caps[] = {
-	{ HCB_CAP_BPF, "CAP_BPF", "bpf()", 1 },
-	{ HCB_CAP_PERFMON, "CAP_PERFMON", "tracing programs", 1 },
-	{ HCB_CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes", 1 },
-	{ HCB_CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "other users' processes", 0 },
-	{ 0 }
-};
-
 
 static const char *provider_name(const struct check_provider *p)
 {
@@ -54,7 +46,7 @@ static void text_feature(int f, int state, FILE *out)
 static void text_privilege(const struct check *c, FILE *out)
 {
 	fprintf(out, "privilege\n");
-	for (const struct check_cap *cc = check_caps; cc->name; cc++)
+	for (const struct cli_cap *cc = cli_caps; cc->name; cc++)
 		fprintf(out, "  %-44s %s\n", cc->name,
 			c->caps_err ? "cannot tell" : c->caps >> cc->cap & 1 ? "yes" : "no");
 	fprintf(out, "  %-44s %s\n", "load a uprobe program",
@@ -202,7 +194,7 @@ static json_t *jprivilege(const struct check *c)
 {
 	json_t *caps = json_object();
 
-	for (const struct check_cap *cc = check_caps; caps && cc->name; cc++)
+	for (const struct cli_cap *cc = cli_caps; caps && cc->name; cc++)
 		json_object_set_new(caps, cc->name,
 				    c->caps_err ? json_null() : json_boolean(c->caps >> cc->cap & 1));
 	return json_pack("{so sb so* sb so*}", "capabilities", caps, "load", c->can_load > 0,
