@@ -56,6 +56,7 @@ enum cli_long_opt {
 	OPT_PROCESS_INDEX,              /* trace.h: attach, run, record */
 	OPT_PROCESS_COUNT,
 	OPT_JOB,
+	OPT_USER,                       /* launch_user.h: run, record */
 	OPT_LONG_END
 };
 

@@ -14,6 +14,7 @@
 #include "recfile.h"
 #include "watch/flight.h"
 #include "cli.h"
+#include "launch_user.h"
 #include "trace.h"
 #include "trace_flight.h"
 
@@ -23,6 +24,7 @@ static const struct cli_opt record_opts[] = {
 	  "%h, %p, %r, %q{VAR} in FILE: the process's host, pid, index in its job, VAR of its "
 	  "environment (%% a percent sign)" },
 	CUDA_OPT,
+	USER_OPT,
 	{ OPT_KEEP_LAST, "keep-last", "SIZE|DUR", "flight recorder: hold the most recent SIZE bytes "
 	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
 	  "only when --until fires or SIGUSR1 comes (give both: the tighter bound wins)" },
@@ -44,6 +46,7 @@ static const struct cli_opt record_opts[] = {
 };
 
 static int pid_arg;
+static int user_arg;
 
 /* --keep-last DURATION: a number and ms, s, m (minutes) or h, from 1 ms
  * to a week.  1 if arg is not a duration (no such unit), 0, or -1. */
@@ -147,6 +150,9 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 	case OPT_UNTIL_SIGNAL:
 		o->until_signal = 1;
 		return 0;
+	case OPT_USER:
+		user_arg = 1;
+		return launch_user_opt(arg);
 	case OPT_ON_TRIGGER:
 		if (strcmp(arg, "stop") && strcmp(arg, "none"))
 			return cli_usage_err(cmd, "unknown --on-trigger action '%s': expected none "
@@ -198,6 +204,7 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 
 	trace_opts_init(&o);
 	pid_arg = 0;
+	user_arg = 0;
 	code = parse_launch_opts(cmd, argc, argv, &o, record_opt, &first);
 	if (code)
 		return code < 0 ? EXIT_OK : code;
@@ -207,6 +214,9 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 		return cli_usage_err(cmd, "give either -p PID or -- CMD, not both");
 	if (!pid_arg && first >= argc)
 		return cli_usage_err(cmd, "what to record? -p PID for a running process, or -- CMD [ARGS...]");
+	if (pid_arg && user_arg)
+		return cli_usage_err(cmd, "--user is whom a command hcbtrace starts runs as: "
+				     "record -o FILE --user NAME -- CMD");
 	if (pid_arg && o.cuda)
 		return cli_usage_err(cmd, "--cuda is for a command hcbtrace starts (CUPTI is loaded "
 				     "into a program as it starts): record -o FILE --cuda -- CMD");

@@ -73,6 +73,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run; and __fish_hcbt
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l cuda -d 'load libhcbtap_cupti.so into CMD: CUDA taps carry their device copy times'
+complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l user -x -a '(__fish_complete_users)' -d 'run CMD as this user (under sudo: the user who ran it)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l keep-last -x -d 'flight recorder: hold the last SIZE bytes or DURATION of taps until --until fires'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4"; repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l after -x -d 'record N more taps after the trigger (default 0)'
