@@ -44,37 +44,71 @@ static int parse_id(const char *s, unsigned *out)
 	return 0;
 }
 
-static void take_passwd(struct launch_user *u, const struct passwd *pw)
+/* The passwd entry of name (or of uid, name NULL), from /etc/passwd
+ * itself: glibc's NSS would dlopen its modules, which a static hcbtrace
+ * cannot (it crashed there on a name not in the file).  1 found, 0 not. */
+static int passwd_of(const char *name, uid_t uid, struct launch_user *u)
 {
-	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
-	snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir ? pw->pw_dir : "");
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && (pw = fgetpwent(f))) {
+		if (name ? strcmp(pw->pw_name, name) != 0 : pw->pw_uid != uid)
+			continue;
+		found = 1;
+		u->uid = pw->pw_uid;
+		u->gid = pw->pw_gid;
+		snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+		snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir ? pw->pw_dir : "");
+	}
+	fclose(f);
+	return found;
 }
 
-/* --user NAME: a passwd name, or a uid (with its passwd group, if any) */
+/* u's supplementary groups: its group, and those /etc/group lists it in */
+static void groups_of(struct launch_user *u)
+{
+	FILE *f = u->name[0] ? fopen("/etc/group", "re") : NULL;
+	struct group *gr;
+
+	u->groups[0] = u->gid;
+	u->ngroups = 1;
+	if (!f)
+		return;
+	while (u->ngroups < LAUNCH_USER_MAX_GROUPS && (gr = fgetgrent(f))) {
+		for (char **m = gr->gr_mem; m && *m; m++) {
+			if (strcmp(*m, u->name) == 0 && gr->gr_gid != u->gid) {
+				u->groups[u->ngroups++] = gr->gr_gid;
+				break;
+			}
+		}
+	}
+	fclose(f);
+}
+
+/* --user NAME: a name in /etc/passwd, or a uid (with its passwd entry) */
 static int resolve_opt(struct launch_user *u)
 {
-	struct passwd *pw = getpwnam(user_opt);
 	unsigned id;
 
-	if (!pw && parse_id(user_opt, &id) == 0)
-		pw = getpwuid(id);
-	if (!pw) {
-		cli_err("--user %s: no such user (in the passwd database)", cli_vis(user_opt));
+	if (!passwd_of(user_opt, 0, u) &&
+	    (parse_id(user_opt, &id) || !passwd_of(NULL, id, u))) {
+		cli_err("--user %s: no such user in /etc/passwd", cli_vis(user_opt));
 		return EXIT_USAGE;
 	}
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	take_passwd(u, pw);
 	/* root asked for as root: nothing to do */
 	u->change = !(u->uid == 0 && getuid() == 0);
+	groups_of(u);
 	return 0;
 }
 
 int launch_user_resolve(struct launch_user *u)
 {
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
-	struct passwd *pw;
-	unsigned uid, gid;
+	unsigned uid, gid = 0;
 
 	memset(u, 0, sizeof(*u));
 	if (user_opt)
@@ -89,12 +123,15 @@ int launch_user_resolve(struct launch_user *u)
 	}
 	if (uid == 0)
 		return 0;
-	pw = getpwuid(uid);
+	/* a user of a directory service (not in /etc/passwd) keeps sudo's ids,
+	 * without a name: its group alone */
+	if (!passwd_of(NULL, uid, u))
+		u->gid = sudo_gid ? gid : uid;
 	u->change = 1;
 	u->uid = uid;
-	u->gid = sudo_gid ? gid : pw ? pw->pw_gid : uid;
-	if (pw)
-		take_passwd(u, pw);
+	if (sudo_gid)
+		u->gid = gid;
+	groups_of(u);
 	return 0;
 }
 
@@ -103,7 +140,7 @@ int launch_user_become(const struct launch_user *u)
 	if (!u->change)
 		return 0;
 	/* groups first: setgroups and setgid need the privilege setuid drops */
-	if (u->name[0] ? initgroups(u->name, u->gid) : setgroups(1, &u->gid))
+	if (setgroups(u->ngroups, u->groups))
 		return -errno;
 	if (setgid(u->gid) || setuid(u->uid))
 		return -errno;

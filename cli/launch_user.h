@@ -2,7 +2,8 @@
 /*
  * launch_user.h - whom `record -- CMD` and `run -- CMD` run CMD as: under
  * sudo the user who ran it (SUDO_UID, SUDO_GID), or --user NAME; never
- * silently as root.  launch.c asks before it starts CMD and has the child
+ * silently as root.  Users and groups are read from /etc/passwd and
+ * /etc/group (NSS is not for a static binary).  launch.c asks before it starts CMD and has the child
  * become that user before its exec.
  */
 #ifndef HCB_CLI_LAUNCH_USER_H
@@ -16,12 +17,17 @@
 	{ OPT_USER, "user", "NAME", "run CMD as user NAME (a name or a uid); under sudo CMD " \
 	  "runs as the user who ran sudo (SUDO_UID), --user root keeps root" }
 
+/* supplementary groups kept, at most (the kernel takes 65536) */
+#define LAUNCH_USER_MAX_GROUPS 64
+
 struct launch_user {
 	int change;              /* 0: CMD runs as hcbtrace does */
 	uid_t uid;
 	gid_t gid;
 	char name[256];          /* "" where the uid has no passwd entry */
 	char home[4096];         /* its home, for HOME; "" if none */
+	gid_t groups[LAUNCH_USER_MAX_GROUPS];   /* its group, then /etc/group's */
+	size_t ngroups;
 };
 
 /* --user NAME: kept for launch_user_resolve().  0. */

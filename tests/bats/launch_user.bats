@@ -38,10 +38,17 @@ teardown()
     assert_output nobody
     run --separate-stderr "$HCBTRACE" run -q --user 65534 -- id -u
     assert_output 65534
+    # the groups /etc/group lists the user in come along, and only those
+    grep -q '^hcbtestgrp:' /etc/group || groupadd -g 64999 hcbtestgrp
+    gpasswd -a nobody hcbtestgrp >/dev/null
+    run --separate-stderr "$HCBTRACE" run -q --user nobody -- id -G
+    gpasswd -d nobody hcbtestgrp >/dev/null
+    groupdel hcbtestgrp
+    assert_output "65534 64999"
     run --separate-stderr "$HCBTRACE" record -q -o "$T/x.jsonl" --user no-such-user-here -- id -u
     assert_failure 2
     assert_output ''
-    assert_equal "$stderr" "hcbtrace: --user no-such-user-here: no such user (in the passwd database)"
+    assert_equal "$stderr" "hcbtrace: --user no-such-user-here: no such user in /etc/passwd"
     run --separate-stderr "$HCBTRACE" record -o "$T/x.jsonl" --user nobody -p 1
     assert_failure 2
     # SUDO_UID that is no id: refused, not run as root

@@ -99,3 +99,13 @@ teardown() { _common_teardown; }
     assert_success
     tail -1 "$T/pid.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
 }
+
+@test "wheel: its static binary runs CMD as the sudo user, and refuses a user it does not know" {
+    run --separate-stderr env SUDO_UID=65534 SUDO_GID=65534 "$WVENV/bin/hcbtrace" record -q -o "$T/x.jsonl" -- id -u
+    assert_success
+    assert_output 65534
+    # no NSS in a static binary: an unknown name is one message, not a crash
+    run --separate-stderr "$WVENV/bin/hcbtrace" run -q --user no-such-user-here -- id -u
+    assert_failure 2
+    assert_equal "$stderr" "hcbtrace: --user no-such-user-here: no such user in /etc/passwd"
+}
