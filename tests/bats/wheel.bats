@@ -109,3 +109,21 @@ teardown() { _common_teardown; }
     assert_failure 2
     assert_equal "$stderr" "hcbtrace: --user no-such-user-here: no such user in /etc/passwd"
 }
+
+@test "wheel: its binary records an unmodified JAX program by pid, every callback's value" {
+    export HCBTRACE_RUNDIR=$T/run
+    need_python "${HCB_VENV_MODERN:-${HCB_VENV_JAX12:-$BUILD/venv-jax12}}" 'import jax, ml_dtypes' "jax and ml_dtypes"
+    PROG=$ROOT/tests/jax/modern.py
+    start_modern
+    "$WVENV/bin/hcbtrace" record -p "$MOD_PID" -o "$T/rec.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$MOD_PID"
+    touch "$T/go"
+    wait "$MOD_PID"
+    grep -q '^done [1-9][0-9]*$' "$T/prog.out"
+    wait "$rec"
+    run "$PY" "$ROOT/tests/tools/check_jaxffi_truth.py" "$T/truth.jsonl" "$T/rec.jsonl"
+    assert_success
+    assert_output --partial ", 0 mismatches"
+}
