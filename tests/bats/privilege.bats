@@ -123,3 +123,18 @@ start_nobody_example()
     assert_failure 4
     assert_equal "$stderr" "hcbtrace: not enough privilege to attach uprobes: this process lacks CAP_SYS_ADMIN; $(hint_of_table)"
 }
+
+@test "privilege: the README's setcap recipe lets a user who is not root record its own tapper" {
+    command -v setcap >/dev/null || skip "no setcap (libcap2-bin)"
+    recipe=$(grep -o 'sudo setcap [a-z_,]*+ep' "$ROOT/README.md" | head -1)
+    [ -n "$recipe" ]
+    # a copy nobody can run, its file given the capabilities the recipe gives
+    cp "$HCBTRACE" "$W/hcbtrace"
+    chmod 755 "$W/hcbtrace"
+    ${recipe#sudo } "$W/hcbtrace"
+    start_nobody_example
+    run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        env HCBTRACE_RUNDIR="$W/run" "$W/hcbtrace" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
+    assert_success
+    tail -1 "$W/rec.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+}
