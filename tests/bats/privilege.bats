@@ -91,10 +91,23 @@ start_nobody_example()
     run --separate-stderr "$HCBTRACE" check -f json
     run python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])["privilege"]["capabilities"]))' "$output"
     assert_output "$(table | cut -d'|' -f1)"
+    # and what each is for, when, which commands, and the hint: the table's
+    run --separate-stderr "$HCBTRACE" check -f json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])["privilege"]
+when = {"TRACE": "trace", "OTHERS": "other users\x27 processes", "SIGNAL": "signal other users\x27 processes"}
+for line in sys.argv[2].splitlines():
+    name, what, w, cmds = line.split("|")
+    assert d["needs"][name] == {"for": what, "when": when[w], "commands": cmds}, (name, d["needs"][name])
+assert d["hint"] == sys.argv[3], d["hint"]
+print("ok")' "$output" "$(table)" "$hint"
+    assert_output ok
     run --separate-stderr "$HCBTRACE" check
     while IFS='|' read -r name _; do
         assert_line --regexp "^  $name +yes$"
     done < <(table)
+    assert_line --regexp "^  to trace +$(sed 's/[][().*+?^$|\\]/\\&/g' <<<"$hint")$"
 }
 
 @test "privilege: not root, with only the documented capabilities, record works on its own tapper" {
