@@ -205,6 +205,7 @@ _hcbtrace()
             --plot) _hcbtrace_files 'svg' "$cur" ;;
             --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
             --on-trigger) mapfile -t COMPREPLY < <(compgen -W 'none stop' -- "$cur") ;;
+            --user) mapfile -t COMPREPLY < <(compgen -u -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
                     _hcbtrace_files 'jsonl|hcbcap|npz|json' "$cur"
