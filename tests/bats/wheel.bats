@@ -25,7 +25,13 @@ setup_file()
 }
 
 setup() { _common_setup; }
-teardown() { _common_teardown; }
+teardown()
+{
+    # the viewer's tmux server, if its test failed before ending it
+    tmux -L "hcb-wheel-$$" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/hcb-wheel-$$"
+    _common_teardown
+}
 
 @test "wheel: tagged py3-none-manylinux, holding the static binary, docs, reader, licences" {
     run basename "$WHEEL"
@@ -126,4 +132,15 @@ teardown() { _common_teardown; }
     run "$PY" "$ROOT/tests/tools/check_jaxffi_truth.py" "$T/truth.jsonl" "$T/rec.jsonl"
     assert_success
     assert_output --partial ", 0 mismatches"
+}
+
+@test "wheel: its static binary's viewer draws a recording in a terminal (static ncurses, terminfo)" {
+    command -v tmux >/dev/null || skip "tmux is not installed (apt-get install -y tmux)"
+    "$HCBTRACE" record -q -o "$T/r.jsonl" -- "$EXAMPLE" --devices 2 --steps 3 --interval-ms 0
+    sock=hcb-wheel-$$
+    tmux -L "$sock" new-session -d -x 100 -y 30 "TERM=xterm-256color $WVENV/bin/hcbtrace view $T/r.jsonl"
+    screen() { tmux -L "$sock" capture-pane -p; }
+    retry 20 bash -c "tmux -L $sock capture-pane -p | grep -q 'taps 30 .*complete'"
+    run screen
+    assert_output --regexp 'cpu:1 +loss +3 '
 }
