@@ -80,7 +80,12 @@ def metadata(version, licence_files):
              "Provides-Extra: pandas",
              "Requires-Dist: pandas; extra == \"pandas\"",
              "Provides-Extra: bfloat16",
-             "Requires-Dist: ml_dtypes; extra == \"bfloat16\""]
+             "Requires-Dist: ml_dtypes; extra == \"bfloat16\"",
+             # the reader's Parquet writer (hcbtrace.recording.parquet, with
+             # the h37 branch's python/hcbtap/recording files), and convert -o
+             # X.parquet, which runs it
+             "Provides-Extra: parquet",
+             "Requires-Dist: pyarrow; extra == \"parquet\""]
     lines += ["License-File: licenses/" + f for f in licence_files]
     lines += ["Description-Content-Type: text/markdown", "", DESCRIPTION]
     return "\n".join(lines)
