@@ -43,15 +43,6 @@ struct check {
 	int status;                        /* the exit status */
 };
 
-/* The capabilities shown, in order, ending with { 0 }. */
-struct check_cap {
-	int cap;
-	const char *name;
-	const char *what;                  /* what it allows hcbtrace */
-	int needed;                        /* tracing any process needs it */
-};
-extern const struct check_cap check_caps[];
-
 void check_print_text(const struct check *c, FILE *f);
 /* 0, or -ENOMEM. */
 int check_print_json(const struct check *c, FILE *f);

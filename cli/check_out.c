@@ -12,16 +12,8 @@
 
 #include "check.h"
 #include "cli.h"
+#include "privilege.h"
 #include "words.h"
-
-const struct check_cap check_caps[] = {
-	{ HCB_CAP_BPF, "CAP_BPF", "bpf()", 1 },
-	{ HCB_CAP_PERFMON, "CAP_PERFMON", "tracing programs", 1 },
-	{ HCB_CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes", 1 },
-	{ HCB_CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "other users' processes", 0 },
-	{ 0 }
-};
-
 
 static const char *provider_name(const struct check_provider *p)
 {
@@ -54,9 +46,10 @@ static void text_feature(int f, int state, FILE *out)
 static void text_privilege(const struct check *c, FILE *out)
 {
 	fprintf(out, "privilege\n");
-	for (const struct check_cap *cc = check_caps; cc->name; cc++)
+	for (const struct cli_cap *cc = cli_caps; cc->name; cc++)
 		fprintf(out, "  %-44s %s\n", cc->name,
 			c->caps_err ? "cannot tell" : c->caps >> cc->cap & 1 ? "yes" : "no");
+	fprintf(out, "  %-44s %s\n", "to trace", cli_privilege_hint());
 	fprintf(out, "  %-44s %s\n", "load a uprobe program",
 		c->can_load > 0 ? "yes" : strerror(-c->can_load));
 	fprintf(out, "  %-44s %s\n", "attach a uprobe",
@@ -198,14 +191,32 @@ static json_t *jfeatures(const struct check *c)
 	return o;
 }
 
+/* cli/privilege.c's table: what each capability is for, when, and which
+ * commands need it */
+static json_t *jneeds(void)
+{
+	static const char *const when[] = {
+		[CLI_NEED_TRACE] = "trace", [CLI_NEED_OTHERS] = "other users' processes",
+		[CLI_NEED_SIGNAL] = "signal other users' processes",
+	};
+	json_t *needs = json_object();
+
+	for (const struct cli_cap *cc = cli_caps; needs && cc->name; cc++)
+		json_object_set_new(needs, cc->name, json_pack("{ss ss ss}", "for", cc->what, "when",
+							       when[cc->when], "commands",
+							       cc->commands));
+	return needs;
+}
+
 static json_t *jprivilege(const struct check *c)
 {
 	json_t *caps = json_object();
 
-	for (const struct check_cap *cc = check_caps; caps && cc->name; cc++)
+	for (const struct cli_cap *cc = cli_caps; caps && cc->name; cc++)
 		json_object_set_new(caps, cc->name,
 				    c->caps_err ? json_null() : json_boolean(c->caps >> cc->cap & 1));
-	return json_pack("{so sb so* sb so*}", "capabilities", caps, "load", c->can_load > 0,
+	return json_pack("{so so ss sb so* sb so*}", "capabilities", caps, "needs", jneeds(),
+			 "hint", cli_privilege_hint(), "load", c->can_load > 0,
 			 "load_error", c->can_load > 0 ? NULL : json_string(strerror(-c->can_load)),
 			 "attach", c->can_attach > 0,
 			 "attach_error", c->can_attach > 0 ? NULL :

@@ -58,6 +58,7 @@ enum cli_long_opt {
 	OPT_PROCESS_COUNT,
 	OPT_JOB,
 	OPT_FOLLOW,                     /* record */
+	OPT_USER,                       /* launch_user.h: run, record */
 	OPT_LONG_END
 };
 

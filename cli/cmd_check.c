@@ -15,6 +15,7 @@
 #include "engine/capture_loop.h"
 #include "check.h"
 #include "cli.h"
+#include "privilege.h"
 #include "words.h"
 
 static const struct cli_opt check_opts[] = {
@@ -137,24 +138,6 @@ static int gather(struct check *c)
 	return err;
 }
 
-/* "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN": those tracing needs that this
- * process lacks, into out ("" if none). */
-static void missing_caps(const struct check *c, char *out, size_t cap)
-{
-	size_t n = 0, len = 0, k = 0;
-
-	for (const struct check_cap *cc = check_caps; cc->name; cc++)
-		n += cc->needed && !(c->caps >> cc->cap & 1);
-	out[0] = 0;
-	for (const struct check_cap *cc = check_caps; cc->name && len < cap; cc++) {
-		if (!cc->needed || (c->caps >> cc->cap & 1))
-			continue;
-		k++;
-		len += (size_t)snprintf(out + len, cap - len, "%s%s",
-					k == 1 ? "" : k == n ? " and " : ", ", cc->name);
-	}
-}
-
 /* The one message of exit status 4: why nothing can be traced. */
 static void say_nothing(const struct check *c)
 {
@@ -173,10 +156,12 @@ static void say_nothing(const struct check *c)
 			"programs need it", c->uts.release, cli_feature_words(f),
 			hcb_feature_info(f)->since);
 	else if (err == -EPERM || err == -EACCES) {
-		missing_caps(c, missing, sizeof(missing));
+		missing[0] = 0;
+		if (!c->caps_err)
+			cli_missing_of(c->caps, 0, missing, sizeof(missing));
 		if (missing[0])
-			cli_err("not enough privilege to %s: this process lacks %s; " CLI_PRIVILEGE_HINT,
-				step, missing);
+			cli_err("not enough privilege to %s: this process lacks %s; %s", step, missing,
+				cli_privilege_hint());
 		else
 			cli_err("not enough privilege to %s (%s), though this process has the "
 				"capabilities: a security module or the kernel's lockdown forbids it",

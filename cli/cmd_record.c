@@ -14,6 +14,7 @@
 #include "recfile.h"
 #include "watch/flight.h"
 #include "cli.h"
+#include "launch_user.h"
 #include "trace.h"
 #include "trace_flight.h"
 #include "follow.h"
@@ -29,6 +30,7 @@ static const struct cli_opt record_opts[] = {
 	  "%h, %p, %r, %q{VAR} in FILE: the process's host, pid, index in its job, VAR of its "
 	  "environment (%% a percent sign)" },
 	CUDA_OPT,
+	USER_OPT,
 	{ OPT_KEEP_LAST, "keep-last", "SIZE|DUR", "flight recorder: hold the most recent SIZE bytes "
 	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
 	  "only when --until fires or SIGUSR1 comes (give both: the tighter bound wins)" },
@@ -52,6 +54,7 @@ static const struct cli_opt record_opts[] = {
 static pid_t pid_args[TRACE_MANY_MAX];
 static size_t n_pids;
 static int follow_arg;
+static int user_arg;
 
 /* --keep-last DURATION: a number and ms, s, m (minutes) or h, from 1 ms
  * to a week.  1 if arg is not a duration (no such unit), 0, or -1. */
@@ -170,6 +173,9 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 	case OPT_UNTIL_SIGNAL:
 		o->until_signal = 1;
 		return 0;
+	case OPT_USER:
+		user_arg = 1;
+		return launch_user_opt(arg);
 	case OPT_ON_TRIGGER:
 		if (strcmp(arg, "stop") && strcmp(arg, "none"))
 			return cli_usage_err(cmd, "unknown --on-trigger action '%s': expected none "
@@ -243,6 +249,9 @@ static int record_what(const struct cli_cmd *cmd, struct trace_opts *o, int has_
 		return cli_usage_err(cmd, "give either -p PID or -- CMD, not both");
 	if (!n_pids && !has_cmd)
 		return cli_usage_err(cmd, "what to record? -p PID for a running process, or -- CMD [ARGS...]");
+	if (n_pids && user_arg)
+		return cli_usage_err(cmd, "--user is whom a command hcbtrace starts runs as: "
+				     "record -o FILE --user NAME -- CMD");
 	if (n_pids && o->cuda)
 		return cli_usage_err(cmd, "--cuda is for a command hcbtrace starts (CUPTI is loaded "
 				     "into a program as it starts): record -o FILE --cuda -- CMD");
@@ -275,6 +284,7 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	trace_opts_init(&o);
 	n_pids = 0;
 	follow_arg = 0;
+	user_arg = 0;
 	code = parse_launch_opts(cmd, argc, argv, &o, record_opt, &first);
 	if (code)
 		return code < 0 ? EXIT_OK : code;

@@ -2,11 +2,13 @@
 /* hcbtrace run -- CMD: launch CMD and print its taps from the very first one. */
 
 #include "cli.h"
+#include "launch_user.h"
 #include "trace.h"
 
 static const struct cli_opt run_opts[] = {
 	FORMAT_OPT,
 	CUDA_OPT,
+	USER_OPT,
 	PRINT_FLAGS,
 	IDENTITY_OPTS,
 	TRACE_OPTS,
@@ -24,6 +26,8 @@ static int launch_opt(void *ctx, int c, const char *arg)
 	struct launch_args *a = ctx;
 	int code = a->own ? a->own(a->cmd, a->o, c, arg) : 1;
 
+	if (code == 1 && c == OPT_USER)
+		return launch_user_opt(arg);
 	return code == 1 ? trace_opt(a->cmd, a->o, c, arg) : code;
 }
 

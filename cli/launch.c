@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launch_user.h"
 #include "trace.h"
 
 struct child {
@@ -99,12 +100,20 @@ static void inject_cupti(const char *lib)
 	free(both);
 }
 
-/* In the child: set up the handshake and exec; report exec failure on errfd. */
-static void exec_child(char **argv, int ready_w, int go_r, int errfd, const char *inject)
+/* In the child: set up the handshake, become the user CMD runs as, and
+ * exec; report failure on errfd (an exec's errno, or minus that of
+ * becoming the user). */
+static void exec_child(char **argv, int ready_w, int go_r, int errfd, const char *inject,
+		       const struct launch_user *user)
 {
 	char env[64];
-	int e;
+	int e = launch_user_become(user);
 
+	if (e) {
+		if (write(errfd, &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(127);
+	}
 	snprintf(env, sizeof(env), "%d,%d", ready_w, go_r);
 	setenv("HCBTRACE_SYNC", env, 1);
 	if (inject)
@@ -146,8 +155,9 @@ static enum loaded wait_loaded(struct child *ch)
 }
 
 /* Start argv with the handshake's pipes (and the CUPTI injection library
- * inject, if not NULL); 0, or an exit code. */
-static int start_child(struct child *ch, char **argv, const char *inject)
+ * inject, if not NULL) as user; 0, or an exit code. */
+static int start_child(struct child *ch, char **argv, const char *inject,
+		       const struct launch_user *user)
 {
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int exec_errno = 0, code = 0;
@@ -162,12 +172,16 @@ static int start_child(struct child *ch, char **argv, const char *inject)
 		close(ready[0]);
 		close(go[1]);
 		close(errp[0]);
-		exec_child(argv, ready[1], go[0], errp[1], inject);
+		exec_child(argv, ready[1], go[0], errp[1], inject, user);
 	} else {
 		close(errp[1]);
 		errp[1] = -1;
 		if (read(errp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
-			cli_err("cannot run '%s': %s", argv[0], strerror(exec_errno));
+			if (exec_errno < 0)
+				cli_err("cannot run '%s' as uid %u: %s", argv[0], (unsigned)user->uid,
+					strerror(-exec_errno));
+			else
+				cli_err("cannot run '%s': %s", argv[0], strerror(exec_errno));
 			child_exit_code(ch);
 			code = 127;
 		}
@@ -248,11 +262,15 @@ static void resume(struct child *ch, int held)
 int trace_launch_start(char **argv, int cuda, pid_t *pid, int *ready_fd, int *go_fd)
 {
 	struct child ch = { .ready_fd = -1, .go_fd = -1 };
+	struct launch_user user;
 	char cupti[4096];
 	int code = cuda ? cupti_library(cupti, sizeof(cupti)) : 0;
 
+	/* --follow's CMD, and all it starts, as whom record -- CMD runs */
 	if (!code)
-		code = start_child(&ch, argv, cuda ? cupti : NULL);
+		code = launch_user_resolve(&user);
+	if (!code)
+		code = start_child(&ch, argv, cuda ? cupti : NULL, &user);
 	*pid = ch.pid;
 	*ready_fd = ch.ready_fd;
 	*go_fd = ch.go_fd;
@@ -262,13 +280,16 @@ int trace_launch_start(char **argv, int cuda, pid_t *pid, int *ready_fd, int *go
 int trace_launch(struct trace *t, char **argv)
 {
 	struct child ch = { .t = t, .ready_fd = -1, .go_fd = -1 };
+	struct launch_user user;
 	char cupti[4096];
 	enum loaded how;
 	int held = 0;
 	int code = trace_wants_cuda(t) ? cupti_library(cupti, sizeof(cupti)) : 0;
 
 	if (!code)
-		code = start_child(&ch, argv, trace_wants_cuda(t) ? cupti : NULL);
+		code = launch_user_resolve(&user);
+	if (!code)
+		code = start_child(&ch, argv, trace_wants_cuda(t) ? cupti : NULL, &user);
 	if (code)
 		goto out;
 	how = wait_loaded(&ch);

@@ -10,6 +10,7 @@
 #include "providers/jaxcb/jaxcb.h"
 #include "providers/outfeed/outfeed.h"
 #include "cli.h"
+#include "privilege.h"
 #include "words.h"
 
 static const struct cli_provider_words words[] = {
@@ -56,6 +57,7 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 	const char *comm = ti && ti->comm[0] ? ti->comm : "?";
 	const struct hcb_provider *p = ti ? ti->provider : NULL;
 	const struct cli_provider_words *w = cli_provider_words(p);
+	char missing[128];
 
 	switch (err) {
 	case -ESRCH:
@@ -65,8 +67,10 @@ int cli_target_err(int err, pid_t pid, const struct hcb_target_info *ti)
 		return cli_refused_err(p);
 	case -EACCES:
 	case -EPERM:
-		cli_err("not enough privilege to trace process %d (%s): " CLI_PRIVILEGE_HINT, (int)pid,
-			comm);
+		cli_missing_caps(pid, missing, sizeof(missing));
+		cli_err("not enough privilege to trace process %d (%s): %s%s%s%s", (int)pid, comm,
+			missing[0] ? "this process lacks " : "", missing, missing[0] ? "; " : "",
+			cli_privilege_hint());
 		return EXIT_SYSTEM;
 	case -ENOSYS:
 		cli_err("this kernel has no uprobes (/sys/bus/event_source/devices/uprobe is "
@@ -225,10 +229,15 @@ int cli_refused_err(const struct hcb_provider *p)
 
 int cli_load_err(int err, uint64_t ring_bytes)
 {
+	char missing[128];
+
 	if (err == -HCB_REFUSED)
 		return cli_refused_err(NULL);
 	if (err == -EPERM || err == -EACCES) {
-		cli_err("not enough privilege to load BPF programs: " CLI_PRIVILEGE_HINT);
+		cli_missing_caps(0, missing, sizeof(missing));
+		cli_err("not enough privilege to load BPF programs: %s%s%s%s",
+			missing[0] ? "this process lacks " : "", missing, missing[0] ? "; " : "",
+			cli_privilege_hint());
 		return EXIT_SYSTEM;
 	}
 	if (err == -ENOSYS || err == -EOPNOTSUPP) {

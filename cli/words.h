@@ -14,11 +14,6 @@
 #include "bpf/verdict.h"
 #include "providers/provider.h"
 
-/* What privilege tracing takes, for every "not enough privilege" message. */
-#define CLI_PRIVILEGE_HINT \
-	"run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN " \
-	"(plus CAP_SYS_PTRACE for other users' processes)"
-
 struct cli_provider_words {
 	const struct hcb_provider *prov;   /* whose words (its name is provider.h's) */
 	const char *library;       /* what its library is called in messages: "jaxlib" */

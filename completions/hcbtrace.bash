@@ -84,17 +84,17 @@ _hcbtrace()
                      -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         run)
-            opts="-f --format --cuda $print_opts --device --consumer --provider --no-text -c --count -d --duration
+            opts="-f --format --cuda --user $print_opts --device --consumer --provider --no-text -c --count -d --duration
                   -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
-            argopts="-f --format $print_argopts --device --consumer --provider -c --count -d --duration
+            argopts="-f --format --user $print_argopts --device --consumer --provider -c --count -d --duration
                      -b --buffer-size --max-lag $ident_opts"
             ;;
         record)
-            opts="-p --pid --follow -o --output --cuda --keep-last --until --after --until-signal --rearm
+            opts="-p --pid --follow -o --output --cuda --user --keep-last --until --after --until-signal --rearm
                   --on-trigger
                   --device --consumer --provider --no-text -c --count
                   -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
-            argopts="-p --pid -o --output --keep-last --until --after --rearm --on-trigger --device --consumer
+            argopts="-p --pid -o --output --user --keep-last --until --after --rearm --on-trigger --device --consumer
                      --provider -c --count -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         replay)
@@ -205,6 +205,7 @@ _hcbtrace()
             --plot) _hcbtrace_files 'svg' "$cur" ;;
             --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
             --on-trigger) mapfile -t COMPREPLY < <(compgen -W 'none stop' -- "$cur") ;;
+            --user) mapfile -t COMPREPLY < <(compgen -u -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
                     _hcbtrace_files 'jsonl|hcbcap|npz|json|parquet' "$cur"

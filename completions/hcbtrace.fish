@@ -74,6 +74,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fi
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l cuda -d 'load libhcbtap_cupti.so into CMD: CUDA taps carry their device copy times'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l follow -d 'with -- CMD: record CMD and every process it starts, each its own recording'
+complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l user -x -a '(__fish_complete_users)' -d 'run CMD as this user (under sudo: the user who ran it)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l keep-last -x -d 'flight recorder: hold the last SIZE bytes or DURATION of taps until --until fires'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4"; repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l after -x -d 'record N more taps after the trigger (default 0)'

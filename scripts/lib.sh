@@ -31,18 +31,54 @@ need_root()
     fi
 }
 
+# missing_packages PKG...: those of PKGs dpkg does not have installed
+missing_packages()
+{
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+    done
+}
+
+# install_deps [PKG...]: apt-get install what is missing of PKGs (default:
+# every package above)
 install_deps()
 {
-    local missing=() p
-    for p in "${PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
+    local missing
+    [ $# -gt 0 ] || set -- "${PACKAGES[@]}"
+    missing=($(missing_packages "$@"))
     if [ ${#missing[@]} -gt 0 ]; then
         echo ">> installing: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     fi
+}
+
+# sync_sources DIR WORKTREE: this checkout's sources into DIR, HEAD's
+# (WORKTREE=0) or the working tree's (1: tracked and untracked, not
+# ignored), copied over DIR's file by file only where they differ, so that
+# a build there rebuilds only that
+sync_sources()
+{
+    local dir=$1 f
+    rm -rf "$dir.new"
+    mkdir -p "$dir.new" "$dir"
+    if [ "$2" = 1 ]; then
+        (cd "$ROOT" && git ls-files -co --exclude-standard -z | tar -c --null -T -) | tar -x -C "$dir.new"
+    else
+        git -C "$ROOT" archive HEAD | tar -x -C "$dir.new"
+    fi
+    (cd "$dir.new" && find . -type f -print0) | while IFS= read -r -d '' f; do
+        if ! cmp -s "$dir.new/$f" "$dir/$f"; then
+            mkdir -p "$(dirname "$dir/$f")"
+            cp -p "$dir.new/$f" "$dir/$f"
+        fi
+    done
+    (cd "$dir" && find . -type f -print0) | while IFS= read -r -d '' f; do
+        [ -e "$dir.new/$f" ] || rm -f "$dir/$f"
+    done
+    rm -rf "$dir.new"
 }
 
 # Python packages the tests compare against, in a venv beside the build:

@@ -94,14 +94,14 @@ print("ok")
 @test "check: without privilege, exit 4 and one message naming the capabilities missing" {
     run --separate-stderr setpriv --inh-caps=-all --bounding-set=-all "$HCBTRACE" check
     assert_failure 4
-    assert_equal "$stderr" "hcbtrace: not enough privilege to load BPF programs: this process lacks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for other users' processes)"
+    assert_equal "$stderr" "hcbtrace: not enough privilege to load BPF programs: this process lacks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for other users' processes, CAP_KILL to signal them)"
     assert_line --regexp '^  CAP_BPF +no$'
     assert_line --regexp '^    hcbtap_packet +not tried: Operation not permitted$'
 
     # enough to load, not to attach: CAP_SYS_ADMIN is what is missing
     run --separate-stderr setpriv --inh-caps=-all --bounding-set=-all,+bpf,+perfmon "$HCBTRACE" check
     assert_failure 4
-    assert_equal "$stderr" "hcbtrace: not enough privilege to attach uprobes: this process lacks CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for other users' processes)"
+    assert_equal "$stderr" "hcbtrace: not enough privilege to attach uprobes: this process lacks CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus CAP_SYS_PTRACE for other users' processes, CAP_KILL to signal them)"
     assert_line --regexp '^  load a uprobe program +yes$'
 
     # as nobody, from a copy it can run wherever the checkout lives

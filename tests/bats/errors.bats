@@ -86,7 +86,7 @@ teardown() { _common_teardown; }
     wait_registered $!
     run --separate-stderr as_nobody "$d/hcbtrace" attach $!
     assert_failure 4
-    [[ "$stderr" == *"not enough privilege to load BPF programs: run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"* ]]
+    [[ "$stderr" == *"not enough privilege to load BPF programs: this process lacks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"* ]]
     rm -rf "$d"
 }
 
