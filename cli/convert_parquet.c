@@ -5,7 +5,9 @@
  * no Parquet writer for C, PyPI has the reference one (pyarrow), so the
  * writer is the Python reader's (python/hcbtap/recording/_parquet.py) and
  * this runs it: HCB_PYTHON, else the python3 on PATH, with this
- * hcbtrace's python/ first on PYTHONPATH.  That program says what went
+ * hcbtrace's python/ first on PYTHONPATH; installed from the wheel
+ * (scripts/wheel), the reader is the venv's own package hcbtrace.recording
+ * and its python3 the one beside hcbtrace.  That program says what went
  * wrong in hcbtrace's words and exits with hcbtrace's codes
  * (formats/PARQUET.md); a python3 that is not there is said here.
  */
@@ -80,45 +82,90 @@ static int wait_python(pid_t pid, const char *python)
 	return EXIT_FAIL;
 }
 
+/* The wheel's layout: hcbtrace in a venv's bin/, beside its python3, and
+ * the reader its package hcbtrace.recording.  1 with python (HCB_PYTHON, or
+ * that python3) set, 0 where hcbtrace is not so installed. */
+static int wheel_python(const char **python)
+{
+	static char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash || (size_t)(slash - exe) + sizeof("/python3") > sizeof(exe))
+		return 0;
+	strcpy(slash, "/python3");
+	if (access(exe, X_OK))
+		return 0;
+	if (!*python || !**python)
+		*python = exe;
+	return 1;
+}
+
+/* Which python runs which module, PYTHONPATH set where needed; an exit
+ * code after saying why, or 0. */
+static int writer_of(const char **python, const char **module)
+{
+	int err;
+
+	*python = getenv("HCB_PYTHON");
+	if (access(python_dir(), R_OK)) {
+		if (wheel_python(python)) {
+			*module = "hcbtrace.recording.parquet";
+			return 0;
+		}
+		cli_err("the Parquet writer, hcbtrace's Python package, is not at %s: reinstall hcbtrace "
+			"(meson install puts it there, or pip install the wheel)", python_dir());
+		return EXIT_SYSTEM;
+	}
+	if (!*python || !**python)
+		*python = "python3";
+	*module = "hcbtap.recording.parquet";
+	err = set_pythonpath();
+	if (err) {
+		cli_err("cannot run the Parquet writer: %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
 int convert_parquet(const struct cli_cmd *cmd, int n, char **ins, const char *out,
 		    const struct hcb_filter *filter)
 {
-	const char *python = getenv("HCB_PYTHON");
+	const char *python, *module;
 	char **argv;
 	pid_t pid;
-	int err;
+	int code;
 
 	if (n < 1)
 		return cli_usage_err(cmd, "which recordings? hcbtrace convert FILE|DIR... -o OUT.parquet");
 	if (filter->device_filter || filter->nconsumers)
 		return cli_usage_err(cmd, "--device and --consumer do not apply to Parquet: convert "
 				     "every tap, and say WHERE device = N in the query");
-	if (!python || !*python)
-		python = "python3";
-	if (access(python_dir(), R_OK)) {
-		cli_err("the Parquet writer, hcbtrace's Python package, is not at %s: reinstall hcbtrace "
-			"(meson install puts it there)", python_dir());
-		return EXIT_SYSTEM;
-	}
+	code = writer_of(&python, &module);
+	if (code)
+		return code;
 	argv = calloc(n + 7, sizeof(*argv));
 	if (!argv)
 		return EXIT_FAIL;
 	argv[0] = (char *)python;
 	argv[1] = "-m";
-	argv[2] = "hcbtap.recording.parquet";
+	argv[2] = (char *)module;
 	argv[3] = "-o";
 	argv[4] = (char *)out;
 	argv[5] = "--";
 	memcpy(argv + 6, ins, n * sizeof(*argv));
-	err = set_pythonpath();
-	pid = err ? -1 : fork();
+	pid = fork();
 	if (pid == 0) {
 		execvp(python, argv);
 		_exit(127);
 	}
 	free(argv);
 	if (pid < 0) {
-		cli_err("cannot run the Parquet writer: %s", strerror(err ? -err : errno));
+		cli_err("cannot run the Parquet writer: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	return wait_python(pid, python);

@@ -144,3 +144,26 @@ teardown()
     run screen
     assert_output --regexp 'cpu:1 +loss +3 '
 }
+
+@test "wheel: convert -o X.parquet from the wheel alone: its python3 and its reader, pyarrow by its extra" {
+    "$HCBTRACE" record -q -o "$T/p.jsonl" -- "$EXAMPLE" --devices 2 --steps 3 --interval-ms 0
+    # a venv of its own, so that the others' keep no pyarrow
+    python3 -m venv "$T/pv"
+    "$T/pv/bin/pip" install -q --disable-pip-version-check "$WHEEL" >"$T/pip.log" 2>&1 ||
+        { tail -20 "$T/pip.log" >&3; false; }
+    # not there yet: one message naming the extra, exit 4
+    run --separate-stderr env -u HCB_PYTHON PATH=/usr/bin:/bin "$T/pv/bin/hcbtrace" convert "$T/p.jsonl" -o "$T/p.parquet"
+    assert_failure 4
+    [[ "$stderr" == *"converting to Parquet needs pyarrow, which $T/pv/bin/python3 cannot import"*"pip install 'hcbtrace[parquet]'"* ]]
+    # pyarrow 19 (numpy 1.26 or 2); from pip's cache where scripts/test put it
+    "$T/pv/bin/pip" install -q --disable-pip-version-check pyarrow==19.0.1 >"$T/pip.log" 2>&1 ||
+        { tail -20 "$T/pip.log" >&3; false; }
+    run --separate-stderr env -u HCB_PYTHON PATH=/usr/bin:/bin "$T/pv/bin/hcbtrace" convert "$T/p.jsonl" -o "$T/p.parquet"
+    assert_success
+    # a row a tap leaf
+    want=$("$T/pv/bin/python" -c 'import sys; from hcbtrace.recording import taps; print(sum(len(t.leaves) for t in taps(sys.argv[1])))' "$T/p.jsonl")
+    run "$T/pv/bin/python" -c 'import sys, pyarrow.parquet as pq; print(pq.read_metadata(sys.argv[1]).num_rows)' "$T/p.parquet"
+    assert_success
+    [ "$want" -gt 0 ]
+    assert_output "$want"
+}

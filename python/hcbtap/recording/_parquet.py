@@ -24,7 +24,9 @@ ROWS_PER_GROUP = 32768
 BYTES_PER_GROUP = 32 << 20
 EXTENSIONS = (".jsonl", ".hcbcap")
 
-INSTALL = "pip install 'hcbtap[parquet]' (or pip install pyarrow)"
+# the distribution this reader came in: hcbtap (python/), or the hcbtrace
+# wheel, which ships it as hcbtrace.recording
+INSTALL = "pip install '%s[parquet]' (or pip install pyarrow)" % __name__.split(".")[0]
 # columns of few distinct values, dictionary-encoded; raw, values and the
 # numbers are not (a dictionary of unique leaves is work thrown away)
 DICTIONARY = ["source", "host", "job", "provider", "platform", "device_name", "name", "op",
