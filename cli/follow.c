@@ -149,29 +149,6 @@ static int young_waits(struct follow *f, pid_t pid)
 	return 0;
 }
 
-/* pid's parent, from /proc/PID/stat; 0 if it is gone */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *paren;
-	int fd, ppid = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the command name may hold any byte, ')' too: the last one ends it */
-	paren = strrchr(buf, ')');
-	if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
 /* A process /proc listed, not known to be CMD's or not */
 struct listed {
 	pid_t pid, ppid;
@@ -230,7 +207,7 @@ static void scan_proc(struct follow *f)
 			fresh = grown;
 			cap = cap ? cap * 2 : 64;
 		}
-		fresh[n++] = (struct listed){ pid, parent_of(pid) };
+		fresh[n++] = (struct listed){ pid, hcb_target_parent(pid) };
 	}
 	closedir(d);
 	take_children(f, fresh, n);

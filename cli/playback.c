@@ -24,6 +24,23 @@ void playback_pace(uint64_t *last, uint64_t ts, double speed)
 	*last = ts;
 }
 
+int playback_finish(struct hcb_writer *w, int err, const char *wname, struct hcb_nanwatch *nw,
+		    int code)
+{
+	/* the first error is the one said; w is closed either way */
+	err = err ? (hcb_writer_close(w), err) : hcb_writer_close(w);
+	if (err == -ENOMEM) {
+		cli_err("out of memory formatting the output");
+		code = EXIT_FAIL;
+	} else if (err) {
+		cli_err("writing to %s: %s", wname, strerror(-err));
+		code = EXIT_FAIL;
+	}
+	print_watch_summary(nw);
+	hcb_nanwatch_free(nw);
+	return code;
+}
+
 int playback(const char *in, struct hcb_writer *w, const char *wname, const struct playback_opts *o)
 {
 	struct hcb_reader *r = NULL;
@@ -83,19 +100,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 			code = EXIT_FAIL;
 		}
 	}
-	if (!err)
-		err = hcb_writer_close(w);
-	else
-		hcb_writer_close(w);
-	if (err == -ENOMEM) {
-		cli_err("out of memory formatting the output");
-		code = EXIT_FAIL;
-	} else if (err) {
-		cli_err("writing to %s: %s", wname, strerror(-err));
-		code = EXIT_FAIL;
-	}
-	print_watch_summary(nw);
-	hcb_nanwatch_free(nw);
+	code = playback_finish(w, err, wname, nw, code);
 	if (!o->quiet)
 		filter_warn_unmatched(&o->filter, (const struct hcb_registry *[]){ hcb_reader_consumers(r) }, 1);
 	hcb_reader_close(r);

@@ -88,16 +88,7 @@ int playback_job(const struct hcb_jobset *set, struct hcb_writer *w, const char 
 		return code ? code : EXIT_FAIL;
 	}
 	err = pump(m, rx, o, &code);
-	err = err ? (hcb_writer_close(w), err) : hcb_writer_close(w);
-	if (err == -ENOMEM) {
-		cli_err("out of memory formatting the output");
-		code = EXIT_FAIL;
-	} else if (err) {
-		cli_err("writing to %s: %s", wname, strerror(-err));
-		code = EXIT_FAIL;
-	}
-	print_watch_summary(nw);
-	hcb_nanwatch_free(nw);
+	code = playback_finish(w, err, wname, nw, code);
 	regs = calloc(set->n, sizeof(*regs));
 	if (!o->quiet && regs) {
 		for (size_t i = 0; i < set->n; i++)

@@ -17,6 +17,8 @@ int hcb_target_alive(pid_t pid);
 /* pid's state letter from /proc/PID/stat ('R', 'S', 'T': stopped, 'Z', ...);
  * '?' where the line cannot be read as one, 0 where pid is gone. */
 char hcb_target_state(pid_t pid);
+/* pid's parent, from /proc/PID/stat; 0 where pid is gone or unreadable. */
+pid_t hcb_target_parent(pid_t pid);
 /* One line of /proc/PID/maps: what the target says it maps. */
 struct hcb_maps_line {
 	uint64_t start, end, off, ino;

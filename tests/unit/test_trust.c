@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -138,6 +141,48 @@ static void test_rundir_trust(void **state)
 	unsetenv("HCBTRACE_RUNDIR");
 }
 
+/* /proc/PID/stat read past a command name of any bytes: the parent and
+ * the state of a live process, nothing of one gone. */
+static void test_stat_line(void **state)
+{
+	pid_t child;
+	int status;
+
+	(void)state;
+	assert_int_equal(hcb_target_parent(getpid()), getppid());
+	assert_int_equal(hcb_target_state(getpid()), 'R');
+	child = fork();
+	if (child == 0) {
+		/* a name that closes a parenthesis and holds a space */
+		prctl(PR_SET_NAME, "a) b (c) 9", 0, 0, 0);
+		pause();
+		_exit(0);
+	}
+	assert_true(child > 0);
+	/* until the child's name is set (at most 5 s): then its parent must
+	 * still be read right past it */
+	for (int i = 0; i < 5000; i++) {
+		char p[64], name[32] = "";
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/proc/%d/comm", (int)child);
+		f = fopen(p, "r");
+		if (f && fgets(name, sizeof(name), f) && !strncmp(name, "a) b (c) 9", 10)) {
+			fclose(f);
+			break;
+		}
+		if (f)
+			fclose(f);
+		usleep(1000);
+	}
+	assert_int_equal(hcb_target_parent(child), getpid());
+	assert_true(hcb_target_state(child) == 'S' || hcb_target_state(child) == 'R');
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(hcb_target_parent(child), 0);
+	assert_int_equal(hcb_target_state(child), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_maps_line),
 		cmocka_unit_test(test_open_file),
 		cmocka_unit_test(test_rundir_trust),
+		cmocka_unit_test(test_stat_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
