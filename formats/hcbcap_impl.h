@@ -60,7 +60,7 @@ enum cap_type {
 #define WHO_HEAD 24
 #define WHO_DEVICE 16
 #define WHO_MAX_BODY (WHO_HEAD + HCB_HOST_MAX + 15 + HCB_JOB_MAX - 1 + \
-		      HCB_SESSION_DEVICES * (WHO_DEVICE + 15))
+		      HCB_SESSION_DEVICES * (WHO_DEVICE + 15) + 4 + HCB_COMMAND_MAX)
 /* Its body's size for s (0: s says nothing of who or which devices), the
  * body written at b, and read back (devs: room for HCB_SESSION_DEVICES):
  * 0, or -EBADMSG. */

@@ -23,13 +23,17 @@ size_t cap_who_size(const struct hcb_session_info *s)
 {
 	size_t n;
 
-	if (!s->host[0] && hcb_procid_check(&s->process) != 1 && !s->job[0] && !s->ndevices)
+	if (!s->host[0] && hcb_procid_check(&s->process) != 1 && !s->job[0] && !s->ndevices &&
+	    !s->command[0])
 		return 0;
 	n = WHO_HEAD + len_of(s->host, sizeof(s->host)) + len_of(s->job, sizeof(s->job));
 	if (hcb_procid_check(&s->process) == 1)
 		n += len_of(s->process.source, sizeof(s->process.source));
 	for (uint32_t i = 0; i < s->ndevices && i < HCB_SESSION_DEVICES; i++)
 		n += WHO_DEVICE + len_of(s->devices[i].platform, sizeof(s->devices[i].platform));
+	/* the command line, where known: its length and its bytes, last */
+	if (s->command[0])
+		n += 4 + len_of(s->command, sizeof(s->command));
 	return n;
 }
 
@@ -66,6 +70,12 @@ void cap_who_put(unsigned char *b, const struct hcb_session_info *s)
 		hcb_put_le32(p + 12, (uint32_t)m);
 		p = put_str(p + WHO_DEVICE, d->platform, m);
 	}
+	if (s->command[0]) {
+		size_t c = len_of(s->command, sizeof(s->command));
+
+		hcb_put_le32(p, (uint32_t)c);
+		put_str(p + 4, s->command, c);
+	}
 }
 
 /* n bytes at *p within end, as a string of at most max into dst (NUL
@@ -78,6 +88,24 @@ static int take_str(const unsigned char **p, const unsigned char *end, uint32_t 
 	memcpy(dst, *p, n);
 	dst[n] = '\0';
 	*p += n;
+	return 0;
+}
+
+/* The command line after the devices: a length, then 1 to
+ * HCB_COMMAND_MAX bytes of printable ASCII, and nothing after it. */
+static int take_command(const unsigned char **p, const unsigned char *end, char *dst)
+{
+	uint32_t n;
+
+	if ((size_t)(end - *p) < 4)
+		return -EBADMSG;
+	n = hcb_get_le32(*p);
+	*p += 4;
+	if (!n || take_str(p, end, n, HCB_COMMAND_MAX, dst) || *p != end)
+		return -EBADMSG;
+	for (const char *c = dst; *c; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			return -EBADMSG;
 	return 0;
 }
 
@@ -113,7 +141,7 @@ int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info 
 			if (devs[k].device == devs[i].device)
 				return -EBADMSG;
 	}
-	if (p != end)
+	if (p != end && take_command(&p, end, s->command))
 		return -EBADMSG;
 	s->devices = nd ? devs : NULL;
 	s->ndevices = nd;

@@ -68,6 +68,10 @@ int hcb_jsonl_session_info(struct hcb_buf *out, const struct hcb_session_info *s
 	}
 	if (!err && s->ndevices)
 		err = put_devices(out, s);
+	if (!err && s->command[0]) {
+		err = hcb_buf_puts(out, ",\"command\":");
+		err = err ? err : hcb_json_string(out, s->command);
+	}
 	return err ? err : hcb_buf_printf(out, ",\"start_ns\":%llu,\"hcbtrace\":\"%s\"}\n",
 					  (unsigned long long)s->start_ns, HCB_VERSION);
 }
@@ -103,6 +107,17 @@ static int text(struct hcb_reader *r, const struct jdoc *d, uint32_t obj, const 
 	    strlen(jstr(d, i)) != d->nodes[i].slen)
 		return JSONL_BAD(r, "session: '%s' is not a string of 1 to %zu bytes", key, max);
 	memcpy(dst, jstr(d, i), d->nodes[i].slen + 1);
+	return 0;
+}
+
+/* "command": printable ASCII, as the engine writes it (record.h) */
+static int command(struct hcb_reader *r, const struct jdoc *d, char *dst)
+{
+	if (text(r, d, 0, "command", dst, HCB_COMMAND_MAX))
+		return r->err;
+	for (const char *c = dst; *c; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			return JSONL_BAD(r, "session: 'command' holds a byte that is not printable ASCII");
 	return 0;
 }
 
@@ -191,6 +206,7 @@ int hcb_jsonl_read_session(struct hcb_reader *r, struct hcb_record *rec)
 				       (unsigned long long)v, HCB_JSONL_VERSION);
 	s->version = (int)v;
 	strcpy(s->platform, "cpu");
+	s->command[0] = '\0';
 	v = 0;   /* no pid: not known (a recording made by hand, or elsewhere) */
 	if (hcb_jsonl_get_u64(r, 0, "pid", INT32_MAX, &v, 1))
 		return r->err;
@@ -204,7 +220,8 @@ int hcb_jsonl_read_session(struct hcb_reader *r, struct hcb_record *rec)
 	/* a JSON string is UTF-8: a host's name as procid.h has it */
 	if (text(r, d, 0, "host", s->host, HCB_HOST_MAX) || read_process(r, d, &s->process) ||
 	    text(r, d, 0, "job", s->job, HCB_JOB_MAX - 1) ||
-	    read_devices(r, d, st->devices, &s->ndevices))
+	    read_devices(r, d, st->devices, &s->ndevices) ||
+	    command(r, d, s->command))
 		return r->err;
 	s->devices = s->ndevices ? st->devices : NULL;
 	return 1;

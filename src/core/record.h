@@ -50,6 +50,7 @@ struct hcb_tap {
 #define HCB_PROCESS_MAX (1u << 20)    /* a job's processes, at most */
 #define HCB_HOST_MAX 64               /* a host's name: HOST_NAME_MAX bytes */
 #define HCB_JOB_MAX 64                /* a job's name: at most 63 bytes */
+#define HCB_COMMAND_MAX 255           /* a command line: at most 255 bytes */
 struct hcb_process_id {
 	uint32_t index;
 	uint32_t count;         /* 0: not known; else index < count */
@@ -75,6 +76,9 @@ struct hcb_session_info {
 	char host[HCB_HOST_MAX + 1];   /* the process's host name ("": not known) */
 	struct hcb_process_id process;
 	char job[HCB_JOB_MAX];  /* the job's name ("": none) */
+	/* its command line, arguments joined by spaces, printable ASCII
+	 * (another byte a '?'), cut at HCB_COMMAND_MAX bytes ("": not known) */
+	char command[HCB_COMMAND_MAX + 1];
 	/* the devices seen so far, in order: the record's producer's, valid
 	 * until it produces its next session record (a session writes its
 	 * record again as devices come: the last one read is the whole) */

@@ -32,6 +32,18 @@ const struct hcb_identity *hcb_whois_identity(const struct hcb_whois *w)
 	return &w->id;
 }
 
+/* The command line as a session record says it: printable ASCII (the
+ * formats keep it byte for byte), "" where it was not read ("?"). */
+static void session_command(char *dst, size_t size, const char *comm)
+{
+	size_t n = 0;
+
+	if (strcmp(comm, "?"))
+		for (; comm[n] && n + 1 < size; n++)
+			dst[n] = comm[n] >= 0x20 && comm[n] < 0x7f ? comm[n] : '?';
+	dst[n] = '\0';
+}
+
 /* The record as it stands: its providers (joined by '+'), the platform of
  * the one whose target names its devices, who the process is, the
  * devices so far. */
@@ -54,6 +66,7 @@ static void make_record(const struct hcb_whois *w, const struct hcb_slots *slots
 	memcpy(s->host, w->id.host, sizeof(s->host));
 	s->process = w->id.process;
 	memcpy(s->job, w->id.job, sizeof(s->job));
+	session_command(s->command, sizeof(s->command), slots->at[0].ti.comm);
 	s->devices = w->devs;
 	s->ndevices = w->ndevs;
 }

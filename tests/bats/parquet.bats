@@ -193,6 +193,9 @@ assert len(t.to_pandas()) == t.num_rows' "$T/all.parquet" "$T/api.parquet" "${re
     taps=$(grep -c '"type":"tap"' "$T/live.jsonl")
     run "$PY" "$ROOT/tests/tools/parquet_queries.py" "$T/live.parquet" taps-per-process
     assert_output "{\"taps-per-process\": [[null, $((2 * taps))]]}"
+    # every row says which program it came from, as the program was run
+    run "$PY" -c 'import sys, pyarrow.parquet as pq; print(sorted(set(pq.read_table(sys.argv[1], columns=["command"]).column(0).to_pylist())))' "$T/live.parquet"
+    assert_output "['$EXAMPLE --devices 2 --steps 3 --interval-ms 0 --field-size 3000']"
 }
 
 @test "parquet: taps lost per host and process: the documented query sums each process's drop records" {

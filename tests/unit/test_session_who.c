@@ -48,6 +48,7 @@ static struct hcb_record session(int who)
 	snprintf(s->host, sizeof(s->host), "node07");
 	s->process = (struct hcb_process_id){ .index = 1, .count = 2, .source = "jax" };
 	snprintf(s->job, sizeof(s->job), "81723");
+	snprintf(s->command, sizeof(s->command), "python train.py --lr 3e-4");
 	s->devices = devs;
 	s->ndevices = 3;
 	return r;
@@ -66,6 +67,7 @@ static void same(const struct hcb_session_info *a, const struct hcb_session_info
 		assert_int_equal(a->process.count, b->process.count);
 	}
 	assert_string_equal(a->job, b->job);
+	assert_string_equal(a->command, b->command);
 	assert_int_equal(a->ndevices, b->ndevices);
 	for (uint32_t i = 0; i < a->ndevices; i++) {
 		assert_int_equal(a->devices[i].device, b->devices[i].device);
@@ -107,7 +109,9 @@ static void test_round_trip(void **state)
 	recs[2].session.ndevices = 0;
 	recs[2].session.process = (struct hcb_process_id){ 0 };
 	recs[2].session.job[0] = '\0';
+	recs[2].session.command[0] = '\0';
 	memset(recs[3].session.host, 'h', HCB_HOST_MAX);
+	memset(recs[3].session.command, '~', HCB_COMMAND_MAX);
 	memset(recs[3].session.job, 'j', HCB_JOB_MAX - 1);
 	recs[3].session.process = (struct hcb_process_id){ .index = HCB_PROCESS_MAX - 1,
 							   .count = HCB_PROCESS_MAX,
@@ -123,6 +127,11 @@ static void test_round_trip(void **state)
 	recs[1].session.process.count = 0;
 	round_trip("k.jsonl", recs, 2);
 	round_trip("k.hcbcap", recs, 2);
+	/* the command line alone says who: a who frame of it */
+	recs[1] = session(0);
+	snprintf(recs[1].session.command, sizeof(recs[1].session.command), "a b");
+	round_trip("c.jsonl", recs, 2);
+	round_trip("c.hcbcap", recs, 2);
 }
 
 /* A session that says nothing of who is written as it always was: no
@@ -168,6 +177,7 @@ static void test_jsonl_line(void **state)
 		"\"source\":\"jax\"},\"job\":\"81723\",\"devices\":[{\"device\":2048,"
 		"\"global_id\":2048,\"platform\":\"cpu\"},{\"device\":0,\"platform\":\"cuda\"},"
 		"{\"device\":7,\"global_id\":18446744073709551614}],"
+		"\"command\":\"python train.py --lr 3e-4\","
 		"\"start_ns\":1795318845000000000,\"hcbtrace\":\"" HCB_VERSION "\"}\n");
 	hcb_buf_free(&b);
 }
@@ -258,6 +268,10 @@ static void test_jsonl_damage(void **state)
 		S "\"devices\":[{\"device\":1,\"global_id\":18446744073709551615}]}\n",
 		S "\"devices\":[{\"device\":1,\"platform\":\"\"}]}\n",
 		S "\"devices\":[{\"device\":1},{\"device\":1}]}\n",
+		S "\"command\":\"\"}\n",
+		S "\"command\":\"tab\\there\"}\n",
+		S "\"command\":\"caf\u00e9\"}\n",
+		S "\"command\":3}\n",
 	};
 
 	(void)state;
@@ -314,6 +328,16 @@ static void test_hcbcap_damage(void **state)
 	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
 	assert_non_null(strstr(hcb_reader_error(r), "a who frame not followed by its session"));
 	hcb_reader_close(r);
+	/* a command line that is not printable ASCII, its CRCs right */
+	recs[0].session.command[1] = '\n';
+	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
+	assert_int_equal(hcb_writer_write(w, &recs[0]), 0);
+	assert_int_equal(hcb_writer_close(w), 0);
+	assert_int_equal(hcb_reader_open(&r, path), 0);
+	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
+	assert_non_null(strstr(hcb_reader_error(r), "invalid who frame"));
+	hcb_reader_close(r);
+	recs[0].session.command[1] = 'y';
 	/* a host's name that is no text, its CRCs right */
 	recs[0].session.host[2] = (char)0xff;
 	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);

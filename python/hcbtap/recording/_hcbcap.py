@@ -8,9 +8,9 @@ import zlib
 
 import numpy as np
 
-from ._model import (DTYPES, HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES,
+from ._model import (COMMAND_MAX, DTYPES, HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES,
                      SESSION_DEVICES, U64_MAX, Barrier, Consumer, Device, Drop, End, Process,
-                     RecordingError, Session, Tap, Trigger, leaf_ok, name_ok, process_ok,
+                     RecordingError, Session, Tap, Trigger, command_ok, leaf_ok, name_ok, process_ok,
                      tree_leaves)
 
 MAGIC = b"HCBCAP\x1a\n"
@@ -52,7 +52,8 @@ def _text(b):
 
 
 def _who(b, n):
-    """formats/hcbcap_who.c cap_who_parse: (host, process, job, devices)."""
+    """formats/hcbcap_who.c cap_who_parse: (host, process, job, devices,
+    command)."""
     hn, index, count, sn, jn, nd = struct.unpack_from("<6I", b)
     at, end = WHO_HEAD, n
 
@@ -91,9 +92,17 @@ def _who(b, n):
             raise _Bad("invalid who frame")
         seen.add(device)
         devices.append(Device(device, None if gid == U64_MAX else gid, platform))
+    command = None
     if at != end:
-        raise _Bad("invalid who frame")
-    return host, process, job, tuple(devices)
+        # the command line, last: its length and 1 to COMMAND_MAX bytes
+        if end - at < 4:
+            raise _Bad("invalid who frame")
+        cn, = struct.unpack_from("<I", b, at)
+        at += 4
+        command = take(cn, COMMAND_MAX)
+        if command is None or at != end or not command_ok(command):
+            raise _Bad("invalid who frame")
+    return host, process, job, tuple(devices), command
 
 
 def _trigger(b, n):
@@ -309,7 +318,7 @@ class HcbcapReader:
             if pn >= 32 or qn >= 16 or n != SESSION_HEAD + pn + qn or b"\0" in strings:
                 raise _Bad("invalid session frame (provider %d bytes, platform %d bytes, frame %d "
                            "bytes)" % (pn, qn, n))
-            who, self.who = self.who or (None, None, None, ()), None
+            who, self.who = self.who or (None, None, None, (), None), None
             return Session(version, pid or None, _text(strings[:pn]), _text(strings[pn:]), start,
                            None, *who)
         if kind == DROP:

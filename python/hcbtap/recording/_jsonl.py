@@ -4,10 +4,10 @@ the words of hcbtrace's (formats/jsonl_read.c)."""
 import json
 
 from . import _convert as cv
-from ._model import (HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, PROCESS_MAX,
+from ._model import (COMMAND_MAX, HOST_MAX, JOB_MAX, MAX_DIMS, MAX_LEAVES, MAX_REG_BYTES, PROCESS_MAX,
                      SESSION_DEVICES, SIZES, U32_MAX, U64_MAX, Barrier, Consumer, Device, Drop, End,
-                     Process, RecordingError, Session, Tap, Trigger, TreeError, leaf_ok, name_ok,
-                     parse_tree, process_ok, shape_elems, utf8)
+                     Process, RecordingError, Session, Tap, Trigger, TreeError, command_ok, leaf_ok,
+                     name_ok, parse_tree, process_ok, shape_elems, utf8)
 
 _MISSING = object()
 _REG_HEAD, _REG_LEAF = 32, 72      # struct hcb_wire_reg, struct hcb_wire_leaf
@@ -129,8 +129,12 @@ def _session(obj):
     host = _who_text(obj, "host", HOST_MAX)
     process = _process(obj)
     job = _who_text(obj, "job", JOB_MAX)
+    devices = _devices(obj)
+    command = _who_text(obj, "command", COMMAND_MAX)
+    if command is not None and not command_ok(command):
+        raise _Bad("session: 'command' holds a byte that is not printable ASCII")
     return Session(version, pid, provider, "cpu" if platform is None else platform, start,
-                   writer if type(writer) is str else None, host, process, job, _devices(obj))
+                   writer if type(writer) is str else None, host, process, job, devices, command)
 
 
 def _str(obj, key, optional=False, limit=None):

@@ -19,6 +19,7 @@ U64_MAX = (1 << 64) - 1
 ELEMS_LIMIT = 1 << 62       # hcb_shape_elems: no shape holds more
 PROCESS_MAX = 1 << 20       # src/core/record.h: a job's processes, at most
 HOST_MAX, JOB_MAX = 64, 63  # bytes of a host's and a job's name, at most
+COMMAND_MAX = 255           # bytes of a command line, at most (printable ASCII)
 SESSION_DEVICES = 256       # devices a session record lists, at most
 
 # enum hcb_dtype (src/core/wire.h): code -> (numpy's name, bytes per element)
@@ -133,18 +134,19 @@ class Session(_Record):
     the recording does not know it (no "pid" in JSONL, 0 in .hcbcap).
     Who the process is: host (None where not known), process (a Process,
     None where not known), job (None: none), devices (Devices, in the order
-    they were seen).  A session record comes again, whole, when what it
-    says grows (a device seen first): the last one read is the whole."""
+    they were seen), command (the command line, arguments joined by spaces;
+    None where not known).  A session record comes again, whole, when what
+    it says grows (a device seen first): the last one read is the whole."""
     __slots__ = ("version", "pid", "provider", "platform", "start_ns", "hcbtrace", "host",
-                 "process", "job", "devices")
+                 "process", "job", "devices", "command")
     kind = "session"
 
     def __init__(self, version, pid, provider, platform, start_ns, hcbtrace=None, host=None,
-                 process=None, job=None, devices=()):
+                 process=None, job=None, devices=(), command=None):
         self.version, self.pid, self.provider = version, pid, provider
         self.platform, self.start_ns, self.hcbtrace = platform or "cpu", start_ns, hcbtrace
         self.host, self.process, self.job = host, process, job
-        self.devices = tuple(devices)
+        self.devices, self.command = tuple(devices), command
 
     def platform_of(self, device):
         """The platform that names device: its own, else the session's."""
@@ -273,6 +275,12 @@ def _prod(shape):
     for d in shape:
         n *= d
     return n
+
+
+def command_ok(text):
+    """A session's command line as the formats hold it: 1 to COMMAND_MAX
+    bytes of printable ASCII (src/core/record.h)."""
+    return 0 < len(text) <= COMMAND_MAX and all(" " <= c <= "~" for c in text)
 
 
 def device_name(platform, device):

@@ -58,6 +58,7 @@ def tap_schema(pa):
         ("process_count", pa.int32()),
         ("job", pa.string()),
         ("pid", pa.int64()),
+        ("command", pa.string()),           # the process's command line
         ("provider", pa.string()),
         ("start_ns", pa.int64()),
         ("device", pa.int64()),
@@ -272,6 +273,7 @@ class _TapRows:
         # the tap's columns, once for its n leaves
         tap_cols = dict(who.row)
         tap_cols.update(
+            command=s.command if s is not None else None,
             provider=s.provider if s is not None else None,
             start_ns=s.start_ns if s is not None else None,
             device=tap.device, global_device_id=gid,
