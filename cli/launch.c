@@ -61,8 +61,12 @@ static int child_alive(void *ctx)
 	struct child *ch = ctx;
 
 	late_handshake(ch);
-	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
+	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid) {
 		ch->reaped = 1;
+		/* --until exit: an end hcbtrace did not cause */
+		if (!trace_exiting)
+			trace_ended(ch->t, ch->status);
+	}
 	return !ch->reaped;
 }
 

@@ -568,6 +568,13 @@ int trace_stopped_target(const struct trace *t)
 	return t->flight && trace_flight_stopped(t->flight);
 }
 
+int trace_ended(struct trace *t, int wstatus)
+{
+	/* the taps it made before it ended, still in the ring, first */
+	hcb_capture_poll(t->cap, 0);
+	return trace_flight_exit(t->flight, t->pid, wstatus);
+}
+
 int trace_exec_seen(const struct trace *t)
 {
 	return hcb_capture_stopped(t->cap) == HCB_STOP_EXEC;

@@ -13,6 +13,8 @@ struct many_entry {
 	struct trace *t;                /* NULL once ended */
 	pid_t pid;
 	enum trace_many_state state;
+	int wstatus, exited;            /* how it ended, as the kernel said (--follow) */
+	int gone_rounds;                /* rounds seen gone with no word of how yet */
 };
 
 struct trace_many {
@@ -160,9 +162,14 @@ static const char *ended(struct trace_many *m, struct many_entry *e, int err)
 	case HCB_STOP_NONE:
 		break;
 	}
-	if (!hcb_target_alive(e->pid))
-		return trace_end_words(HCB_RUN_TARGET_GONE);
-	return NULL;
+	if (hcb_target_alive(e->pid))
+		return NULL;
+	/* its end's word may be a round behind (the kernel's ring) */
+	if (m->follow && !e->exited && e->gone_rounds++ < 2)
+		return NULL;
+	if (e->exited && !trace_exiting && trace_ended(e->t, e->wstatus) < 0)
+		return trace_end_words(HCB_RUN_FAILED);
+	return trace_end_words(HCB_RUN_TARGET_GONE);
 }
 
 unsigned int trace_many_poll(struct trace_many *m)
@@ -180,6 +187,17 @@ unsigned int trace_many_poll(struct trace_many *m)
 			end_one(m, e, why, err < 0 ? err : 0);
 	}
 	return m->live;
+}
+
+void trace_many_exited(struct trace_many *m, pid_t pid, int wstatus)
+{
+	for (size_t i = m->n; i-- > 0;) {
+		if (m->at[i].pid == pid && m->at[i].t) {
+			m->at[i].wstatus = wstatus;
+			m->at[i].exited = 1;
+			return;
+		}
+	}
 }
 
 void trace_many_wait(struct trace_many *m, int timeout_ms)

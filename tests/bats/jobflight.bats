@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# jobflight.bats - one trigger, the whole job's lead-up (cli/trace_job.h):
+# record of several processes (--follow, -p A -p B) under --keep-last and
+# --until, each process its own ring and file; when one fires, every other
+# writes its ring at once, its trigger record ("job") naming the process
+# that fired; and --until exit: a traced process that dies abnormally fires.
+# Real processes (tests/tools/nan_tapper.c, tests/jax/nan_job.py) through
+# real BPF; each recording read back through hcbtap.recording (python/).
+
+load common
+
+setup()
+{
+    _common_setup
+    export HCBTRACE_RUNDIR=$T/run PYTHONPATH=$ROOT/python
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    TAPPER=$TOOLS/nan_tapper
+}
+
+teardown()
+{
+    _common_teardown
+}
+
+# step_past FILE N: the tapper's --progress step in FILE is past N
+step_past()
+{
+    [ -s "$1" ] && [ "$(od -An -t d8 "$1" | tr -d ' ')" -gt "$2" ]
+}
+
+# the pid a bash -c script wrote to FILE, once written; killed at teardown
+pid_in()
+{
+    retry 30 test -s "$1"
+    PIDS+=("$(cat "$1")")
+}
+
+@test "jobflight: --follow --keep-last --until nonfinite: one process's NaN writes every process's ring, the other's trigger names it" {
+    mkdir "$T/d"
+    for ext in jsonl hcbcap; do
+        rm -f "$T"/d/* "$T"/go "$T"/*.pid "$T"/bstep
+        "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.$ext" -- bash -c "
+            '$TAPPER' -n 1 -k 300 -s 400 -i 200 --go '$T/go' & echo \$! > '$T/a.pid'
+            '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
+            wait" >"$T/rec.out" 2>"$T/rec.err" &
+        rec=$!
+        PIDS+=("$rec")
+        pid_in "$T/a.pid"
+        pid_in "$T/b.pid"
+        # the other one traced and tapping, then the first goes bad
+        retry 60 step_past "$T/bstep" 50
+        touch "$T/go"
+        wait "$rec"
+        cat "$T/rec.err" >&3
+        a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
+        run "$PY" - "$T/d/$a.$ext" "$T/d/$b.$ext" "$a" <<'EOF'
+import sys
+from hcbtap.recording import records
+a = list(records(sys.argv[1]))
+b = list(records(sys.argv[2]))
+pid_a = int(sys.argv[3])
+# the one that fired: its window ends at its NaN tap, its own trigger
+assert [r.kind for r in a[-3:]] == ["tap", "trigger", "end"], [r.kind for r in a[-3:]]
+assert a[-3].name == "values" and int(a[-3].leaves[0].flat[0]) == 300
+assert a[-2].condition == "nonfinite" and a[-2].by_pid is None, vars(a[-2]) if hasattr(a[-2], "__dict__") else a[-2].condition
+ta = [r for r in a if r.kind == "tap"]
+assert int(ta[0].leaves[0].flat[0]) < 300 and len(ta) > 100, len(ta)
+# the other: its last taps, then a trigger naming the process that fired
+assert [r.kind for r in b[-2:]] == ["trigger", "end"], [r.kind for r in b[-2:]]
+tb = [r for r in b if r.kind == "tap"]
+trig = b[-2]
+assert trig.condition == "job" and trig.by_pid == pid_a and trig.seq is None, (trig.condition, trig.by_pid)
+assert trig.exit_status is None and trig.exit_signal is None
+steps = [int(t.leaves[0].flat[0]) for t in tb if t.name == "step"]
+assert len(tb) > 50 and steps == sorted(steps) and steps[-1] > 50, (len(tb), steps[-3:])
+assert b[-1].taps == len(tb)
+print("fired: %d taps up to step 300; the other: %d taps up to step %d, trigger job by pid %d"
+      % (len(ta), len(tb), steps[-1], trig.by_pid))
+EOF
+        echo "# $ext: $output" >&3
+        assert_success
+        grep -q "trigger fired" "$T/rec.err"
+    done
+    # replay says who fired it
+    run "$HCBTRACE" replay --no-wait "$T/d/$b.hcbcap"
+    assert_success
+    assert_line --regexp "^trigger job: fired by pid $a\$"
+}
