@@ -87,3 +87,72 @@ EOF
     assert_success
     assert_line --regexp "^trigger job: fired by pid $a\$"
 }
+
+# check_exit REC SIG: REC ends with taps, a trigger "exit" by signal SIG
+check_exit()
+{
+    "$PY" - "$1" "$2" <<'EOF'
+import sys
+from hcbtap.recording import records
+r = list(records(sys.argv[1]))
+assert [x.kind for x in r[-2:]] == ["trigger", "end"], [x.kind for x in r[-3:]]
+t = r[-2]
+assert t.condition == "exit" and t.exit_signal == int(sys.argv[2]) and t.exit_status is None, \
+    (t.condition, t.exit_signal, t.exit_status)
+assert t.seq is None and t.by_pid is None
+taps = [x for x in r if x.kind == "tap"]
+steps = [int(x.leaves[0].flat[0]) for x in taps if x.name == "step"]
+assert len(taps) > 50 and steps == sorted(steps) and r[-1].taps == len(taps), len(taps)
+print("%d taps up to step %d, then exit by signal %s" % (len(taps), steps[-1], sys.argv[2]))
+EOF
+}
+
+@test "jobflight: --until exit: a process killed by SIGKILL fires its ring with an exit trigger; the job's others name it; a clean end fires nothing" {
+    # one process, record -- CMD: the status is waitpid's
+    "$HCBTRACE" record --keep-last 1M --until nonfinite -o "$T/s.jsonl" -- \
+        "$TAPPER" -n 1 -s 1000000 -i 200 --progress "$T/step" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    retry 60 step_past "$T/step" 100
+    kill -KILL "$(pgrep -P "$rec" -f nan_tapper)"
+    wait "$rec"
+    grep -q "trigger fired" "$T/rec.err"
+    run check_exit "$T/s.jsonl" 9
+    echo "# record -- CMD: $output" >&3
+    assert_success
+    run "$HCBTRACE" replay --no-wait "$T/s.jsonl"
+    assert_line "trigger exit: killed by signal 9"
+    # --follow: a grandchild, reaped by bash: the kernel says its status
+    mkdir "$T/d"
+    "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.hcbcap" -- bash -c "
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/astep' & echo \$! > '$T/a.pid'
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
+        wait" >"$T/rec.out" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    pid_in "$T/a.pid"
+    pid_in "$T/b.pid"
+    a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
+    retry 60 step_past "$T/astep" 100
+    retry 60 step_past "$T/bstep" 100
+    kill -KILL "$b"
+    wait "$rec"
+    run check_exit "$T/d/$b.hcbcap" 9
+    echo "# --follow: $output" >&3
+    assert_success
+    run "$PY" - "$T/d/$a.hcbcap" "$b" <<'EOF'
+import sys
+from hcbtap.recording import records
+r = list(records(sys.argv[1]))
+t = r[-2]
+assert t.kind == "trigger" and t.condition == "job" and t.by_pid == int(sys.argv[2]), vars(t) if hasattr(t, "__dict__") else t.condition
+assert len([x for x in r if x.kind == "tap"]) > 50
+EOF
+    assert_success
+    # a clean end (status 0) fires nothing: nothing recorded, said
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M --until nonfinite -o "$T/c.jsonl" -- \
+        "$TAPPER" -n 1 -s 50 -i 200
+    assert_success
+    [[ "$stderr" == *"no tap met --until before the session ended: nothing was recorded"* ]]
+    [ ! -s "$T/c.jsonl" ]
+}
