@@ -156,3 +156,61 @@ EOF
     [[ "$stderr" == *"no tap met --until before the session ended: nothing was recorded"* ]]
     [ ! -s "$T/c.jsonl" ]
 }
+
+@test "jobflight: a two-process jax.distributed job, NaN on process 1: each process's file holds its lead-up to that step, the trigger naming process 1" {
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    local jpy=$PY port i
+    need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    mkdir "$T/d"
+    # NaN on device 2049 (process 1) at step 5 of 8
+    "$HCBTRACE" record --follow --keep-last 64M --until nonfinite -o "$T/d/taps-%r.jsonl" -- bash -c "
+        for i in 0 1; do
+            SLURM_PROCID=\$i SLURM_NTASKS=2 $jpy $ROOT/tests/jax/nan_job.py \$i 2 $port $T/go 2049 5 8 \
+                >$T/prog\$i.out 2>$T/prog\$i.err &
+            echo \$! > $T/p\$i.pid
+        done
+        wait" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    for i in 0 1; do pid_in "$T/p$i.pid"; wait_for "$T/prog$i.out" '^ready ' 300; done
+    touch "$T/go"
+    wait "$rec"
+    cat "$T/rec.err" >&3
+    run "$PY" - "$T/d/taps-0.jsonl" "$T/d/taps-1.jsonl" "$(cat "$T/p1.pid")" <<'EOF'
+import math, sys
+from hcbtap.recording import records
+
+def steps(recs):
+    """each device's steps, in order (the callback's first operand)"""
+    out = {}
+    for t in recs:
+        if t.kind == "tap":
+            out.setdefault(t.device, []).append(int(t.leaves[0].flat[0]))
+    return out
+
+r0, r1 = list(records(sys.argv[1])), list(records(sys.argv[2]))
+# process 1: its lead-up, whole per device, to the tap that went NaN
+t1 = r1[-2]
+assert [r.kind for r in r1[-2:]] == ["trigger", "end"]
+assert t1.condition == "nonfinite" and t1.device == 2049 and t1.by_pid is None, t1.condition
+s1 = steps(r1)
+assert set(s1) <= {2048, 2049} and s1[2049][-1] == 5, s1
+assert s1[2049] == list(range(-1, 6)), s1[2049]
+# process 0: its own lead-up up to that step, the trigger naming process 1
+t0 = r0[-2]
+assert [r.kind for r in r0[-2:]] == ["trigger", "end"]
+assert t0.condition == "job" and t0.by_pid == int(sys.argv[3]) and t0.by_process == 1, \
+    (t0.condition, t0.by_pid, t0.by_process)
+s0 = steps(r0)
+assert set(s0) == {0, 1}, s0
+for dev, st in s0.items():
+    assert st == list(range(-1, st[-1] + 1)) and 3 <= st[-1] <= 5, (dev, st)
+# no NaN in process 0's window: the NaN reached it after the trigger
+assert all(not math.isnan(float(t.leaves[1].flat[0])) for t in r0 if t.kind == "tap")
+print("process 1: steps %s on 2049, trigger nonfinite; process 0: up to step %s, trigger job by process %d"
+      % (s1[2049], {d: s[-1] for d, s in s0.items()}, t0.by_process))
+EOF
+    echo "# $output" >&3
+    assert_success
+}
