@@ -136,7 +136,9 @@ void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t)
 	if (!b)
 		return;
 	t->by_pid = hcb_get_le32(b);
-	t->by_process = (int64_t)hcb_get_le64(b + 4);
+	/* an index means something only with the pid that fired */
+	if (t->by_pid)
+		t->by_process = (int64_t)hcb_get_le64(b + 4);
 	t->exited = hcb_get_le32(b + 12) != 0;
 	t->exit_status = (int32_t)hcb_get_le32(b + 16);
 	t->exit_signal = (int32_t)hcb_get_le32(b + 20);
