@@ -317,7 +317,9 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 		trace_job_begin();
 	if (follow_arg)
 		return trace_follow(&o, argv + first);
-	if (n_pids > 1)
+	/* under --until exit, a process not hcbtrace's child too: its end is
+	 * the kernel's word to the loop of several (trace_many.c) */
+	if (n_pids > 1 || (n_pids == 1 && o.until_exit))
 		return trace_many_pids(&o, pid_args, n_pids);
 	return record_one(&o, argv + first);
 }

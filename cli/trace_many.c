@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/forks.h"
 #include "core/clock.h"
 #include "process/target.h"
 #include "trace_many.h"
@@ -25,6 +26,7 @@ struct trace_many {
 	unsigned int live;
 	int code;
 	struct trace *spare;            /* loaded ahead (trace_many_ready), attached to nothing */
+	struct hcb_forks *ends;         /* -p under --until exit: the kernel says each end */
 };
 
 int trace_many_new(struct trace_many **out, const struct trace_opts *o, int follow)
@@ -165,7 +167,7 @@ static const char *ended(struct trace_many *m, struct many_entry *e, int err)
 	if (hcb_target_alive(e->pid))
 		return NULL;
 	/* its end's word may be a round behind (the kernel's ring) */
-	if (m->follow && !e->exited && e->gone_rounds++ < 2)
+	if ((m->follow || m->ends) && !e->exited && e->gone_rounds++ < 2)
 		return NULL;
 	if (e->exited && !trace_exiting && trace_ended(e->t, e->wstatus) < 0)
 		return trace_end_words(HCB_RUN_FAILED);
@@ -239,6 +241,7 @@ void trace_many_free(struct trace_many *m)
 	for (size_t i = 0; i < m->n; i++)
 		trace_free(m->at[i].t);
 	trace_free(m->spare);
+	hcb_forks_free(m->ends);
 	free(m->at);
 	free(m);
 }
@@ -256,6 +259,32 @@ int trace_many_name_ok(const char *output)
 	return 0;
 }
 
+static void no_fork(void *ctx, pid_t pid, pid_t ppid)
+{
+	(void)ctx;
+	(void)pid;
+	(void)ppid;
+}
+
+static void on_end(void *ctx, pid_t pid, int wstatus)
+{
+	trace_many_exited(ctx, pid, wstatus);
+}
+
+/* -p under --until exit: a process not hcbtrace's child tells its exit
+ * status to its parent alone; the kernel's watch (forks.h) says it.
+ * Without it (no BTF): a process gone ends its session unfired. */
+static void watch_ends(struct trace_many *m, const pid_t *pids, size_t n)
+{
+	if (!m->o->until_exit || hcb_forks_new(&m->ends, no_fork, m)) {
+		m->ends = NULL;
+		return;
+	}
+	hcb_forks_on_exit(m->ends, on_end);
+	for (size_t i = 0; i < n; i++)
+		hcb_forks_follow(m->ends, pids[i]);
+}
+
 int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 {
 	struct trace_many *m = NULL;
@@ -263,11 +292,18 @@ int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 	uint64_t deadline = 0;
 	int code = trace_many_new(&m, o, 0);
 
+	if (code == EXIT_OK)
+		watch_ends(m, pids, n);
 	for (size_t i = 0; i < n && code == EXIT_OK; i++)
 		code = trace_many_add(m, pids[i]);
 	if (o->duration > 0)
 		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9);
-	while (code == EXIT_OK && !trace_exiting && trace_many_poll(m)) {
+	while (code == EXIT_OK && !trace_exiting) {
+		/* each end said before its session is seen gone */
+		if (m->ends)
+			hcb_forks_poll(m->ends);
+		if (!trace_many_poll(m))
+			break;
 		if (deadline && hcb_clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			why = trace_end_words(HCB_RUN_DEADLINE);
 			break;

@@ -214,3 +214,44 @@ EOF
     echo "# $output" >&3
     assert_success
 }
+
+@test "jobflight: record -p A -p B of processes not hcbtrace's children: a SIGKILL fires (the kernel says the status), the other's ring names it; -p alone alike" {
+    "$TAPPER" -n 1 -s 1000000 -i 200 --progress "$T/astep" 2>/dev/null &
+    a=$!
+    PIDS+=("$a")
+    "$TAPPER" -n 1 -s 1000000 -i 200 --progress "$T/bstep" 2>/dev/null &
+    b=$!
+    PIDS+=("$b")
+    "$HCBTRACE" record -p "$a" -p "$b" --keep-last 1M --until nonfinite -o "$T/%p.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$a"
+    wait_session "$b"
+    s=$(od -An -t d8 "$T/bstep" | tr -d ' ')
+    retry 60 step_past "$T/bstep" $((s + 100))
+    kill -KILL "$b"
+    wait "$rec"
+    run check_exit "$T/$b.jsonl" 9
+    echo "# -p A -p B: $output" >&3
+    assert_success
+    run "$PY" - "$T/$a.jsonl" "$b" <<'EOF'
+import sys
+from hcbtap.recording import records
+r = list(records(sys.argv[1]))
+assert r[-2].kind == "trigger" and r[-2].condition == "job" and r[-2].by_pid == int(sys.argv[2])
+assert len([x for x in r if x.kind == "tap"]) > 50
+EOF
+    assert_success
+    # one -p: the same watch
+    "$HCBTRACE" record -p "$a" --keep-last 1M --until nonfinite -o "$T/one.jsonl" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    wait_session "$a"
+    s=$(od -An -t d8 "$T/astep" | tr -d ' ')
+    retry 60 step_past "$T/astep" $((s + 300))
+    kill -KILL "$a"
+    wait "$rec"
+    run check_exit "$T/one.jsonl" 9
+    echo "# -p: $output" >&3
+    assert_success
+}
