@@ -255,3 +255,54 @@ EOF
     echo "# -p: $output" >&3
     assert_success
 }
+
+@test "jobflight: hcbtrace dump of a job's process writes every process's ring, each with a signal trigger" {
+    mkdir "$T/d"
+    "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.jsonl" -- bash -c "
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/astep' & echo \$! > '$T/a.pid'
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
+        wait" >"$T/rec.out" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    pid_in "$T/a.pid"
+    pid_in "$T/b.pid"
+    a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
+    retry 60 step_past "$T/astep" 100
+    retry 60 step_past "$T/bstep" 100
+    run --separate-stderr "$HCBTRACE" dump "$a"
+    assert_success
+    wait "$rec"
+    for p in "$a" "$b"; do
+        run "$PY" - "$T/d/$p.jsonl" <<'EOF'
+import sys
+from hcbtap.recording import records
+r = list(records(sys.argv[1]))
+assert [x.kind for x in r[-2:]] == ["trigger", "end"] and r[-2].condition == "signal", r[-2].kind
+taps = [x for x in r if x.kind == "tap"]
+assert len(taps) > 50 and r[-1].taps == len(taps)
+print("%d taps, signal" % len(taps))
+EOF
+        echo "# $p: $output" >&3
+        assert_success
+    done
+}
+
+@test "jobflight: usage: --rearm and --on-trigger stop stay one process's; --keep-last still needs a condition; --until exit is one" {
+    run --separate-stderr "$HCBTRACE" record --follow --keep-last 1M --until nonfinite --rearm 2 -o "$T/%p.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"--rearm arms one process's ring again: with several processes each ring is written once"* ]]
+    run --separate-stderr "$HCBTRACE" record -p 1 -p 2 --keep-last 1M --until nonfinite --on-trigger stop -o "$T/%p.jsonl"
+    assert_failure 2
+    [[ "$stderr" == *"--on-trigger stop stops one process: with several processes"* ]]
+    run --separate-stderr "$HCBTRACE" record --follow --keep-last 1M -o "$T/%p.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"--keep-last holds taps back until something fires: give --until COND"* ]]
+    run --separate-stderr "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/x.jsonl" -- true
+    assert_failure 2
+    [[ "$stderr" == *"name them apart with %p (pid) or %r (process index)"* ]]
+    # --until exit alone: a condition; a clean end fires nothing
+    run --separate-stderr "$HCBTRACE" record --keep-last 1M --until exit -o "$T/e.jsonl" -- "$TAPPER" -n 1 -s 20 -i 0
+    assert_success
+    [[ "$stderr" == *"nothing was recorded"* ]]
+    [ ! -s "$T/e.jsonl" ]
+}
