@@ -36,7 +36,9 @@ static const struct cli_opt record_opts[] = {
 	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
 	  "only when --until fires or SIGUSR1 comes (give both: the tighter bound wins)" },
 	{ OPT_UNTIL, "until", "COND", "end when a tap meets COND: 'nonfinite', '[NAME][@DEVICE]: "
-	  "[abs] min|max|mean|sum CMP NUMBER' (repeatable: any one); a trigger record says which" },
+	  "[abs] min|max|mean|sum CMP NUMBER', or when a process dies abnormally: 'exit' (on with "
+	  "--keep-last) (repeatable: any one); a trigger record says which; several processes: "
+	  "one firing writes every process's ring" },
 	{ OPT_AFTER, "after", "N", "with --until or --until-signal: record N more taps after the "
 	  "trigger, then end (default 0)" },
 	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
