@@ -517,6 +517,9 @@ int trace_finish(struct trace *t, const char *why, int err)
 	int cerr, werr, code = EXIT_FAIL;
 	uint64_t written;
 
+	/* a job's firing wrote this ring from another session's poll */
+	if (t->flight)
+		hcb_capture_publish_firings(t->cap, trace_flight_firings(t->flight));
 	cerr = hcb_capture_end(t->cap);
 	if (!err)
 		err = cerr;
