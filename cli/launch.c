@@ -287,7 +287,7 @@ int trace_launch(struct trace *t, char **argv)
 	struct launch_user user;
 	char cupti[4096];
 	enum loaded how;
-	int held = 0;
+	int held = 0, ended_itself;
 	int code = trace_wants_cuda(t) ? cupti_library(cupti, sizeof(cupti)) : 0;
 
 	if (!code)
@@ -319,6 +319,8 @@ int trace_launch(struct trace *t, char **argv)
 		goto out;
 	}
 	code = trace_run(t, child_alive, &ch);
+	/* CMD ended the session itself (--until exit fired on it, or not) */
+	ended_itself = ch.reaped;
 	let_go(&ch);
 	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
 	 * CMD is not left running unwatched.  A CMD that exec'd another
@@ -329,8 +331,9 @@ int trace_launch(struct trace *t, char **argv)
 	if (child_alive(&ch) && !trace_exec_seen(t) && !trace_stopped_target(t))
 		kill(ch.pid, SIGTERM);
 	/* a flight recorder that fired ended CMD on purpose: its recording is
-	 * what was asked for, whatever CMD's end says */
-	if (code == EXIT_OK && !trace_triggered(t))
+	 * what was asked for, whatever CMD's end says; a CMD that ended by
+	 * itself says how */
+	if (code == EXIT_OK && (!trace_triggered(t) || ended_itself))
 		code = child_exit_code(&ch);
 	else
 		child_exit_code(&ch);
