@@ -14,7 +14,7 @@ struct many_entry {
 	struct trace *t;                /* NULL once ended */
 	pid_t pid;
 	enum trace_many_state state;
-	int wstatus, exited;            /* how it ended, as the kernel said (--follow) */
+	int wstatus, exited;            /* how it ended, as the kernel said (--follow, -p) */
 	int gone_rounds;                /* rounds seen gone with no word of how yet */
 };
 

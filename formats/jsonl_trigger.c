@@ -110,7 +110,8 @@ static int read_job_exit(const struct jdoc *d, struct hcb_trigger_info *t)
 	if (whole(d, "exit_signal", 127, &sig))
 		return 4;
 	t->by_pid = (uint32_t)pid;
-	t->by_process = proc == UINT64_MAX ? -1 : (int64_t)proc;
+	/* an index means something only with the pid that fired */
+	t->by_process = proc == UINT64_MAX || !pid ? -1 : (int64_t)proc;
 	t->exited = status != UINT64_MAX || sig != UINT64_MAX;
 	t->exit_status = status == UINT64_MAX ? 0 : (int32_t)status;
 	t->exit_signal = sig == UINT64_MAX ? 0 : (int32_t)sig;
