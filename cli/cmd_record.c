@@ -18,6 +18,7 @@
 #include "trace.h"
 #include "trace_flight.h"
 #include "follow.h"
+#include "trace_job.h"
 #include "trace_many.h"
 
 static const struct cli_opt record_opts[] = {
@@ -35,7 +36,9 @@ static const struct cli_opt record_opts[] = {
 	  "(K, M, G: KiB, MiB, GiB) or DUR (ms, s, m, h; at most 256M too) of taps and write them "
 	  "only when --until fires or SIGUSR1 comes (give both: the tighter bound wins)" },
 	{ OPT_UNTIL, "until", "COND", "end when a tap meets COND: 'nonfinite', '[NAME][@DEVICE]: "
-	  "[abs] min|max|mean|sum CMP NUMBER' (repeatable: any one); a trigger record says which" },
+	  "[abs] min|max|mean|sum CMP NUMBER', or when a process dies abnormally: 'exit' (on with "
+	  "--keep-last) (repeatable: any one); a trigger record says which; several processes: "
+	  "one firing writes every process's ring" },
 	{ OPT_AFTER, "after", "N", "with --until or --until-signal: record N more taps after the "
 	  "trigger, then end (default 0)" },
 	{ OPT_UNTIL_SIGNAL, "until-signal", NULL, "SIGUSR1 to hcbtrace fires as --until would "
@@ -119,6 +122,11 @@ static int parse_until(const struct cli_cmd *cmd, struct trace_opts *o, const ch
 	const char *why;
 	size_t col;
 
+	/* a process's abnormal end, not a tap's values */
+	if (!strcmp(arg, "exit")) {
+		o->until_exit = 1;
+		return 0;
+	}
 	if (o->n_until == TRACE_MAX_UNTIL)
 		return cli_usage_err(cmd, "at most %u --until conditions", TRACE_MAX_UNTIL);
 	if (hcb_trigger_parse(arg, &o->until[o->n_until], &col, &why)) {
@@ -199,11 +207,15 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 /* The flight recorder's options make sense together only. */
 static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 {
-	int fires = o->n_until || o->until_signal;
+	int fires = o->n_until || o->until_signal || o->until_exit;
 
 	/* a duration alone is still bounded in bytes */
 	if (o->keep_ns && !o->keep_bytes)
 		o->keep_bytes = TRACE_KEEP_DEFAULT_BYTES;
+	/* the lead-up to a crash is what a ring is most for: an abnormal end
+	 * fires it too, whatever else does */
+	if (o->keep_bytes && fires)
+		o->until_exit = 1;
 	if (o->keep_bytes && !fires)
 		return cli_usage_err(cmd, "--keep-last holds taps back until something fires: give "
 				     "--until COND or --until-signal");
@@ -220,7 +232,7 @@ static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 }
 
 /* Several processes, -p or --follow: one recording each, told apart by
- * name; the flight recorder's one window and trigger are one session's. */
+ * name; each has its ring, written once, when any fires (trace_job.h). */
 static int many_usage(const struct cli_cmd *cmd, const struct trace_opts *o, int has_cmd)
 {
 	if (follow_arg && !has_cmd)
@@ -234,9 +246,13 @@ static int many_usage(const struct cli_cmd *cmd, const struct trace_opts *o, int
 				     "as -o 'run/taps-%%h-%%p%s'", o->output &&
 				     hcb_file_format_of(o->output) == HCB_FMT_HCBCAP ?
 				     ".hcbcap" : ".jsonl");
-	if (o->keep_bytes || o->keep_ns || o->n_until || o->until_signal)
-		return cli_usage_err(cmd, "--keep-last, --until and --until-signal record one "
-				     "process: give one -p PID, or -- CMD without --follow");
+	if (o->rearm)
+		return cli_usage_err(cmd, "--rearm arms one process's ring again: with several "
+				     "processes each ring is written once, when the first fires "
+				     "(give --keep-last and --until without --rearm)");
+	if (o->stop_at_trigger)
+		return cli_usage_err(cmd, "--on-trigger stop stops one process: with several "
+				     "processes give --keep-last and --until without it");
 	return 0;
 }
 
@@ -297,9 +313,15 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	/* a ring is written on SIGUSR1 (`hcbtrace dump`) whatever else fires it */
 	if (o.until_signal || o.keep_bytes)
 		trace_install_flight_signal();
+	/* one trigger, the whole job's lead-up: each process's ring written
+	 * when any fires */
+	if (follow_arg || n_pids > 1)
+		trace_job_begin();
 	if (follow_arg)
 		return trace_follow(&o, argv + first);
-	if (n_pids > 1)
+	/* under --until exit, a process not hcbtrace's child too: its end is
+	 * the kernel's word to the loop of several (trace_many.c) */
+	if (n_pids > 1 || (n_pids == 1 && o.until_exit))
 		return trace_many_pids(&o, pid_args, n_pids);
 	return record_one(&o, argv + first);
 }

@@ -18,6 +18,7 @@
 #include "process/target.h"
 #include "providers/provider.h"
 #include "follow.h"
+#include "trace_job.h"
 #include "trace_many.h"
 
 /* How long a process that maps a library with no handshake may take to
@@ -260,6 +261,15 @@ static void on_fork(void *ctx, pid_t pid, pid_t ppid)
 		young_add(f, pid, ppid);
 }
 
+/* The kernel's word: pid, followed, ended with wstatus; whether it was
+ * CMD's child or a grandchild whose status only its parent reaps. */
+static void on_exit_seen(void *ctx, pid_t pid, int wstatus)
+{
+	struct follow *f = ctx;
+
+	trace_many_exited(f->m, pid, wstatus);
+}
+
 /* CMD's new processes: as the kernel said them, else (no BTF, a fork the
  * ring had no room for) from /proc. */
 static void find_new(struct follow *f)
@@ -395,6 +405,9 @@ static int follow_loop(struct follow *f)
 			scan(f);
 			next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
 		}
+		/* each end said before its session is seen gone */
+		if (f->forks)
+			hcb_forks_poll(f->forks);
 		live = trace_many_poll(f->m);
 		if (f->root_reaped && !f->known.n && !live)
 			return 0;
@@ -445,6 +458,8 @@ int trace_follow(const struct trace_opts *o, char **argv)
 			cli_warn("the kernel does not say the processes CMD starts (%s): they are "
 				 "looked for in /proc every %d ms", err == -ENOENT ? "it has no BTF "
 				 "at /sys/kernel/btf/vmlinux" : strerror(-err), FOLLOW_SCAN_MS);
+	} else if (f.forks) {
+		hcb_forks_on_exit(f.forks, on_exit_seen);
 	}
 	if (code == EXIT_OK)
 		code = trace_launch_start(argv, o->cuda, &f.root, &f.ready_fd, &f.go_fd);
@@ -463,6 +478,9 @@ int trace_follow(const struct trace_opts *o, char **argv)
 		close(f.go_fd);
 		f.go_fd = -1;
 		code = root_exit_code(&f);
+		/* a ring written ended CMD on purpose (as record -- CMD) */
+		if (ended_first && trace_job_fired_any())
+			code = EXIT_OK;
 		if (code == EXIT_OK)
 			code = trace_many_code(f.m);
 	}

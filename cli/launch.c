@@ -61,8 +61,12 @@ static int child_alive(void *ctx)
 	struct child *ch = ctx;
 
 	late_handshake(ch);
-	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
+	if (!ch->reaped && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid) {
 		ch->reaped = 1;
+		/* --until exit: an end hcbtrace did not cause */
+		if (!trace_exiting)
+			trace_ended(ch->t, ch->status);
+	}
 	return !ch->reaped;
 }
 
@@ -283,7 +287,7 @@ int trace_launch(struct trace *t, char **argv)
 	struct launch_user user;
 	char cupti[4096];
 	enum loaded how;
-	int held = 0;
+	int held = 0, ended_itself;
 	int code = trace_wants_cuda(t) ? cupti_library(cupti, sizeof(cupti)) : 0;
 
 	if (!code)
@@ -315,6 +319,8 @@ int trace_launch(struct trace *t, char **argv)
 		goto out;
 	}
 	code = trace_run(t, child_alive, &ch);
+	/* CMD ended the session itself (--until exit fired on it, or not) */
+	ended_itself = ch.reaped;
 	let_go(&ch);
 	/* like bpftrace -c: when tracing ends first (-c, -d, an output error),
 	 * CMD is not left running unwatched.  A CMD that exec'd another
@@ -325,8 +331,9 @@ int trace_launch(struct trace *t, char **argv)
 	if (child_alive(&ch) && !trace_exec_seen(t) && !trace_stopped_target(t))
 		kill(ch.pid, SIGTERM);
 	/* a flight recorder that fired ended CMD on purpose: its recording is
-	 * what was asked for, whatever CMD's end says */
-	if (code == EXIT_OK && !trace_triggered(t))
+	 * what was asked for, whatever CMD's end says; a CMD that ended by
+	 * itself says how */
+	if (code == EXIT_OK && (!trace_triggered(t) || ended_itself))
 		code = child_exit_code(&ch);
 	else
 		child_exit_code(&ch);

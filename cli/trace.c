@@ -517,6 +517,9 @@ int trace_finish(struct trace *t, const char *why, int err)
 	int cerr, werr, code = EXIT_FAIL;
 	uint64_t written;
 
+	/* a job's firing wrote this ring from another session's poll */
+	if (t->flight)
+		hcb_capture_publish_firings(t->cap, trace_flight_firings(t->flight));
 	cerr = hcb_capture_end(t->cap);
 	if (!err)
 		err = cerr;
@@ -566,6 +569,13 @@ int trace_triggered(const struct trace *t)
 int trace_stopped_target(const struct trace *t)
 {
 	return t->flight && trace_flight_stopped(t->flight);
+}
+
+int trace_ended(struct trace *t, int wstatus)
+{
+	/* the taps it made before it ended, still in the ring, first */
+	hcb_capture_poll(t->cap, 0);
+	return trace_flight_exit(t->flight, t->pid, wstatus);
 }
 
 int trace_exec_seen(const struct trace *t)

@@ -88,6 +88,7 @@ struct trace_opts {
 	uint64_t keep_ns;              /* --keep-last DURATION; 0: none */
 	uint64_t after;                /* --after */
 	int until_signal;              /* --until-signal: SIGUSR1 fires it */
+	int until_exit;                /* --until exit: an abnormal end fires it */
 	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
 	int stop_at_trigger;           /* --on-trigger stop: SIGSTOP the target */
 	struct hcb_ident_flags ident;  /* --process-index, --process-count, --job */
@@ -138,6 +139,10 @@ const char *trace_end_words(enum hcb_run_end end);
 void trace_free(struct trace *t);
 /* 1 if the session ended because the target exec'd a new program. */
 int trace_exec_seen(const struct trace *t);
+/* The target ended with wstatus (waitpid's): under --until exit an
+ * abnormal end fires the flight recorder (trace_flight_exit).  0 or
+ * -errno. */
+int trace_ended(struct trace *t, int wstatus);
 /* 1 if pid is ready to be attached without a start-up handshake (it maps
  * the library of a provider that attaches on sight). */
 int trace_ready_on_map(const struct trace *t, pid_t pid);

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "core/clock.h"
 #include "engine/capture.h"
 #include "process/target.h"
 #include "watch/flight.h"
 #include "trace_flight.h"
+#include "trace_job.h"
 
 struct trace_flight {
 	struct hcb_flight *f;
@@ -101,7 +103,7 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 	int err;
 
 	*out = NULL;
-	if (!o->n_until && !o->until_signal)
+	if (!o->n_until && !o->until_signal && !o->until_exit)
 		return 0;
 	tf = calloc(1, sizeof(*tf));
 	if (!tf)
@@ -114,6 +116,11 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 	if (err) {
 		free(tf);
 		return err;
+	}
+	if (trace_job_on() && trace_job_join(tf->f)) {
+		hcb_flight_free(tf->f);
+		free(tf);
+		return -ENOSPC;
 	}
 	*rx = hcb_flight_receiver(tf->f);
 	*out = tf;
@@ -138,6 +145,15 @@ int trace_flight_poll(struct trace_flight *tf)
 
 	if (!flight_signal)
 		return 0;
+	if (trace_job_on()) {
+		/* the job's: every process's ring, whichever polls first */
+		tf->by_signal = !hcb_flight_fired(tf->f);
+		flight_signal = 0;
+		err = trace_job_signal(hcb_clock_ns(CLOCK_REALTIME));
+		if (hcb_flight_done(tf->f))
+			trace_exiting = 1;
+		return err;
+	}
 	/* set first: a firing with no --after closes its file at once */
 	tf->by_signal = 1;
 	err = hcb_flight_fire(tf->f, "signal", hcb_clock_ns(CLOCK_REALTIME));
@@ -261,9 +277,34 @@ static void probe_checks(struct trace_flight *tf, struct hcb_capture *cap,
 		tf->probe_armed = hcb_capture_nfstop_arm(cap, 1) == 0;
 }
 
+int trace_flight_exit(struct trace_flight *tf, pid_t pid, int wstatus)
+{
+	struct hcb_trigger_info why = { .wall_ns = hcb_clock_ns(CLOCK_REALTIME),
+					.by_process = -1, .exited = 1 };
+	int err;
+
+	if (!tf || !tf->o->until_exit || (WIFEXITED(wstatus) && !WEXITSTATUS(wstatus)))
+		return 0;
+	snprintf(why.condition, sizeof(why.condition), "exit");
+	if (WIFSIGNALED(wstatus))
+		why.exit_signal = WTERMSIG(wstatus);
+	else
+		why.exit_status = WEXITSTATUS(wstatus);
+	err = hcb_flight_fire_as(tf->f, &why);
+	if (err == 0)
+		err = trace_job_fired(tf->f, pid, why.wall_ns);
+	if (hcb_flight_done(tf->f))
+		trace_exiting = 1;
+	/* 1: fired already; -EAGAIN: no session record, nothing to write */
+	return err == 1 || err == -EAGAIN ? 0 : err;
+}
+
 void trace_flight_after(struct trace_flight *tf, struct hcb_capture *cap, pid_t pid,
 			uint64_t firings, const struct hcb_record *rec)
 {
+	/* a tap fired it: the job's other processes write theirs */
+	if (hcb_flight_firings(tf->f) > firings && rec->kind == HCB_REC_TAP)
+		trace_job_fired(tf->f, pid, rec->tap.wall_ns);
 	if (!tf->o->stop_at_trigger)
 		return;
 	/* only a tap fires here: a signal's firing comes through flush */
@@ -305,6 +346,7 @@ void trace_flight_free(struct trace_flight *tf)
 {
 	if (!tf)
 		return;
+	trace_job_leave(tf->f);
 	hcb_flight_free(tf->f);
 	free(tf);
 }

@@ -51,6 +51,11 @@ void trace_flight_free(struct trace_flight *tf);
 struct hcb_capture;
 void trace_flight_after(struct trace_flight *tf, struct hcb_capture *cap, pid_t pid,
 			uint64_t firings, const struct hcb_record *rec);
+/* pid, the process traced, ended with wstatus (waitpid's): under --until
+ * exit an abnormal end (a signal, a non-zero status) fires the recorder
+ * (read the taps still in the ring first), and the job's others.  tf may
+ * be NULL.  0, or the -errno of a write. */
+int trace_flight_exit(struct trace_flight *tf, pid_t pid, int wstatus);
 /* 1 once --on-trigger stop stopped the target. */
 int trace_flight_stopped(const struct trace_flight *tf);
 

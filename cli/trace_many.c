@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/forks.h"
 #include "core/clock.h"
 #include "process/target.h"
 #include "trace_many.h"
@@ -13,6 +14,8 @@ struct many_entry {
 	struct trace *t;                /* NULL once ended */
 	pid_t pid;
 	enum trace_many_state state;
+	int wstatus, exited;            /* how it ended, as the kernel said (--follow, -p) */
+	int gone_rounds;                /* rounds seen gone with no word of how yet */
 };
 
 struct trace_many {
@@ -23,6 +26,7 @@ struct trace_many {
 	unsigned int live;
 	int code;
 	struct trace *spare;            /* loaded ahead (trace_many_ready), attached to nothing */
+	struct hcb_forks *ends;         /* -p under --until exit: the kernel says each end */
 };
 
 int trace_many_new(struct trace_many **out, const struct trace_opts *o, int follow)
@@ -160,9 +164,14 @@ static const char *ended(struct trace_many *m, struct many_entry *e, int err)
 	case HCB_STOP_NONE:
 		break;
 	}
-	if (!hcb_target_alive(e->pid))
-		return trace_end_words(HCB_RUN_TARGET_GONE);
-	return NULL;
+	if (hcb_target_alive(e->pid))
+		return NULL;
+	/* its end's word may be a round behind (the kernel's ring) */
+	if ((m->follow || m->ends) && !e->exited && e->gone_rounds++ < 2)
+		return NULL;
+	if (e->exited && !trace_exiting && trace_ended(e->t, e->wstatus) < 0)
+		return trace_end_words(HCB_RUN_FAILED);
+	return trace_end_words(HCB_RUN_TARGET_GONE);
 }
 
 unsigned int trace_many_poll(struct trace_many *m)
@@ -180,6 +189,17 @@ unsigned int trace_many_poll(struct trace_many *m)
 			end_one(m, e, why, err < 0 ? err : 0);
 	}
 	return m->live;
+}
+
+void trace_many_exited(struct trace_many *m, pid_t pid, int wstatus)
+{
+	for (size_t i = m->n; i-- > 0;) {
+		if (m->at[i].pid == pid && m->at[i].t) {
+			m->at[i].wstatus = wstatus;
+			m->at[i].exited = 1;
+			return;
+		}
+	}
 }
 
 void trace_many_wait(struct trace_many *m, int timeout_ms)
@@ -221,6 +241,7 @@ void trace_many_free(struct trace_many *m)
 	for (size_t i = 0; i < m->n; i++)
 		trace_free(m->at[i].t);
 	trace_free(m->spare);
+	hcb_forks_free(m->ends);
 	free(m->at);
 	free(m);
 }
@@ -238,6 +259,32 @@ int trace_many_name_ok(const char *output)
 	return 0;
 }
 
+static void no_fork(void *ctx, pid_t pid, pid_t ppid)
+{
+	(void)ctx;
+	(void)pid;
+	(void)ppid;
+}
+
+static void on_end(void *ctx, pid_t pid, int wstatus)
+{
+	trace_many_exited(ctx, pid, wstatus);
+}
+
+/* -p under --until exit: a process not hcbtrace's child tells its exit
+ * status to its parent alone; the kernel's watch (forks.h) says it.
+ * Without it (no BTF): a process gone ends its session unfired. */
+static void watch_ends(struct trace_many *m, const pid_t *pids, size_t n)
+{
+	if (!m->o->until_exit || hcb_forks_new(&m->ends, no_fork, m)) {
+		m->ends = NULL;
+		return;
+	}
+	hcb_forks_on_exit(m->ends, on_end);
+	for (size_t i = 0; i < n; i++)
+		hcb_forks_follow(m->ends, pids[i]);
+}
+
 int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 {
 	struct trace_many *m = NULL;
@@ -245,11 +292,18 @@ int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 	uint64_t deadline = 0;
 	int code = trace_many_new(&m, o, 0);
 
+	if (code == EXIT_OK)
+		watch_ends(m, pids, n);
 	for (size_t i = 0; i < n && code == EXIT_OK; i++)
 		code = trace_many_add(m, pids[i]);
 	if (o->duration > 0)
 		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9);
-	while (code == EXIT_OK && !trace_exiting && trace_many_poll(m)) {
+	while (code == EXIT_OK && !trace_exiting) {
+		/* each end said before its session is seen gone */
+		if (m->ends)
+			hcb_forks_poll(m->ends);
+		if (!trace_many_poll(m))
+			break;
 		if (deadline && hcb_clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			why = trace_end_words(HCB_RUN_DEADLINE);
 			break;

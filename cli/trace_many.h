@@ -44,6 +44,9 @@ enum trace_many_state {
 };
 /* What became of pid, by its latest session. */
 enum trace_many_state trace_many_state(const struct trace_many *m, pid_t pid);
+/* pid ended with wstatus (waitpid's): said to its session's recorder
+ * once the session sees it gone (--until exit). */
+void trace_many_exited(struct trace_many *m, pid_t pid, int wstatus);
 /* Wait up to timeout_ms for any live session's ring (or barrier). */
 void trace_many_wait(struct trace_many *m, int timeout_ms);
 /* One round: poll each live session, end those done.  How many live. */

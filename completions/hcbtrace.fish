@@ -76,7 +76,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbt
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l follow -d 'with -- CMD: record CMD and every process it starts, each its own recording'
 complete -c hcbtrace -n '__fish_seen_subcommand_from run record; and __fish_hcbtrace_no_dashdash' -l user -x -a '(__fish_complete_users)' -d 'run CMD as this user (under sudo: the user who ran it)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l keep-last -x -d 'flight recorder: hold the last SIZE bytes or DURATION of taps until --until fires'
-complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4"; repeatable)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until -x -d 'end when a tap meets COND (nonfinite, "loss: max > 1e4") or a process dies (exit); repeatable'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l after -x -d 'record N more taps after the trigger (default 0)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until-signal -d 'SIGUSR1 to hcbtrace fires the recorder as --until would'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l on-trigger -x -a 'none stop' -d 'when a tap fires --until: leave the program running or stop it'

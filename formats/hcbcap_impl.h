@@ -25,6 +25,9 @@
  * f64 value, u64 ts_ns, u32 oversize, u32 consumer length, u32 condition
  * length, then the two strings */
 #define TRIGGER_HEAD 56
+/* a job's or an exit's trigger: u32 by_pid, i64 by_process, u32 exited,
+ * i32 exit_status, i32 exit_signal after the strings */
+#define TRIGGER_TAIL 24
 #define COPY_BODY 16                    /* a tap's copy times: u64 start, u64 end */
 #define CAP_MAX_TEXT (UINT64_C(1) << 20)      /* a tap's text: 1 MiB */
 #define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
@@ -64,6 +67,10 @@ enum cap_type {
 /* Its body's size for s (0: s says nothing of who or which devices), the
  * body written at b, and read back (devs: room for HCB_SESSION_DEVICES):
  * 0, or -EBADMSG. */
+/* A trigger frame's tail (TRIGGER_TAIL bytes at b) from t, and into t
+ * (b NULL: a frame without it, of an older file). */
+void cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t);
+void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t);
 size_t cap_who_size(const struct hcb_session_info *s);
 void cap_who_put(unsigned char *b, const struct hcb_session_info *s);
 int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info *s,

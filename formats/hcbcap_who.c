@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcbcap_who.c - the .hcbcap "who" frame (formats/HCBCAP.md): who a
+ * hcbcap_who.c - a trigger frame's tail (a job's, an exit's) and the
+ * .hcbcap "who" frame (formats/HCBCAP.md): who a
  * session's process is and its devices (issue 36), a skippable frame
  * right before the session frame it belongs to, so that a reader that
  * does not know it reads the session as before.
@@ -146,4 +147,27 @@ int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info 
 	s->devices = nd ? devs : NULL;
 	s->ndevices = nd;
 	return 0;
+}
+
+void cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t)
+{
+	hcb_put_le32(b, t->by_pid);
+	hcb_put_le64(b + 4, (uint64_t)t->by_process);
+	hcb_put_le32(b + 12, t->exited);
+	hcb_put_le32(b + 16, (uint32_t)t->exit_status);
+	hcb_put_le32(b + 20, (uint32_t)t->exit_signal);
+}
+
+void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t)
+{
+	t->by_process = -1;
+	if (!b)
+		return;
+	t->by_pid = hcb_get_le32(b);
+	/* an index means something only with the pid that fired */
+	if (t->by_pid)
+		t->by_process = (int64_t)hcb_get_le64(b + 4);
+	t->exited = hcb_get_le32(b + 12) != 0;
+	t->exit_status = (int32_t)hcb_get_le32(b + 16);
+	t->exit_signal = (int32_t)hcb_get_le32(b + 20);
 }

@@ -60,6 +60,13 @@ static int trigger_line(struct hcb_writer *w, struct hcb_buf *text, const struct
 	}
 	if (!err && t->oversize)
 		err = hcb_buf_puts(text, " (a tap larger than the ring was kept alone)");
+	if (!err && t->by_pid)
+		err = hcb_buf_printf(text, ": fired by pid %u", t->by_pid);
+	if (!err && t->by_pid && t->by_process >= 0)
+		err = hcb_buf_printf(text, " (process %lld)", (long long)t->by_process);
+	if (!err && t->exited)
+		err = t->exit_signal ? hcb_buf_printf(text, ": killed by signal %d", t->exit_signal) :
+		      hcb_buf_printf(text, ": exit status %d", t->exit_status);
 	return err ? err : hcb_buf_puts(text, "\n");
 }
 

@@ -37,6 +37,14 @@ int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t)
 		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)t->wall_ns);
 	if (!err && t->oversize)
 		err = hcb_buf_puts(out, ",\"oversize\":true");
+	if (!err && t->by_pid)
+		err = hcb_buf_printf(out, ",\"by_pid\":%u", t->by_pid);
+	if (!err && t->by_pid && t->by_process >= 0)
+		err = hcb_buf_printf(out, ",\"by_process\":%lld", (long long)t->by_process);
+	if (!err && t->exited && t->exit_signal)
+		err = hcb_buf_printf(out, ",\"exit_signal\":%d", t->exit_signal);
+	else if (!err && t->exited)
+		err = hcb_buf_printf(out, ",\"exit_status\":%d", t->exit_status);
 	return err ? err : hcb_buf_puts(out, "}\n");
 }
 
@@ -86,12 +94,37 @@ static const char *value(const struct jdoc *d, double *v)
 	return *end ? "value" : NULL;
 }
 
+/* What a job's or an exit's trigger adds (absent from older files): 0,
+ * or which member is not valid (1 by_pid, 2 by_process, 3 exit_status,
+ * 4 exit_signal). */
+static int read_job_exit(const struct jdoc *d, struct hcb_trigger_info *t)
+{
+	uint64_t pid = 0, proc = UINT64_MAX, status = UINT64_MAX, sig = UINT64_MAX;
+
+	if (whole(d, "by_pid", UINT32_MAX, &pid))
+		return 1;
+	if (whole(d, "by_process", UINT32_MAX, &proc))
+		return 2;
+	if (whole(d, "exit_status", 255, &status))
+		return 3;
+	if (whole(d, "exit_signal", 127, &sig))
+		return 4;
+	t->by_pid = (uint32_t)pid;
+	/* an index means something only with the pid that fired */
+	t->by_process = proc == UINT64_MAX || !pid ? -1 : (int64_t)proc;
+	t->exited = status != UINT64_MAX || sig != UINT64_MAX;
+	t->exit_status = status == UINT64_MAX ? 0 : (int32_t)status;
+	t->exit_signal = sig == UINT64_MAX ? 0 : (int32_t)sig;
+	return 0;
+}
+
 int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hcb_record *rec,
 			   const char *where)
 {
 	struct hcb_trigger_info *t = &rec->trigger;
 	uint64_t dev = 0, seq = HCB_TRIGGER_NO_TAP, leaf = UINT64_MAX, elem = UINT64_MAX;
 	const char *bad;
+	int err;
 	uint32_t ov = jget(d, 0, "oversize");
 
 	rec->kind = HCB_REC_TRIGGER;
@@ -114,5 +147,10 @@ int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hc
 	t->seq = seq;
 	t->leaf = leaf == UINT64_MAX ? -1 : (int64_t)leaf;
 	t->element = elem == UINT64_MAX ? -1 : (int64_t)elem;
+	err = read_job_exit(d, t);
+	if (err)
+		return hcb_reader_fail(r, -EBADMSG, where, "trigger: '%s' is not valid",
+				       err == 1 ? "by_pid" : err == 2 ? "by_process" :
+				       err == 3 ? "exit_status" : "exit_signal");
 	return 1;
 }

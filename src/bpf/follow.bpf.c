@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "capture.bpf.h"
 
@@ -67,6 +68,33 @@ int BPF_PROG(hcb_follow_exec, struct task_struct *p, pid_t old_pid, struct linux
 	e->pid = tgid;
 	e->ppid = 0;
 	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* A followed process ended: its last thread's exit (signal->live down to
+ * 0), with its exit code as waitpid(2) would say it (the group's, set
+ * before the tracepoint), which the process's parent alone would learn:
+ * --until exit fires on it.  The entry goes with it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(hcb_follow_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct hcb_ev_fork *e;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0 ||
+	    !bpf_map_lookup_elem(&follow_tgids, &tgid))
+		return 0;
+	bpf_map_delete_elem(&follow_tgids, &tgid);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		follow_lost = 1;
+		return 0;
+	}
+	e->type = HCB_EV_FOLLOW_EXIT;
+	e->pid = tgid;
+	e->ppid = 0;
+	e->pad = (__u32)p->exit_code;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

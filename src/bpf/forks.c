@@ -19,6 +19,7 @@
 struct hcb_forks {
 	struct hcb_probes *probes;
 	hcb_forks_fn fn;
+	hcb_forks_exit_fn exit_fn;
 	void *ctx;
 };
 
@@ -34,13 +35,16 @@ static int take(void *ctx, const void *data, size_t len)
 		f->fn(f->ctx, (pid_t)e.pid, (pid_t)e.ppid);
 	else if (e.type == HCB_EV_FOLLOW_EXEC)
 		f->fn(f->ctx, (pid_t)e.pid, 0);
+	else if (e.type == HCB_EV_FOLLOW_EXIT && f->exit_fn)
+		f->exit_fn(f->ctx, (pid_t)e.pid, (int)e.pad);
 	return 0;
 }
 
 /* The watch's one program, loaded, this process followed, attached. */
 static int start(struct hcb_forks *f)
 {
-	static const char *const programs[] = { "hcb_fork", "hcb_follow_exec", NULL };
+	static const char *const programs[] = { "hcb_fork", "hcb_follow_exec",
+						"hcb_follow_exit", NULL };
 	struct hcb_capture_bpf *skel;
 	struct bpf_link *link;
 	__u32 self = (__u32)getpid();
@@ -67,6 +71,12 @@ static int start(struct hcb_forks *f)
 	link = bpf_program__attach(skel->progs.hcb_follow_exec);
 	if (!link)
 		return errno ? -errno : -EINVAL;
+	err = hcb_probes_own(f->probes, link);
+	if (err)
+		return err;
+	link = bpf_program__attach(skel->progs.hcb_follow_exit);
+	if (!link)
+		return errno ? -errno : -EINVAL;
 	return hcb_probes_own(f->probes, link);
 }
 
@@ -85,6 +95,22 @@ int hcb_forks_new(struct hcb_forks **out, hcb_forks_fn fn, void *ctx)
 		return err;
 	}
 	*out = f;
+	return 0;
+}
+
+void hcb_forks_on_exit(struct hcb_forks *f, hcb_forks_exit_fn fn)
+{
+	f->exit_fn = fn;
+}
+
+int hcb_forks_follow(struct hcb_forks *f, pid_t pid)
+{
+	__u32 tgid = (__u32)pid;
+	__u8 yes = 1;
+
+	if (bpf_map__update_elem(hcb_probes_skel(f->probes)->maps.follow_tgids, &tgid,
+				 sizeof(tgid), &yes, sizeof(yes), BPF_ANY))
+		return -errno;
 	return 0;
 }
 

@@ -43,6 +43,7 @@ enum hcb_ring_record {
 	 * followed process forked a new process, */
 	HCB_EV_FORK,
 	HCB_EV_FOLLOW_EXEC,  /* or exec'd a new program (ppid 0) */
+	HCB_EV_FOLLOW_EXIT,  /* or ended (ppid 0; pad: its wait status) */
 	HCB_EV_TYPES
 };
 
@@ -77,10 +78,10 @@ struct hcb_ev_exec {
 
 /* A process record --follow follows started another, or exec'd (forks.h). */
 struct hcb_ev_fork {
-	HCB_WIRE_U32 type;         /* HCB_EV_FORK, HCB_EV_FOLLOW_EXEC */
+	HCB_WIRE_U32 type;         /* HCB_EV_FORK, HCB_EV_FOLLOW_EXEC, HCB_EV_FOLLOW_EXIT */
 	HCB_WIRE_U32 pid;          /* the new process (its tgid), or the one that exec'd */
 	HCB_WIRE_U32 ppid;         /* the process that forked it; 0 for an exec */
-	HCB_WIRE_U32 pad;
+	HCB_WIRE_U32 pad;          /* HCB_EV_FOLLOW_EXIT: the wait status; else 0 */
 };
 
 /* Per-device counters kept by the BPF side (array map "devstats"), for

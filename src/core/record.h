@@ -116,7 +116,14 @@ struct hcb_trigger_info {
 	double value;           /* the element's or the statistic's; NaN too */
 	uint64_t wall_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
 	uint32_t oversize;      /* 1: the ring held a tap larger than itself, alone */
-	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal" */
+	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal", "job", "exit" */
+	/* "job": another process of the job fired; the one that did */
+	uint32_t by_pid;        /* 0: none */
+	int64_t by_process;     /* its process index; -1: not known */
+	/* "exit": how the traced process ended */
+	uint32_t exited;        /* 1: exit_status or exit_signal says */
+	int32_t exit_status;    /* its exit status (exited, no signal) */
+	int32_t exit_signal;    /* the signal that killed it; 0: none */
 };
 
 /* One record.  Every time in a record is CLOCK_REALTIME. */

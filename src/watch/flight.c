@@ -128,6 +128,7 @@ static void trigger_info(const struct hcb_flight *f, const struct hcb_trigger *t
 	ti->value = hit->value;
 	ti->wall_ns = p->wall_ns;
 	ti->oversize = (uint32_t)f->oversize;
+	ti->by_process = -1;
 	hcb_trigger_format(t, ti->condition, sizeof(ti->condition));
 }
 
@@ -303,18 +304,35 @@ struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f)
 	return (struct hcb_receiver){ &flight_ops, f };
 }
 
-int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns)
+int hcb_flight_fire_as(struct hcb_flight *f, const struct hcb_trigger_info *why)
 {
-	struct hcb_trigger_info ti = { .seq = HCB_TRIGGER_NO_TAP, .leaf = -1, .element = -1,
-				       .value = NAN, .wall_ns = wall_ns };
+	struct hcb_trigger_info ti = *why;
 
 	if (f->fired)
 		return 1;
 	if (!f->have_session)
 		return -EAGAIN;
+	/* no tap fired it: none is named */
+	ti.device = 0;
+	ti.seq = HCB_TRIGGER_NO_TAP;
+	ti.consumer[0] = '\0';
+	ti.leaf = ti.element = -1;
+	ti.value = NAN;
 	ti.oversize = (uint32_t)f->oversize;
-	snprintf(ti.condition, sizeof(ti.condition), "%s", why);
 	return write_out(f, &ti);
+}
+
+int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns)
+{
+	struct hcb_trigger_info ti = { .wall_ns = wall_ns, .by_process = -1 };
+
+	snprintf(ti.condition, sizeof(ti.condition), "%s", why);
+	return hcb_flight_fire_as(f, &ti);
+}
+
+const struct hcb_session_info *hcb_flight_session(const struct hcb_flight *f)
+{
+	return f->have_session ? &f->session.session : NULL;
 }
 
 int hcb_flight_fired(const struct hcb_flight *f)

@@ -79,6 +79,13 @@ struct hcb_receiver hcb_flight_receiver(struct hcb_flight *f);
  * later); or the inner receiver's -errno.
  */
 int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns);
+/* The same with the trigger record's words given whole (its condition,
+ * wall_ns, and what a job's or an exit's trigger says: by_pid,
+ * by_process, exited, exit_status, exit_signal); the tap's members are
+ * the recorder's. */
+int hcb_flight_fire_as(struct hcb_flight *f, const struct hcb_trigger_info *why);
+/* The last session record come (NULL: none yet), valid until the next. */
+const struct hcb_session_info *hcb_flight_session(const struct hcb_flight *f);
 /* 1 once a trigger fired (re-armed: while a firing is being written). */
 int hcb_flight_fired(const struct hcb_flight *f);
 /* The firings so far: the recordings begun. */

@@ -261,8 +261,8 @@ Try 'hcbtrace record --help'."
     run --separate-stderr "$HCBTRACE" record -p 1 -p 1 -o "$T/%p.jsonl"
     assert_failure 2
     [[ "$stderr" == *"process 1 is given twice (-p)"* ]]
-    run --separate-stderr "$HCBTRACE" record -p 1 -p 2 -o "$T/%p.jsonl" --until nonfinite
+    run --separate-stderr "$HCBTRACE" record -p 1 -p 2 -o "$T/%p.jsonl" --keep-last 1M --until nonfinite --rearm 2
     assert_failure 2
-    [[ "$stderr" == *"--keep-last, --until and --until-signal record one process"* ]]
+    [[ "$stderr" == *"--rearm arms one process's ring again: with several processes"* ]]
     [ ! -e "$T/x.jsonl" ]
 }

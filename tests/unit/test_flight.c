@@ -299,6 +299,33 @@ static void test_signal(void **state)
 	teardown(x);
 }
 
+/* A job's firing: the words given whole, the tap's members the
+ * recorder's (none), the session the last one come. */
+static void test_fire_as(void **state)
+{
+	struct fixture *x = setup(1 << 20, 0, "nonfinite");
+	struct hcb_trigger_info why = { .seq = 7, .leaf = 3, .wall_ns = 99, .by_pid = 4242,
+					.by_process = 1 };
+
+	(void)state;
+	assert_int_equal(hcb_flight_session(x->f)->pid, 42);
+	assert_int_equal(tap(x, x->c, 0, 1), 0);
+	snprintf(why.condition, sizeof(why.condition), "job");
+	snprintf(why.consumer, sizeof(why.consumer), "not mine");
+	assert_int_equal(hcb_flight_fire_as(x->f, &why), 0);
+	assert_int_equal(hcb_flight_fire_as(x->f, &why), 1);
+	assert_true(hcb_flight_done(x->f));
+	assert_int_equal(x->log.n, 3);
+	assert_string_equal(x->log.trigger.condition, "job");
+	assert_true(x->log.trigger.seq == HCB_TRIGGER_NO_TAP);
+	assert_int_equal(x->log.trigger.leaf, -1);
+	assert_string_equal(x->log.trigger.consumer, "");
+	assert_int_equal(x->log.trigger.by_pid, 4242);
+	assert_int_equal(x->log.trigger.by_process, 1);
+	assert_int_equal(x->log.trigger.wall_ns, 99);
+	teardown(x);
+}
+
 /* No budget: everything passes at once, the trigger after its tap. */
 static void test_pass_through(void **state)
 {
@@ -548,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_after),
 		cmocka_unit_test(test_nothing_unfired),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_fire_as),
 		cmocka_unit_test(test_pass_through),
 		cmocka_unit_test(test_duration_window),
 		cmocka_unit_test(test_duration_or_bytes),

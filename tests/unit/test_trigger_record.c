@@ -4,7 +4,9 @@
  * every format that keeps it: JSONL and .hcbcap written and read back
  * field for field (a tap's, a signal's, NaN, inf and finite values, the
  * longest names), the JSONL line as documented, replay's one text line,
- * and damaged trigger lines refused with a message.
+ * and damaged trigger lines refused with a message; a job's trigger
+ * (by_pid, by_process) and an abnormal end's (exit_status, exit_signal)
+ * alike.
  */
 #include <errno.h>
 #include <math.h>
@@ -48,6 +50,16 @@ static void same(const struct hcb_trigger_info *a, const struct hcb_trigger_info
 	assert_int_equal(a->element, b->element);
 	assert_int_equal(a->wall_ns, b->wall_ns);
 	assert_int_equal(a->oversize, b->oversize);
+	assert_int_equal(a->by_pid, b->by_pid);
+	if (a->by_pid)
+		assert_int_equal(a->by_process, b->by_process);
+	else if (a->by_process != -1)
+		fail_msg("%s: by_process %lld", a->condition, (long long)a->by_process);
+	assert_int_equal(a->exited, b->exited);
+	if (b->exited) {
+		assert_int_equal(a->exit_signal, b->exit_signal);
+		assert_int_equal(a->exit_status, b->exit_status);
+	}
 	if (tap) {
 		assert_int_equal(a->device, b->device);
 		assert_true((isnan(a->value) && isnan(b->value)) || a->value == b->value);
@@ -56,7 +68,7 @@ static void same(const struct hcb_trigger_info *a, const struct hcb_trigger_info
 
 static void round_trip(const char *name)
 {
-	struct hcb_record in[5], s = { .kind = HCB_REC_SESSION }, out;
+	struct hcb_record in[8], s = { .kind = HCB_REC_SESSION }, out;
 	struct hcb_writer *w;
 	struct hcb_reader *r;
 	const char *path = tmp_path(name);
@@ -69,16 +81,26 @@ static void round_trip(const char *name)
 	memset(in[3].trigger.consumer, 'c', sizeof(in[3].trigger.consumer) - 1);
 	memset(in[3].trigger.condition, 'x', sizeof(in[3].trigger.condition) - 1);
 	in[3].trigger.oversize = 1;
+	/* a job's (index known, and not), an abnormal end's */
+	in[5] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "job");
+	in[5].trigger.by_pid = 4242;
+	in[5].trigger.by_process = 1;
+	in[6] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "exit");
+	in[6].trigger.exited = 1;
+	in[6].trigger.exit_status = 3;
+	in[7] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "job");
+	in[7].trigger.by_pid = UINT32_MAX;
+	in[7].trigger.by_process = -1;
 	s.session.version = 1;
 	assert_int_equal(hcb_writer_open(&w, path, hcb_file_format_of(path)), 0);
 	assert_int_equal(hcb_writer_write(w, &s), 0);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 8; i++)
 		assert_int_equal(hcb_writer_write(w, &in[i]), 0);
 	assert_int_equal(hcb_writer_close(w), 0);
 	assert_int_equal(hcb_reader_open(&r, path), 0);
 	assert_int_equal(hcb_reader_next(r, &out), 1);
 	assert_int_equal(out.kind, HCB_REC_SESSION);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 8; i++) {
 		assert_int_equal(hcb_reader_next(r, &out), 1);
 		assert_int_equal(out.kind, HCB_REC_TRIGGER);
 		same(&out.trigger, &in[i].trigger, in[i].trigger.seq != HCB_TRIGGER_NO_TAP);
@@ -111,6 +133,20 @@ static void test_jsonl_line(void **state)
 	assert_int_equal(hcb_jsonl_record(&b, &r), 0);
 	assert_string_equal(hcb_buf_str(&b), "{\"type\":\"trigger\",\"condition\":\"signal\","
 			    "\"ts_ns\":1795318845000000000}\n");
+	hcb_buf_reset(&b);
+	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "job");
+	r.trigger.by_pid = 4242;
+	r.trigger.by_process = 1;
+	assert_int_equal(hcb_jsonl_record(&b, &r), 0);
+	assert_string_equal(hcb_buf_str(&b), "{\"type\":\"trigger\",\"condition\":\"job\","
+			    "\"ts_ns\":1795318845000000000,\"by_pid\":4242,\"by_process\":1}\n");
+	hcb_buf_reset(&b);
+	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "exit");
+	r.trigger.exited = 1;
+	r.trigger.exit_signal = 9;
+	assert_int_equal(hcb_jsonl_record(&b, &r), 0);
+	assert_string_equal(hcb_buf_str(&b), "{\"type\":\"trigger\",\"condition\":\"exit\","
+			    "\"ts_ns\":1795318845000000000,\"exit_signal\":9}\n");
 	hcb_buf_free(&b);
 }
 
@@ -146,6 +182,12 @@ static void test_jsonl_damage(void **state)
 			 -EBADMSG);
 	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"x\",\"device\":4294967296}\n"),
 			 -EBADMSG);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"job\",\"by_pid\":-1}\n"),
+			 -EBADMSG);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"exit\",\"exit_status\":256}\n"),
+			 -EBADMSG);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"exit\",\"exit_signal\":\"9\"}\n"),
+			 -EBADMSG);
 }
 
 /* replay's text: one line naming the tap and the value. */
@@ -164,13 +206,23 @@ static void test_text_line(void **state)
 	assert_int_equal(hcb_writer_write(w, &r), 0);
 	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "signal");
 	assert_int_equal(hcb_writer_write(w, &r), 0);
+	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "job");
+	r.trigger.by_pid = 4242;
+	r.trigger.by_process = 1;
+	assert_int_equal(hcb_writer_write(w, &r), 0);
+	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "exit");
+	r.trigger.exited = 1;
+	r.trigger.exit_status = 3;
+	assert_int_equal(hcb_writer_write(w, &r), 0);
 	assert_int_equal(hcb_writer_close(w), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f) > 0, 1);
 	fclose(f);
 	assert_string_equal(buf, "trigger nonfinite: loss on cpu:3 seq 10, leaf 1 element 3: nan\n"
-			    "trigger signal\n");
+			    "trigger signal\n"
+			    "trigger job: fired by pid 4242 (process 1)\n"
+			    "trigger exit: exit status 3\n");
 }
 
 int main(void)

@@ -28,11 +28,13 @@ WHO_HEAD, WHO_DEVICE = 24, 16
 WHO_MAX = WHO_HEAD + HOST_MAX + 15 + JOB_MAX + SESSION_DEVICES * (WHO_DEVICE + 15)
 TRIGGER_HEAD = 56
 _TRIGGER = struct.Struct("<IQqqdQIII")
+# a job's or an abnormal end's trigger: after the strings (older files: none)
+_TRIGGER_TAIL = struct.Struct("<IqIii")
 NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BARRIER: "barrier",
          END: "end", COPY: "copy times", TRIGGER: "trigger", TEXT: "text", WHO: "who"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
-          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255),
+          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255 + 24),
           TEXT: (0, MAX_TEXT), WHO: (WHO_HEAD, WHO_MAX)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
@@ -107,13 +109,19 @@ def _who(b, n):
 
 def _trigger(b, n):
     device, seq, leaf, element, value, ts, oversize, cn, qn = _TRIGGER.unpack_from(b)
-    strings = bytes(b[TRIGGER_HEAD:n])
-    if cn > 127 or qn > 255 or n != TRIGGER_HEAD + cn + qn or b"\0" in strings:
+    end = TRIGGER_HEAD + cn + qn
+    strings = bytes(b[TRIGGER_HEAD:end])
+    if cn > 127 or qn > 255 or n not in (end, end + _TRIGGER_TAIL.size) or b"\0" in strings:
         raise _Bad("invalid trigger frame")
     tap = seq != U64_MAX
+    by_pid, by_process, exited, status, sig = 0, -1, 0, 0, 0
+    if n > end:
+        by_pid, by_process, exited, status, sig = _TRIGGER_TAIL.unpack_from(b, end)
     return Trigger(_text(strings[cn:]), device if tap else None, seq if tap else None,
                    _text(strings[:cn]) if tap else None, leaf if leaf >= 0 else None,
-                   element if element >= 0 else None, value if tap else None, ts, bool(oversize))
+                   element if element >= 0 else None, value if tap else None, ts, bool(oversize),
+                   by_pid or None, by_process if by_pid and by_process >= 0 else None,
+                   status if exited and not sig else None, sig if exited and sig else None)
 
 
 def parse_registration(blob):

@@ -53,8 +53,14 @@ def _trigger(obj):
     oversize = obj.get("oversize", False)
     if type(oversize) is not bool:
         raise _Bad("trigger: 'oversize' is not true or false")
+    # a job's trigger, an abnormal end's: absent from older files
+    by_pid = _u64(obj, "by_pid", U32_MAX, True)
+    by_process = _u64(obj, "by_process", U32_MAX, True)
+    exit_status = _u64(obj, "exit_status", 255, True)
+    exit_signal = _u64(obj, "exit_signal", 127, True)
     return Trigger(cond, device, seq, consumer, leaf, element,
-                   None if value is None else float(value), ts, oversize)
+                   None if value is None else float(value), ts, oversize,
+                   by_pid or None, by_process if by_pid else None, exit_status, exit_signal)
 
 
 def _member(obj, key):

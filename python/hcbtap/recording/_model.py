@@ -218,15 +218,21 @@ class Trigger(_Record):
     """A flight recorder fired (hcbtrace record --until): condition, and the
     tap that fired it (device, seq, consumer name; the leaf, element and
     value that decided), or None for those where a signal fired it;
-    oversize: the ring kept a tap larger than itself, alone."""
+    oversize: the ring kept a tap larger than itself, alone.  A job's
+    trigger (condition "job": another process of the job fired): by_pid,
+    by_process (its index, None if not known); an abnormal end's (condition
+    "exit"): exit_status or exit_signal; None where they do not apply."""
     __slots__ = ("condition", "device", "seq", "consumer", "leaf", "element", "value", "ts_ns",
-                 "oversize")
+                 "oversize", "by_pid", "by_process", "exit_status", "exit_signal")
     kind = "trigger"
 
-    def __init__(self, condition, device, seq, consumer, leaf, element, value, ts_ns, oversize):
+    def __init__(self, condition, device, seq, consumer, leaf, element, value, ts_ns, oversize,
+                 by_pid=None, by_process=None, exit_status=None, exit_signal=None):
         self.condition, self.device, self.seq, self.consumer = condition, device, seq, consumer
         self.leaf, self.element, self.value, self.ts_ns = leaf, element, value, ts_ns
         self.oversize = oversize
+        self.by_pid, self.by_process = by_pid, by_process
+        self.exit_status, self.exit_signal = exit_status, exit_signal
 
 
 class End(_Record):
