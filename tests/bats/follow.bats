@@ -116,6 +116,8 @@ devices_of()
     retry 60 test -s "$T/pid1"
     PIDS+=("$(cat "$T/pid1")")
     wait_session "$(cat "$T/pid1")"
+    # a tap written first: the summary must count some
+    retry 60 grep -q '"type":"tap"' "$T/d/$(cat "$T/pid1").jsonl"
     kill -INT "$rec"
     st=0
     wait "$rec" || st=$?

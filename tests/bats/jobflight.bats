@@ -166,10 +166,12 @@ EOF
     need_python "${HCB_VENV:-$BUILD/venv}" 'import numpy' "numpy"
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     mkdir "$T/d"
-    # NaN on device 2049 (process 1) at step 5 of 8
+    # NaN on device 2049 (process 1) at step 5 of 60, kept from spreading
+    # to process 0: were process 0's NaN of step 6 read before process 1's
+    # of step 5 (a busy reader), process 0 would fire first, rightly
     "$HCBTRACE" record --follow --keep-last 64M --until nonfinite -o "$T/d/taps-%r.jsonl" -- bash -c "
         for i in 0 1; do
-            SLURM_PROCID=\$i SLURM_NTASKS=2 $jpy $ROOT/tests/jax/nan_job.py \$i 2 $port $T/go 2049 5 8 \
+            NAN_JOB_SPREAD=0 SLURM_PROCID=\$i SLURM_NTASKS=2 $jpy $ROOT/tests/jax/nan_job.py \$i 2 $port $T/go 2049 5 60 \
                 >$T/prog\$i.out 2>$T/prog\$i.err &
             echo \$! > $T/p\$i.pid
         done
@@ -207,9 +209,12 @@ assert t0.condition == "job" and t0.by_pid == int(sys.argv[3]) and t0.by_process
     (t0.condition, t0.by_pid, t0.by_process)
 s0 = steps(r0)
 assert set(s0) == {0, 1}, s0
+# as far as hcbtrace had read process 0 when process 1 fired (a busy
+# reader may be a few steps behind: its ring's unread taps are not waited
+# for), whole and in order
 for dev, st in s0.items():
-    assert st == list(range(-1, st[-1] + 1)) and 3 <= st[-1] <= 5, (dev, st)
-# no NaN in process 0's window: the NaN reached it after the trigger
+    assert st == list(range(-1, st[-1] + 1)) and st[-1] >= 0, (dev, st)
+# no NaN in process 0's window: none ever reached it
 assert all(not math.isnan(float(t.leaves[1].flat[0])) for t in r0 if t.kind == "tap")
 print("process 1: steps %s on 2049, trigger nonfinite; process 0: up to step %s, trigger job by process %d"
       % (s1[2049], {d: s[-1] for d, s in s0.items()}, t0.by_process))

@@ -14,7 +14,9 @@ global id is BAD_DEVICE at step BAD_STEP; every device calls back with
 (step, loss, w) (partitioned: the device that holds the shard); then w
 takes a little of the job's summed loss (a psum through gloo), so from
 the next step on every device's loss is NaN: which came first is what a
-query over the job's recordings has to tell.  It compiles and runs a step
+query over the job's recordings has to tell (with NAN_JOB_SPREAD=0 in the
+environment it does not spread: the other processes stay finite, so that
+only the bad device's process ever taps a NaN).  It compiles and runs a step
 (recording nothing), says "ready", waits for GO_FILE, runs STEPS steps,
 says "done STEPS".
 """
@@ -42,6 +44,7 @@ def seen(step, loss, w):
 def main():
     process, count, port, go = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
     bad_device, bad_step, steps = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+    spread = os.environ.get("NAN_JOB_SPREAD", "1") != "0"
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     if count > 1:
         jax.distributed.initialize(coordinator_address="127.0.0.1:" + port,
@@ -59,6 +62,8 @@ def main():
         loss = jnp.mean(w * w, axis=1) + step.astype(jnp.float32)
         loss = jnp.where((step == bad_step) & (dev == bad_device), jnp.nan, loss)
         jax.debug.callback(seen, step, loss, w, partitioned=True)
+        if not spread:
+            loss = jnp.nan_to_num(loss)
         return w * 0.999 + 1e-6 * jnp.sum(loss)     # the psum: a NaN spreads to all
 
     dev = put(ids)
