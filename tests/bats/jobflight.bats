@@ -86,6 +86,14 @@ EOF
     run "$HCBTRACE" replay --no-wait "$T/d/$b.hcbcap"
     assert_success
     assert_line --regexp "^trigger job: fired by pid $a\$"
+    # and the job's Parquet events say it too (pyarrow: scripts/lib.sh's)
+    HCB_PYTHON=$PY run --separate-stderr "$HCBTRACE" convert "$T/d" -o "$T/job.parquet"
+    assert_success
+    run "$PY" -c 'import sys, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1]).to_pylist()
+print(sorted((r["pid"], r["condition"], r["by_pid"]) for r in t if r["kind"] == "trigger"))' \
+        "$T/job.events.parquet"
+    assert_output "$(python3 -c 'import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print(sorted([(a, "nonfinite", None), (b, "job", a)]))' "$a" "$b")"
 }
 
 # check_exit REC SIG: REC ends with taps, a trigger "exit" by signal SIG

@@ -115,6 +115,10 @@ def event_schema(pa):
         ("ts_ns", pa.uint64()),
         ("taps", pa.uint64()),              # barrier, end
         ("drops", pa.uint64()),             # end
+        ("by_pid", pa.int64()),             # trigger "job": the process that fired
+        ("by_process", pa.int64()),         # ... its index in the job
+        ("exit_status", pa.int32()),        # trigger "exit": how the process ended
+        ("exit_signal", pa.int32()),
     ])
 
 
@@ -326,7 +330,9 @@ def _event_row(b, rec, who):
     elif rec.kind == "trigger":
         fields.update(condition=rec.condition, seq=rec.seq, name=rec.consumer, leaf=rec.leaf,
                       element=rec.element, ts_ns=rec.ts_ns,
-                      value=rec.value if isinstance(rec.value, (int, float)) else None)
+                      value=rec.value if isinstance(rec.value, (int, float)) else None,
+                      by_pid=rec.by_pid, by_process=rec.by_process,
+                      exit_status=rec.exit_status, exit_signal=rec.exit_signal)
     elif rec.kind == "barrier":
         fields.update(ts_ns=rec.ts_ns, taps=rec.taps)
     elif rec.kind == "end":
