@@ -36,6 +36,23 @@ pid_in()
     PIDS+=("$(cat "$1")")
 }
 
+# follow_two EXT: record --follow --keep-last of two tappers that tap on
+# (into $T/d/PID.EXT), both past step 100; rec, a, b their pids
+follow_two()
+{
+    "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.$1" -- bash -c "
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/astep' & echo \$! > '$T/a.pid'
+        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
+        wait" >"$T/rec.out" 2>"$T/rec.err" &
+    rec=$!
+    PIDS+=("$rec")
+    pid_in "$T/a.pid"
+    pid_in "$T/b.pid"
+    a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
+    retry 60 step_past "$T/astep" 100
+    retry 60 step_past "$T/bstep" 100
+}
+
 @test "jobflight: --follow --keep-last --until nonfinite: one process's NaN writes every process's ring, the other's trigger names it" {
     mkdir "$T/d"
     for ext in jsonl hcbcap; do
@@ -135,17 +152,7 @@ EOF
     assert_line "trigger exit: killed by signal 9"
     # --follow: a grandchild, reaped by bash: the kernel says its status
     mkdir "$T/d"
-    "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.hcbcap" -- bash -c "
-        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/astep' & echo \$! > '$T/a.pid'
-        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
-        wait" >"$T/rec.out" 2>"$T/rec.err" &
-    rec=$!
-    PIDS+=("$rec")
-    pid_in "$T/a.pid"
-    pid_in "$T/b.pid"
-    a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
-    retry 60 step_past "$T/astep" 100
-    retry 60 step_past "$T/bstep" 100
+    follow_two "hcbcap"
     kill -KILL "$b"
     wait "$rec"
     run check_exit "$T/d/$b.hcbcap" 9
@@ -274,17 +281,7 @@ EOF
 
 @test "jobflight: hcbtrace dump of a job's process writes every process's ring, each with a signal trigger" {
     mkdir "$T/d"
-    "$HCBTRACE" record --follow --keep-last 1M --until nonfinite -o "$T/d/%p.jsonl" -- bash -c "
-        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/astep' & echo \$! > '$T/a.pid'
-        '$TAPPER' -n 1 -s 1000000 -i 200 --progress '$T/bstep' & echo \$! > '$T/b.pid'
-        wait" >"$T/rec.out" 2>"$T/rec.err" &
-    rec=$!
-    PIDS+=("$rec")
-    pid_in "$T/a.pid"
-    pid_in "$T/b.pid"
-    a=$(cat "$T/a.pid") b=$(cat "$T/b.pid")
-    retry 60 step_past "$T/astep" 100
-    retry 60 step_past "$T/bstep" 100
+    follow_two "jsonl"
     run --separate-stderr "$HCBTRACE" dump "$a"
     assert_success
     wait "$rec"
