@@ -133,7 +133,8 @@ static int list_dir(struct hcb_jobset *s, const char *dir, char ***names, size_t
 		*n += !err;
 	}
 	closedir(d);
-	if (!err)
+	/* an empty folder has no list at all: qsort takes none */
+	if (!err && *n)
 		qsort(*names, *n, sizeof(**names), by_name);
 	return err ? fail(s, err, "out of memory") : 0;
 }
@@ -239,7 +240,8 @@ int hcb_jobset_identify(struct hcb_jobset *s)
 		if (err)
 			return err;
 	}
-	qsort(s->m, s->n, sizeof(*s->m), member_order);
+	if (s->n)
+		qsort(s->m, s->n, sizeof(*s->m), member_order);
 	/* the same process is next to itself in that order */
 	for (size_t i = 1; i < s->n; i++) {
 		if (!hcb_job_same_process(&s->m[i - 1], &s->m[i]))
