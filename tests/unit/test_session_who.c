@@ -285,6 +285,22 @@ static void test_jsonl_damage(void **state)
 				   "\"devices\":[{\"device\":1,\"global_id\":null}]}\n"), 1);
 }
 
+/* rec written whole to path (.hcbcap), and its who frame refused */
+static void refused_who(const char *path, const struct hcb_record *rec)
+{
+	struct hcb_writer *w;
+	struct hcb_reader *r;
+	struct hcb_record out;
+
+	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
+	assert_int_equal(hcb_writer_write(w, rec), 0);
+	assert_int_equal(hcb_writer_close(w), 0);
+	assert_int_equal(hcb_reader_open(&r, path), 0);
+	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
+	assert_non_null(strstr(hcb_reader_error(r), "invalid who frame"));
+	hcb_reader_close(r);
+}
+
 /* .hcbcap: a who frame must be whole and right before its session. */
 static void test_hcbcap_damage(void **state)
 {
@@ -330,23 +346,11 @@ static void test_hcbcap_damage(void **state)
 	hcb_reader_close(r);
 	/* a command line that is not printable ASCII, its CRCs right */
 	recs[0].session.command[1] = '\n';
-	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
-	assert_int_equal(hcb_writer_write(w, &recs[0]), 0);
-	assert_int_equal(hcb_writer_close(w), 0);
-	assert_int_equal(hcb_reader_open(&r, path), 0);
-	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
-	assert_non_null(strstr(hcb_reader_error(r), "invalid who frame"));
-	hcb_reader_close(r);
+	refused_who(path, &recs[0]);
 	recs[0].session.command[1] = 'y';
 	/* a host's name that is no text, its CRCs right */
 	recs[0].session.host[2] = (char)0xff;
-	assert_int_equal(hcb_writer_open(&w, path, HCB_FMT_HCBCAP), 0);
-	assert_int_equal(hcb_writer_write(w, &recs[0]), 0);
-	assert_int_equal(hcb_writer_close(w), 0);
-	assert_int_equal(hcb_reader_open(&r, path), 0);
-	assert_int_equal(hcb_reader_next(r, &out), -EBADMSG);
-	assert_non_null(strstr(hcb_reader_error(r), "invalid who frame"));
-	hcb_reader_close(r);
+	refused_who(path, &recs[0]);
 }
 
 int main(void)
