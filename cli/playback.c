@@ -7,7 +7,9 @@
 #include "progress.h"
 #include "trace.h"
 
-void playback_pace(uint64_t *last, uint64_t ts, double speed)
+/* Wait until a tap of time ts is due, speed times as fast as recorded
+ * since the one before it (*last; 0: none). */
+static void playback_pace(uint64_t *last, uint64_t ts, double speed)
 {
 	struct timespec d;
 	double wait;
@@ -22,6 +24,21 @@ void playback_pace(uint64_t *last, uint64_t ts, double speed)
 			;
 	}
 	*last = ts;
+}
+
+int playback_admit(const struct playback_opts *o, const struct hcb_record *rec, uint64_t *taps,
+		   uint64_t *last_ts)
+{
+	if (rec->kind != HCB_REC_TAP)
+		return 1;
+	if (o->count && *taps >= o->count)
+		return -1;
+	if (!hcb_filter_match(&o->filter, rec->tap.device, rec->tap.consumer))
+		return 0;
+	if (o->speed > 0)
+		playback_pace(last_ts, rec->tap.wall_ns, o->speed);
+	(*taps)++;
+	return 1;
 }
 
 int playback_finish(struct hcb_writer *w, int err, const char *wname, struct hcb_nanwatch *nw,
@@ -49,6 +66,7 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 	struct hcb_nanwatch *nw = NULL;
 	struct hcb_receiver rx = hcb_writer_receiver(w);
 	uint64_t taps = 0, records = 0, last_ts = 0;
+	int admit;
 	int n, err = 0, code = EXIT_OK;
 
 	if (print_watch_around(&(struct print_choice){ .nonfinite = o->nonfinite }, &nw, &rx)) {
@@ -76,15 +94,11 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 	progress_start(&pg, hcb_reader_size(r), o->to_stdout);
 	while (!trace_exiting && (n = hcb_reader_next(r, &rec)) == 1) {
 		progress_update(&pg, hcb_reader_tell(r));
-		if (rec.kind == HCB_REC_TAP) {
-			if (o->count && taps >= o->count)
-				break;
-			if (!hcb_filter_match(&o->filter, rec.tap.device, rec.tap.consumer))
-				continue;
-			if (o->speed > 0)
-				playback_pace(&last_ts, rec.tap.wall_ns, o->speed);
-			taps++;
-		}
+		admit = playback_admit(o, &rec, &taps, &last_ts);
+		if (admit < 0)
+			break;
+		if (!admit)
+			continue;
 		records++;
 		/* the writer, or --nonfinite's watch before it */
 		err = rx.ops->record(rx.ctx, &rec);

@@ -28,14 +28,17 @@ int playback(const char *in, struct hcb_writer *w, const char *wname, const stru
 
 struct hcb_nanwatch;
 
+/* Whether rec goes on, as --count, the filter and --speed say: 1 it does
+ * (a tap counted in *taps, paced after *last_ts), 0 it is filtered out,
+ * -1 --count is reached: the playback ends. */
+int playback_admit(const struct playback_opts *o, const struct hcb_record *rec, uint64_t *taps,
+		   uint64_t *last_ts);
+
 /* The end of a playback into w: close it, say a writing error err (or
  * the close's) as writing to wname, and --nonfinite's summary of nw (NULL:
  * none), freed.  Returns code, or EXIT_FAIL where the writing failed. */
 int playback_finish(struct hcb_writer *w, int err, const char *wname, struct hcb_nanwatch *nw,
 		    int code);
 
-/* Wait until a tap of time ts is due, speed times as fast as recorded
- * since the one before it (*last; 0: none). */
-void playback_pace(uint64_t *last, uint64_t ts, double speed);
 
 #endif

@@ -46,6 +46,7 @@ static int pump(struct hcb_jobmerge *m, struct hcb_receiver rx, const struct pla
 	struct progress pg;
 	struct hcb_record rec;
 	uint64_t taps = 0, last_ts = 0;
+	int admit;
 	size_t member;
 	int n, err = 0;
 
@@ -57,15 +58,11 @@ static int pump(struct hcb_jobmerge *m, struct hcb_receiver rx, const struct pla
 			file_trouble(m, n, code);
 			continue;
 		}
-		if (rec.kind == HCB_REC_TAP) {
-			if (o->count && taps >= o->count)
-				break;
-			if (!hcb_filter_match(&o->filter, rec.tap.device, rec.tap.consumer))
-				continue;
-			if (o->speed > 0)
-				playback_pace(&last_ts, rec.tap.wall_ns, o->speed);
-			taps++;
-		}
+		admit = playback_admit(o, &rec, &taps, &last_ts);
+		if (admit < 0)
+			break;
+		if (!admit)
+			continue;
 		err = rx.ops->record(rx.ctx, &rec);
 	}
 	progress_end(&pg);
