@@ -113,6 +113,20 @@ print(sorted((r["pid"], r["condition"], r["by_pid"]) for r in t if r["kind"] == 
     assert_output "$(python3 -c 'import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print(sorted([(a, "nonfinite", None), (b, "job", a)]))' "$a" "$b")"
 }
 
+# check_job_trigger REC PID: REC holds over 50 taps, then a trigger "job"
+# fired by process PID
+check_job_trigger()
+{
+    "$PY" - "$1" "$2" <<'EOF'
+import sys
+from hcbtap.recording import records
+r = list(records(sys.argv[1]))
+t = r[-2]
+assert t.kind == "trigger" and t.condition == "job" and t.by_pid == int(sys.argv[2]), (t.kind, getattr(t, "condition", None))
+assert len([x for x in r if x.kind == "tap"]) > 50
+EOF
+}
+
 # check_exit REC SIG: REC ends with taps, a trigger "exit" by signal SIG
 check_exit()
 {
@@ -158,14 +172,7 @@ EOF
     run check_exit "$T/d/$b.hcbcap" 9
     echo "# --follow: $output" >&3
     assert_success
-    run "$PY" - "$T/d/$a.hcbcap" "$b" <<'EOF'
-import sys
-from hcbtap.recording import records
-r = list(records(sys.argv[1]))
-t = r[-2]
-assert t.kind == "trigger" and t.condition == "job" and t.by_pid == int(sys.argv[2]), vars(t) if hasattr(t, "__dict__") else t.condition
-assert len([x for x in r if x.kind == "tap"]) > 50
-EOF
+    run check_job_trigger "$T/d/$a.hcbcap" "$b"
     assert_success
     # a clean end (status 0) fires nothing: nothing recorded, said
     run --separate-stderr "$HCBTRACE" record --keep-last 1M --until nonfinite -o "$T/c.jsonl" -- \
@@ -257,13 +264,7 @@ EOF
     run check_exit "$T/$b.jsonl" 9
     echo "# -p A -p B: $output" >&3
     assert_success
-    run "$PY" - "$T/$a.jsonl" "$b" <<'EOF'
-import sys
-from hcbtap.recording import records
-r = list(records(sys.argv[1]))
-assert r[-2].kind == "trigger" and r[-2].condition == "job" and r[-2].by_pid == int(sys.argv[2])
-assert len([x for x in r if x.kind == "tap"]) > 50
-EOF
+    run check_job_trigger "$T/$a.jsonl" "$b"
     assert_success
     # one -p: the same watch
     "$HCBTRACE" record -p "$a" --keep-last 1M --until nonfinite -o "$T/one.jsonl" 2>"$T/rec.err" &
