@@ -40,7 +40,8 @@ static int take(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* The watch's one program, loaded, this process followed, attached. */
+/* The watch's programs (fork, exec, exit), loaded, this process followed,
+ * each attached. */
 static int start(struct hcb_forks *f)
 {
 	static const char *const programs[] = { "hcb_fork", "hcb_follow_exec",
