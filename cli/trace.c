@@ -34,6 +34,7 @@ struct trace {
 	pid_t pid;
 	unsigned int program;           /* the process's program after this many execs */
 	int followed;                   /* record --follow's: its end or exec is no error */
+	int finished;                   /* trace_finish ran: its output is closed */
 };
 
 volatile sig_atomic_t trace_exiting;
@@ -517,6 +518,7 @@ int trace_finish(struct trace *t, const char *why, int err)
 	int cerr, werr, code = EXIT_FAIL;
 	uint64_t written;
 
+	t->finished = 1;
 	/* a job's firing wrote this ring from another session's poll */
 	if (t->flight)
 		hcb_capture_publish_firings(t->cap, trace_flight_firings(t->flight));
@@ -573,6 +575,10 @@ int trace_stopped_target(const struct trace *t)
 
 int trace_ended(struct trace *t, int wstatus)
 {
+	/* a process that ends after its session did (one that exec'd, say)
+	 * is not that session's news: its output is closed */
+	if (t->finished)
+		return 0;
 	/* the taps it made before it ended, still in the ring, first */
 	hcb_capture_poll(t->cap, 0);
 	return trace_flight_exit(t->flight, t->pid, wstatus);
