@@ -92,6 +92,7 @@ struct trace_opts {
 	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
 	int stop_at_trigger;           /* --on-trigger stop: SIGSTOP the target */
 	struct hcb_ident_flags ident;  /* --process-index, --process-count, --job */
+	int shared_stdout;             /* attach -p A -p B: every session prints to stdout */
 };
 
 void trace_opts_init(struct trace_opts *o);

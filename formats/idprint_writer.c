@@ -92,14 +92,42 @@ static int who_line(struct hcb_buf *text, const struct hcb_session_info *s)
 	return err ? err : hcb_buf_putc(text, '\n');
 }
 
-/* A session record: its header where it says something new of who. */
+/* "# pid 4242: python train.py": a process of no job, among others. */
+static int pid_line(struct hcb_buf *text, const struct hcb_session_info *s)
+{
+	int err = hcb_buf_printf(text, "# pid %d", (int)s->pid);
+
+	if (!err && s->command[0]) {
+		err = hcb_buf_puts(text, ": ");
+		err = err ? err : hcb_buf_put_visible(text, s->command, strlen(s->command));
+	}
+	return err ? err : hcb_buf_putc(text, '\n');
+}
+
+/* On a stream several writers share, a record after another writer's says
+ * first whose it is (hcb_writer_share_stream). */
+static int whose(struct hcb_writer *w, struct text_state *st)
+{
+	int err;
+
+	if (!w->stream_last || *w->stream_last == w || !w->have_session)
+		return 0;
+	*w->stream_last = w;
+	hcb_buf_reset(&st->line);
+	err = hcb_session_in_job(&w->session) ? who_line(&st->line, &w->session) :
+	      pid_line(&st->line, &w->session);
+	return err ? err : hcb_write_all(w, st->line.data, st->line.len);
+}
+
+/* A session record: its header where it says something new of who (on a
+ * shared stream, the first record after another writer's says it). */
 static int session_header(struct hcb_writer *w, struct text_state *st,
 			  const struct hcb_session_info *s)
 {
 	int err;
 
-	if (!hcb_session_in_job(s) || (st->have_shown && hcb_session_same_who(&st->shown, s) &&
-				       st->shown.pid == s->pid))
+	if (w->stream_last || !hcb_session_in_job(s) ||
+	    (st->have_shown && hcb_session_same_who(&st->shown, s) && st->shown.pid == s->pid))
 		return 0;
 	st->shown = *s;
 	st->have_shown = 1;
@@ -116,13 +144,16 @@ static int text_write(struct hcb_writer *w, const struct hcb_record *rec)
 
 	if (rec->kind == HCB_REC_SESSION)
 		return session_header(w, st, &rec->session);
+	if (rec->kind != HCB_REC_TRIGGER && rec->kind != HCB_REC_TAP)
+		return 0;
+	err = whose(w, st);
+	if (err)
+		return err;
 	if (rec->kind == HCB_REC_TRIGGER) {
 		hcb_buf_reset(text);
 		err = trigger_line(w, text, &rec->trigger);
 		return err ? err : hcb_write_all(w, text->data, text->len);
 	}
-	if (rec->kind != HCB_REC_TAP)
-		return 0;
 	hcb_buf_reset(text);
 	if (rec->tap.text)
 		/* a jax.debug.print: its header, then the line it wrote */

@@ -331,6 +331,11 @@ void hcb_writer_set_print_opts(struct hcb_writer *w, const struct hcb_print_opts
 	w->print = *o;
 }
 
+void hcb_writer_share_stream(struct hcb_writer *w, const struct hcb_writer **last)
+{
+	w->stream_last = last;
+}
+
 void hcb_writer_set_durable(struct hcb_writer *w)
 {
 	w->durable = 1;

@@ -133,6 +133,11 @@ int hcb_writer_sync(struct hcb_writer *w);
  * step that ends with it has it.  A converted file is left to the page
  * cache, as cp leaves its copy. */
 void hcb_writer_set_durable(struct hcb_writer *w);
+/* Several writers on one stream (attach -p A -p B: each process's session
+ * writes standard output): *last is the writer whose record went out last,
+ * and a text writer's tap that follows another writer's says first whose it
+ * is (one line: the process, as its session record named it). */
+void hcb_writer_share_stream(struct hcb_writer *w, const struct hcb_writer **last);
 /* Flush (npz writes its directory here) and close; -errno on failure. */
 int hcb_writer_close(struct hcb_writer *w);
 /* The same, and *taps: the taps the file holds then (see hcb_writer_taps). */

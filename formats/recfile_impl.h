@@ -77,6 +77,7 @@ struct hcb_writer {
 	struct hcb_session_info session;      /* the last session record written */
 	struct hcb_print_opts print;          /* text: numpy's print options */
 	int have_session;
+	const struct hcb_writer **stream_last;   /* hcb_writer_share_stream; NULL: alone */
 };
 
 /* Write n bytes with as few write(2) calls as the kernel allows (one for a

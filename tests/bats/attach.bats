@@ -185,3 +185,52 @@ PY
     grep -q '"type":"end","taps":[1-9][0-9]*,"drops":0' "$T/a.jsonl"
     grep -q '"type":"end","taps":[1-9][0-9]*,"drops":0' "$T/b.jsonl"
 }
+
+@test "attach: -p A -p B prints both processes' taps on one stream, each under its process" {
+    start_example --devices 1 --steps 0 --interval-ms 15 --field-size 16
+    a=$EX_PID
+    start_example --devices 3 --steps 0 --interval-ms 15 --field-size 16
+    b=$EX_PID
+    run --separate-stderr "$HCBTRACE" attach -p "$a" -p "$b" -c 60
+    assert_success
+    printf '%s\n' "$output" >"$T/both.txt"
+    # each session's own summary, and its count
+    [ "$(grep -c "count reached: .* of process $a .*, 60 written, 0 lost" <<<"$stderr")" = 1 ]
+    [ "$(grep -c "count reached: .* of process $b .*, 60 written, 0 lost" <<<"$stderr")" = 1 ]
+    # every tap after the line naming its process: process A has one
+    # device, so a cpu:1 or cpu:2 under A's line is a tap told wrongly
+    python3 - "$T/both.txt" "$a" "$b" <<'PY'
+import collections, re, sys
+path, a, b = sys.argv[1], sys.argv[2], sys.argv[3]
+owner, taps, devs, switches = None, collections.Counter(), collections.defaultdict(set), 0
+for line in open(path):
+    m = re.match(r"# pid (\d+): \S+hcb-example --devices (\d)", line)
+    if m:
+        assert m.group(1) != owner, "a pid line that says nothing new"
+        owner, switches = m.group(1), switches + 1
+        continue
+    m = re.match(r"device: (cpu:\d+) what: ", line)
+    if m:
+        assert owner in (a, b), line
+        taps[owner] += 1
+        devs[owner].add(m.group(1))
+assert taps == {a: 60, b: 60}, taps
+assert devs[a] == {"cpu:0"}, devs
+assert devs[b] == {"cpu:0", "cpu:1", "cpu:2"}, devs
+assert switches >= 2, switches
+print(f"# {switches} switches between the two processes")
+PY
+}
+
+@test "attach: -p given several times: JSONL refused, a pid twice refused" {
+    start_example --devices 1 --steps 0 --interval-ms 50 --field-size 16
+    run --separate-stderr "$HCBTRACE" attach -f jsonl -p "$EX_PID" -p 1
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"could not be told apart"*"-o 'run/taps-%p.jsonl'"* ]]
+    run --separate-stderr "$HCBTRACE" attach -p "$EX_PID" -p "$EX_PID"
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"process $EX_PID is given twice (-p)"* ]]
+    run --separate-stderr "$HCBTRACE" attach -p "$EX_PID" -p 1 "$EX_PID"
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"unexpected argument '$EX_PID'"* ]]
+}
