@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit codes; documented in hcbtrace(1). */
 enum {
@@ -116,6 +117,9 @@ int cli_parse_opts(const struct cli_cmd *cmd, int argc, char **argv,
 int cli_parse_u64(const struct cli_cmd *cmd, const char *opt, const char *s,
 		  unsigned long long max, unsigned long long *out);
 int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid);
+/* One more -p PID into pids[*n] (room for max): a pid given twice, or one
+ * too many, is a usage error (said). */
+int cli_add_pid(const struct cli_cmd *cmd, const char *s, pid_t *pids, size_t *n, size_t max);
 /* -t SECS of a command that waits: seconds, 0 allowed only with allow_zero
  * (no limit), at most max. */
 int cli_parse_seconds(const struct cli_cmd *cmd, const char *s, int allow_zero, double max,

@@ -27,28 +27,12 @@ struct attach_args {
 	size_t n;
 };
 
-static int add_pid(struct attach_args *a, const char *arg)
-{
-	int pid;
-
-	if (a->n == TRACE_MANY_MAX)
-		return cli_usage_err(a->cmd, "at most %d processes (-p)", TRACE_MANY_MAX);
-	if (cli_parse_pid(a->cmd, arg, &pid))
-		return EXIT_USAGE;
-	for (size_t i = 0; i < a->n; i++) {
-		if (a->pids[i] == pid)
-			return cli_usage_err(a->cmd, "process %d is given twice (-p)", pid);
-	}
-	a->pids[a->n++] = pid;
-	return 0;
-}
-
 static int attach_opt(void *ctx, int c, const char *arg)
 {
 	struct attach_args *a = ctx;
 
 	if (c == 'p')
-		return add_pid(a, arg);
+		return cli_add_pid(a->cmd, arg, a->pids, &a->n, TRACE_MANY_MAX) ? EXIT_USAGE : 0;
 	return trace_opt(a->cmd, &a->o, c, arg);
 }
 

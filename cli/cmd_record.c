@@ -141,20 +141,8 @@ static int parse_until(const struct cli_cmd *cmd, struct trace_opts *o, const ch
 static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'p': {
-		int pid;
-
-		if (n_pids == TRACE_MANY_MAX)
-			return cli_usage_err(cmd, "at most %d processes (-p)", TRACE_MANY_MAX);
-		if (cli_parse_pid(cmd, arg, &pid))
-			return EXIT_USAGE;
-		for (size_t i = 0; i < n_pids; i++) {
-			if (pid_args[i] == pid)
-				return cli_usage_err(cmd, "process %d is given twice (-p)", pid);
-		}
-		pid_args[n_pids++] = pid;
-		return 0;
-	}
+	case 'p':
+		return cli_add_pid(cmd, arg, pid_args, &n_pids, TRACE_MANY_MAX) ? EXIT_USAGE : 0;
 	case OPT_FOLLOW:
 		follow_arg = 1;
 		return 0;

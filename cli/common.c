@@ -167,6 +167,26 @@ int cli_parse_pid(const struct cli_cmd *cmd, const char *s, int *pid)
 	return 0;
 }
 
+int cli_add_pid(const struct cli_cmd *cmd, const char *s, pid_t *pids, size_t *n, size_t max)
+{
+	int pid;
+
+	if (*n == max) {
+		cli_usage_err(cmd, "at most %zu processes (-p)", max);
+		return -EINVAL;
+	}
+	if (cli_parse_pid(cmd, s, &pid))
+		return -EINVAL;
+	for (size_t i = 0; i < *n; i++) {
+		if (pids[i] == pid) {
+			cli_usage_err(cmd, "process %d is given twice (-p)", pid);
+			return -EINVAL;
+		}
+	}
+	pids[(*n)++] = pid;
+	return 0;
+}
+
 int cli_parse_seconds(const struct cli_cmd *cmd, const char *s, int allow_zero, double max,
 		      double *out)
 {
