@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench/jax_callbacks.py HCBTRACE [--json [--prefix P]] [--windows K] [--quick] [-v]
+"""bench/jax_callbacks.py HCBTRACE [--json [--prefix P]] [--windows K] [--wall] [--quick] [-v]
 - what attaching hcbtrace costs an unmodified JAX program (the jax-callback
 provider), detached against attached, in one run: a table, or one JSON
 object (--prefix P: every key starts with P).
@@ -23,7 +23,8 @@ K windows (default 10), each three sides: detached, attached, attached with
 started and stopped within it; odd windows take the sides in reverse order
 (ABBA), so that a busy machine's load, which comes in phases of seconds,
 falls on every side.  Within a side the loops take turns run by run; each
-figure is the best of R runs over all windows.  --quick: fewer and shorter
+figure is the best of R runs over all windows, in CPU time of the process
+(all its threads; --wall: wall-clock time).  --quick: fewer and shorter
 (a check that it runs, not figures); -v: every window's figures on stderr.
 Needs root and a venv with jax >= 0.4.26 (hcbtap not needed): scripts/lib.sh
 make_venv_jax12 for the newest, make_venv for jaxlib 0.4.31 (the legacy
@@ -46,10 +47,14 @@ from jax.experimental import io_callback
 HCB = sys.argv[1]
 QUICK = "--quick" in sys.argv
 VERBOSE = "-v" in sys.argv
+# CPU time of the process, all its threads (a probe's trap and BPF program
+# run in the thread that hits it, as its system time): on a busy machine the
+# time spent waiting for a CPU, which wall time counts, is most of the noise
+CLOCK = time.perf_counter if "--wall" in sys.argv else time.process_time
 N = 50 if QUICK else 100           # callbacks a jitted loop
-RUNS = 3 if QUICK else 6           # runs a window, best taken: short runs, many,
-                                   # so that some miss a busy machine's preemptions
+RUNS = 3 if QUICK else 6           # a jitted loop's runs a window, best taken
 M = 20000 if QUICK else 100000     # iterations of a Python work loop
+WORK_RUNS = 3 if QUICK else 10     # its runs a window, best taken
 kept = []
 
 KINDS = [("callback", "jax.debug.callback"), ("print", "jax.debug.print"),
@@ -93,12 +98,12 @@ def loop(kind):
 
 
 def run_loop(f):
-    """Seconds of one run of f."""
+    """Seconds (CLOCK's) of one run of f."""
     kept.clear()
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     f(jnp.zeros(4, jnp.float32)).block_until_ready()
     jax.effects_barrier()
-    return time.perf_counter() - t0
+    return CLOCK() - t0
 
 
 A, B = "abc" * 4, "de"
@@ -137,36 +142,39 @@ def w_json(m):
 WORK_M = {"empty": M, "concat": M, "dict": M // 4, "json": M // 50}
 
 
-def best_work(name):
-    f, m = globals()["w_" + name], WORK_M[name]
-    t = []
+def best_work():
+    """Best seconds per iteration of each work loop, the bare loop's
+    included; they take turns, run by run, so that the bare loop is
+    measured in the same phases of a busy machine as the work it is
+    subtracted from."""
+    best = {}
     gc.disable()    # as timeit does: a collection is not the probe's
     try:
-        for _ in range(RUNS):
-            t0 = time.perf_counter()
-            f(m)
-            t.append(time.perf_counter() - t0)
+        for _ in range(WORK_RUNS):
+            for name, m in WORK_M.items():
+                f = globals()["w_" + name]
+                t0 = CLOCK()
+                f(m)
+                best[name] = min(best.get(name, 1e9), (CLOCK() - t0) / m)
     finally:
         gc.enable()
-    return min(t) / m
+    return best
 
 
-def measure(loops, jax_too):
+def measure(loops):
     """One window's figures: per call of each kind (ns), per work item (ns).
     The loops take turns, run by run, so that a burst of load falls on all
     of them, and each keeps its best run."""
-    res = {}
-    if jax_too:
-        best = {}
-        for _ in range(RUNS):
-            for kind, f in loops.items():
-                best[kind] = min(best.get(kind, 1e9), run_loop(f))
-        for kind, _ in KINDS:
-            res[kind] = max(0.0, (best[kind] - best[None]) / N * 1e9)
-        res["step"] = best[None] / N * 1e9
-    empty = best_work("empty")
+    res, best = {}, {}
+    for _ in range(RUNS):
+        for kind, f in loops.items():
+            best[kind] = min(best.get(kind, 1e9), run_loop(f))
+    for kind, _ in KINDS:
+        res[kind] = max(0.0, (best[kind] - best[None]) / N * 1e9)
+    res["step"] = best[None] / N * 1e9
+    work = best_work()
     for name, _ in WORK:
-        res[name] = max(0.0, (best_work(name) - empty) * 1e9)
+        res[name] = max(0.0, (work[name] - work["empty"]) * 1e9)
     return res
 
 
@@ -193,7 +201,7 @@ def attach(path, f, opts):
              % ("".join(" " + o for o in opts), rec.returncode, err.read().strip()))
 
 
-def attached(loops, opts, jax_too):
+def attached(loops, opts):
     with tempfile.TemporaryDirectory() as d:
         rec = attach(os.path.join(d, "taps.jsonl"), loops["callback"], opts)
         try:
@@ -203,7 +211,7 @@ def attached(loops, opts, jax_too):
             for f in loops.values():
                 f(x).block_until_ready()
             jax.effects_barrier()
-            return measure(loops, jax_too)
+            return measure(loops)
         finally:
             rec.send_signal(2)
             rec.wait()
@@ -228,7 +236,7 @@ def windows(k):
             sides.reverse()
         for side, opts in sides:
             t0 = time.perf_counter()
-            res = measure(loops, True) if opts is None else attached(loops, opts, True)
+            res = measure(loops) if opts is None else attached(loops, opts)
             res["window_s"] = time.perf_counter() - t0
             keep_best({"det": det, "att": att, "notext": notext}[side], res)
             if VERBOSE:
@@ -246,6 +254,7 @@ def results(det, att, notext, k):
     res = {"jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
            "python_version": sys.version.split()[0],
            "jax_callback_path": "legacy" if legacy else "ffi",
+           "clock": "wall" if CLOCK is time.perf_counter else "cpu",
            "jax_callback_calls": N, "windows": k, "runs_per_window": RUNS,
            "jax_callback_step_baseline_ns": round(det["step"], 1)}
     for kind, _ in KINDS:
@@ -274,10 +283,12 @@ def row(what, d, a, digits):
 
 def table(res):
     print("What attaching hcbtrace costs an unmodified JAX program (bench/jax_callbacks.py):"
-          " jax %s, jaxlib %s (%s path), Python %s; best of %d windows x %d runs,"
+          " jax %s, jaxlib %s (%s path), Python %s; %s, best of %d windows x %d runs,"
           " detached and attached alternating"
           % (res["jax_version"], res["jaxlib_version"], res["jax_callback_path"],
-             res["python_version"], res["windows"], res["runs_per_window"]))
+             res["python_version"],
+             {"cpu": "CPU time of the process", "wall": "wall-clock time"}[res["clock"]],
+             res["windows"], res["runs_per_window"]))
     head = "%12s%12s%12s %7s" % ("detached us", "attached us", "added us", "ratio")
     print("  %-40s%s" % ("per call, jitted fori_loop of %d, float32[4]" % N, head))
     for kind, what in KINDS:
