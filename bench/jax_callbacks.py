@@ -44,6 +44,8 @@ import jaxlib
 import numpy as np
 from jax.experimental import io_callback
 
+if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+    sys.exit("usage: " + __doc__.split("\n")[0])
 HCB = sys.argv[1]
 QUICK = "--quick" in sys.argv
 VERBOSE = "-v" in sys.argv
