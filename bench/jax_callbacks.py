@@ -184,9 +184,9 @@ def attach(path, f, opts):
     """Record this process to path (with opts); return once its first
     callback is in."""
     # the callbacks' provider: on jaxlib 0.4.31 the outfeed one answers first
-    err = open(path + ".err", "w+")
-    rec = subprocess.Popen([HCB, "record", "-q", "--provider", "jax-callback", *opts,
-                            "-p", str(os.getpid()), "-o", path], stderr=err)
+    with open(path + ".err", "w") as err:
+        rec = subprocess.Popen([HCB, "record", "-q", "--provider", "jax-callback", *opts,
+                                "-p", str(os.getpid()), "-o", path], stderr=err)
     for _ in range(3000):
         f(jnp.zeros(4, jnp.float32)).block_until_ready()
         jax.effects_barrier()
@@ -198,9 +198,10 @@ def attach(path, f, opts):
     if rec.poll() is None:
         rec.kill()
         rec.wait()
-    err.seek(0)
+    with open(path + ".err") as err:
+        why = err.read().strip()
     sys.exit("bench/jax_callbacks.py: hcbtrace record%s never saw a callback (exit %d): %s"
-             % ("".join(" " + o for o in opts), rec.returncode, err.read().strip()))
+             % ("".join(" " + o for o in opts), rec.returncode, why))
 
 
 def attached(loops, opts):
