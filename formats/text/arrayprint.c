@@ -92,6 +92,7 @@ static int efmt_init(struct efmt *e, const struct hcb_array *a, const struct hcb
 	e->re.dtype = e->im.dtype = component_type(t);
 	e->re.precision = e->im.precision = o->precision;
 	e->re.suppress = e->im.suppress = o->suppress;
+	e->re.cutoff_by_type = e->im.cutoff_by_type = o->exp_cutoff_by_type == 1;
 	e->im.sign_plus = true;
 	return 0;
 }
