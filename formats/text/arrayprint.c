@@ -404,6 +404,9 @@ int hcb_array2string(struct hcb_buf *out, const struct hcb_array *a,
 	w.data = a->data;
 	w.edge = (uint64_t)o->edgeitems;
 	w.summarize = size > o->threshold;
+	/* no edge items to show: numpy's own text is none this walk makes */
+	if (w.summarize && !w.edge)
+		return -EINVAL;
 	for (unsigned int i = a->ndim; i-- > 0;)
 		w.stride[i] = i + 1 == a->ndim ? 1 : w.stride[i + 1] * a->dims[i + 1];
 
