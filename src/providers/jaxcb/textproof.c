@@ -10,9 +10,10 @@
  * the program hands in (formats/text/pyformat.h).  While the probe is on,
  * a site's first call with a probed text compares the two: equal, the site
  * is proven; not made, or not equal (counted, told once), the site needs
- * the probe, whose text it keeps.  Once every print site seen is proven,
- * the probe is taken off (probe_off: its link alone) and proven sites show
- * the made line.  A site first seen after that is shown with its made line
+ * the probe, whose text it keeps.  Once every print site seen is proven
+ * and one of them is called again (the program's loop has shown its
+ * sites), the probe is taken off (probe_off: its link alone) and proven
+ * sites show the made line.  A site first seen after that is shown with its made line
  * where one is made, else with its operands and one notice.
  */
 #include <errno.h>
@@ -116,12 +117,16 @@ static void judge(struct hcb_jaxffi *x, const struct jcall *c, struct jx_proof *
 	}
 }
 
-/* Every print site seen is proven: the probe goes off, said once. */
-static void maybe_off(struct hcb_jaxffi *x)
+/*
+ * Every print site seen is proven, and the program came back to one of
+ * them (repeat: this call's site was proven before it), so the sites of
+ * its loop have all been seen: the probe goes off, said once.
+ */
+static void maybe_off(struct hcb_jaxffi *x, int repeat)
 {
 	char msg[320];
 
-	if (x->text_mode != HCB_JAXFFI_TEXT_AUTO || !x->probe_off || !x->nproofs)
+	if (x->text_mode != HCB_JAXFFI_TEXT_AUTO || !x->probe_off || !x->nproofs || !repeat)
 		return;
 	for (unsigned int i = 0; i < x->nproofs; i++)
 		if (x->proofs[i].state != JX_PROOF_EQUAL)
@@ -142,13 +147,14 @@ const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
 {
 	struct jx_proof *p = proof_of(x, c, con);
 	int made = make(x, c, con, p);
+	int repeat = p && p->state == JX_PROOF_EQUAL;
 
 	*why = NULL;
 	if (x->text_mode != HCB_JAXFFI_TEXT_FORMAT && c->text_state == JX_TEXT_OK &&
 	    c->text.len <= UINT32_MAX) {
 		if (x->text_mode == HCB_JAXFFI_TEXT_AUTO) {
 			judge(x, c, p, made);
-			maybe_off(x);
+			maybe_off(x, repeat);
 		}
 		*len = (uint32_t)c->text.len;
 		return c->text.data ? c->text.data : "";
