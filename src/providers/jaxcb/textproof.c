@@ -146,12 +146,16 @@ const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
 			       const struct hcb_consumer *con, uint32_t *len, const char **why)
 {
 	struct jx_proof *p = proof_of(x, c, con);
-	int made = make(x, c, con, p);
+	int probed = x->text_mode != HCB_JAXFFI_TEXT_FORMAT && c->text_state == JX_TEXT_OK &&
+		     c->text.len <= UINT32_MAX;
 	int repeat = p && p->state == JX_PROOF_EQUAL;
+	int made = -ENOTSUP;
 
+	/* made only where it is compared or shown */
+	if (!probed || (p && p->state == JX_PROOF_NONE))
+		made = make(x, c, con, p);
 	*why = NULL;
-	if (x->text_mode != HCB_JAXFFI_TEXT_FORMAT && c->text_state == JX_TEXT_OK &&
-	    c->text.len <= UINT32_MAX) {
+	if (probed) {
 		if (x->text_mode == HCB_JAXFFI_TEXT_AUTO) {
 			judge(x, c, p, made);
 			maybe_off(x, repeat);
