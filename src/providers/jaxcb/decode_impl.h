@@ -258,7 +258,8 @@ struct jx_proof {
 /* The text of print call c of site con, where textproof decides it: the
  * probed one (compared with the made line while the probe is on), or the
  * made line once its site is proven; NULL: neither (*why: a reason
- * text.c does not know, or NULL).  -ENOMEM through *err. */
+ * text.c does not know, or NULL).  No memory for a site's entry or its
+ * line: the probed text alone, as without a formatter. */
 const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
 			       const struct hcb_consumer *con, uint32_t *len, const char **why);
 void hcb_jx_proofs_free(struct hcb_jaxffi *x);

@@ -357,6 +357,11 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 		if (err)
 			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
 	}
+	/* a probe without its settings sends nothing: not on, for textproof */
+	if (err) {
+		bpf_link__destroy(*text_link);
+		*text_link = NULL;
+	}
 	if (err)
 		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
 			 "shown, its taps are, as before: %.240s", why);
