@@ -377,45 +377,46 @@ static int name_cmp(const struct field *a, const struct field *b)
 	return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
 }
 
+/* qsort's order of two named fields (pointers): Python's of their names */
+static int name_order(const void *a, const void *b)
+{
+	return name_cmp(*(const struct field *const *)a, *(const struct field *const *)b);
+}
+
 /*
  * Give each field its leaf: positional i is leaf i, a name is leaf P +
- * its rank among the distinct names.  -ENOTSUP unless the indices used
- * are 0..P-1 and P plus the names is nleaves.
+ * its rank among the distinct names (sorted: jax flattens the kwargs
+ * dict by sorted key).  -ENOTSUP unless the indices used are 0..P-1 and
+ * P plus the names is nleaves.
  */
 static int map_fields(struct field *f, unsigned int nf, unsigned int nleaves, int *leaf)
 {
 	unsigned char used[HCB_PYFMT_MAX_FIELDS] = { 0 };
-	unsigned int npos = 0, nnames = 0;
+	const struct field *names[HCB_PYFMT_MAX_FIELDS];
+	unsigned int npos = 0, nnames = 0, k;
 
-	for (unsigned int i = 0; i < nf; i++)
-		if (f[i].index >= 0 && !used[f[i].index]++)
-			npos++;
+	for (unsigned int i = 0; i < nf; i++) {
+		if (f[i].index >= 0) {
+			npos += !used[f[i].index]++;
+			continue;
+		}
+		for (k = 0; k < nnames && name_cmp(names[k], &f[i]); k++)
+			;
+		if (k == nnames)
+			names[nnames++] = &f[i];
+	}
 	for (unsigned int i = 0; i < npos; i++)
 		if (!used[i])
 			return -ENOTSUP;
+	if (npos + nnames != nleaves)
+		return -ENOTSUP;
+	qsort(names, nnames, sizeof(names[0]), name_order);
 	for (unsigned int i = 0; i < nf; i++) {
-		unsigned int rank = 0;
-		bool first = true;
-
-		leaf[i] = f[i].index;
-		if (f[i].index >= 0)
-			continue;
-		for (unsigned int j = 0; j < nf && first; j++)
-			first = j >= i || f[j].index >= 0 || name_cmp(&f[i], &f[j]);
-		nnames += first;
-		/* rank: the distinct names before it */
-		for (unsigned int j = 0; j < nf; j++) {
-			bool earlier_same = false;
-
-			if (f[j].index >= 0 || name_cmp(&f[j], &f[i]) >= 0)
-				continue;
-			for (unsigned int k = 0; k < j && !earlier_same; k++)
-				earlier_same = f[k].index < 0 && !name_cmp(&f[k], &f[j]);
-			rank += !earlier_same;
-		}
-		leaf[i] = (int)(npos + rank);
+		for (k = 0; f[i].index < 0 && name_cmp(names[k], &f[i]); k++)
+			;
+		leaf[i] = f[i].index >= 0 ? f[i].index : (int)(npos + k);
 	}
-	return npos + nnames == nleaves ? 0 : -ENOTSUP;
+	return 0;
 }
 
 /* Pass 1: every field of fmt, or -ENOTSUP. */
@@ -437,6 +438,7 @@ static int emit(struct hcb_buf *out, const char *fmt, size_t len, const struct f
 {
 	struct parse ps = { fmt, fmt + len, -1, false };
 	size_t start = out->len;
+	const struct hcb_array *a;
 	struct field cur;
 	unsigned int k = 0;
 	char lit;
@@ -447,8 +449,7 @@ static int emit(struct hcb_buf *out, const char *fmt, size_t len, const struct f
 			err = hcb_buf_putc(out, lit);
 			continue;
 		}
-		const struct hcb_array *a = &leaves[leaf[k]];
-
+		a = &leaves[leaf[k]];
 		if (a->ndim)
 			err = put_array(out, a, o, f[k].spec_len);
 		else
