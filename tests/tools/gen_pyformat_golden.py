@@ -8,8 +8,8 @@ the 0-d one's scalar, the n-d array itself), inside np.printoptions:
 
     .../venv-jax12/bin/python tests/tools/gen_pyformat_golden.py OUT.txt [N]
 
-The checked-in files: np2.txt from numpy 2.5.5 (venv-jax12), np126.txt from
-numpy 1.26.4 (venv).  A case, every text field hex of its UTF-8:
+The checked-in files, N = 1500 each: np2.txt from numpy 2.5.5 (venv-jax12),
+np126.txt from numpy 1.26.4 (venv).  A case, every text field hex of its UTF-8:
 
     case <n>
     fmt <hex>
