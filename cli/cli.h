@@ -48,6 +48,7 @@ enum cli_long_opt {
 	OPT_PROVIDER,                   /* trace.h: attach, run, record, view */
 	OPT_CUDA,                       /* trace.h: run, record */
 	OPT_NO_TEXT,                    /* trace.h: attach, run, record */
+	OPT_TEXT_PROBE,                 /* trace.h: attach, run, record */
 	OPT_MAX_LAG,                    /* trace.h: attach, run, record, view */
 	OPT_KEEP_LAST,                  /* record: the flight recorder */
 	OPT_UNTIL,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "providers/jaxcb/decode.h"
+#include "text/pyformat.h"
 
 static int run_help(const struct cli_cmd *cmd, int argc, char **argv);
 
@@ -83,6 +85,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return main_help(stderr);
+	/* a jax.debug.print's line made here rather than probed (issue 39):
+	 * the formatter is formats/'s, the decoder a floor below it */
+	hcb_jaxffi_use_formatter(hcb_pyformat);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return finish(main_help(stdout));
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

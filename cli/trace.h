@@ -43,10 +43,17 @@ enum trace_format { FORMAT_TEXT, FORMAT_JSONL };
 	{ OPT_NO_TEXT, "no-text", NULL, "jax.debug.print: show and record its operands, not " \
 	  "the line it printed (no probe on the program's str concatenation)" }
 
+/* --text-probe: the probe stays the whole session rather than until every
+ * print site's line made by hcbtrace was proven the program's own */
+#define TEXT_PROBE_OPT \
+	{ OPT_TEXT_PROBE, "text-probe", NULL, "jax.debug.print: take its line from the probe " \
+	  "on str concatenation for the whole session, never from hcbtrace's formatting" }
+
 #define TRACE_OPTS \
 	FILTER_OPTS, \
 	PROVIDER_OPT, \
 	NO_TEXT_OPT, \
+	TEXT_PROBE_OPT, \
 	{ 'c', "count", "N", "stop after N taps" }, \
 	{ 'd', "duration", "SECS", "stop after SECS seconds" }, \
 	{ 'b', "buffer-size", "MIB", "ring buffer size in MiB (default 64)" }, \

@@ -110,6 +110,9 @@ int trace_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, const char
 	case OPT_NO_TEXT:
 		o->without |= HCB_WITHOUT_TEXT;
 		return 0;
+	case OPT_TEXT_PROBE:
+		o->without |= HCB_WITHOUT_MADE_TEXT;
+		return 0;
 	default:
 		return 1;
 	}

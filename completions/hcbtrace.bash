@@ -78,13 +78,13 @@ _hcbtrace()
     local opts argopts
     case $cmd in
         attach)
-            opts="-p --pid -f --format $print_opts --device --consumer --provider --no-text -c --count
+            opts="-p --pid -f --format $print_opts --device --consumer --provider --no-text --text-probe -c --count
                   -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
             argopts="-p --pid -f --format $print_argopts --device --consumer --provider -c --count
                      -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         run)
-            opts="-f --format --cuda --user $print_opts --device --consumer --provider --no-text -c --count -d --duration
+            opts="-f --format --cuda --user $print_opts --device --consumer --provider --no-text --text-probe -c --count -d --duration
                   -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
             argopts="-f --format --user $print_argopts --device --consumer --provider -c --count -d --duration
                      -b --buffer-size --max-lag $ident_opts"
@@ -92,7 +92,7 @@ _hcbtrace()
         record)
             opts="-p --pid --follow -o --output --cuda --user --keep-last --until --after --until-signal --rearm
                   --on-trigger
-                  --device --consumer --provider --no-text -c --count
+                  --device --consumer --provider --no-text --text-probe -c --count
                   -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
             argopts="-p --pid -o --output --user --keep-last --until --after --rearm --on-trigger --device --consumer
                      --provider -c --count -d --duration -b --buffer-size --max-lag $ident_opts"

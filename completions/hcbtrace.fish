@@ -83,6 +83,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l rearm -x -d 'arm again after each firing, each its own recording (0: no limit)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and __fish_hcbtrace_no_dashdash' -l provider -x -a 'hcbtap xla-outfeed jax-callback' -d 'trace through this provider only (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l no-text -d 'jax.debug.print: show and record its operands, not the line it printed'
+complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l text-probe -d 'jax.debug.print: take its line from the probe on str concatenation for the whole session'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l process-index -x -d 'the process is process N of its job, where nothing better says'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l process-count -x -d 'its job has N processes, where nothing else says'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l job -x -d 'the job'"'"'s name, where its launcher names none'

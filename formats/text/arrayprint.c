@@ -92,6 +92,7 @@ static int efmt_init(struct efmt *e, const struct hcb_array *a, const struct hcb
 	e->re.dtype = e->im.dtype = component_type(t);
 	e->re.precision = e->im.precision = o->precision;
 	e->re.suppress = e->im.suppress = o->suppress;
+	e->re.cutoff_by_type = e->im.cutoff_by_type = o->exp_cutoff_by_type == 1;
 	e->im.sign_plus = true;
 	return 0;
 }
@@ -403,6 +404,9 @@ int hcb_array2string(struct hcb_buf *out, const struct hcb_array *a,
 	w.data = a->data;
 	w.edge = (uint64_t)o->edgeitems;
 	w.summarize = size > o->threshold;
+	/* no edge items to show: numpy's own text is none this walk makes */
+	if (w.summarize && !w.edge)
+		return -EINVAL;
 	for (unsigned int i = a->ndim; i-- > 0;)
 		w.stride[i] = i + 1 == a->ndim ? 1 : w.stride[i + 1] * a->dims[i + 1];
 

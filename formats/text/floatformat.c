@@ -249,9 +249,13 @@ static double ratio_in_type(double max, double min, unsigned int t)
 /* Decide scientific or positional from the stats (first half of fillFormat). */
 void ffmt_choose(struct ffmt *f, const struct fstats *s)
 {
+	double cutoff = 1e8;
+
+	if (f->cutoff_by_type)
+		cutoff = f->dtype == HCB_DT_FLOAT16 ? 1e3 : f->dtype == HCB_DT_FLOAT32 ? 1e6 : 1e8;
 	f->exp_format = false;
 	if (s->any_nonzero &&
-	    (s->max_abs >= 1e8 ||
+	    (s->max_abs >= cutoff ||
 	     (!f->suppress && (s->min_abs < 0.0001 ||
 			       ratio_in_type(s->max_abs, s->min_abs, f->dtype) > 1000.))))
 		f->exp_format = true;

@@ -23,6 +23,7 @@ struct ffmt {
 	int pad_right;
 	int exp_size;        /* digits of the exponent */
 	bool suppress;
+	bool cutoff_by_type; /* print_opts.h's exp_cutoff_by_type */
 };
 
 /* What FloatingFormat.fillFormat learns from the shown values. */

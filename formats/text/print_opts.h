@@ -1,26 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* print_opts.h - numpy.set_printoptions equivalents used by id_print text. */
+/* print_opts.h - the print options of id_print's text: src/core's. */
 #ifndef HCB_PRINT_OPTS_H
 #define HCB_PRINT_OPTS_H
 
-#include <stdint.h>
-
-struct hcb_print_opts {
-	uint64_t threshold;  /* summarize when size > threshold; id_print: 1024 */
-	int precision;       /* 8 */
-	int linewidth;       /* 75 */
-	int edgeitems;       /* 3 */
-	int suppress;        /* 0 */
-};
-
-#define HCB_PRINT_OPTS_IDPRINT { 1024, 8, 75, 3, 0 }
-
-/* A view of one array: row-major, little endian, elements packed. */
-struct hcb_array {
-	unsigned int dtype;        /* enum hcb_dtype */
-	unsigned int ndim;
-	const uint64_t *dims;
-	const void *data;
-};
+#include "core/print_opts.h"
 
 #endif

@@ -309,12 +309,14 @@ int hcb_pyobj_attr(struct hcb_pyreader *r, uint64_t obj, const char *name, uint6
 	return attr_managed(r, obj, type, flags, name, val);
 }
 
-int hcb_pyobj_int(struct hcb_pyreader *r, uint64_t addr, uint64_t max, uint64_t *v)
+/* An int's value (type, "int" or "bool", checked), up to max. */
+static int long_value(struct hcb_pyreader *r, uint64_t addr, const char *type, uint64_t max,
+		      uint64_t *v)
 {
 	const struct hcb_pyoffsets *o = r->o;
 	uint64_t size, n, x = 0;
-	uint32_t digit[2];
-	int err = hcb_pyobj_is(r, addr, "int");
+	uint32_t digit[3];
+	int err = hcb_pyobj_is(r, addr, type);
 
 	if (!err)
 		err = hcb_pyobj_read(r, addr + o->long_size, &size, 8);
@@ -332,7 +334,7 @@ int hcb_pyobj_int(struct hcb_pyreader *r, uint64_t addr, uint64_t max, uint64_t 
 			return -ERANGE;
 		n = size;
 	}
-	if (n > 2)
+	if (n > 3)
 		return -ERANGE;
 	if (n) {
 		err = hcb_pyobj_read(r, addr + o->long_digits, digit, n * 4);
@@ -343,10 +345,27 @@ int hcb_pyobj_int(struct hcb_pyreader *r, uint64_t addr, uint64_t max, uint64_t 
 		/* a 30-bit digit, and no leading zero digit (CPython normalizes) */
 		if (digit[i] >> 30 || (i == n - 1 && !digit[i]))
 			return -EPROTO;
+		if (x >> 34)
+			return -ERANGE;
 		x = x << 30 | digit[i];
 	}
 	if (x > max)
 		return -ERANGE;
 	*v = x;
 	return 0;
+}
+
+int hcb_pyobj_int(struct hcb_pyreader *r, uint64_t addr, uint64_t max, uint64_t *v)
+{
+	return long_value(r, addr, "int", max, v);
+}
+
+int hcb_pyobj_bool(struct hcb_pyreader *r, uint64_t addr, int *v)
+{
+	uint64_t x;
+	int err = long_value(r, addr, "bool", 1, &x);
+
+	if (!err)
+		*v = (int)x;
+	return err;
 }

@@ -31,8 +31,10 @@ int hcb_pydict_get(struct hcb_pyreader *r, uint64_t dict, const char *name, uint
  * without __slots__ (a heap type): 0 and *val; -ENOENT: not set on the
  * instance (its class's own may stand); -EPROTO. */
 int hcb_pyobj_attr(struct hcb_pyreader *r, uint64_t obj, const char *name, uint64_t *val);
-/* The int at addr (type int exactly: no bool), from 0 to max: 0 and *v;
+/* The int at addr (type int exactly: no bool), from 0 to max (at most 2**64 - 1): 0 and *v;
  * -ERANGE: an int out of that range; -EPROTO: no int. */
 int hcb_pyobj_int(struct hcb_pyreader *r, uint64_t addr, uint64_t max, uint64_t *v);
+/* The bool at addr: 0 and *v (0 or 1); -EPROTO: no bool. */
+int hcb_pyobj_bool(struct hcb_pyreader *r, uint64_t addr, int *v);
 
 #endif

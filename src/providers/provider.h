@@ -66,6 +66,10 @@ enum hcb_without {
 	 * concatenation costs every concatenation of the whole program
 	 * (about 0.8 us each) while attached; prints keep their operands */
 	HCB_WITHOUT_TEXT = 1 << 0,
+	/* --text-probe: without the line hcbtrace makes; the probe stays on
+	 * for the whole session (jaxcb/textproof.c says why it goes by
+	 * default) */
+	HCB_WITHOUT_MADE_TEXT = 1 << 1,
 };
 
 enum hcb_provider_flags {

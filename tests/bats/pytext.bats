@@ -150,6 +150,82 @@ sessions_on()
     "$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p" | grep -Eq "^  sessions: $2\$"
 }
 
+# concat_probed PID: hcbtrace process PID holds a uprobe outside jaxlib:
+# the one on the target's str concatenation (the others are jaxlib's)
+concat_probed()
+{
+    bpftool perf show | grep "^pid $1 " | grep uprobe | grep -vq '/jaxlib/'
+}
+
+@test "pytext: HCBTRACE_TEST_TEXT=format: with no probe, every line of a provable site is the program's, byte for byte" {
+    # issue 39: the line hcbtrace makes from fmt, the print options and the
+    # operands, alone; the pytree site ("tree {t}") cannot be made (one
+    # field, three leaves): its operands, one notice
+    start_prints "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
+    HCBTRACE_TEST_TEXT=format "$HCBTRACE" attach "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    refute concat_probed "$att"
+    touch "$T/go"
+    wait "$PR_PID"
+    wait "$att"
+    grep -q '^done$' "$T/prog.out"
+    run "${CHECK[@]}" "$T/prog.out" "$T/att.txt" --unprovable 'tree {t}'
+    echo "# $output" >&3
+    assert_success
+    [ "$(grep -c 'not shown' "$T/att.err")" -eq 1 ]
+    grep -q "cannot make its line (HCBTRACE_TEST_TEXT=format)" "$T/att.err"
+    # and without it the check fails: the pytree site's lines are missing
+    run "${CHECK[@]}" "$T/prog.out" "$T/att.txt"
+    assert_failure
+}
+
+# provable_attach [OPTION...]: prints_provable.py attached with those
+# options, run through its prints; sets PR_PID, att
+provable_attach()
+{
+    need_python "${HCB_VENV_JAX12:-$BUILD/venv-jax12}" 'import jax' "jax"
+    "$PY" "$ROOT/tests/jax/prints_provable.py" "$T/go" >"$T/prog.out" 2>"$T/prog.err" &
+    PR_PID=$!
+    PIDS+=("$PR_PID")
+    wait_for "$T/prog.out" '^ready$' 180
+    "$HCBTRACE" attach "$@" "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &
+    att=$!
+    PIDS+=("$att")
+    wait_session "$PR_PID"
+    concat_probed "$att"
+    touch "$T/go"
+    wait_for "$T/prog.err" '^printed$' 120
+}
+
+@test "pytext: every print site proven: the text probe goes off, the lines stay the program's byte for byte" {
+    # issue 39: the probe on str concatenation until each print site's
+    # made line equalled its probed one, then off (the concatenation
+    # loop after the prints runs unprobed); --text-probe keeps it
+    provable_attach
+    wait_for "$T/att.err" 'the text probe on str concatenation is off' 60
+    refute concat_probed "$att"
+    touch "$T/go.concat"
+    wait "$PR_PID"
+    wait "$att"
+    run "${CHECK[@]}" "$T/prog.out" "$T/att.txt"
+    echo "# $output; $(grep concat "$T/prog.err")" >&3
+    assert_success
+    refute grep -q 'not shown\|differs' "$T/att.err"
+
+    rm -f "$T/go" "$T/go.concat"
+    provable_attach --text-probe
+    concat_probed "$att"
+    touch "$T/go.concat"
+    wait "$PR_PID"
+    wait "$att"
+    run "${CHECK[@]}" "$T/prog.out" "$T/att.txt"
+    echo "# --text-probe: $output; $(grep concat "$T/prog.err")" >&3
+    assert_success
+    refute grep -q 'probe on str concatenation is off' "$T/att.err"
+}
+
 @test "pytext: --no-text: the operands shown and recorded, no text, sites keep their names" {
     start_prints "${HCB_VENV_JAX12:-$BUILD/venv-jax12}"
     "$HCBTRACE" attach --no-text "$PR_PID" >"$T/att.txt" 2>"$T/att.err" &

@@ -15,6 +15,13 @@ byte for byte, as often as it was printed, and no block may hold a line
 the program did not print; a line "pmap dev=D ..." must be in a block of
 device cpu:D.  Prints "N lines, N blocks, N per device checked" and exits
 0, or says what differs and exits 1.
+
+--unprovable FMT (repeatable): the site whose format string is FMT is one
+whose line hcbtrace cannot make (HCBTRACE_TEST_TEXT=format, issue 39: a
+pytree argument): its blocks are left out (one at least must be there),
+and the program's lines that start with FMT's text before its first "{"
+are not looked for.  Named one by one, never a way to pass a site that had to
+be shown as printed.
 """
 import collections
 import re
@@ -30,11 +37,16 @@ def program_lines(path):
     return lines[start + 1:end]
 
 
-def blocks(path):
-    out, cur = [], None
+def blocks(path, unprovable=()):
+    """The blocks, and how many blocks of each unprovable site were left out."""
+    out, cur, skipped = [], None, collections.Counter()
     for line in open(path, "rb").read().split(b"\n"):
         m = HEADER.match(line)
-        if m:
+        site = next((u for u in unprovable if line.startswith(b"callback: " + u + b" ")), None)
+        if site is not None:
+            skipped[site] += 1
+            cur = None
+        elif m:
             cur = (int(m.group(1)), [])
             out.append(cur)
         elif cur is not None:
@@ -42,15 +54,27 @@ def blocks(path):
     # the file's last newline leaves an empty last line
     if out and out[-1][1] and out[-1][1][-1] == b"":
         out[-1][1].pop()
-    return out
+    return out, skipped
 
 
 def main():
-    want = collections.Counter(program_lines(sys.argv[1]))
+    args = sys.argv[1:]
+    unprovable = []
+    while "--unprovable" in args:
+        i = args.index("--unprovable")
+        unprovable.append(args[i + 1].encode())
+        del args[i:i + 2]
+    prefixes = tuple(u.split(b"{")[0] for u in unprovable)
+    assert all(prefixes), "an unprovable site's format must start with text"
+    want = collections.Counter(line for line in program_lines(args[0])
+                               if not prefixes or not line.startswith(prefixes))
     got = collections.Counter()
     bad = []
     per_device = 0
-    bl = blocks(sys.argv[2])
+    bl, skipped = blocks(args[1], unprovable)
+    for u in unprovable:
+        if not skipped[u]:
+            bad.append("%r: no block of that site (its operands) was shown" % u)
     for dev, text in bl:
         for line in text:
             got[line] += 1

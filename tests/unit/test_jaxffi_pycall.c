@@ -7,7 +7,8 @@
  * that does not come holds it no longer than a while without progress or
  * the end of the input (the thread's next call, where its entry did not
  * come either), each counted, its text not shown; the buffer handler's
- * taps and a decoder without the inner probe go at once.
+ * taps and a decoder without the inner probe go at once.  A print's line
+ * made by hcbtrace (textproof.c) replaces the probed one only once proven.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -29,6 +30,7 @@
 #include "providers/jaxcb/pycall_events.h"
 #include "providers/jaxcb/pysite.h"
 #include "text/idprint.h"
+#include "text/pyformat.h"
 #include "testjaxffi.h"
 
 static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint32_t flags)
@@ -453,6 +455,122 @@ static void test_named_at_entry(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* Print sites by callable: 0x1000 "x={}", 0x2000 "y={:.1f}" (a spec on
+ * an array: not made), 0x3000 "z={}" (options numpy's defaults). */
+static int print_namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
+{
+	static const struct hcb_print_opts o = { 1000, 8, 75, 3, 0, -1 };
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	out->kind = HCB_PYSITE_PRINT;
+	snprintf(out->fmt, sizeof(out->fmt), "%s", callable == 0x1000 ? "x={}" :
+		 callable == 0x2000 ? "y={:.1f}" : "z={}");
+	out->opts = o;
+	out->opts_ok = 1;
+	return 0;
+}
+
+static void probe_off(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* One print of callable on its op, its probed text (NULL: none came). */
+static void made_call(struct hcb_jaxffi *x, struct seen *s, uint64_t seq, const char *op,
+		      uint64_t callable, const char *text)
+{
+	float v[3] = { 1, 2, 3 };
+	int before = s->packets;
+
+	f32_call(x, 0, seq, 11, op, v);
+	feed_entry(x, 11, callable, 0);
+	if (text)
+		assert_int_equal(feed_text(x, 11, 1, 1, strlen(text), text, 0), 0);
+	feed_end(x, 11);
+	assert_int_equal(s->packets, before + 1);
+}
+
+static void assert_text(const struct seen *s, const char *want)
+{
+	if (!want) {
+		assert_null(s->last.text);
+		return;
+	}
+	assert_non_null(s->last.text);
+	assert_int_equal(s->last.text_len, strlen(want));
+	assert_memory_equal(s->last.text, want, strlen(want));
+}
+
+/* Proven on its first probed call, the probe off when the site comes
+ * again; then the made line; a site seen later: its made line. */
+static void test_made_line(void **state)
+{
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+	int offs = 0;
+
+	(void)state;
+	hcb_jaxffi_use_formatter(hcb_pyformat);
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
+	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_AUTO, probe_off, &offs);
+	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
+	assert_int_equal(offs, 0);
+	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
+	assert_int_equal(offs, 1);
+	made_call(x, &s, 2, "debug_print.1", 0x1000, NULL);
+	assert_text(&s, "x=[1. 2. 3.]");
+	made_call(x, &s, 3, "debug_print.3", 0x3000, NULL);
+	assert_text(&s, "z=[1. 2. 3.]");
+	/* a site seen late whose line is not made: operands, one notice */
+	made_call(x, &s, 4, "debug_print.2", 0x2000, NULL);
+	assert_text(&s, NULL);
+	assert_non_null(strstr(s.warning, "--text-probe"));
+	assert_int_equal(offs, 1);
+	assert_true(s.problems[HCB_OVER_BOUND] == 1);
+	hcb_jaxffi_free(x);
+}
+
+/* A made line that differs, or none made: the probe stays, its text is
+ * the one shown, the made line never. */
+static void test_made_line_refused(void **state)
+{
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+	int offs = 0;
+
+	(void)state;
+	hcb_jaxffi_use_formatter(hcb_pyformat);
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
+	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_AUTO, probe_off, &offs);
+	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1.0 2.0 3.0]");
+	assert_non_null(strstr(s.warning, "differs"));
+	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1.0 2.0 3.0]");
+	assert_text(&s, "x=[1.0 2.0 3.0]");
+	made_call(x, &s, 2, "debug_print.2", 0x2000, "y=...");
+	made_call(x, &s, 3, "debug_print.2", 0x2000, "y=...");
+	assert_int_equal(offs, 0);
+	made_call(x, &s, 4, "debug_print.1", 0x1000, NULL);
+	assert_text(&s, NULL);
+	hcb_jaxffi_free(x);
+	/* --text-probe: never compared, never off */
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
+	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_PROBE, probe_off, &offs);
+	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
+	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
+	made_call(x, &s, 2, "debug_print.1", 0x1000, NULL);
+	assert_text(&s, NULL);
+	assert_int_equal(offs, 0);
+	hcb_jaxffi_free(x);
+	hcb_jaxffi_use_formatter(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +581,8 @@ int main(void)
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_named_at_entry),
+		cmocka_unit_test(test_made_line),
+		cmocka_unit_test(test_made_line_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,8 +40,17 @@ static int expected(json_t *j, struct hcb_pysite *want)
 	want->kind = (int)json_integer_value(json_object_get(j, "kind"));
 	want->ordered = (int)json_integer_value(json_object_get(j, "ordered"));
 	if (want->kind == HCB_PYSITE_PRINT) {
+		json_t *o = json_object_get(j, "opts");
+
 		snprintf(want->fmt, sizeof(want->fmt), "%s",
 			 json_string_value(json_object_get(j, "fmt")));
+		want->opts_ok = (int)json_integer_value(json_object_get(j, "opts_ok"));
+		want->opts = (struct hcb_print_opts){
+			(uint64_t)json_integer_value(json_array_get(o, 0)),
+			(int)json_integer_value(json_array_get(o, 1)),
+			(int)json_integer_value(json_array_get(o, 2)),
+			(int)json_integer_value(json_array_get(o, 3)),
+			(int)json_integer_value(json_array_get(o, 4)), -1 };
 	} else {
 		snprintf(want->qualname, sizeof(want->qualname), "%s",
 			 json_string_value(json_object_get(j, "qualname")));
@@ -54,6 +63,10 @@ static int expected(json_t *j, struct hcb_pysite *want)
 
 static int same_site(const struct hcb_pysite *a, const struct hcb_pysite *b)
 {
+	/* a print's options, where read, as numpy had them (issue 39) */
+	if (a->opts_ok != b->opts_ok ||
+	    (a->opts_ok && memcmp(&a->opts, &b->opts, sizeof(a->opts))))
+		return 0;
 	return a->kind == b->kind && a->ordered == b->ordered && !strcmp(a->fmt, b->fmt) &&
 	       !strcmp(a->qualname, b->qualname) && !strcmp(a->file, b->file) &&
 	       a->line == b->line;
@@ -82,14 +95,16 @@ static void check_all(struct hcb_pysites *s, json_t *sites)
 				fail_msg("site %zu (%s): %d", i, json_string_value(json_object_get(j,
 					 want.kind == HCB_PYSITE_PRINT ? "fmt" : "qualname")), err);
 			if (!same_site(&got, &want))
-				fail_msg("site %zu: got kind %d '%s' '%s' %s:%u ordered %d", i,
-					 got.kind, got.fmt, got.qualname, got.file, got.line,
-					 got.ordered);
+				fail_msg("site %zu: got kind %d '%s' '%s' %s:%u ordered %d opts %d "
+					 "(precision %d)", i, got.kind, got.fmt, got.qualname,
+					 got.file, got.line, got.ordered, got.opts_ok,
+					 got.opts.precision);
 		}
 		prints += !refuse && want.kind == HCB_PYSITE_PRINT;
 		callbacks += !refuse && want.kind == HCB_PYSITE_CALLBACK;
 	}
-	assert_true(prints >= 3);   /* the two prints, the ordered one's inner wrapper */
+	/* the three prints, the ordered one's inner wrapper */
+	assert_true(prints >= 4);
 	assert_true(callbacks >= 2);
 }
 

@@ -47,6 +47,7 @@ void hcb_jaxffi_free(struct hcb_jaxffi *x)
 	if (!x)
 		return;
 	hcb_jx_calls_free(x);
+	hcb_jx_proofs_free(x);
 	hcb_jx_names_free(x);
 	hcb_jx_sites_free(x);
 	hcb_registry_free(x->reg);

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/packet.h"
+#include "core/print_opts.h"
 
 struct hcb_jaxffi;
 
@@ -31,6 +33,31 @@ void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
 /* The text probe was left off on purpose (--no-text): a print's tap is
  * its operands, with no notice that its text was not seen. */
 void hcb_jaxffi_text_off(struct hcb_jaxffi *x);
+
+/*
+ * A jax.debug.print's line made by hcbtrace from its fmt, print options
+ * and operands (formats/text/pyformat.h's hcb_pyformat, a floor above
+ * this one: the program that links both hands it here once).  0, or
+ * -ENOTSUP where the line cannot be proven.
+ */
+typedef int (*hcb_jaxffi_formatter)(struct hcb_buf *out, const char *fmt, size_t fmt_len,
+				    const struct hcb_print_opts *opts,
+				    const struct hcb_array *leaves, unsigned int nleaves);
+void hcb_jaxffi_use_formatter(hcb_jaxffi_formatter f);
+
+/* Where a print's text comes from (text.c, textproof.c). */
+enum hcb_jaxffi_text_mode {
+	/* the probe on the target's str concatenation until every print
+	 * site's made line was proven equal to its probed text, then the
+	 * made lines alone, the probe off (probe_off) */
+	HCB_JAXFFI_TEXT_AUTO,
+	HCB_JAXFFI_TEXT_PROBE,    /* --text-probe: the probe's text alone */
+	HCB_JAXFFI_TEXT_FORMAT,   /* tests: the made line alone, no probe */
+};
+/* The mode, and how to take the concatenation probe off (AUTO; NULL: it
+ * was not attached) with its ctx. */
+void hcb_jaxffi_text_mode(struct hcb_jaxffi *x, enum hcb_jaxffi_text_mode mode,
+			  void (*probe_off)(void *ctx), void *ctx);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
 /* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG, HCB_EV_JDATA
  * or one of pycall_events.h.  0 (malformed records included: they are

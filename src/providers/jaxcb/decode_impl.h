@@ -137,6 +137,16 @@ struct hcb_jaxffi {
 	uint64_t named_by_callable;        /* calls without a thunk so named */
 	const struct hcb_consumer *text_noticed[JX_TEXT_NOTICES];
 	unsigned int ntext_noticed;
+	/* prints' lines made by hcbtrace (textproof.c) */
+	enum hcb_jaxffi_text_mode text_mode;
+	void (*probe_off)(void *ctx);      /* NULL: the probe is not on */
+	void *probe_ctx;
+	int probe_taken_off;               /* every site was proven: it went off */
+	struct jx_proof *proofs;           /* JX_TEXT_NOTICES print sites, at most */
+	unsigned int nproofs;
+	struct hcb_buf line;               /* the line made for the packet */
+	uint64_t text_made;                /* prints shown with a made line */
+	uint64_t text_mismatch;            /* sites whose made line was not the probed */
 };
 
 /*
@@ -234,6 +244,25 @@ int hcb_jx_text_keep(struct jcall *c, const struct hcb_ev_jpytext *e, const unsi
  * expected and could not be had). */
 const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 			    const struct hcb_consumer *con, int kind, uint32_t *len);
+
+/* textproof.c */
+/* A print site's line: made, proven against its probed text, or not. */
+enum { JX_PROOF_NONE, JX_PROOF_EQUAL, JX_PROOF_PROBE, JX_PROOF_LATE };
+struct jx_proof {
+	const struct hcb_consumer *con;
+	int state;                         /* JX_PROOF_* */
+	int fmt_ok;                        /* fmt and opts read (a print's pysite) */
+	char *fmt;
+	struct hcb_print_opts opts;
+};
+/* The text of print call c of site con, where textproof decides it: the
+ * probed one (compared with the made line while the probe is on), or the
+ * made line once its site is proven; NULL: neither (*why: a reason
+ * text.c does not know, or NULL).  No memory for a site's entry or its
+ * line: the probed text alone, as without a formatter. */
+const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
+			       const struct hcb_consumer *con, uint32_t *len, const char **why);
+void hcb_jx_proofs_free(struct hcb_jaxffi *x);
 
 /* deliver.c */
 /* Call c has all its records: handed on and let go.  0, or the packet

@@ -321,7 +321,8 @@ static uint32_t test_str_shift(void)
  * ti->notice says why, once.
  */
 static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
-			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy)
+			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy,
+			struct bpf_link **text_link)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	struct hcb_pytext_target py;
@@ -339,7 +340,9 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 		struct bpf_link *link = bpf_program__attach_uprobe_opts(
 			skel->progs.pytext_concat, ti->pid, v->path, py.concat_off, &opts);
 
-		err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+		/* kept apart from the others: it may go off first (textproof.c) */
+		err = link ? 0 : (errno ? -errno : -EINVAL);
+		*text_link = link;
 		if (err)
 			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
 	} else if (!why[0]) {
@@ -354,15 +357,31 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 		if (err)
 			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
 	}
+	/* a probe without its settings sends nothing: not on, for textproof */
+	if (err) {
+		bpf_link__destroy(*text_link);
+		*text_link = NULL;
+	}
 	if (err)
 		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
 			 "shown, its taps are, as before: %.240s", why);
 }
 
+/* A test's prints shown with hcbtrace's made line alone, no text probe
+ * (HCBTRACE_TEST_TEXT=format): the made lines against the program's own
+ * (tests/bats/pytext.bats). */
+static int test_text_format(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_TEXT");
+
+	return s && !strcmp(s, "format");
+}
+
 /* The Python side, where the inner function is probed: the target's
  * Python found once, for the site names and the text probe both. */
 static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
-		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx)
+		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx,
+		       struct bpf_link **text_link)
 {
 	const struct hcb_pyoffsets *o;
 	struct hcb_pyver *v = malloc(sizeof(*v));
@@ -379,8 +398,8 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 		ops->notice(ctx, msg);
 	}
 	/* --no-text: the names stay, the concatenation goes unprobed */
-	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT))
-		attach_text(probes, ti, err ? NULL : v, o, why);
+	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT) && !test_text_format())
+		attach_text(probes, ti, err ? NULL : v, o, why, text_link);
 	free(v);
 	return err == -ENOMEM ? err : 0;
 }
@@ -390,7 +409,30 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 struct jaxcb_state {
 	struct hcb_jaxffi *dec;
 	struct hcb_probes *probes;
+	struct bpf_link *text_link;   /* the text probe's, while it is on */
 };
+
+/* Every print site's line is made as the program's own (textproof.c):
+ * the text probe, which every str concatenation of the program pays for,
+ * goes; the handler, thunk and Python entry and return probes stay. */
+static void text_probe_off(void *ctx)
+{
+	struct jaxcb_state *st = ctx;
+
+	bpf_link__destroy(st->text_link);
+	st->text_link = NULL;
+}
+
+static void text_mode(struct jaxcb_state *st, const struct hcb_target_info *ti)
+{
+	enum hcb_jaxffi_text_mode mode = HCB_JAXFFI_TEXT_AUTO;
+
+	if (ti->without & HCB_WITHOUT_MADE_TEXT)
+		mode = HCB_JAXFFI_TEXT_PROBE;
+	else if (test_text_format())
+		mode = HCB_JAXFFI_TEXT_FORMAT;
+	hcb_jaxffi_text_mode(st->dec, mode, st->text_link ? text_probe_off : NULL, st);
+}
 
 static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 		      const struct hcb_decoder_ops *ops, void *ctx)
@@ -412,12 +454,14 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	/* the Python side first: attached to a running program, the first
 	 * call sent has its text probed and its namer ready */
 	if (ti->probe_off[INNER])
-		err = open_python(st->dec, probes, ti, ops, ctx);
+		err = open_python(st->dec, probes, ti, ops, ctx, &st->text_link);
+	text_mode(st, ti);
 	if (!err && ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else if (!err)
 		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
+		bpf_link__destroy(st->text_link);
 		hcb_jaxffi_free(st->dec);
 		free(st);
 		return err;
@@ -475,6 +519,7 @@ static void close_jaxcb(void *state)
 {
 	struct jaxcb_state *st = state;
 
+	bpf_link__destroy(st->text_link);
 	hcb_jaxffi_free(st->dec);
 	free(st);
 }

@@ -184,6 +184,8 @@ static int walk_partial(struct walk *w, uint64_t obj, unsigned int depth)
 	if (len < 0)
 		return len == -E2BIG ? -EPROTO : (int)len;
 	w->out->kind = HCB_PYSITE_PRINT;
+	/* (a site whose options are not read keeps its probed text) */
+	w->out->opts_ok = !hcb_pysite_print_opts(w->r, items, n, &w->out->opts);
 	return 0;
 }
 

@@ -35,6 +35,7 @@
 
 #include <stdint.h>
 
+#include "core/print_opts.h"
 #include "process/pyobj.h"
 #include "process/pyver.h"
 
@@ -52,6 +53,10 @@ struct hcb_pysite {
 	char file[HCB_PYSITE_FILE];     /* callback: its co_filename */
 	unsigned int line;              /* callback: its co_firstlineno */
 	int ordered;                    /* ordered=True: jax's token wrapper seen */
+	/* print: its np.printoptions, read; 0 where they were not, or where
+	 * its line is not fmt.format(...) written (pyprint.c) */
+	int opts_ok;
+	struct hcb_print_opts opts;
 };
 
 struct hcb_pysites;
@@ -72,5 +77,12 @@ int hcb_pysite_lookup(struct hcb_pysites *s, uint64_t callable, struct hcb_pysit
 /* process_vm_readv calls made so far (what the walks cost). */
 unsigned long hcb_pysites_reads(const struct hcb_pysites *s);
 void hcb_pysites_free(struct hcb_pysites *s);
+
+/* A print's partial's args (items[n]: fmt, its options, and from jax
+ * 0.10 has_placeholders and logging_record): its options into *o, where
+ * its line is fmt.format(...) under options pyformat.h takes (the others
+ * numpy's defaults).  0; -ENOTSUP; -EPROTO and other reading errors. */
+int hcb_pysite_print_opts(struct hcb_pyreader *r, const uint64_t *items, int n,
+			  struct hcb_print_opts *o);
 
 #endif

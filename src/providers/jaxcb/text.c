@@ -2,8 +2,9 @@
 /*
  * text.c - the text a jax.debug.print's tap shows: the str the Python
  * side's probe sent (pycall_events.h: its characters as CPython holds
- * them) made UTF-8 and kept with its call, then handed to the tap of a
- * print, and of a print only.  A print whose text could not be had keeps
+ * them) made UTF-8 and kept with its call, or the line hcbtrace made
+ * (textproof.c decides which), handed to the tap of a print, and of a
+ * print only.  A print whose text could not be had keeps
  * its operands, and its site is told why, once.
  */
 #include <errno.h>
@@ -78,8 +79,10 @@ static int is_print(const struct jcall *c, int kind)
 	return !strncmp(c->h.op, "debug_print", 11);
 }
 
-/* Once per site: its print's text is not shown, and why. */
-static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb_consumer *con)
+/* Once per site: its print's text is not shown, and why (other: a reason
+ * textproof.c gave, else the call's text state's). */
+static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb_consumer *con,
+		   const char *other)
 {
 	static const char *const why[] = {
 		[JX_TEXT_NONE] = "none was seen (a Python whose strings hcbtrace does not read, "
@@ -102,7 +105,8 @@ static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb
 		char msg[384];
 
 		snprintf(msg, sizeof(msg), "device %u: %s: the text it printed is not shown, its "
-			 "operands are: %s", c->h.device_id, c->h.op, why[c->text_state]);
+			 "operands are: %s", c->h.device_id, c->h.op,
+			 other ? other : why[c->text_state]);
 		x->b.ops->warn(x->b.ctx, HCB_OVER_BOUND, c->h.device, con->id, msg);
 	}
 }
@@ -110,19 +114,20 @@ static void notice(struct hcb_jaxffi *x, const struct jcall *c, const struct hcb
 const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 			    const struct hcb_consumer *con, int kind, uint32_t *len)
 {
+	const char *text, *why;
+
 	*len = 0;
 	/* a print's only: another callback's Python may end lines too (a
 	 * traceback it logs), which are not what its tap holds; none asked
 	 * for (--no-text) is no fallback to tell of */
 	if (x->no_text || !is_print(c, kind))
 		return NULL;
-	if (c->text_state == JX_TEXT_OK && c->text.len <= UINT32_MAX) {
-		*len = (uint32_t)c->text.len;
-		return c->text.data ? c->text.data : "";
-	}
+	text = hcb_jx_text_decide(x, c, con, len, &why);
+	if (text)
+		return text;
 	/* a print whose Python side was seen to its end, and no text; or
 	 * whose text cannot be told its own */
-	if (c->text_state == JX_TEXT_UNPROVEN || (c->py_seen && !c->await_end))
-		notice(x, c, con);
+	if (why || c->text_state == JX_TEXT_UNPROVEN || (c->py_seen && !c->await_end))
+		notice(x, c, con, why);
 	return NULL;
 }

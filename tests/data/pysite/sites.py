@@ -11,6 +11,7 @@ import sys
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import io_callback
 
 
@@ -32,8 +33,19 @@ def step(x):
     return jax.pure_callback(pure, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
 
+@jax.jit
+def fixed(x):
+    jax.debug.print("fixed {}", x)
+    return x
+
+
 real_stdout, sys.stdout = sys.stdout, open("/dev/null", "w")   # the prints' lines
+# a print binds the options at its trace: read back as they were (issue 39)
+np.set_printoptions(precision=4, threshold=50, linewidth=60, edgeitems=2, suppress=True)
 step(jnp.ones(3)).block_until_ready()
+np.set_printoptions(precision=3, floatmode="fixed")   # not one pyformat takes
+fixed(jnp.ones(3)).block_until_ready()
+np.set_printoptions()
 sys.stdout.close()
 sys.stdout = real_stdout
 
@@ -46,11 +58,22 @@ def cells(f):
     return [c.cell_contents for c in (f.__closure__ or ())]
 
 
+def print_opts(args):
+    """What pysite.h's opts say of a print's partial (pyprint.c's rules)."""
+    o = args[1]
+    ok = (len(args) == 2 or (len(args) == 4 and args[2] is True and args[3] is None)) and \
+        o["floatmode"] == "maxprec" and o["sign"] == "-" and o["nanstr"] == "nan" and \
+        o["infstr"] == "inf" and o["formatter"] is None and o["legacy"] is False and \
+        o.get("override_repr") is None
+    return {"opts_ok": int(ok), "opts": [o["threshold"], o["precision"], o["linewidth"],
+                                         o["edgeitems"], int(o["suppress"])]}
+
+
 def terminal(o, seen_flat=False):
     """The site Python itself sees at the end of jax's wrappers."""
     if isinstance(o, functools.partial):
         if getattr(o.func, "__name__", "") == "_format_print_callback":
-            return {"kind": 1, "fmt": o.args[0]}
+            return {"kind": 1, "fmt": o.args[0], **print_opts(o.args)}
         return terminal(o.func)
     if type(o).__name__ == "_FlatCallback":
         if not hasattr(type(o), "__slots__"):
