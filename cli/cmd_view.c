@@ -20,6 +20,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "job_input.h"
 #include "recfile.h"
 #include "sink.h"
 #include "source.h"
@@ -287,44 +288,120 @@ static int view_file(struct view_args *a, const char *path)
 		code = code == EXIT_OK ? EXIT_FAIL : code;
 	}
 	if (n != -EINTR)
-		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src) }, 1);
+		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src, 0) }, 1);
 	tui_source_close(src);
+	return code;
+}
+
+/* A job's members' troubles, as replay says them once the display is
+ * closed: a file cut short is shown up to there, damage fails the run. */
+static int job_troubles(const struct tui_source *src, int code)
+{
+	size_t n = tui_source_troubles(src, 0, &(int){ 0 }, &(const char *){ NULL });
+
+	for (size_t i = 0; i < n && i < TUI_SOURCE_TROUBLES; i++) {
+		const char *msg;
+		int err;
+
+		tui_source_troubles(src, i, &err, &msg);
+		if (err == -ENODATA) {
+			cli_warn("%s", msg);
+			continue;
+		}
+		cli_err("%s", msg);
+		code = code == EXIT_OK ? EXIT_FAIL : code;
+	}
+	if (n > TUI_SOURCE_TROUBLES)
+		cli_warn("%zu more files were damaged or cut short", n - TUI_SOURCE_TROUBLES);
+	return code;
+}
+
+static void job_unmatched(const struct view_args *a, const struct tui_source *src)
+{
+	size_t n = tui_source_members(src);
+	const struct hcb_registry **regs = calloc(n, sizeof(*regs));
+
+	if (!regs)
+		return;
+	for (size_t i = 0; i < n; i++)
+		regs[i] = tui_source_consumers(src, i);
+	filter_warn_unmatched(&a->o.filter, regs, n);
+	free(regs);
+}
+
+/* A job's recordings, browsed as one (tui/source.h): its processes'
+ * streams apart; a member's damage is said when the display closes. */
+static int view_job(struct view_args *a, const char *const *paths, int npaths)
+{
+	struct tui_source *src = NULL;
+	struct hcb_jobset set;
+	struct tui_sink sink;
+	char why[1024], name[160];
+	const char *msg;
+	int n, code;
+
+	hcb_jobset_init(&set);
+	code = job_input_load(&set, paths, npaths, 0, EXIT_FAIL);
+	if (!code && tui_source_open_job(&src, &set, &sink, &a->o.filter, why, sizeof(why))) {
+		cli_err("%s", why);
+		code = EXIT_FAIL;
+	}
+	if (!code) {
+		trace_install_signals();
+		if (tui_source_start(src)) {
+			cli_err("cannot start the thread that indexes the recordings");
+			code = EXIT_FAIL;
+		}
+	}
+	if (!code) {
+		snprintf(name, sizeof(name), "%.100s (%zu process%s)", npaths == 1 ? cli_vis(paths[0]) :
+			 "recordings", set.n, set.n == 1 ? "" : "es");
+		code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
+		n = tui_source_result(src, &msg);
+		if (n != -EINTR) {
+			code = job_troubles(src, code);
+			job_unmatched(a, src);
+		}
+	}
+	tui_source_close(src);
+	hcb_jobset_free(&set);
 	return code;
 }
 
 static int run_view(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct view_args a = { .cmd = cmd };
-	const char *file = NULL;
-	int code;
+	const char *const *files;
+	int code, nfiles;
 
 	trace_opts_init(&a.o);
 	a.o.quiet = 0;
 	code = cli_parse_opts(cmd, argc, argv, view_opt, &a);
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
-	if (optind < argc)
-		file = argv[optind++];
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if (file && a.pid)
+	files = (const char *const *)argv + optind;
+	nfiles = argc - optind;
+	if (nfiles && a.pid)
 		return cli_usage_err(cmd, "give a pid (-p) or a recording, not both");
-	if (!file && !a.pid)
-		return cli_usage_err(cmd, "what to view? hcbtrace view -p PID, or hcbtrace view FILE");
+	if (!nfiles && !a.pid)
+		return cli_usage_err(cmd, "what to view? hcbtrace view -p PID, or hcbtrace view FILE | DIR");
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_err("hcbtrace view needs a terminal");
 		return EXIT_USAGE;
 	}
-	return a.pid ? view_live(&a) : view_file(&a, file);
+	if (a.pid)
+		return view_live(&a);
+	return job_input_is_job(files, nfiles) ? view_job(&a, files, nfiles) : view_file(&a, files[0]);
 }
 
 const struct cli_cmd cmd_view = {
 	.name = "view",
 	.run = run_view,
 	.summary = "watch a running program's taps, or a recording, in an interactive viewer",
-	.usage = "[OPTIONS] -p PID | FILE",
-	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap): "
-		       "streams per device and consumer, the latest taps, a tap in detail as id_print "
+	.usage = "[OPTIONS] -p PID | FILE | DIR | FILE FILE...",
+	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap), "
+		       "or a job's recordings as one (a directory, or several files: a column says "
+		       "which process): streams per process, device and consumer, the latest taps, a tap in detail as id_print "
 		       "printed it with min/max/mean, and a sparkline per device; press ? for the keys.",
 	.opts = view_opts,
 };

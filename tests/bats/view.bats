@@ -723,3 +723,117 @@ quit_view()
     quit_view
     [ "$(cat "$T/rc")" = 0 ]
 }
+
+# view_tall ARGS...: hcbtrace view ARGS as view does, in a 110x66 terminal:
+# a stream list of 20 rows whole
+view_tall()
+{
+    local args
+    printf -v args '%q ' "$@"
+    rm -f "$T/rc"
+    tm_new -d -s view -x 110 -y 66 \
+        "$HCBTRACE view $args 2>$T/err; echo \$? >$T/rc.tmp; mv $T/rc.tmp $T/rc; echo viewer-exited; sleep 600"
+}
+
+# record_two DIR: two hcb-example processes, A of 1 device and B of 3,
+# recorded by one `record -p A -p B` into DIR/PID.jsonl, 40 taps each
+record_two()
+{
+    start_example --devices 1 --steps 0 --interval-ms 15 --field-size 16
+    A=$EX_PID
+    start_example --devices 3 --steps 0 --interval-ms 15 --field-size 16
+    B=$EX_PID
+    mkdir -p "$1"
+    "$HCBTRACE" record -q -p "$A" -p "$B" -c 40 -o "$1/%p.jsonl"
+    [ -f "$1/$A.jsonl" ] && [ -f "$1/$B.jsonl" ]
+}
+
+# file_streams DIR: "PID DEVICE CONSUMER TAPS" a stream of DIR's files, as
+# the files say (the pid of the session record before the taps), sorted
+file_streams()
+{
+    python3 - "$1" <<'PY' | sort
+import collections, glob, json, sys
+count = collections.Counter()
+for path in glob.glob(sys.argv[1] + "/*.jsonl"):
+    pid = None
+    for line in open(path):
+        rec = json.loads(line)
+        if rec["type"] == "session":
+            pid = rec["pid"]
+        elif rec["type"] == "tap":
+            count[(pid, "cpu:%d" % rec["device"], rec["name"])] += 1
+for (pid, dev, name), n in count.items():
+    print(pid, dev, name, n)
+PY
+}
+
+# screen_streams: the same of the stream list on the screen, sorted
+screen_streams()
+{
+    screen | awk '/^ proc +device +consumer / { on = 1; next }
+        on && /^ (Sparkline|tap +time)/ { exit }
+        on && NF >= 4 { print $1, $2, $3, $4 }' | sort
+}
+
+@test "view DIR: two processes' recordings as one, each one's streams apart, counted as the files count" {
+    record_two "$T/run"
+    file_streams "$T/run" >"$T/files.txt"
+    # 1 + 3 devices of 5 consumers, 40 taps a process, each process's cpu:0 its own
+    [ "$(wc -l <"$T/files.txt")" = 20 ]
+    [ "$(grep -c " cpu:0 " "$T/files.txt")" = 10 ]
+    view_tall "$T/run"
+    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  complete"
+    wait_screen '\[20 streams\]'
+    screen_streams >"$T/shown.txt"
+    diff "$T/files.txt" "$T/shown.txt"
+    # ordered by process, then device: A's one device, then B's three
+    screen | grep -E '^ [0-9]+ +cpu:' | awk '{ print $1 }' | uniq >"$T/order.txt"
+    [ "$(cat "$T/order.txt")" = "$(printf '%s\n' "$A" "$B" | sort -n)" ]
+    # f @PID: one process's streams and taps
+    tm send-keys -t view f "@$B" Enter
+    wait_screen '\[15 streams, filtered\]'
+    wait_screen -E "^ [0-9]+ +[0-9:.]+ $B +cpu:2 "
+    [ -z "$(screen | grep -E '^ [0-9]+ +([0-9:.]+ )?[0-9]+ +cpu:' | grep -v " $B ")" ]
+    # a tap in detail says whose it is, in replay's words
+    tm send-keys -t view Tab G Enter
+    wait_screen "^ process: pid $B: .*hcb-example --devices 3 "
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    [ ! -s "$T/err" ]
+    tm kill-server
+    # the files named are the same recording
+    view_tall "$T/run/$B.jsonl" "$T/run/$A.jsonl"
+    wait_screen "^hcbtrace view  recordings (2 processes)  taps 80  dropped 0  complete"
+    wait_screen '\[20 streams\]'
+    screen_streams >"$T/shown2.txt"
+    diff "$T/files.txt" "$T/shown2.txt"
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "view DIR: a damaged member is said in one line as replay says it, the rest is browsed" {
+    record_two "$T/run"
+    echo 'garbage{' >>"$T/run/$B.jsonl"
+    "$HCBTRACE" replay --no-wait "$T/run" >/dev/null 2>"$T/replay.err" && false || echo $? >"$T/replay.rc"
+    [ "$(wc -l <"$T/replay.err")" = 1 ]
+    view_tall "$T/run"
+    # every tap of both: the damage is past B's last one
+    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  damaged (said on exit)$"
+    wait_screen '\[20 streams\]'
+    quit_view
+    [ "$(cat "$T/rc")" = "$(cat "$T/replay.rc")" ]
+    diff "$T/err" "$T/replay.err"
+}
+
+@test "view DIR: one process is shown as one recording is, without a process column" {
+    mkdir "$T/one"
+    "$HCBTRACE" record -q -o "$T/one/rec.jsonl" -- "$EXAMPLE" --steps 5 --interval-ms 0 --field-size 16
+    view "$T/one"
+    wait_screen '\[20 streams\]'
+    wait_screen "/one (1 process)  taps 100  dropped 0"
+    wait_screen '^ device consumer '
+    [ -z "$(screen | grep -E '^ proc ')" ]
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
