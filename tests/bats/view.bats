@@ -837,3 +837,33 @@ screen_streams()
     quit_view
     [ "$(cat "$T/rc")" = 0 ]
 }
+
+@test "view -p A -p B: two processes live, each its own session, their streams apart in one view" {
+    start_example --devices 1 --steps 0 --interval-ms 15 --field-size 16
+    A=$EX_PID
+    start_example --devices 3 --steps 0 --interval-ms 15 --field-size 16
+    B=$EX_PID
+    run --separate-stderr "$HCBTRACE" view -p "$A" -p "$A"
+    [ "$status" = 2 ]
+    [[ "$stderr" == *"process $A is given twice (-p)"* ]]
+    view_tall -p "$A" -p "$B"
+    wait_screen '\[20 streams\]'
+    wait_screen -E "^hcbtrace view  2 processes  taps [0-9]+"
+    # A's one device, then B's three; every stream counting
+    screen | grep -E '^ [0-9]+ +cpu:[0-9] ' >"$T/rows.txt"
+    [ "$(grep -c "^ $A  *cpu:0 " "$T/rows.txt")" = 5 ]
+    [ "$(grep -c "^ $B  *cpu:[012] " "$T/rows.txt")" = 15 ]
+    [ "$(awk '{ print $1 }' "$T/rows.txt" | uniq)" = "$(printf '%s\n' "$A" "$B" | sort -n)" ]
+    # f @PID: one process's taps
+    tm send-keys -t view f "@$A" Enter
+    wait_screen '\[5 streams, filtered\]'
+    wait_screen -E "^ [0-9]+ +[0-9:.]+ $A +cpu:0 "
+    [ -z "$(screen | grep -E '^ [0-9]+ +([0-9:.]+ )?[0-9]+ +cpu:' | grep -v " $A ")" ]
+    tm send-keys -t view Tab Enter
+    wait_screen "^ process: pid $A$"
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    # each session's own summary, said once the terminal is back
+    [ "$(grep -c "interrupted: .* of process $A .* 0 lost" "$T/err")" = 1 ]
+    [ "$(grep -c "interrupted: .* of process $B .* 0 lost" "$T/err")" = 1 ]
+}
