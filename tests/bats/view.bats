@@ -836,6 +836,7 @@ screen_streams()
     [ -z "$(screen | grep -E '^ proc ')" ]
     quit_view
     [ "$(cat "$T/rc")" = 0 ]
+    [ ! -s "$T/err" ]
 }
 
 @test "view -p A -p B: two processes live, each its own session, their streams apart in one view" {
@@ -866,4 +867,6 @@ screen_streams()
     # each session's own summary, said once the terminal is back
     [ "$(grep -c "interrupted: .* of process $A .* 0 lost" "$T/err")" = 1 ]
     [ "$(grep -c "interrupted: .* of process $B .* 0 lost" "$T/err")" = 1 ]
+    # and nothing else: the per-device rows of those summaries
+    [ -z "$(grep -vE '^  cpu:[0-3] |^hcbtrace: interrupted: ' "$T/err")" ]
 }
