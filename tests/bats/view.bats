@@ -826,6 +826,35 @@ screen_streams()
     diff "$T/err" "$T/replay.err"
 }
 
+@test "view DIR: large recordings (JSONL and .hcbcap) browsed in place, the memory one file's is" {
+    big_recording "$T/a.jsonl" 12000 4000
+    mkdir "$T/job"
+    # another process (by its session record), in the other format
+    sed '1s/"pid":1,/"pid":2,/' "$T/a.jsonl" >"$T/b.jsonl"
+    "$HCBTRACE" convert "$T/b.jsonl" -o "$T/job/b.hcbcap"
+    mv "$T/a.jsonl" "$T/job/a.jsonl"
+    [ "$(du -cb "$T"/job/* | tail -1 | cut -f1)" -gt 100000000 ]
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
+    cd "$T"
+    view_in "" job
+    wait_screen '^ 0  *[0-9:.]* 1  *cpu:0  *loss  *0\.25$'
+    wait_screen "^hcbtrace view  job (2 processes)  taps 24000  dropped 0  complete" 120
+    # each process's 8 streams of 1500 taps (the rows shown)
+    retry 60 screen_has 5 '^ [12] +cpu:[0-3] +(loss|field) +1500 '
+    # stamped alike, the first process's tap first: the last is the second's
+    tm send-keys -t view G
+    retry 60 last_row_is 23999
+    wait_screen -E '^ 23999 +[0-9:.]+ 2 +cpu:3 +field +float32\[4000\] mean=0\.5$'
+    tm send-keys -t view Tab G Enter
+    wait_screen '^ process: pid 2$'
+    wait_screen '^ tap #23999  seq 1499 '
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    # nothing like the files in memory
+    echo "# view job/ of $(du -cb job/* | tail -1 | cut -f1) bytes: peak $(cat "$T/rss") kB" >&3
+    [ "$(cat "$T/rss")" -lt 100000 ]
+}
+
 @test "view DIR: one process is shown as one recording is, without a process column" {
     mkdir "$T/one"
     "$HCBTRACE" record -q -o "$T/one/rec.jsonl" -- "$EXAMPLE" --steps 5 --interval-ms 0 --field-size 16
