@@ -189,7 +189,8 @@ static int build_detail(struct tui_frame *f, struct tui_model *m, struct tui_sta
 	i = tui_key_at(&f->taps, f->tsel);
 	t = tui_model_get(m, i);
 	if (t)
-		return tui_detail_pane_build(&f->detail, &m->cons[t->cons], m->platform, t, h,
+		return tui_detail_pane_build(&f->detail, &m->cons[t->cons],
+					     tui_model_platform(m, t->cons), t, h,
 					     f->lay.detail.w, st->text_only, &f->style);
 	return m->indexed ? tui_detail_pane_error(&f->detail, i, m->fetch_error) : 0;
 }

@@ -209,6 +209,15 @@ static int process_words(struct tui_process *p, unsigned int proc, const struct 
 	return -ENOMEM;
 }
 
+const char *tui_model_platform(const struct tui_model *m, unsigned int cons)
+{
+	unsigned int proc = cons < m->ncons ? m->cons[cons].proc : 0;
+
+	if (m->nprocs > 1 && proc < m->nprocs && m->procs[proc].platform[0])
+		return m->procs[proc].platform;
+	return m->platform;
+}
+
 int tui_model_process(struct tui_model *m, unsigned int proc, const struct hcb_session_info *who,
 		      const char *fallback)
 {
@@ -225,6 +234,8 @@ int tui_model_process(struct tui_model *m, unsigned int proc, const struct hcb_s
 	for (; m->nprocs <= proc; m->nprocs++)
 		memset(&m->procs[m->nprocs], 0, sizeof(*m->procs));
 	err = process_words(&m->procs[proc], proc, who, fallback);
+	if (!err && who)
+		snprintf(m->procs[proc].platform, sizeof(m->procs[proc].platform), "%s", who->platform);
 	if (!err)
 		m->cur_proc = proc;
 	return err;
@@ -321,6 +332,10 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
 		m->pid = rec->session.pid;
 		if (rec->session.platform[0])
 			snprintf(m->platform, sizeof(m->platform), "%s", rec->session.platform);
+		/* each process's own: a job's may differ */
+		if (rec->session.platform[0] && m->cur_proc < m->nprocs)
+			snprintf(m->procs[m->cur_proc].platform, sizeof(m->procs[0].platform), "%s",
+				 rec->session.platform);
 		return 0;
 	case HCB_REC_TAP:
 		return add_tap(m, &rec->tap);

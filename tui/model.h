@@ -58,6 +58,7 @@ struct tui_process {
 				 * place, no session record) */
 	char *who;              /* the detail's line: "process 1 of 2 (jax),
 				 * host node07, pid 4242" as replay says it */
+	char platform[16];      /* what names its devices ("": the model's) */
 };
 
 /* Processes a model tells apart: a job set's files, at most. */
@@ -229,6 +230,10 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec);
  */
 int tui_model_process(struct tui_model *m, unsigned int proc, const struct hcb_session_info *who,
 		      const char *fallback);
+
+/* What names the devices of consumer cons's process: its session's
+ * platform, else the model's. */
+const char *tui_model_platform(const struct tui_model *m, unsigned int cons);
 
 /* The held tap of index i, or NULL (evicted, or not received yet; indexed:
  * always NULL, see tui_model_get). */

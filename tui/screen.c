@@ -243,7 +243,8 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		if (i == f->ssel)
 			attr = st->focus == TUI_PANE_STREAMS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %s%-7s%-14.14s %9llu %9s %7llu  %s",
-		     proc_col(pc, sizeof(pc), m, str->cons), dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].name,
+		     proc_col(pc, sizeof(pc), m, str->cons), dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device),
+		     m->cons[str->cons].name,
 		     (unsigned long long)str->count, rate,
 		     (unsigned long long)str->dropped,
 		     f->srows[row - 1].value);
@@ -296,7 +297,7 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		tui_spark_range(bins, nb, &lo, &hi);
 		hcb_buf_reset(&line);
 		tui_spark_render(&line, bins, nb, lo, hi, s->utf8);
-		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s", dev_name(dev, sizeof(dev), m->platform, str->device));
+		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s", dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device));
 		put(r->y + row, 9, width > 0 ? width : 0, 0, 0, hcb_buf_str(&line));
 		tui_format_num(a, sizeof(a), lo);
 		tui_format_num(b, sizeof(b), hi);
@@ -332,7 +333,7 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 		/* a NaN or inf in it: '!' first, which shows without colour, and red */
 		putf(r->y + row, 0, r->w, attr, t->nonfinite && s->color ? PAIR_NONFINITE : 0, buf,
 		     "%c%-8llu %-12s %s%-7s %-14.14s %s", t->nonfinite ? '!' : ' ',
-		     (unsigned long long)t->index, when, proc_col(pc, sizeof(pc), m, t->cons), dev_name(dev, sizeof(dev), m->platform, t->device),
+		     (unsigned long long)t->index, when, proc_col(pc, sizeof(pc), m, t->cons), dev_name(dev, sizeof(dev), tui_model_platform(m, t->cons), t->device),
 		     m->cons[t->cons].name, t->value);
 	}
 }

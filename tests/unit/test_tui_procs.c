@@ -4,7 +4,8 @@
  * recordings browsed as one, issue 36): a consumer is its process's, so two
  * processes that both say cuda:0 and number their consumers alike have two
  * streams; the lists order them by process; `f @TAG` keeps one process; the
- * detail says who the process is; one process is keyed as before.
+ * detail says who the process is, each process's devices named by its own
+ * platform; one process is keyed as before.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,6 +46,7 @@ static void two_processes(struct tui_model *m)
 	struct hcb_session_info b = { .pid = 4243 };
 
 	snprintf(a.host, sizeof(a.host), "node07");
+	snprintf(a.platform, sizeof(a.platform), "cuda");
 	snprintf(b.command, sizeof(b.command), "python train.py");
 	assert_int_equal(tui_model_process(m, 0, &a, "a.jsonl"), 0);
 	assert_int_equal(tui_model_process(m, 1, &b, "b.jsonl"), 0);
@@ -126,6 +128,9 @@ static void test_filter_by_process_and_detail(void **state)
 	/* the detail's first line says whose the tap is */
 	assert_int_equal(tui_detail_text(&b, &m.cons[1], m.platform, tui_model_tap(&m, 1)), 0);
 	assert_non_null(strstr(hcb_buf_str(&b), "process: pid 4243: python train.py\ntap #1  seq 0  "));
+	/* each process's devices named by its own platform (none: the model's) */
+	assert_string_equal(tui_model_platform(&m, 0), "cuda");
+	assert_string_equal(tui_model_platform(&m, 1), "cpu");
 	hcb_buf_free(&b);
 	tui_model_free(&m);
 	hcb_consumer_free(loss);
