@@ -415,12 +415,11 @@ static int view_file(struct view_args *a, const char *path)
  * closed: a file cut short is shown up to there, damage fails the run. */
 static int job_troubles(const struct tui_source *src, int code)
 {
-	size_t n = tui_source_troubles(src, 0, &(int){ 0 }, &(const char *){ NULL });
+	const char *msg = NULL;
+	int err = 0;
+	size_t n = tui_source_troubles(src, 0, &err, &msg);
 
 	for (size_t i = 0; i < n && i < TUI_SOURCE_TROUBLES; i++) {
-		const char *msg;
-		int err;
-
 		tui_source_troubles(src, i, &err, &msg);
 		if (err == -ENODATA) {
 			cli_warn("%s", msg);

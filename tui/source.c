@@ -52,7 +52,7 @@ struct tui_source {
 	uint64_t *base;                 /* nmem + 1 */
 	struct trouble troubles[TUI_SOURCE_TROUBLES];
 	size_t ntroubles;
-	uint64_t past_size;             /* taps of files that grew, not shown */
+	uint64_t past_size;             /* taps past their file's size when opened, not shown */
 };
 
 static int fetch_read(void *ctx, uint64_t off, struct hcb_record *rec, char *err, size_t cap)
@@ -355,10 +355,11 @@ static int read_job_batch(struct tui_source *s, int *k)
 			break;
 		n = hcb_jobmerge_next(s->jm, &b->rec, &member);
 		if (n == 0 && s->past_size) {
-			char msg[160];
+			char msg[200];
 
-			snprintf(msg, sizeof(msg), "%llu taps written after their files were opened are "
-				 "not shown (files that grew while read)", (unsigned long long)s->past_size);
+			snprintf(msg, sizeof(msg), "%llu taps not shown: past the size their files had "
+				 "when opened (files that grew while read, or not regular files, which "
+				 "cannot be read back)", (unsigned long long)s->past_size);
 			note_trouble(s, -ENODATA, msg);
 			s->past_size = 0;
 		}
