@@ -520,7 +520,9 @@ const struct cli_cmd cmd_view = {
 	.usage = "[OPTIONS] -p PID [-p PID...] | FILE | DIR | FILE FILE...",
 	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap), "
 		       "or a job's recordings as one (a directory, or several files), or several "
-		       "processes live (-p given more than once: a column says which process): streams per process, device and consumer, the latest taps, a tap in detail as id_print "
-		       "printed it with min/max/mean, and a sparkline per device; press ? for the keys.",
+		       "processes live (-p given more than once: a column says which process): "
+		       "streams per process, device and consumer, the latest taps, a tap in detail as "
+		       "id_print printed it with min/max/mean, and a sparkline per device; press ? for "
+		       "the keys.",
 	.opts = view_opts,
 };

@@ -226,7 +226,8 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 	char buf[512], dev[32], rate[32], pc[32];
 
 	snprintf(buf, sizeof(buf), " %s%-7s%-14s %9s %9s %7s  %-6s [%zu stream%s%s]",
-		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "taps", "rate", "dropped", "last", f->ns, f->ns == 1 ? "" : "s",
+		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "taps", "rate", "dropped",
+		 "last", f->ns, f->ns == 1 ? "" : "s",
 		 f->ns == snap->nstreams ? "" : ", filtered");
 	title(s, r, st->focus == TUI_PANE_STREAMS, buf);
 	for (int row = 1; row < r->h; row++) {
@@ -243,7 +244,8 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		if (i == f->ssel)
 			attr = st->focus == TUI_PANE_STREAMS ? A_REVERSE : A_BOLD;
 		putf(r->y + row, 0, r->w, attr, 0, buf, " %s%-7s%-14.14s %9llu %9s %7llu  %s",
-		     proc_col(pc, sizeof(pc), m, str->cons), dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device),
+		     proc_col(pc, sizeof(pc), m, str->cons),
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device),
 		     m->cons[str->cons].name,
 		     (unsigned long long)str->count, rate,
 		     (unsigned long long)str->dropped,
@@ -297,7 +299,8 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		tui_spark_range(bins, nb, &lo, &hi);
 		hcb_buf_reset(&line);
 		tui_spark_render(&line, bins, nb, lo, hi, s->utf8);
-		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s", dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device));
+		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s",
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device));
 		put(r->y + row, 9, width > 0 ? width : 0, 0, 0, hcb_buf_str(&line));
 		tui_format_num(a, sizeof(a), lo);
 		tui_format_num(b, sizeof(b), hi);
@@ -314,7 +317,8 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 	char buf[512], dev[32], when[32], pc[32];
 
 	snprintf(buf, sizeof(buf), " %-8s %-12s %s%-7s %-14s %s   [%zu%s]", "tap", "time",
-		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "value", f->taps.n, st->taps.follow ? ", following" : ", G follows");
+		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "value", f->taps.n,
+		 st->taps.follow ? ", following" : ", G follows");
 	title(s, r, st->focus == TUI_PANE_TAPS, buf);
 	for (int row = 1; row < r->h; row++) {
 		const struct tui_row *t = row - 1 < f->nrows ? &f->rows[row - 1] : NULL;
@@ -333,7 +337,8 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 		/* a NaN or inf in it: '!' first, which shows without colour, and red */
 		putf(r->y + row, 0, r->w, attr, t->nonfinite && s->color ? PAIR_NONFINITE : 0, buf,
 		     "%c%-8llu %-12s %s%-7s %-14.14s %s", t->nonfinite ? '!' : ' ',
-		     (unsigned long long)t->index, when, proc_col(pc, sizeof(pc), m, t->cons), dev_name(dev, sizeof(dev), tui_model_platform(m, t->cons), t->device),
+		     (unsigned long long)t->index, when, proc_col(pc, sizeof(pc), m, t->cons),
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, t->cons), t->device),
 		     m->cons[t->cons].name, t->value);
 	}
 }
