@@ -20,13 +20,15 @@
 
 #include "app.h"
 #include "cli.h"
+#include "job_input.h"
 #include "recfile.h"
 #include "sink.h"
 #include "source.h"
 #include "trace.h"
+#include "trace_many.h"
 
 static const struct cli_opt view_opts[] = {
-	{ 'p', "pid", "PID", "the running process to watch (else FILE: a recording)" },
+	{ 'p', "pid", "PID", "the running process to watch (repeatable; else FILE: a recording)" },
 	FILTER_OPTS,
 	PROVIDER_OPT,
 	{ 'b', "buffer-size", "MIB", "live: ring buffer size in MiB (default 64)" },
@@ -38,15 +40,34 @@ static const struct cli_opt view_opts[] = {
 struct view_args {
 	const struct cli_cmd *cmd;
 	struct trace_opts o;
-	int pid;
+	int pid;                /* the first -p */
+	pid_t pids[TRACE_MANY_MAX];
+	size_t npids;
 };
+
+static int add_pid(struct view_args *a, const char *arg)
+{
+	int pid;
+
+	if (a->npids == TRACE_MANY_MAX)
+		return cli_usage_err(a->cmd, "at most %d processes (-p)", TRACE_MANY_MAX);
+	if (cli_parse_pid(a->cmd, arg, &pid))
+		return EXIT_USAGE;
+	for (size_t i = 0; i < a->npids; i++) {
+		if (a->pids[i] == pid)
+			return cli_usage_err(a->cmd, "process %d is given twice (-p)", pid);
+	}
+	a->pids[a->npids++] = pid;
+	a->pid = (int)a->pids[0];
+	return 0;
+}
 
 static int view_opt(void *ctx, int c, const char *arg)
 {
 	struct view_args *a = ctx;
 
 	if (c == 'p')
-		return cli_parse_pid(a->cmd, arg, &a->pid) ? EXIT_USAGE : 0;
+		return add_pid(a, arg);
 	return trace_opt(a->cmd, &a->o, c, arg);
 }
 
@@ -197,6 +218,104 @@ static int view_live(struct view_args *a)
 	return code;
 }
 
+/* ---- several processes live ---- */
+
+/* Each process's session a trace of its own (trace_many.h, as record and
+ * attach -p A -p B run them), every one into the one model, as the
+ * model's process of its place in -p. */
+struct many_run {
+	struct tui_sink sink;
+	struct tui_sink_proc procs[TRACE_MANY_MAX];
+	const pid_t *pids;
+	size_t n;
+	struct trace_many *m;
+};
+
+static struct hcb_receiver many_into(void *ctx, pid_t pid)
+{
+	struct many_run *r = ctx;
+	size_t i = 0;
+
+	while (i + 1 < r->n && r->pids[i] != pid)
+		i++;
+	return tui_sink_receiver_of(&r->procs[i]);
+}
+
+static void *many_thread(void *arg)
+{
+	struct many_run *r = arg;
+	sigset_t set;
+	int code;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	code = trace_many_run(r->m);
+	tui_sink_lock(&r->sink);
+	r->sink.done = 1;
+	r->sink.code = code;
+	tui_sink_unlock(&r->sink);
+	return NULL;
+}
+
+/* The processes, before any of them is attached: who each is, by pid. */
+static int many_register(struct many_run *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct hcb_session_info who = { .pid = r->pids[i] };
+
+		r->procs[i] = (struct tui_sink_proc){ .sink = &r->sink, .proc = (unsigned int)i };
+		if (tui_model_process(&r->sink.model, (unsigned int)i, &who, NULL))
+			return -ENOMEM;
+	}
+	r->sink.model.cur_proc = 0;
+	return 0;
+}
+
+static int view_many(struct view_args *a)
+{
+	struct many_run *r = calloc(1, sizeof(*r));
+	struct held_stderr held;
+	char source[64];
+	pthread_t th;
+	int code;
+
+	if (!r || tui_sink_init(&r->sink, 0, 0)) {
+		free(r);
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	r->pids = a->pids;
+	r->n = a->npids;
+	trace_install_signals();
+	code = EXIT_FAIL;
+	if (many_register(r))
+		cli_err("out of memory");
+	else
+		code = trace_many_start(&r->m, &a->o, a->pids, a->npids, many_into, r, "the viewer");
+	if (code == EXIT_OK) {
+		snprintf(source, sizeof(source), "%zu processes", a->npids);
+		hold_stderr(&held);
+		if (pthread_create(&th, NULL, many_thread, r)) {
+			release_stderr(&held);
+			cli_err("cannot start the sessions' thread");
+			trace_exiting = 1;
+			code = trace_many_run(r->m);
+			code = code == EXIT_OK ? EXIT_FAIL : code;
+		} else {
+			code = show(&r->sink, source, 1);
+			trace_exiting = 1;
+			pthread_join(th, NULL);
+			release_stderr(&held);
+			if (code == EXIT_OK)
+				code = r->sink.code;
+		}
+	}
+	tui_sink_free(&r->sink);
+	free(r);
+	return code;
+}
+
 /* ---- a recording ---- */
 
 static int open_failed(const char *path, int err)
@@ -287,44 +406,123 @@ static int view_file(struct view_args *a, const char *path)
 		code = code == EXIT_OK ? EXIT_FAIL : code;
 	}
 	if (n != -EINTR)
-		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src) }, 1);
+		filter_warn_unmatched(&a->o.filter, (const struct hcb_registry *[]){ tui_source_consumers(src, 0) }, 1);
 	tui_source_close(src);
+	return code;
+}
+
+/* A job's members' troubles, as replay says them once the display is
+ * closed: a file cut short is shown up to there, damage fails the run. */
+static int job_troubles(const struct tui_source *src, int code)
+{
+	const char *msg = NULL;
+	int err = 0;
+	size_t n = tui_source_troubles(src, 0, &err, &msg);
+
+	for (size_t i = 0; i < n && i < TUI_SOURCE_TROUBLES; i++) {
+		tui_source_troubles(src, i, &err, &msg);
+		if (err == -ENODATA) {
+			cli_warn("%s", msg);
+			continue;
+		}
+		cli_err("%s", msg);
+		code = code == EXIT_OK ? EXIT_FAIL : code;
+	}
+	if (n > TUI_SOURCE_TROUBLES)
+		cli_warn("%zu more files were damaged or cut short", n - TUI_SOURCE_TROUBLES);
+	return code;
+}
+
+static void job_unmatched(const struct view_args *a, const struct tui_source *src)
+{
+	size_t n = tui_source_members(src);
+	const struct hcb_registry **regs = calloc(n, sizeof(*regs));
+
+	if (!regs)
+		return;
+	for (size_t i = 0; i < n; i++)
+		regs[i] = tui_source_consumers(src, i);
+	filter_warn_unmatched(&a->o.filter, regs, n);
+	free(regs);
+}
+
+/* A job's recordings, browsed as one (tui/source.h): its processes'
+ * streams apart; a member's damage is said when the display closes. */
+static int view_job(struct view_args *a, const char *const *paths, int npaths)
+{
+	struct tui_source *src = NULL;
+	struct hcb_jobset set;
+	struct tui_sink sink;
+	char why[1024], name[160];
+	const char *msg;
+	int n, code;
+
+	hcb_jobset_init(&set);
+	code = job_input_load(&set, paths, npaths, 0, EXIT_FAIL);
+	if (!code && tui_source_open_job(&src, &set, &sink, &a->o.filter, why, sizeof(why))) {
+		cli_err("%s", why);
+		code = EXIT_FAIL;
+	}
+	if (!code) {
+		trace_install_signals();
+		if (tui_source_start(src)) {
+			cli_err("cannot start the thread that indexes the recordings");
+			code = EXIT_FAIL;
+		}
+	}
+	if (!code) {
+		snprintf(name, sizeof(name), "%.100s (%zu process%s)", npaths == 1 ? cli_vis(paths[0]) :
+			 "recordings", set.n, set.n == 1 ? "" : "es");
+		code = trace_exiting ? EXIT_OK : show(&sink, name, 0);
+		n = tui_source_result(src, &msg);
+		if (n != -EINTR) {
+			code = job_troubles(src, code);
+			job_unmatched(a, src);
+		}
+	}
+	tui_source_close(src);
+	hcb_jobset_free(&set);
 	return code;
 }
 
 static int run_view(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct view_args a = { .cmd = cmd };
-	const char *file = NULL;
-	int code;
+	const char *const *files;
+	int code, nfiles;
 
 	trace_opts_init(&a.o);
 	a.o.quiet = 0;
 	code = cli_parse_opts(cmd, argc, argv, view_opt, &a);
 	if (code)
 		return code == CLI_HELP_SHOWN ? EXIT_OK : code;
-	if (optind < argc)
-		file = argv[optind++];
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if (file && a.pid)
+	files = (const char *const *)argv + optind;
+	nfiles = argc - optind;
+	if (nfiles && a.pid)
 		return cli_usage_err(cmd, "give a pid (-p) or a recording, not both");
-	if (!file && !a.pid)
-		return cli_usage_err(cmd, "what to view? hcbtrace view -p PID, or hcbtrace view FILE");
+	if (!nfiles && !a.pid)
+		return cli_usage_err(cmd, "what to view? hcbtrace view -p PID, or hcbtrace view FILE | DIR");
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_err("hcbtrace view needs a terminal");
 		return EXIT_USAGE;
 	}
-	return a.pid ? view_live(&a) : view_file(&a, file);
+	if (a.npids > 1)
+		return view_many(&a);
+	if (a.pid)
+		return view_live(&a);
+	return job_input_is_job(files, nfiles) ? view_job(&a, files, nfiles) : view_file(&a, files[0]);
 }
 
 const struct cli_cmd cmd_view = {
 	.name = "view",
 	.run = run_view,
 	.summary = "watch a running program's taps, or a recording, in an interactive viewer",
-	.usage = "[OPTIONS] -p PID | FILE",
-	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap): "
-		       "streams per device and consumer, the latest taps, a tap in detail as id_print "
-		       "printed it with min/max/mean, and a sparkline per device; press ? for the keys.",
+	.usage = "[OPTIONS] -p PID [-p PID...] | FILE | DIR | FILE FILE...",
+	.description = "Watch a running program's taps live, or browse a recording (.jsonl or .hcbcap), "
+		       "or a job's recordings as one (a directory, or several files), or several "
+		       "processes live (-p given more than once: a column says which process): "
+		       "streams per process, device and consumer, the latest taps, a tap in detail as "
+		       "id_print printed it with min/max/mean, and a sparkline per device; press ? for "
+		       "the keys.",
 	.opts = view_opts,
 };

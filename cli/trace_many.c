@@ -27,6 +27,10 @@ struct trace_many {
 	int code;
 	struct trace *spare;            /* loaded ahead (trace_many_ready), attached to nothing */
 	struct hcb_forks *ends;         /* -p under --until exit: the kernel says each end */
+	/* each session's records to into's receiver for it, else an output */
+	trace_many_into_fn into;
+	void *into_ctx;
+	const char *into_name;
 };
 
 int trace_many_new(struct trace_many **out, const struct trace_opts *o, int follow)
@@ -89,7 +93,11 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 	}
 	t = m->spare;
 	m->spare = NULL;
-	code = t ? EXIT_OK : trace_new(&t, m->o);
+	if (!t)
+		code = m->into ? trace_new_into(&t, m->o, m->into(m->into_ctx, pid), m->into_name) :
+			trace_new(&t, m->o);
+	else
+		code = EXIT_OK;
 	if (code == EXIT_OK) {
 		if (m->follow)
 			trace_set_followed(t, program);
@@ -122,6 +130,9 @@ int trace_many_add(struct trace_many *m, pid_t pid)
 
 int trace_many_ready(struct trace_many *m)
 {
+	/* a receiver is a process's: none loaded ahead */
+	if (m->into)
+		return EXIT_OK;
 	return m->spare ? EXIT_OK : trace_new(&m->spare, m->o);
 }
 
@@ -285,20 +296,38 @@ static void watch_ends(struct trace_many *m, const pid_t *pids, size_t n)
 		hcb_forks_follow(m->ends, pids[i]);
 }
 
-int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
+int trace_many_start(struct trace_many **out, const struct trace_opts *o, const pid_t *pids,
+		     size_t n, trace_many_into_fn into, void *ctx, const char *name)
 {
 	struct trace_many *m = NULL;
-	const char *why = trace_end_words(HCB_RUN_STOPPED);
-	uint64_t deadline = 0;
 	int code = trace_many_new(&m, o, 0);
 
-	if (code == EXIT_OK)
+	if (code == EXIT_OK) {
+		m->into = into;
+		m->into_ctx = ctx;
+		m->into_name = name;
 		watch_ends(m, pids, n);
+	}
 	for (size_t i = 0; i < n && code == EXIT_OK; i++)
 		code = trace_many_add(m, pids[i]);
-	if (o->duration > 0)
-		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9);
-	while (code == EXIT_OK && !trace_exiting) {
+	if (code != EXIT_OK && m) {
+		trace_many_end_all(m, trace_end_words(HCB_RUN_STOPPED));
+		trace_many_free(m);
+		m = NULL;
+	}
+	*out = m;
+	return code;
+}
+
+int trace_many_run(struct trace_many *m)
+{
+	const char *why = trace_end_words(HCB_RUN_STOPPED);
+	uint64_t deadline = 0;
+	int code;
+
+	if (m->o->duration > 0)
+		deadline = hcb_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(m->o->duration * 1e9);
+	while (!trace_exiting) {
 		/* each end said before its session is seen gone */
 		if (m->ends)
 			hcb_forks_poll(m->ends);
@@ -310,11 +339,16 @@ int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
 		}
 		trace_many_wait(m, TRACE_MANY_ROUND_MS);
 	}
-	if (m) {
-		trace_many_end_all(m, why);
-		if (code == EXIT_OK)
-			code = trace_many_code(m);
-	}
+	trace_many_end_all(m, why);
+	code = trace_many_code(m);
 	trace_many_free(m);
 	return code;
+}
+
+int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n)
+{
+	struct trace_many *m;
+	int code = trace_many_start(&m, o, pids, n, NULL, NULL, NULL);
+
+	return code == EXIT_OK ? trace_many_run(m) : code;
 }

@@ -62,5 +62,15 @@ int trace_many_name_ok(const char *output);
 /* record -p A -p B ...: attach to each, trace until every one has ended
  * (or -d, Ctrl-C).  Returns an exit code. */
 int trace_many_pids(const struct trace_opts *o, const pid_t *pids, size_t n);
+/* Each session's records going to the receiver into gives for its
+ * process (the viewer's model: trace_new_into, named name), not to an
+ * output; into NULL: to each one's output. */
+typedef struct hcb_receiver (*trace_many_into_fn)(void *ctx, pid_t pid);
+/* trace_many_pids in two: attach to each (an exit code, said; *out NULL
+ * then), then trace until every one has ended, the sessions freed (an
+ * exit code), as trace_many_pids does. */
+int trace_many_start(struct trace_many **out, const struct trace_opts *o, const pid_t *pids,
+		     size_t n, trace_many_into_fn into, void *ctx, const char *name);
+int trace_many_run(struct trace_many *m);
 
 #endif

@@ -237,8 +237,8 @@ _hcbtrace()
         convert)    # several recordings and directories, for Parquet
             _hcbtrace_files 'jsonl|hcbcap' "$cur"
             ;;
-        view)
-            ((npos == 0)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"
+        view)       # a recording, or a job's: a directory, several files
+            _hcbtrace_files 'jsonl|hcbcap' "$cur"
             ;;
         diff)
             ((npos < 2)) && _hcbtrace_files 'jsonl|hcbcap' "$cur"

@@ -148,9 +148,9 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from dump; and __fish_hcbtrace_n
 complete -c hcbtrace -n '__fish_seen_subcommand_from check; and __fish_hcbtrace_no_dashdash' -s f -l format -x -a 'text json' -d 'output format: text (default) or json'
 complete -c hcbtrace -n '__fish_seen_subcommand_from check; and __fish_hcbtrace_no_dashdash' -s v -l verbose -d "each program's stack depths, and the verifier's last lines of a refusal"
 
-# view [OPTIONS] -p PID | FILE
+# view [OPTIONS] -p PID [-p PID...] | FILE | DIR | FILE FILE...
 complete -c hcbtrace -n '__fish_seen_subcommand_from view' -a '(__fish_hcbtrace_files .jsonl .hcbcap)'
-complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the running process to watch (else FILE: a recording)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s p -l pid -x -a '(__fish_complete_pids)' -d 'the running process to watch (repeatable; else FILE: a recording)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l device -x -d 'only taps from device N (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -l consumer -x -d 'only taps of this consumer, ID or NAME (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from view; and __fish_hcbtrace_no_dashdash' -s b -l buffer-size -x -d 'live: ring buffer size in MiB (default 64)'

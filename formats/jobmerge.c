@@ -30,6 +30,7 @@ struct hcb_jobmerge {
 	size_t refill;                  /* the file whose record was given last: read on */
 	size_t deferred;                /* a file whose record waits behind its session */
 	size_t current;                 /* the file of the last record given */
+	uint64_t whole;                 /* bytes of each file read whole, the rest skimmed */
 	char error[1024];
 };
 
@@ -86,7 +87,8 @@ static uint64_t key_of(const struct hcb_record *rec, uint64_t last)
 static int advance(struct hcb_jobmerge *m, size_t i)
 {
 	struct merge_src *s = &m->src[i];
-	int n = hcb_reader_next(s->r, &s->pending);
+	int n = hcb_reader_tell(s->r) < m->whole ? hcb_reader_next(s->r, &s->pending) :
+		hcb_reader_skim(s->r, &s->pending);
 
 	if (n < 0)
 		snprintf(m->error, sizeof(m->error), "%s", hcb_reader_error(s->r));
@@ -109,6 +111,7 @@ int hcb_jobmerge_open(struct hcb_jobmerge **out, const struct hcb_jobset *set)
 	snprintf(m->error, sizeof(m->error), "out of memory");
 	m->n = set->n;
 	m->refill = m->deferred = m->current = NONE;
+	m->whole = UINT64_MAX;
 	m->src = calloc(set->n ? set->n : 1, sizeof(*m->src));
 	m->heap = calloc(set->n ? set->n : 1, sizeof(*m->heap));
 	if (!m->src || !m->heap)
@@ -201,6 +204,21 @@ const char *hcb_jobmerge_error(const struct hcb_jobmerge *m)
 const struct hcb_registry *hcb_jobmerge_consumers(const struct hcb_jobmerge *m, size_t i)
 {
 	return i < m->n && m->src[i].r ? hcb_reader_consumers(m->src[i].r) : NULL;
+}
+
+void hcb_jobmerge_skim_after(struct hcb_jobmerge *m, uint64_t bytes)
+{
+	m->whole = bytes;
+}
+
+uint64_t hcb_jobmerge_offset(const struct hcb_jobmerge *m, size_t i)
+{
+	return i < m->n && m->src[i].r ? hcb_reader_offset(m->src[i].r) : 0;
+}
+
+uint64_t hcb_jobmerge_member_size(const struct hcb_jobmerge *m, size_t i)
+{
+	return i < m->n && m->src[i].r ? hcb_reader_size(m->src[i].r) : 0;
 }
 
 uint64_t hcb_jobmerge_tell(const struct hcb_jobmerge *m)

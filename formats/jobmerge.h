@@ -45,6 +45,18 @@ int hcb_jobmerge_next(struct hcb_jobmerge *m, struct hcb_record *rec, size_t *me
 const char *hcb_jobmerge_error(const struct hcb_jobmerge *m);
 /* The consumers met so far in member i's file. */
 const struct hcb_registry *hcb_jobmerge_consumers(const struct hcb_jobmerge *m, size_t i);
+/*
+ * For a reader that browses the files in place (the viewer): each file is
+ * read whole up to bytes, skimmed past them (recfile.h: hcb_reader_skim, a
+ * tap without its arrays); call before the first hcb_jobmerge_next.  And
+ * where in member i's file the record hcb_jobmerge_next gave last starts
+ * (hcb_reader_offset: for hcb_reader_seek), a record of that member but not
+ * a session record given again.
+ */
+void hcb_jobmerge_skim_after(struct hcb_jobmerge *m, uint64_t bytes);
+uint64_t hcb_jobmerge_offset(const struct hcb_jobmerge *m, size_t i);
+/* Member i's size when opened (hcb_reader_size: 0, not a regular file). */
+uint64_t hcb_jobmerge_member_size(const struct hcb_jobmerge *m, size_t i);
 /* Bytes read so far of every file, and their sizes together (0: unknown). */
 uint64_t hcb_jobmerge_tell(const struct hcb_jobmerge *m);
 uint64_t hcb_jobmerge_size(const struct hcb_jobmerge *m);

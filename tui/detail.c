@@ -93,8 +93,15 @@ int tui_detail_text(struct hcb_buf *out, const struct tui_consumer *tc, const ch
 {
 	static const struct hcb_print_opts opts = HCB_PRINT_OPTS_IDPRINT;
 	const struct hcb_consumer *c = tc->c;
-	int err = tui_detail_head(out, c, t);
+	int err = 0;
 
+	/* one of several processes: which, before anything of the tap */
+	if (tc->who) {
+		err = hcb_buf_puts(out, "process: ");
+		err = err ? err : hcb_buf_puts(out, tc->who);
+		err = err ? err : hcb_buf_putc(out, '\n');
+	}
+	err = err ? err : tui_detail_head(out, c, t);
 	if (!err)
 		err = tui_detail_copy(out, t);
 	/* a jax.debug.print's tap: the line it wrote, as id_print's would be */

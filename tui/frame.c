@@ -107,7 +107,7 @@ static int build_rows(struct tui_frame *f, struct tui_model *m)
 		if (tui_model_row(m, f->slast[i], r)) {
 			/* the last tap left the ring: its shapes */
 			struct hcb_buf b = HCB_BUF_INIT;
-			unsigned int cons = (unsigned int)(f->skeys[i] & 0xffffffffu);
+			unsigned int cons = tui_key_cons(f->skeys[i], m->nprocs > 1);
 
 			memset(r, 0, sizeof(*r));
 			tui_tap_summary(&b, m->cons[cons].c, NULL);
@@ -189,7 +189,8 @@ static int build_detail(struct tui_frame *f, struct tui_model *m, struct tui_sta
 	i = tui_key_at(&f->taps, f->tsel);
 	t = tui_model_get(m, i);
 	if (t)
-		return tui_detail_pane_build(&f->detail, &m->cons[t->cons], m->platform, t, h,
+		return tui_detail_pane_build(&f->detail, &m->cons[t->cons],
+					     tui_model_platform(m, t->cons), t, h,
 					     f->lay.detail.w, st->text_only, &f->style);
 	return m->indexed ? tui_detail_pane_error(&f->detail, i, m->fetch_error) : 0;
 }
@@ -235,6 +236,7 @@ int tui_frame_build(struct tui_frame *f, struct tui_model *m, const struct tui_s
 	f->view = (struct tui_view){
 		.streams = { f->skeys, 0, f->ns }, .slast = f->slast, .taps = f->taps,
 		.tap_cons = tap_cons, .ctx = m, .cons = m->cons, .ncons = m->ncons,
+		.multi = m->nprocs > 1,
 		.tap_nonfinite = tap_nonfinite, .nf_ctx = f,
 		.streams_h = f->lay.streams.h - 1, .taps_h = f->lay.taps.h - 1,
 		.detail_h = f->lay.detail.h - 1, .detail_lines = lines,

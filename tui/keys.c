@@ -63,7 +63,7 @@ const struct tui_keyhelp tui_keyhelp[] = {
 	{ "/", "search consumer names and kwargs (case ignored)", "search" },
 	{ "n  N", "next / previous match", "next" },
 	{ "]  [", "next / previous tap holding a NaN or inf (marked !)", "NaN" },
-	{ "f", "filter: a device number or a consumer name; empty clears", "filter" },
+	{ "f", "filter: a device number, @PROC (a process) or a consumer name; empty clears", "filter" },
 	{ "space", "pause the screen (taps are still received and counted)", "pause" },
 	{ "j k  Down Up", "next / previous row", NULL },
 	{ "PgDn PgUp", "a page down / up (also ^F ^B)", NULL },

@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "core/grow.h"
+#include "core/procid.h"
 #include "watch/nonfinite.h"
 #include "cache.h"
 #include "model.h"
@@ -39,6 +40,11 @@ void tui_model_free(struct tui_model *m)
 		free(m->cons[i].kwtext);
 	}
 	free(m->cons);
+	for (unsigned int i = 0; i < m->nprocs; i++) {
+		free(m->procs[i].tag);
+		free(m->procs[i].who);
+	}
+	free(m->procs);
 	free(m->streams);
 	free(m->devdrops);
 	memset(m, 0, sizeof(*m));
@@ -112,15 +118,23 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 
 	/* the latest first: taps of one consumer come in runs */
 	for (unsigned int i = m->ncons; i-- > 0;) {
-		if (m->cons[i].c->id == c->id) {
+		if (m->cons[i].c->id == c->id && m->cons[i].proc == m->cur_proc) {
 			*out = i;
 			return 0;
 		}
 	}
+	/* several processes: a stream's key has 20 bits of consumer */
+	if (m->nprocs > 1 && m->ncons >= TUI_MULTI_CONSUMERS)
+		return -ENOMEM;
 	if (hcb_grow(&m->cons, &m->cons_cap, (size_t)m->ncons + 1, sizeof(*m->cons)))
 		return -ENOMEM;
 	tc = &m->cons[m->ncons];
 	memset(tc, 0, sizeof(*tc));
+	tc->proc = m->cur_proc;
+	if (m->nprocs > 1 && m->cur_proc < m->nprocs) {
+		tc->ptag = m->procs[m->cur_proc].tag;
+		tc->who = m->procs[m->cur_proc].who;
+	}
 	if (hcb_consumer_dup(c, &tc->c))
 		return -ENOMEM;
 	/* the target's words, shown on the screen and never acted on by it */
@@ -148,6 +162,85 @@ static int consumer_index(struct tui_model *m, const struct hcb_consumer *c, uns
 	return 0;
 }
 
+/* Who a process is, as replay's header says it (formats/idprint_writer.c):
+ * "process 1 of 2 (jax), host node07, pid 4242, job train" in a job, else
+ * "pid 4242: python train.py"; and its column's tag. */
+static int process_words(struct tui_process *p, unsigned int proc, const struct hcb_session_info *s,
+			 const char *fallback)
+{
+	struct hcb_buf b = HCB_BUF_INIT;
+	char tag[24];
+	int err = 0;
+
+	if (!s) {
+		snprintf(tag, sizeof(tag), "#%u", proc + 1);
+		err = hcb_buf_put_visible(&b, fallback ? fallback : tag, strlen(fallback ? fallback : tag));
+	} else if (hcb_session_in_job(s)) {
+		snprintf(tag, sizeof(tag), "p%u", s->process.index);
+		err = hcb_buf_printf(&b, "process %u of %u (", s->process.index, s->process.count);
+		err = err ? err : hcb_buf_put_visible(&b, s->process.source, strlen(s->process.source));
+		err = err ? err : hcb_buf_putc(&b, ')');
+		if (!err && s->host[0]) {
+			err = hcb_buf_puts(&b, ", host ");
+			err = err ? err : hcb_buf_put_visible(&b, s->host, strlen(s->host));
+		}
+		if (!err && s->pid > 0)
+			err = hcb_buf_printf(&b, ", pid %d", (int)s->pid);
+		if (!err && s->job[0]) {
+			err = hcb_buf_puts(&b, ", job ");
+			err = err ? err : hcb_buf_put_visible(&b, s->job, strlen(s->job));
+		}
+	} else {
+		snprintf(tag, sizeof(tag), "%d", (int)s->pid);
+		err = hcb_buf_printf(&b, "pid %d", (int)s->pid);
+		if (!err && s->command[0]) {
+			err = hcb_buf_puts(&b, ": ");
+			err = err ? err : hcb_buf_put_visible(&b, s->command, strlen(s->command));
+		}
+	}
+	p->tag = err ? NULL : strdup(tag);
+	p->who = err ? NULL : strdup(hcb_buf_str(&b));
+	hcb_buf_free(&b);
+	if (p->tag && p->who)
+		return 0;
+	free(p->tag);
+	free(p->who);
+	p->tag = p->who = NULL;
+	return -ENOMEM;
+}
+
+const char *tui_model_platform(const struct tui_model *m, unsigned int cons)
+{
+	unsigned int proc = cons < m->ncons ? m->cons[cons].proc : 0;
+
+	if (m->nprocs > 1 && proc < m->nprocs && m->procs[proc].platform[0])
+		return m->procs[proc].platform;
+	return m->platform;
+}
+
+int tui_model_process(struct tui_model *m, unsigned int proc, const struct hcb_session_info *who,
+		      const char *fallback)
+{
+	int err;
+
+	if (proc >= TUI_PROCESSES)
+		return -E2BIG;
+	if (proc < m->nprocs && m->procs[proc].who) {
+		m->cur_proc = proc;
+		return 0;
+	}
+	if (hcb_grow(&m->procs, &m->procs_cap, (size_t)proc + 1, sizeof(*m->procs)))
+		return -ENOMEM;
+	for (; m->nprocs <= proc; m->nprocs++)
+		memset(&m->procs[m->nprocs], 0, sizeof(*m->procs));
+	err = process_words(&m->procs[proc], proc, who, fallback);
+	if (!err && who)
+		snprintf(m->procs[proc].platform, sizeof(m->procs[proc].platform), "%s", who->platform);
+	if (!err)
+		m->cur_proc = proc;
+	return err;
+}
+
 static int stream_index(struct tui_model *m, uint32_t device, unsigned int cons, unsigned int *out)
 {
 	struct tui_stream *s;
@@ -164,6 +257,7 @@ static int stream_index(struct tui_model *m, uint32_t device, unsigned int cons,
 	memset(s, 0, sizeof(*s));
 	s->device = device;
 	s->cons = cons;
+	s->key = tui_key_of(device, cons, m->cons[cons].proc, m->nprocs > 1);
 	s->rate = NAN;
 	*out = m->nstreams++;
 	return 0;
@@ -238,6 +332,10 @@ int tui_model_add(struct tui_model *m, const struct hcb_record *rec)
 		m->pid = rec->session.pid;
 		if (rec->session.platform[0])
 			snprintf(m->platform, sizeof(m->platform), "%s", rec->session.platform);
+		/* each process's own: a job's may differ */
+		if (rec->session.platform[0] && m->cur_proc < m->nprocs)
+			snprintf(m->procs[m->cur_proc].platform, sizeof(m->procs[0].platform), "%s",
+				 rec->session.platform);
 		return 0;
 	case HCB_REC_TAP:
 		return add_tap(m, &rec->tap);
@@ -377,6 +475,15 @@ int tui_filter_parse(struct tui_filter *f, const char *text)
 	f->device = -1;
 	if (!*p)
 		return 0;
+	if (*p == '@') {
+		snprintf(f->proc, sizeof(f->proc), "%s", p + 1);
+		for (size_t n = strlen(f->proc); n && isspace((unsigned char)f->proc[n - 1]); n--)
+			f->proc[n - 1] = '\0';
+		if (!f->proc[0])
+			return -EINVAL;
+		f->active = 1;
+		return 0;
+	}
 	if (isdigit((unsigned char)*p)) {
 		errno = 0;
 		v = strtoull(p, &end, 10);
@@ -404,6 +511,8 @@ int tui_filter_match(const struct tui_filter *f, const struct tui_consumer *c, u
 		return 1;
 	if (f->device >= 0)
 		return device == (uint32_t)f->device;
+	if (f->proc[0])
+		return c->ptag && !strcmp(c->ptag, f->proc);
 	return strstr(c->c->name, f->name) != NULL;
 }
 

@@ -40,7 +40,29 @@ struct tui_consumer {
 				 * visible: hcb_buf_put_visible) */
 	char *label;            /* "name key: value ..." for search and display */
 	char *kwtext;           /* "key: value ..." (id_print's kwargs, "what: loss") */
+	/* its process (the model's procs), and who that is where the model
+	 * shows several (NULL: one process, said nowhere) */
+	unsigned int proc;
+	const char *ptag, *who;
 };
+
+/*
+ * A process whose taps the model shows: a job's recordings browsed as one,
+ * or several live sessions.  A consumer is its process's: its id is the
+ * process's numbering, so two processes' consumers are two, and a stream
+ * (device x consumer) is one process's (each process may say cuda:0).
+ */
+struct tui_process {
+	char *tag;              /* the stream and tap lists' column: "p1" (its
+				 * process index), "4242" (its pid), "#2" (its
+				 * place, no session record) */
+	char *who;              /* the detail's line: "process 1 of 2 (jax),
+				 * host node07, pid 4242" as replay says it */
+	char platform[16];      /* what names its devices ("": the model's) */
+};
+
+/* Processes a model tells apart: a job set's files, at most. */
+#define TUI_PROCESSES 4096u
 
 /* Devices whose drops the model counts apart: as many as the streams an
  * index holds (model.h's index: 16 bits of stream). */
@@ -52,10 +74,11 @@ struct tui_devdrops {
 	uint64_t count;
 };
 
-/* One device x consumer stream. */
+/* One device x consumer stream (a consumer is one process's). */
 struct tui_stream {
 	uint32_t device;
 	unsigned int cons;      /* index into the model's consumers (first-seen order) */
+	uint64_t key;           /* its place in the lists (tui_stream_key) */
 	uint64_t count, bytes;
 	uint64_t first_ts, last_ts;   /* CLOCK_REALTIME of the first and last tap */
 	double rate;            /* taps per second */
@@ -71,10 +94,27 @@ struct tui_stream {
 	unsigned int hist_len, hist_start;
 };
 
-/* A stream's key: ordered by device, then consumer first-seen order. */
+/*
+ * A stream's key, its place in the lists: one process's, by device, then
+ * consumer first-seen order (device << 32 | consumer); several processes',
+ * by process first (process << 52 | device << 20 | consumer: the model
+ * takes no more consumers than TUI_MULTI_CONSUMERS then).
+ */
+#define TUI_MULTI_CONSUMERS (1u << 20)
 static inline uint64_t tui_stream_key(const struct tui_stream *s)
 {
-	return ((uint64_t)s->device << 32) | s->cons;
+	return s->key;
+}
+static inline uint64_t tui_key_of(uint32_t device, unsigned int cons, unsigned int proc, int multi)
+{
+	if (!multi)
+		return ((uint64_t)device << 32) | cons;
+	return ((uint64_t)proc << 52) | ((uint64_t)device << 20) | cons;
+}
+/* The consumer a key names. */
+static inline unsigned int tui_key_cons(uint64_t key, int multi)
+{
+	return (unsigned int)(key & (multi ? TUI_MULTI_CONSUMERS - 1 : 0xffffffffu));
 }
 
 struct tui_tap {
@@ -120,6 +160,12 @@ struct tui_model {
 	char platform[16];
 	int32_t pid;
 	int ended;              /* an end record was seen */
+	/* the processes (none registered: one, unnamed), and the one whose
+	 * records come now */
+	struct tui_process *procs;
+	unsigned int nprocs;
+	size_t procs_cap;
+	unsigned int cur_proc;
 	/* consumers and streams, in first-seen order */
 	struct tui_consumer *cons;
 	unsigned int ncons;
@@ -175,6 +221,20 @@ void tui_model_free(struct tui_model *m);
  */
 int tui_model_add(struct tui_model *m, const struct hcb_record *rec);
 
+/*
+ * Process proc (< TUI_PROCESSES) takes the records from now on; the first
+ * time, it is registered, named by who (its session record, NULL: none)
+ * or else by fallback (a file's name).  Register every process before the
+ * first tap: a consumer learns who its process is as it is first seen.
+ * 0, -E2BIG, -ENOMEM.
+ */
+int tui_model_process(struct tui_model *m, unsigned int proc, const struct hcb_session_info *who,
+		      const char *fallback);
+
+/* What names the devices of consumer cons's process: its session's
+ * platform, else the model's. */
+const char *tui_model_platform(const struct tui_model *m, unsigned int cons);
+
 /* The held tap of index i, or NULL (evicted, or not received yet; indexed:
  * always NULL, see tui_model_get). */
 const struct tui_tap *tui_model_tap(const struct tui_model *m, uint64_t i);
@@ -221,10 +281,12 @@ unsigned int tui_stream_history(const struct tui_stream *s, enum hcb_stat stat, 
 
 /* ---- matching: view filter and search ---- */
 
-/* What `f` takes: "" (nothing), a device number, or a consumer name (substring). */
+/* What `f` takes: "" (nothing), a device number, "@TAG" (a process as the
+ * lists' proc column shows it), or a consumer name (substring). */
 struct tui_filter {
 	int active;
 	int64_t device;         /* >= 0: only this device (any u32 id) */
+	char proc[24];          /* else, non-empty: only this process's */
 	char name[128];         /* else: consumer names containing this */
 };
 

@@ -165,6 +165,18 @@ static void rate_text(char *out, size_t cap, double rate)
 		snprintf(out, cap, "%.1f/s", rate);
 }
 
+/* The proc column, where the model shows several processes: "" else. */
+static const char *proc_col(char *out, size_t cap, const struct tui_model *m, unsigned int cons)
+{
+	const char *tag = m->cons[cons].ptag;
+
+	if (m->nprocs <= 1)
+		snprintf(out, cap, "%s", "");
+	else
+		snprintf(out, cap, "%-7.7s ", tag ? tag : "?");
+	return out;
+}
+
 static const char *dev_name(char *out, size_t cap, const char *platform, uint32_t d)
 {
 	struct hcb_buf b = HCB_BUF_INIT;
@@ -211,10 +223,11 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 			 const struct tui_state *st)
 {
 	const struct tui_rect *r = &f->lay.streams;
-	char buf[512], dev[32], rate[32];
+	char buf[512], dev[32], rate[32], pc[32];
 
-	snprintf(buf, sizeof(buf), " %-7s%-14s %9s %9s %7s  %-6s [%zu stream%s%s]", "device",
-		 "consumer", "taps", "rate", "dropped", "last", f->ns, f->ns == 1 ? "" : "s",
+	snprintf(buf, sizeof(buf), " %s%-7s%-14s %9s %9s %7s  %-6s [%zu stream%s%s]",
+		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "taps", "rate", "dropped",
+		 "last", f->ns, f->ns == 1 ? "" : "s",
 		 f->ns == snap->nstreams ? "" : ", filtered");
 	title(s, r, st->focus == TUI_PANE_STREAMS, buf);
 	for (int row = 1; row < r->h; row++) {
@@ -230,8 +243,10 @@ static void draw_streams(const struct tui_screen *s, const struct tui_frame *f,
 		rate_text(rate, sizeof(rate), str->rate);
 		if (i == f->ssel)
 			attr = st->focus == TUI_PANE_STREAMS ? A_REVERSE : A_BOLD;
-		putf(r->y + row, 0, r->w, attr, 0, buf, " %-7s%-14.14s %9llu %9s %7llu  %s",
-		     dev_name(dev, sizeof(dev), m->platform, str->device), m->cons[str->cons].name,
+		putf(r->y + row, 0, r->w, attr, 0, buf, " %s%-7s%-14.14s %9llu %9s %7llu  %s",
+		     proc_col(pc, sizeof(pc), m, str->cons),
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device),
+		     m->cons[str->cons].name,
 		     (unsigned long long)str->count, rate,
 		     (unsigned long long)str->dropped,
 		     f->srows[row - 1].value);
@@ -284,7 +299,8 @@ static void draw_spark(const struct tui_screen *s, const struct tui_frame *f,
 		tui_spark_range(bins, nb, &lo, &hi);
 		hcb_buf_reset(&line);
 		tui_spark_render(&line, bins, nb, lo, hi, s->utf8);
-		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s", dev_name(dev, sizeof(dev), m->platform, str->device));
+		putf(r->y + row, 0, 9, 0, 0, buf, " %-8s",
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, str->cons), str->device));
 		put(r->y + row, 9, width > 0 ? width : 0, 0, 0, hcb_buf_str(&line));
 		tui_format_num(a, sizeof(a), lo);
 		tui_format_num(b, sizeof(b), hi);
@@ -298,10 +314,11 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 		      const struct tui_model *m, const struct tui_state *st)
 {
 	const struct tui_rect *r = &f->lay.taps;
-	char buf[512], dev[32], when[32];
+	char buf[512], dev[32], when[32], pc[32];
 
-	snprintf(buf, sizeof(buf), " %-8s %-12s %-7s %-14s %s   [%zu%s]", "tap", "time", "device",
-		 "consumer", "value", f->taps.n, st->taps.follow ? ", following" : ", G follows");
+	snprintf(buf, sizeof(buf), " %-8s %-12s %s%-7s %-14s %s   [%zu%s]", "tap", "time",
+		 m->nprocs > 1 ? "proc    " : "", "device", "consumer", "value", f->taps.n,
+		 st->taps.follow ? ", following" : ", G follows");
 	title(s, r, st->focus == TUI_PANE_TAPS, buf);
 	for (int row = 1; row < r->h; row++) {
 		const struct tui_row *t = row - 1 < f->nrows ? &f->rows[row - 1] : NULL;
@@ -319,8 +336,9 @@ static void draw_taps(const struct tui_screen *s, const struct tui_frame *f,
 			attr = st->focus == TUI_PANE_TAPS ? A_REVERSE : A_BOLD;
 		/* a NaN or inf in it: '!' first, which shows without colour, and red */
 		putf(r->y + row, 0, r->w, attr, t->nonfinite && s->color ? PAIR_NONFINITE : 0, buf,
-		     "%c%-8llu %-12s %-7s %-14.14s %s", t->nonfinite ? '!' : ' ',
-		     (unsigned long long)t->index, when, dev_name(dev, sizeof(dev), m->platform, t->device),
+		     "%c%-8llu %-12s %s%-7s %-14.14s %s", t->nonfinite ? '!' : ' ',
+		     (unsigned long long)t->index, when, proc_col(pc, sizeof(pc), m, t->cons),
+		     dev_name(dev, sizeof(dev), tui_model_platform(m, t->cons), t->device),
 		     m->cons[t->cons].name, t->value);
 	}
 }
@@ -412,7 +430,7 @@ static void draw_footer(const struct tui_screen *s, const struct tui_state *st)
 
 	if (st->mode == TUI_MODE_SEARCH || st->mode == TUI_MODE_FILTER) {
 		putf(y, 0, s->cols, 0, 0, buf, "%s%s_", st->mode == TUI_MODE_SEARCH ? "/" :
-		     "filter (device number or consumer name; empty clears): ", st->prompt);
+		     "filter (device number, @PROC or consumer name; empty clears): ", st->prompt);
 		return;
 	}
 	if (st->paused) {

@@ -62,3 +62,23 @@ struct hcb_receiver tui_sink_receiver(struct tui_sink *s)
 {
 	return (struct hcb_receiver){ &sink_receiver_ops, s };
 }
+
+static int receive_proc_record(void *ctx, const struct hcb_record *rec)
+{
+	struct tui_sink_proc *p = ctx;
+
+	pthread_mutex_lock(&p->sink->lock);
+	p->sink->model.cur_proc = p->proc;
+	tui_model_add(&p->sink->model, rec);
+	pthread_mutex_unlock(&p->sink->lock);
+	return 0;
+}
+
+static const struct hcb_receiver_ops proc_receiver_ops = {
+	.record = receive_proc_record,
+};
+
+struct hcb_receiver tui_sink_receiver_of(struct tui_sink_proc *p)
+{
+	return (struct hcb_receiver){ &proc_receiver_ops, p };
+}

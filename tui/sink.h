@@ -31,6 +31,13 @@ int tui_sink_add(struct tui_sink *s, const struct hcb_record *rec);
 /* The sink as a live session's receiver (receiver.h): every record the
  * session produces goes into the model, as record puts them in a file. */
 struct hcb_receiver tui_sink_receiver(struct tui_sink *s);
+/* One process of several live sessions (tui_model_process, registered
+ * before it starts): its records go into the model as that process's. */
+struct tui_sink_proc {
+	struct tui_sink *sink;
+	unsigned int proc;
+};
+struct hcb_receiver tui_sink_receiver_of(struct tui_sink_proc *p);
 void tui_sink_lock(struct tui_sink *s);
 void tui_sink_unlock(struct tui_sink *s);
 

@@ -15,9 +15,11 @@
 
 #include "core/filter.h"
 #include "core/registry.h"
+#include "jobset.h"
 #include "sink.h"
 
 #define TUI_SOURCE_CHECKED (16u << 20)
+#define TUI_SOURCE_TROUBLES 16u     /* a job's members' troubles kept to be said */
 
 struct tui_source;
 
@@ -25,6 +27,17 @@ struct tui_source;
  * index (NULL: all).  -errno of hcb_reader_open, -ENOMEM. */
 int tui_source_open(struct tui_source **out, const char *path, struct tui_sink *sink,
 		    const struct hcb_filter *filter);
+/*
+ * A job's recordings as one (hcbtrace view DIR, or FILE FILE...: set
+ * identified, jobset.h; it must outlive the source): merged by time
+ * (jobmerge.h), each member a process of the model (tui_model_process),
+ * each member's first TUI_SOURCE_CHECKED bytes read whole, the rest
+ * skimmed.  A member's damage ends that member alone: the display opens
+ * whatever it is, and it is told by tui_source_troubles.  0, or -errno
+ * with why in why.
+ */
+int tui_source_open_job(struct tui_source **out, const struct hcb_jobset *set, struct tui_sink *sink,
+			const struct hcb_filter *filter, char *why, size_t cap);
 /* Start indexing, and wait until the checked part is read (or all of the
  * file, or the first damage): 0, or -errno when the thread cannot start. */
 int tui_source_start(struct tui_source *s);
@@ -37,8 +50,13 @@ int tui_source_checked(struct tui_source *s, const char **msg);
  * the file, -EINTR stopped before, or the reader's error (-ENODATA:
  * truncated, -EBADMSG ...) with its message in *msg. */
 int tui_source_result(struct tui_source *s, const char **msg);
-/* The consumers met in the file. */
-const struct hcb_registry *tui_source_consumers(const struct tui_source *s);
+/* A job's: how many of its members were damaged or cut short (as
+ * tui_source_result is read), and the i-th's error (-ENODATA: cut short)
+ * and message, the first TUI_SOURCE_TROUBLES of them. */
+size_t tui_source_troubles(const struct tui_source *s, size_t i, int *err, const char **msg);
+/* Its files (1 for one recording), and the consumers met in file i. */
+size_t tui_source_members(const struct tui_source *s);
+const struct hcb_registry *tui_source_consumers(const struct tui_source *s, size_t i);
 /* Stops the thread, frees the source and its sink. */
 void tui_source_close(struct tui_source *s);
 

@@ -136,7 +136,7 @@ static int search_match(void *ctx, size_t i)
 	struct search_ctx *s = ctx;
 	const struct tui_keys *k = s->streams ? &s->v->streams : &s->v->taps;
 	uint64_t key = tui_key_at(k, i);
-	unsigned int cons = s->streams ? (unsigned int)(key & 0xffffffffu) : s->v->tap_cons(s->v->ctx, key);
+	unsigned int cons = s->streams ? tui_key_cons(key, s->v->multi) : s->v->tap_cons(s->v->ctx, key);
 
 	/* a recording's million taps ask about a few consumers */
 	if (!s->memo || cons >= s->v->ncons)

@@ -75,6 +75,7 @@ struct tui_view {
 	void *nf_ctx;
 	const struct tui_consumer *cons;
 	unsigned int ncons;
+	int multi;                      /* several processes: tui_key_cons's */
 	int streams_h, taps_h, detail_h;   /* rows of the lists (titles not counted) */
 	int detail_lines;               /* lines of the detail text (0: nothing scrolls) */
 };

@@ -723,3 +723,179 @@ quit_view()
     quit_view
     [ "$(cat "$T/rc")" = 0 ]
 }
+
+# view_tall ARGS...: hcbtrace view ARGS as view does, in a 110x66 terminal:
+# a stream list of 20 rows whole
+view_tall()
+{
+    local args
+    printf -v args '%q ' "$@"
+    rm -f "$T/rc"
+    tm_new -d -s view -x 110 -y 66 \
+        "$HCBTRACE view $args 2>$T/err; echo \$? >$T/rc.tmp; mv $T/rc.tmp $T/rc; echo viewer-exited; sleep 600"
+}
+
+# record_two DIR: two hcb-example processes, A of 1 device and B of 3,
+# recorded by one `record -p A -p B` into DIR/PID.jsonl, 40 taps each
+record_two()
+{
+    start_example --devices 1 --steps 0 --interval-ms 15 --field-size 16
+    A=$EX_PID
+    start_example --devices 3 --steps 0 --interval-ms 15 --field-size 16
+    B=$EX_PID
+    mkdir -p "$1"
+    "$HCBTRACE" record -q -p "$A" -p "$B" -c 40 -o "$1/%p.jsonl"
+    [ -f "$1/$A.jsonl" ] && [ -f "$1/$B.jsonl" ]
+}
+
+# file_streams DIR: "PID DEVICE CONSUMER TAPS" a stream of DIR's files, as
+# the files say (the pid of the session record before the taps), sorted
+file_streams()
+{
+    python3 - "$1" <<'PY' | sort
+import collections, glob, json, sys
+count = collections.Counter()
+for path in glob.glob(sys.argv[1] + "/*.jsonl"):
+    pid = None
+    for line in open(path):
+        rec = json.loads(line)
+        if rec["type"] == "session":
+            pid = rec["pid"]
+        elif rec["type"] == "tap":
+            count[(pid, "cpu:%d" % rec["device"], rec["name"])] += 1
+for (pid, dev, name), n in count.items():
+    print(pid, dev, name, n)
+PY
+}
+
+# screen_streams: the same of the stream list on the screen, sorted
+screen_streams()
+{
+    screen | awk '/^ proc +device +consumer / { on = 1; next }
+        on && /^ (Sparkline|tap +time)/ { exit }
+        on && NF >= 4 { print $1, $2, $3, $4 }' | sort
+}
+
+@test "view DIR: two processes' recordings as one, each one's streams apart, counted as the files count" {
+    record_two "$T/run"
+    file_streams "$T/run" >"$T/files.txt"
+    # 1 + 3 devices of 5 consumers, 40 taps a process, each process's cpu:0 its own
+    [ "$(wc -l <"$T/files.txt")" = 20 ]
+    [ "$(grep -c " cpu:0 " "$T/files.txt")" = 10 ]
+    view_tall "$T/run"
+    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  complete"
+    wait_screen '\[20 streams\]'
+    screen_streams >"$T/shown.txt"
+    diff "$T/files.txt" "$T/shown.txt"
+    # ordered by process, then device: A's one device, then B's three
+    screen | grep -E '^ [0-9]+ +cpu:' | awk '{ print $1 }' | uniq >"$T/order.txt"
+    [ "$(cat "$T/order.txt")" = "$(printf '%s\n' "$A" "$B" | sort -n)" ]
+    # f @PID: one process's streams and taps
+    tm send-keys -t view f "@$B" Enter
+    wait_screen '\[15 streams, filtered\]'
+    wait_screen -E "^ [0-9]+ +[0-9:.]+ $B +cpu:2 "
+    [ -z "$(screen | grep -E '^ [0-9]+ +([0-9:.]+ )?[0-9]+ +cpu:' | grep -v " $B ")" ]
+    # a tap in detail says whose it is, in replay's words
+    tm send-keys -t view Tab G Enter
+    wait_screen "^ process: pid $B: .*hcb-example --devices 3 "
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    [ ! -s "$T/err" ]
+    tm kill-server
+    # the files named are the same recording
+    view_tall "$T/run/$B.jsonl" "$T/run/$A.jsonl"
+    wait_screen "^hcbtrace view  recordings (2 processes)  taps 80  dropped 0  complete"
+    wait_screen '\[20 streams\]'
+    screen_streams >"$T/shown2.txt"
+    diff "$T/files.txt" "$T/shown2.txt"
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "view DIR: a damaged member is said in one line as replay says it, the rest is browsed" {
+    record_two "$T/run"
+    echo 'garbage{' >>"$T/run/$B.jsonl"
+    "$HCBTRACE" replay --no-wait "$T/run" >/dev/null 2>"$T/replay.err" && false || echo $? >"$T/replay.rc"
+    [ "$(wc -l <"$T/replay.err")" = 1 ]
+    view_tall "$T/run"
+    # every tap of both: the damage is past B's last one
+    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  damaged (said on exit)$"
+    wait_screen '\[20 streams\]'
+    quit_view
+    [ "$(cat "$T/rc")" = "$(cat "$T/replay.rc")" ]
+    diff "$T/err" "$T/replay.err"
+}
+
+@test "view DIR: large recordings (JSONL and .hcbcap) browsed in place, the memory one file's is" {
+    big_recording "$T/a.jsonl" 12000 4000
+    mkdir "$T/job"
+    # another process (by its session record), in the other format
+    sed '1s/"pid":1,/"pid":2,/' "$T/a.jsonl" >"$T/b.jsonl"
+    "$HCBTRACE" convert "$T/b.jsonl" -o "$T/job/b.hcbcap"
+    mv "$T/a.jsonl" "$T/job/a.jsonl"
+    [ "$(du -cb "$T"/job/* | tail -1 | cut -f1)" -gt 100000000 ]
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
+    cd "$T"
+    view_in "" job
+    wait_screen '^ 0  *[0-9:.]* 1  *cpu:0  *loss  *0\.25$'
+    wait_screen "^hcbtrace view  job (2 processes)  taps 24000  dropped 0  complete" 120
+    # each process's 8 streams of 1500 taps (the rows shown)
+    retry 60 screen_has 5 '^ [12] +cpu:[0-3] +(loss|field) +1500 '
+    # stamped alike, the first process's tap first: the last is the second's
+    tm send-keys -t view G
+    retry 60 last_row_is 23999
+    wait_screen -E '^ 23999 +[0-9:.]+ 2 +cpu:3 +field +float32\[4000\] mean=0\.5$'
+    tm send-keys -t view Tab G Enter
+    wait_screen '^ process: pid 2$'
+    wait_screen '^ tap #23999  seq 1499 '
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    # nothing like the files in memory
+    echo "# view job/ of $(du -cb job/* | tail -1 | cut -f1) bytes: peak $(cat "$T/rss") kB" >&3
+    [ "$(cat "$T/rss")" -lt 100000 ]
+}
+
+@test "view DIR: one process is shown as one recording is, without a process column" {
+    mkdir "$T/one"
+    "$HCBTRACE" record -q -o "$T/one/rec.jsonl" -- "$EXAMPLE" --steps 5 --interval-ms 0 --field-size 16
+    view "$T/one"
+    wait_screen '\[20 streams\]'
+    wait_screen "/one (1 process)  taps 100  dropped 0"
+    wait_screen '^ device consumer '
+    [ -z "$(screen | grep -E '^ proc ')" ]
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    [ ! -s "$T/err" ]
+}
+
+@test "view -p A -p B: two processes live, each its own session, their streams apart in one view" {
+    start_example --devices 1 --steps 0 --interval-ms 15 --field-size 16
+    A=$EX_PID
+    start_example --devices 3 --steps 0 --interval-ms 15 --field-size 16
+    B=$EX_PID
+    run --separate-stderr "$HCBTRACE" view -p "$A" -p "$A"
+    [ "$status" = 2 ]
+    [[ "$stderr" == *"process $A is given twice (-p)"* ]]
+    view_tall -p "$A" -p "$B"
+    wait_screen '\[20 streams\]'
+    wait_screen -E "^hcbtrace view  2 processes  taps [0-9]+"
+    # A's one device, then B's three; every stream counting
+    screen | grep -E '^ [0-9]+ +cpu:[0-9] ' >"$T/rows.txt"
+    [ "$(grep -c "^ $A  *cpu:0 " "$T/rows.txt")" = 5 ]
+    [ "$(grep -c "^ $B  *cpu:[012] " "$T/rows.txt")" = 15 ]
+    [ "$(awk '{ print $1 }' "$T/rows.txt" | uniq)" = "$(printf '%s\n' "$A" "$B" | sort -n)" ]
+    # f @PID: one process's taps
+    tm send-keys -t view f "@$A" Enter
+    wait_screen '\[5 streams, filtered\]'
+    wait_screen -E "^ [0-9]+ +[0-9:.]+ $A +cpu:0 "
+    [ -z "$(screen | grep -E '^ [0-9]+ +([0-9:.]+ )?[0-9]+ +cpu:' | grep -v " $A ")" ]
+    tm send-keys -t view Tab Enter
+    wait_screen "^ process: pid $A$"
+    quit_view
+    [ "$(cat "$T/rc")" = 0 ]
+    # each session's own summary, said once the terminal is back
+    [ "$(grep -c "interrupted: .* of process $A .* 0 lost" "$T/err")" = 1 ]
+    [ "$(grep -c "interrupted: .* of process $B .* 0 lost" "$T/err")" = 1 ]
+    # and nothing else: the per-device rows of those summaries
+    [ -z "$(grep -vE '^  cpu:[0-3] |^hcbtrace: interrupted: ' "$T/err")" ]
+}

@@ -4,7 +4,8 @@
  * whether damage keeps the display closed depends on where it is in the
  * file, never on how far the indexing thread got before the main one
  * looked.  Each case lets the thread run to the damage first (the order
- * a loaded machine can produce), then asks what the display would.
+ * a loaded machine can produce), then asks what the display would.  And a
+ * job's two recordings browsed as one (issue 36).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -143,12 +144,76 @@ static void test_whole_recording_is_clean(void **state)
 	assert_int_equal(checked, 0);
 }
 
+/* A job of two recordings (tui_source_open_job): the second another
+ * process, damaged after its end.  Every tap of both indexed, each read
+ * back from its own file (offsets laid end to end), as its process's; the
+ * damage noted, not the end of the other file. */
+static void test_job_of_two_browsed_as_one(void **state)
+{
+	char a[256], b[256], msg[512];
+	struct tui_source *src;
+	const struct tui_tap *t;
+	struct hcb_jobset set;
+	struct tui_sink sink;
+	const char *m;
+	FILE *f;
+	int err;
+
+	(void)state;
+	path_for(a, sizeof(a), "job-a");
+	path_for(b, sizeof(b), "job-b");
+	write_recording(a, 0, 0);
+	write_recording(b, 0, 1);
+	/* "pid":1 -> "pid":2: another process */
+	f = fopen(b, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)strlen("{\"type\":\"session\",\"version\":1,\"pid\":"), SEEK_SET), 0);
+	assert_int_equal(fputc('2', f), '2');
+	assert_int_equal(fclose(f), 0);
+	hcb_jobset_init(&set);
+	assert_int_equal(hcb_jobset_add_file(&set, b), 0);
+	assert_int_equal(hcb_jobset_add_file(&set, a), 0);
+	assert_int_equal(hcb_jobset_identify(&set), 0);
+	assert_int_equal(tui_source_open_job(&src, &set, &sink, NULL, msg, sizeof(msg)), 0);
+	assert_int_equal(tui_source_start(src), 0);
+	wait_indexed(&sink);
+	assert_int_equal(tui_source_checked(src, &m), 0);
+	assert_int_equal(tui_source_result(src, &m), 0);
+	assert_int_equal(tui_source_troubles(src, 0, &err, &m), 1);
+	assert_true(err < 0 && err != -ENODATA);
+	assert_non_null(strstr(m, "job-b.jsonl:4003: not valid JSON"));
+	assert_int_equal(sink.model.damaged, 1);
+	assert_int_equal(sink.model.received, 2 * TAPS);
+	assert_int_equal(sink.model.nprocs, 2);
+	assert_string_equal(sink.model.procs[0].tag, "1");
+	assert_string_equal(sink.model.procs[1].tag, "2");
+	/* 8 streams a process: the same devices and consumer ids, apart */
+	assert_int_equal(sink.model.nstreams, 16);
+	/* stamped alike: the first process's tap first, then the second's,
+	 * read back from its own file past the checked part */
+	for (uint64_t i = 2 * TAPS - 4; i < 2 * TAPS; i++) {
+		t = tui_model_get(&sink.model, i);
+		assert_non_null(t);
+		assert_int_equal(sink.model.cons[t->cons].proc, i % 2);
+		assert_int_equal(t->seq, (TAPS - 2 + i / 2 % 2) / 8);
+	}
+	t = tui_model_get(&sink.model, 1);
+	assert_non_null(t);
+	assert_int_equal(sink.model.cons[t->cons].proc, 1);
+	assert_float_equal(t->value, 0.25, 0);
+	tui_source_close(src);
+	hcb_jobset_free(&set);
+	unlink(a);
+	unlink(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_damage_past_checked_part_is_said_at_the_end),
 		cmocka_unit_test(test_damage_in_checked_part_keeps_it_closed),
 		cmocka_unit_test(test_whole_recording_is_clean),
+		cmocka_unit_test(test_job_of_two_browsed_as_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
