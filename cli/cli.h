@@ -90,6 +90,8 @@ extern const struct cli_cmd cmd_check;
  * or a file may have named what it shows): hcb_buf_put_visible(). */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);
+/* News that is no trouble: "hcbtrace: MSG" (the caller leaves it out under -q). */
+__attribute__((format(printf, 1, 2))) void cli_note(const char *fmt, ...);
 /* s as hcb_buf_put_visible() shows it, for printf: valid until eight more
  * calls ("?" if out of memory).  Everything a target or a file names that
  * goes to stdout or stderr by printf goes through here. */

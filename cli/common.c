@@ -55,6 +55,15 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
 int cli_usage_err(const struct cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -143,6 +143,10 @@ static void receive_warning(void *ctx, const struct hcb_warning *w)
 			 "ahead of what it sends); later barriers are served afresh", (int)t->pid,
 			 w->device);
 		break;
+	case HCB_WARN_INFO:
+		if (!t->o->quiet)
+			cli_note("%s", cli_vis(w->detail ? w->detail : ""));
+		break;
 	case HCB_WARN_NOTICE:
 	case HCB_WARN_UNPLACED:
 		cli_warn("%s", cli_vis(w->detail ? w->detail : ""));

@@ -75,6 +75,9 @@ struct hcb_decoder_ops {
 	/* Optional: something to tell once, that loses nothing (a call site
 	 * that keeps XLA's name: why). */
 	void (*notice)(void *ctx, const char *what);
+	/* Optional: news that is no trouble at all (the text probe taken off:
+	 * what it did). */
+	void (*info)(void *ctx, const char *what);
 	/* Optional: the id of device (a slot, where the probes number their
 	 * devices so: bpf/ring.h), for the decoder's words; none: the device
 	 * is its id. */

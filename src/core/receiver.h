@@ -34,6 +34,8 @@ enum hcb_warning_kind {
 				   * up (err 0: its probes are in place from now
 				   * on) or not (err; detail: what did not check
 				   * out, for -ENOEXEC); target: what was found */
+	HCB_WARN_INFO,            /* news that is no trouble, told once (detail:
+				   * the words) */
 	HCB_WARN_UNPLACED,        /* calls the probes could put on no device: of
 				   * more devices than a session holds, or of none
 				   * known (detail: the words; once a kind) */

@@ -154,6 +154,14 @@ static void on_notice(void *ctx, const char *what)
 	hcb_out_warn(&l->c->out, &w);
 }
 
+static void on_info(void *ctx, const char *what)
+{
+	struct slot_link *l = ctx;
+	struct hcb_warning w = { .kind = HCB_WARN_INFO, .detail = what };
+
+	hcb_out_warn(&l->c->out, &w);
+}
+
 static const struct hcb_decoder_ops decoder_ops = {
 	.packet = on_packet,
 	.read_target = read_target,
@@ -161,6 +169,7 @@ static const struct hcb_decoder_ops decoder_ops = {
 	.copy_times = on_copy_times,
 	.refuse = on_refuse,
 	.notice = on_notice,
+	.info = on_info,
 	.device_id = device_id,
 };
 

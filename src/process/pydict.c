@@ -176,31 +176,109 @@ static int table_get(struct hcb_pyreader *r, uint64_t keys, uint64_t values, uin
 	return *val ? 0 : -ENOENT;
 }
 
-int hcb_pydict_get(struct hcb_pyreader *r, uint64_t dict, const char *name, uint64_t *val)
+/* A dict's keys table, and its values where they are apart (a split
+ * table's: 0 if not) with the room they have. */
+static int dict_tables(struct hcb_pyreader *r, uint64_t dict, uint64_t *keys, uint64_t *values,
+		       uint64_t *capacity)
 {
 	const struct hcb_pyoffsets *o = r->o;
-	uint64_t keys, values, capacity = NO_BOUND;
 	unsigned char head[4];
 	int err = hcb_pyobj_is(r, dict, "dict");
 
 	if (!err)
-		err = hcb_pyobj_read(r, dict + o->dict_keys, &keys, 8);
+		err = hcb_pyobj_read(r, dict + o->dict_keys, keys, 8);
 	if (!err)
-		err = hcb_pyobj_read(r, dict + o->dict_values, &values, 8);
+		err = hcb_pyobj_read(r, dict + o->dict_values, values, 8);
 	if (err)
 		return err;
-	if (!keys || (keys & 7) || (values & 7))
+	if (!*keys || (*keys & 7) || (*values & 7))
 		return -EPROTO;
-	if (!values)
-		return table_get(r, keys, 0, NO_BOUND, name, val);
+	*capacity = NO_BOUND;
+	if (!*values)
+		return 0;
 	/* 3.13's values say how many they hold room for: capacity, its first byte */
 	if (o->dict_values_at) {
-		err = hcb_pyobj_read(r, values, head, sizeof(head));
+		err = hcb_pyobj_read(r, *values, head, sizeof(head));
 		if (err)
 			return err;
-		capacity = head[0];
+		*capacity = head[0];
 	}
-	return table_get(r, keys, values + o->dict_values_at, capacity, name, val);
+	*values += o->dict_values_at;
+	return 0;
+}
+
+int hcb_pydict_get(struct hcb_pyreader *r, uint64_t dict, const char *name, uint64_t *val)
+{
+	uint64_t keys, values, capacity;
+	int err = dict_tables(r, dict, &keys, &values, &capacity);
+
+	return err ? err : table_get(r, keys, values, capacity, name, val);
+}
+
+/* Entries at..at+count of k (their bytes in buf): each str key's text
+ * read once and matched against every name still wanted. */
+static int match_chunk(struct hcb_pyreader *r, const struct keys *k, const unsigned char *buf,
+		       uint64_t at, uint64_t count, const char *const *names, unsigned int n,
+		       uint64_t *index, uint64_t *vals)
+{
+	char s[NAME_MAX_LEN + 1];
+
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t key, v;
+		long got;
+
+		memcpy(&key, buf + i * k->size + k->key_at, 8);
+		memcpy(&v, buf + i * k->size + k->key_at + 8, 8);
+		if (!key)
+			continue;   /* deleted */
+		got = hcb_pyobj_str(r, key, s, sizeof(s));
+		if (got == -E2BIG)
+			continue;   /* longer than any name looked for */
+		if (got < 0)
+			return (int)got;
+		for (unsigned int j = 0; j < n; j++) {
+			if (index[j] == NO_BOUND && !strcmp(s, names[j])) {
+				index[j] = at + i;
+				vals[j] = v;
+			}
+		}
+	}
+	return 0;
+}
+
+int hcb_pydict_get_many(struct hcb_pyreader *r, uint64_t dict, const char *const *names,
+			unsigned int n, uint64_t *vals)
+{
+	unsigned char buf[CHUNK * 24];
+	uint64_t keys, values, capacity, index[HCB_PYDICT_MAX_NAMES];
+	struct keys k;
+	int err;
+
+	if (n > HCB_PYDICT_MAX_NAMES)
+		return -EINVAL;
+	err = dict_tables(r, dict, &keys, &values, &capacity);
+	err = err ?: read_keys(r, keys, &k);
+	if (err)
+		return err;
+	if (values && k.kind != KIND_SPLIT && r->o->minor > 10)
+		return -EPROTO;
+	for (unsigned int j = 0; j < n; j++) {
+		index[j] = NO_BOUND;
+		vals[j] = 0;
+	}
+	for (uint64_t at = 0; at < k.n && !err; at += CHUNK) {
+		uint64_t count = k.n - at < CHUNK ? k.n - at : CHUNK;
+
+		err = hcb_pyobj_read(r, k.entries + at * k.size, buf, count * k.size);
+		err = err ?: match_chunk(r, &k, buf, at, count, names, n, index, vals);
+	}
+	/* a split table's values are apart, by index */
+	for (unsigned int j = 0; j < n && !err && values; j++) {
+		vals[j] = 0;
+		if (index[j] != NO_BOUND && index[j] < capacity)
+			err = hcb_pyobj_read(r, values + index[j] * 8, &vals[j], 8);
+	}
+	return err;
 }
 
 /* 3.10: the dict at tp_dictoffset (a positive one: a fixed-size object). */

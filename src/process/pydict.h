@@ -27,6 +27,13 @@
  * object's address); -ENOENT: no such key; -EPROTO: not a dict as one is
  * laid out; -E2BIG: more entries than are read. */
 int hcb_pydict_get(struct hcb_pyreader *r, uint64_t dict, const char *name, uint64_t *val);
+/* The values of the str keys names[0..n) (n at most HCB_PYDICT_MAX_NAMES)
+ * in one pass over the dict's entries, each key's text read once: vals[i]
+ * the object's address, 0 where names[i] is not in it.  0 or -errno, as
+ * hcb_pydict_get. */
+#define HCB_PYDICT_MAX_NAMES 32u
+int hcb_pydict_get_many(struct hcb_pyreader *r, uint64_t dict, const char *const *names,
+			unsigned int n, uint64_t *vals);
 /* The attribute name of the object at addr, an instance of a class
  * without __slots__ (a heap type): 0 and *val; -ENOENT: not set on the
  * instance (its class's own may stand); -EPROTO. */

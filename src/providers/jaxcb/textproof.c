@@ -134,11 +134,11 @@ static void maybe_off(struct hcb_jaxffi *x, int repeat)
 	x->probe_off(x->probe_ctx);
 	x->probe_off = NULL;
 	x->probe_taken_off = 1;
-	if (x->b.ops->notice) {
+	if (x->b.ops->info) {
 		snprintf(msg, sizeof(msg), "jax.debug.print: the line hcbtrace makes is the "
 			 "program's own at each of its %u print sites: the text probe on str "
 			 "concatenation is off (--text-probe keeps it on)", x->nproofs);
-		x->b.ops->notice(x->b.ctx, msg);
+		x->b.ops->info(x->b.ctx, msg);
 	}
 }
 
