@@ -52,8 +52,8 @@ static const struct cli_opt record_opts[] = {
 	  "run.1.hcbcap, ...), N at most (0: no limit)" },
 	{ OPT_FLEET_DIR, "fleet-dir", "DIR", "with --keep-last and --until, across hosts: a "
 	  "firing here is published in DIR, a directory every host's hcbtrace shares (NFS, "
-	  "Lustre), and another host's firing there writes every ring here (looked at each "
-	  "100 ms; one a job: fire files from before this session are ignored)" },
+	  "Lustre), and another host's firing there writes every ring here (looked at every "
+	  "100 ms; fire files from before this hcbtrace started are ignored)" },
 	IDENTITY_OPTS,
 	TRACE_OPTS,
 	{ 0 }
