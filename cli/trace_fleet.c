@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -21,6 +22,7 @@ int trace_fleet_open(const char *dir, int quiet)
 	struct hcb_fleet_opts o = { .dir = dir, .tracer_pid = (uint32_t)getpid(),
 				    .start_ns = hcb_clock_ns(CLOCK_REALTIME) };
 	char host[HCB_HOST_MAX + 2] = "";
+	struct stat st;
 	int err;
 
 	gethostname(host, sizeof(host) - 1);
@@ -31,8 +33,10 @@ int trace_fleet_open(const char *dir, int quiet)
 		return EXIT_FAIL;
 	}
 	if (err) {
-		cli_err("--fleet-dir '%s': %s: fire files are written there: give a directory "
+		/* there, but no file can be made in it (read-only, not ours) */
+		cli_err("--fleet-dir '%s': %s%s: fire files are written there: give a directory "
 			"that every host of the job shares and can write", cli_vis(dir),
+			stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? "cannot write in it: " : "",
 			strerror(-err));
 		return EXIT_FAIL;
 	}
