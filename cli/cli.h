@@ -61,6 +61,7 @@ enum cli_long_opt {
 	OPT_JOB,
 	OPT_FOLLOW,                     /* record */
 	OPT_USER,                       /* launch_user.h: run, record */
+	OPT_FLEET_DIR,                  /* record: trace_fleet.h */
 	OPT_LONG_END
 };
 

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "launch_user.h"
 #include "trace.h"
+#include "trace_fleet.h"
 #include "trace_flight.h"
 #include "follow.h"
 #include "trace_job.h"
@@ -49,6 +50,10 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_REARM, "rearm", "N", "with --keep-last: after each firing (and its --after taps) arm "
 	  "again with an empty ring, each firing its own recording (-o run.hcbcap: run.hcbcap, "
 	  "run.1.hcbcap, ...), N at most (0: no limit)" },
+	{ OPT_FLEET_DIR, "fleet-dir", "DIR", "with --keep-last and --until, across hosts: a "
+	  "firing here is published in DIR, a directory every host's hcbtrace shares (NFS, "
+	  "Lustre), and another host's firing there writes every ring here (looked at every "
+	  "100 ms; fire files from before this hcbtrace started are ignored)" },
 	IDENTITY_OPTS,
 	TRACE_OPTS,
 	{ 0 }
@@ -58,6 +63,8 @@ static pid_t pid_args[TRACE_MANY_MAX];
 static size_t n_pids;
 static int follow_arg;
 static int user_arg;
+static const char *fleet_arg;
+static int until_exit_arg;      /* --until exit given, not implied */
 
 /* --keep-last DURATION: a number and ms, s, m (minutes) or h, from 1 ms
  * to a week.  1 if arg is not a duration (no such unit), 0, or -1. */
@@ -125,6 +132,7 @@ static int parse_until(const struct cli_cmd *cmd, struct trace_opts *o, const ch
 	/* a process's abnormal end, not a tap's values */
 	if (!strcmp(arg, "exit")) {
 		o->until_exit = 1;
+		until_exit_arg = 1;
 		return 0;
 	}
 	if (o->n_until == TRACE_MAX_UNTIL)
@@ -169,6 +177,9 @@ static int record_opt(const struct cli_cmd *cmd, struct trace_opts *o, int c, co
 	case OPT_UNTIL_SIGNAL:
 		o->until_signal = 1;
 		return 0;
+	case OPT_FLEET_DIR:
+		fleet_arg = arg;
+		return 0;
 	case OPT_USER:
 		user_arg = 1;
 		return launch_user_opt(arg);
@@ -200,6 +211,11 @@ static int flight_usage(const struct cli_cmd *cmd, struct trace_opts *o)
 	/* a duration alone is still bounded in bytes */
 	if (o->keep_ns && !o->keep_bytes)
 		o->keep_bytes = TRACE_KEEP_DEFAULT_BYTES;
+	/* a firing to tell the other hosts of, and a ring to write on theirs */
+	if (fleet_arg && (!o->keep_bytes || (!o->n_until && !until_exit_arg)))
+		return cli_usage_err(cmd, "--fleet-dir tells the other hosts when this one's ring "
+				     "fires, and writes it when theirs do: give --keep-last SIZE "
+				     "and --until COND");
 	/* the lead-up to a crash is what a ring is most for: an abnormal end
 	 * fires it too, whatever else does */
 	if (o->keep_bytes && fires)
@@ -289,6 +305,8 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	n_pids = 0;
 	follow_arg = 0;
 	user_arg = 0;
+	fleet_arg = NULL;
+	until_exit_arg = 0;
 	code = parse_launch_opts(cmd, argc, argv, &o, record_opt, &first);
 	if (code)
 		return code < 0 ? EXIT_OK : code;
@@ -301,17 +319,22 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	/* a ring is written on SIGUSR1 (`hcbtrace dump`) whatever else fires it */
 	if (o.until_signal || o.keep_bytes)
 		trace_install_flight_signal();
+	if (fleet_arg && (code = trace_fleet_open(fleet_arg, o.quiet)))
+		return code;
 	/* one trigger, the whole job's lead-up: each process's ring written
-	 * when any fires */
-	if (follow_arg || n_pids > 1)
+	 * when any fires (any host's, with --fleet-dir) */
+	if (follow_arg || n_pids > 1 || fleet_arg)
 		trace_job_begin();
 	if (follow_arg)
-		return trace_follow(&o, argv + first);
+		code = trace_follow(&o, argv + first);
 	/* under --until exit, a process not hcbtrace's child too: its end is
 	 * the kernel's word to the loop of several (trace_many.c) */
-	if (n_pids > 1 || (n_pids == 1 && o.until_exit))
-		return trace_many_pids(&o, pid_args, n_pids);
-	return record_one(&o, argv + first);
+	else if (n_pids > 1 || (n_pids == 1 && o.until_exit))
+		code = trace_many_pids(&o, pid_args, n_pids);
+	else
+		code = record_one(&o, argv + first);
+	trace_fleet_end();
+	return code;
 }
 
 const struct cli_cmd cmd_record = {

@@ -13,6 +13,7 @@
 #include "process/target.h"
 #include "watch/flight.h"
 #include "trace_flight.h"
+#include "trace_fleet.h"
 #include "trace_job.h"
 
 struct trace_flight {
@@ -139,10 +140,37 @@ void trace_flight_bind(struct trace_flight *tf, struct hcb_writer **w, struct cl
 	tf->dest = dest;
 }
 
+/* --fleet-dir: another host fired, this host's rings are written (the
+ * job's: --fleet-dir makes one of even a single process). */
+static int fleet_poll(void)
+{
+	struct hcb_trigger_info why;
+	int err;
+
+	if (!trace_fleet_poll(&why))
+		return 0;
+	err = trace_job_fleet(&why);
+	if (trace_job_done_any())
+		trace_exiting = 1;
+	return err;
+}
+
+/* This host's job fired on pid, first (not for the job's or the
+ * fleet's sake): the other hosts are told. */
+static void tell_fleet(const struct trace_flight *tf, pid_t pid, uint64_t wall_ns)
+{
+	const struct hcb_session_info *s = hcb_flight_session(tf->f);
+
+	trace_fleet_fired(pid, s && s->process.source[0] ? (int64_t)s->process.index : -1,
+			  hcb_flight_condition(tf->f), wall_ns);
+}
+
 int trace_flight_poll(struct trace_flight *tf)
 {
-	int before = tf->by_signal, err;
+	int before = tf->by_signal, err = fleet_poll();
 
+	if (err)
+		return err;
 	if (!flight_signal)
 		return 0;
 	if (trace_job_on()) {
@@ -291,8 +319,10 @@ int trace_flight_exit(struct trace_flight *tf, pid_t pid, int wstatus)
 	else
 		why.exit_status = WEXITSTATUS(wstatus);
 	err = hcb_flight_fire_as(tf->f, &why);
-	if (err == 0)
+	if (err == 0) {
+		tell_fleet(tf, pid, why.wall_ns);
 		err = trace_job_fired(tf->f, pid, why.wall_ns);
+	}
 	if (hcb_flight_done(tf->f))
 		trace_exiting = 1;
 	/* 1: fired already; -EAGAIN: no session record, nothing to write */
@@ -303,8 +333,10 @@ void trace_flight_after(struct trace_flight *tf, struct hcb_capture *cap, pid_t 
 			uint64_t firings, const struct hcb_record *rec)
 {
 	/* a tap fired it: the job's other processes write theirs */
-	if (hcb_flight_firings(tf->f) > firings && rec->kind == HCB_REC_TAP)
+	if (hcb_flight_firings(tf->f) > firings && rec->kind == HCB_REC_TAP) {
+		tell_fleet(tf, pid, rec->tap.wall_ns);
 		trace_job_fired(tf->f, pid, rec->tap.wall_ns);
+	}
 	if (!tf->o->stop_at_trigger)
 		return;
 	/* only a tap fires here: a signal's firing comes through flush */

@@ -85,6 +85,21 @@ int trace_job_signal(uint64_t wall_ns)
 	return fire_all(NULL, &why);
 }
 
+int trace_job_fleet(const struct hcb_trigger_info *why)
+{
+	job_fired = 1;
+	return fire_all(NULL, why);
+}
+
+int trace_job_done_any(void)
+{
+	for (size_t i = 0; i < JOB_MAX; i++) {
+		if (job[i] && hcb_flight_done(job[i]))
+			return 1;
+	}
+	return 0;
+}
+
 int trace_job_fired_any(void)
 {
 	return job_fired;

@@ -28,6 +28,13 @@ int trace_job_fired(struct hcb_flight *f, pid_t pid, uint64_t wall_ns);
 /* SIGUSR1: every recorder of the job that has a session writes its ring
  * ("signal").  0, or the first -errno. */
 int trace_job_signal(uint64_t wall_ns);
+/* Another host's firing (--fleet-dir, trace_fleet.h): every recorder
+ * of the job that has a session writes its ring, why its trigger
+ * record.  0, or the first -errno. */
+int trace_job_fleet(const struct hcb_trigger_info *why);
+/* 1 if a recorder of the job has written its last firing: the
+ * sessions end. */
+int trace_job_done_any(void);
 /* 1 once a recorder of the job fired: the job's recordings are what was
  * asked for, whatever CMD's end says. */
 int trace_job_fired_any(void);

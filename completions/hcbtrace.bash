@@ -91,11 +91,11 @@ _hcbtrace()
             ;;
         record)
             opts="-p --pid --follow -o --output --cuda --user --keep-last --until --after --until-signal --rearm
-                  --on-trigger
+                  --on-trigger --fleet-dir
                   --device --consumer --provider --no-text --text-probe -c --count
                   -d --duration -b --buffer-size --max-lag $ident_opts -q --quiet -h --help"
-            argopts="-p --pid -o --output --user --keep-last --until --after --rearm --on-trigger --device --consumer
-                     --provider -c --count -d --duration -b --buffer-size --max-lag $ident_opts"
+            argopts="-p --pid -o --output --user --keep-last --until --after --rearm --on-trigger --fleet-dir
+                     --device --consumer --provider -c --count -d --duration -b --buffer-size --max-lag $ident_opts"
             ;;
         replay)
             opts="--device --consumer -c --count -f --format $print_opts --speed --no-wait
@@ -206,6 +206,7 @@ _hcbtrace()
             --plot-stat) mapfile -t COMPREPLY < <(compgen -W 'mean min max norm' -- "$cur") ;;
             --on-trigger) mapfile -t COMPREPLY < <(compgen -W 'none stop' -- "$cur") ;;
             --user) mapfile -t COMPREPLY < <(compgen -u -- "$cur") ;;
+            --fleet-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
             -o | --output)
                 if [[ $cmd == convert ]]; then
                     _hcbtrace_files 'jsonl|hcbcap|npz|json|parquet' "$cur"

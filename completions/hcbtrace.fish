@@ -81,6 +81,7 @@ complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l until-signal -d 'SIGUSR1 to hcbtrace fires the recorder as --until would'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l on-trigger -x -a 'none stop' -d 'when a tap fires --until: leave the program running or stop it'
 complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l rearm -x -d 'arm again after each firing, each its own recording (0: no limit)'
+complete -c hcbtrace -n '__fish_seen_subcommand_from record; and __fish_hcbtrace_no_dashdash' -l fleet-dir -x -a '(__fish_complete_directories)' -d 'across hosts: publish a firing in DIR, shared by every host, and fire on theirs'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record view; and __fish_hcbtrace_no_dashdash' -l provider -x -a 'hcbtap xla-outfeed jax-callback' -d 'trace through this provider only (repeatable)'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l no-text -d 'jax.debug.print: show and record its operands, not the line it printed'
 complete -c hcbtrace -n '__fish_seen_subcommand_from attach run record; and __fish_hcbtrace_no_dashdash' -l text-probe -d 'jax.debug.print: take its line from the probe on str concatenation for the whole session'

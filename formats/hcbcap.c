@@ -185,8 +185,7 @@ out:
 	return err;
 }
 
-/* A trigger record's body at b (room for TRIGGER_HEAD + 383 + TRIGGER_TAIL bytes): its
- * length. */
+/* A trigger record's body at b (room for TRIGGER_MAX_BODY bytes): its length. */
 static size_t put_trigger(unsigned char *b, const struct hcb_trigger_info *t)
 {
 	size_t n = bounded_strlen(t->consumer, sizeof(t->consumer));
@@ -205,11 +204,10 @@ static size_t put_trigger(unsigned char *b, const struct hcb_trigger_info *t)
 	hcb_put_le32(b + 52, (uint32_t)m);
 	memcpy(b + TRIGGER_HEAD, t->consumer, n);
 	memcpy(b + TRIGGER_HEAD + n, t->condition, m);
-	if (!t->by_pid && !t->exited)
+	if (!t->by_pid && !t->exited && !t->by_host[0])
 		return TRIGGER_HEAD + n + m;
-	/* a job's or an exit's trigger: the tail older files lack */
-	cap_trigger_tail_put(b + TRIGGER_HEAD + n + m, t);
-	return TRIGGER_HEAD + n + m + TRIGGER_TAIL;
+	/* a job's, a fleet's or an exit's trigger: the tail older files lack */
+	return TRIGGER_HEAD + n + m + cap_trigger_tail_put(b + TRIGGER_HEAD + n + m, t);
 }
 
 static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
@@ -222,7 +220,7 @@ static int cap_write(struct hcb_writer *w, const struct hcb_record *rec)
 	if (rec->kind == HCB_REC_TAP)
 		return write_tap(w, st, &rec->tap);
 	/* every other record fits in a few hundred bytes */
-	err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + TRIGGER_HEAD + 384 + TRIGGER_TAIL + FRAME_TAIL, 1);
+	err = hcb_grow(&st->buf, &st->cap, FRAME_HEAD + TRIGGER_MAX_BODY + FRAME_TAIL, 1);
 	if (err)
 		return err;
 	b = st->buf + FRAME_HEAD;

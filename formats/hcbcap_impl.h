@@ -28,6 +28,10 @@
 /* a job's or an exit's trigger: u32 by_pid, i64 by_process, u32 exited,
  * i32 exit_status, i32 exit_signal after the strings */
 #define TRIGGER_TAIL 24
+/* a fleet's trigger (record --fleet-dir): after the tail, u32 by_host
+ * length H (1 to HCB_HOST_MAX), H bytes by_host */
+#define TRIGGER_FLEET_MAX (4 + HCB_HOST_MAX)
+#define TRIGGER_MAX_BODY (TRIGGER_HEAD + 127 + 255 + TRIGGER_TAIL + TRIGGER_FLEET_MAX)
 #define COPY_BODY 16                    /* a tap's copy times: u64 start, u64 end */
 #define CAP_MAX_TEXT (UINT64_C(1) << 20)      /* a tap's text: 1 MiB */
 #define CAP_MAX_PAYLOAD (UINT64_C(1) << 30)   /* one tap's payload: 1 GiB */
@@ -67,10 +71,11 @@ enum cap_type {
 /* Its body's size for s (0: s says nothing of who or which devices), the
  * body written at b, and read back (devs: room for HCB_SESSION_DEVICES):
  * 0, or -EBADMSG. */
-/* A trigger frame's tail (TRIGGER_TAIL bytes at b) from t, and into t
- * (b NULL: a frame without it, of an older file). */
-void cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t);
-void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t);
+/* A trigger frame's tail (TRIGGER_TAIL bytes at b) from t, and a
+ * fleet's by_host after it where t has one: its length. */
+size_t cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t);
+/* The len bytes after the strings (0: no tail) into t: 0, or -EBADMSG. */
+int cap_trigger_tail_get(const unsigned char *b, uint64_t len, struct hcb_trigger_info *t);
 size_t cap_who_size(const struct hcb_session_info *s);
 void cap_who_put(unsigned char *b, const struct hcb_session_info *s);
 int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info *s,

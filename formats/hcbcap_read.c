@@ -303,7 +303,7 @@ static void body_limits(uint32_t type, uint64_t *min, uint64_t *max)
 	case CAP_COPY: *min = *max = COPY_BODY; break;
 	case CAP_TEXT: *min = 0; *max = CAP_MAX_TEXT; break;
 	case CAP_WHO: *min = WHO_HEAD; *max = WHO_MAX_BODY; break;
-	case CAP_TRIGGER: *min = TRIGGER_HEAD; *max = TRIGGER_HEAD + 127 + 255 + TRIGGER_TAIL; break;
+	case CAP_TRIGGER: *min = TRIGGER_HEAD; *max = TRIGGER_MAX_BODY; break;
 	default: *min = 0; *max = CAP_MAX_BODY; break;   /* skippable */
 	}
 }
@@ -383,9 +383,8 @@ static int parse_trigger(struct hcb_reader *r, struct cap_reader *st, const unsi
 	uint64_t bits = hcb_get_le64(b + 28);
 	uint64_t strings = TRIGGER_HEAD + (uint64_t)n + m;
 
-	/* the tail: a job's or an exit's trigger (older files: none) */
-	if (n > 127 || m > 255 || (len != strings && len != strings + TRIGGER_TAIL) ||
-	    !text_ok(b + TRIGGER_HEAD, n + m))
+	/* the tail: a job's, a fleet's or an exit's trigger (older files: none) */
+	if (n > 127 || m > 255 || len < strings || !text_ok(b + TRIGGER_HEAD, n + m))
 		return FAIL(r, st, -EBADMSG, "invalid trigger frame");
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = HCB_REC_TRIGGER;
@@ -398,7 +397,8 @@ static int parse_trigger(struct hcb_reader *r, struct cap_reader *st, const unsi
 	t->oversize = hcb_get_le32(b + 44) != 0;
 	memcpy(t->consumer, b + TRIGGER_HEAD, n);
 	memcpy(t->condition, b + TRIGGER_HEAD + n, m);
-	cap_trigger_tail_get(len == strings ? NULL : b + strings, t);
+	if (cap_trigger_tail_get(b + strings, len - strings, t))
+		return FAIL(r, st, -EBADMSG, "invalid trigger frame");
 	return 1;
 }
 

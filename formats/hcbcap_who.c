@@ -149,20 +149,40 @@ int cap_who_parse(const unsigned char *b, uint64_t len, struct hcb_session_info 
 	return 0;
 }
 
-void cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t)
+size_t cap_trigger_tail_put(unsigned char *b, const struct hcb_trigger_info *t)
 {
+	size_t h = strnlen(t->by_host, sizeof(t->by_host) - 1);
+
 	hcb_put_le32(b, t->by_pid);
 	hcb_put_le64(b + 4, (uint64_t)t->by_process);
 	hcb_put_le32(b + 12, t->exited);
 	hcb_put_le32(b + 16, (uint32_t)t->exit_status);
 	hcb_put_le32(b + 20, (uint32_t)t->exit_signal);
+	if (!h)
+		return TRIGGER_TAIL;
+	hcb_put_le32(b + TRIGGER_TAIL, (uint32_t)h);
+	memcpy(b + TRIGGER_TAIL + 4, t->by_host, h);
+	return TRIGGER_TAIL + 4 + h;
 }
 
-void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t)
+int cap_trigger_tail_get(const unsigned char *b, uint64_t len, struct hcb_trigger_info *t)
 {
+	uint32_t h;
+
 	t->by_process = -1;
-	if (!b)
-		return;
+	if (!len)
+		return 0;
+	if (len < TRIGGER_TAIL || (len > TRIGGER_TAIL && len < TRIGGER_TAIL + 4))
+		return -EBADMSG;
+	if (len > TRIGGER_TAIL) {
+		/* a fleet's: the host whose hcbtrace fired */
+		h = hcb_get_le32(b + TRIGGER_TAIL);
+		if (len != TRIGGER_TAIL + 4 + (uint64_t)h ||
+		    !hcb_host_name_ok((const char *)b + TRIGGER_TAIL + 4, h))
+			return -EBADMSG;
+		memcpy(t->by_host, b + TRIGGER_TAIL + 4, h);
+		t->by_host[h] = '\0';
+	}
 	t->by_pid = hcb_get_le32(b);
 	/* an index means something only with the pid that fired */
 	if (t->by_pid)
@@ -170,4 +190,5 @@ void cap_trigger_tail_get(const unsigned char *b, struct hcb_trigger_info *t)
 	t->exited = hcb_get_le32(b + 12) != 0;
 	t->exit_status = (int32_t)hcb_get_le32(b + 16);
 	t->exit_signal = (int32_t)hcb_get_le32(b + 20);
+	return 0;
 }

@@ -60,8 +60,14 @@ static int trigger_line(struct hcb_writer *w, struct hcb_buf *text, const struct
 	}
 	if (!err && t->oversize)
 		err = hcb_buf_puts(text, " (a tap larger than the ring was kept alone)");
+	/* a fleet's: another host's; its name is that hcbtrace's to give */
+	if (!err && t->by_host[0]) {
+		err = hcb_buf_puts(text, ": fired by host ");
+		err = err ? err : hcb_buf_put_visible(text, t->by_host, strlen(t->by_host));
+	}
 	if (!err && t->by_pid)
-		err = hcb_buf_printf(text, ": fired by pid %u", t->by_pid);
+		err = hcb_buf_printf(text, t->by_host[0] ? " pid %u" : ": fired by pid %u",
+				     t->by_pid);
 	if (!err && t->by_pid && t->by_process >= 0)
 		err = hcb_buf_printf(text, " (process %lld)", (long long)t->by_process);
 	if (!err && t->exited)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "core/procid.h"
 #include "json/jsonparse.h"
 #include "jsonl.h"
 #include "recfile_impl.h"
@@ -37,6 +38,10 @@ int hcb_jsonl_trigger(struct hcb_buf *out, const struct hcb_trigger_info *t)
 		err = hcb_buf_printf(out, ",\"ts_ns\":%llu", (unsigned long long)t->wall_ns);
 	if (!err && t->oversize)
 		err = hcb_buf_puts(out, ",\"oversize\":true");
+	if (!err && t->by_host[0]) {
+		err = hcb_buf_puts(out, ",\"by_host\":");
+		err = err ? err : hcb_json_string(out, t->by_host);
+	}
 	if (!err && t->by_pid)
 		err = hcb_buf_printf(out, ",\"by_pid\":%u", t->by_pid);
 	if (!err && t->by_pid && t->by_process >= 0)
@@ -94,9 +99,9 @@ static const char *value(const struct jdoc *d, double *v)
 	return *end ? "value" : NULL;
 }
 
-/* What a job's or an exit's trigger adds (absent from older files): 0,
- * or which member is not valid (1 by_pid, 2 by_process, 3 exit_status,
- * 4 exit_signal). */
+/* What a job's, a fleet's or an exit's trigger adds (absent from older
+ * files): 0, or which member is not valid (1 by_pid, 2 by_process,
+ * 3 exit_status, 4 exit_signal, 5 by_host). */
 static int read_job_exit(const struct jdoc *d, struct hcb_trigger_info *t)
 {
 	uint64_t pid = 0, proc = UINT64_MAX, status = UINT64_MAX, sig = UINT64_MAX;
@@ -109,6 +114,10 @@ static int read_job_exit(const struct jdoc *d, struct hcb_trigger_info *t)
 		return 3;
 	if (whole(d, "exit_signal", 127, &sig))
 		return 4;
+	if (jget(d, 0, "by_host") != UINT32_MAX &&
+	    (text(d, "by_host", t->by_host, sizeof(t->by_host)) ||
+	     !hcb_host_name_ok(t->by_host, strlen(t->by_host))))
+		return 5;
 	t->by_pid = (uint32_t)pid;
 	/* an index means something only with the pid that fired */
 	t->by_process = proc == UINT64_MAX || !pid ? -1 : (int64_t)proc;
@@ -151,6 +160,7 @@ int hcb_jsonl_read_trigger(struct hcb_reader *r, const struct jdoc *d, struct hc
 	if (err)
 		return hcb_reader_fail(r, -EBADMSG, where, "trigger: '%s' is not valid",
 				       err == 1 ? "by_pid" : err == 2 ? "by_process" :
-				       err == 3 ? "exit_status" : "exit_signal");
+				       err == 3 ? "exit_status" : err == 4 ? "exit_signal" :
+				       "by_host");
 	return 1;
 }

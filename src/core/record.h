@@ -116,10 +116,14 @@ struct hcb_trigger_info {
 	double value;           /* the element's or the statistic's; NaN too */
 	uint64_t wall_ns;         /* CLOCK_REALTIME, the tap's or the signal's */
 	uint32_t oversize;      /* 1: the ring held a tap larger than itself, alone */
-	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal", "job", "exit" */
-	/* "job": another process of the job fired; the one that did */
+	char condition[256];    /* "nonfinite", "loss: max > 1e4", "signal", "job", "exit",
+				 * "fleet" */
+	/* "job" (or "fleet"): another process of the job fired; the one that did */
 	uint32_t by_pid;        /* 0: none */
 	int64_t by_process;     /* its process index; -1: not known */
+	/* "fleet": another host's hcbtrace fired (record --fleet-dir), by_pid
+	 * and by_process then its process's; "" none */
+	char by_host[HCB_HOST_MAX + 1];
 	/* "exit": how the traced process ended */
 	uint32_t exited;        /* 1: exit_status or exit_signal says */
 	int32_t exit_status;    /* its exit status (exited, no signal) */

@@ -34,6 +34,7 @@ struct hcb_flight {
 	uint64_t after_left;
 	uint64_t firings;           /* begun */
 	uint64_t taps, drops;       /* what reached the inner receiver (this file) */
+	char condition[256];        /* the latest firing's (record --fleet-dir tells it) */
 };
 
 static int pass(struct hcb_flight *f, const struct hcb_record *rec)
@@ -168,6 +169,7 @@ static int write_out(struct hcb_flight *f, const struct hcb_trigger_info *ti)
 	}
 	f->fired = 1;
 	f->firings++;
+	memcpy(f->condition, ti->condition, sizeof(f->condition));
 	f->after_left = f->o.after;
 	if (f->o.keep_bytes) {
 		err = pass(f, &f->session);
@@ -333,6 +335,11 @@ int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns)
 const struct hcb_session_info *hcb_flight_session(const struct hcb_flight *f)
 {
 	return f->have_session ? &f->session.session : NULL;
+}
+
+const char *hcb_flight_condition(const struct hcb_flight *f)
+{
+	return f->condition;
 }
 
 int hcb_flight_fired(const struct hcb_flight *f)

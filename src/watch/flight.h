@@ -86,6 +86,8 @@ int hcb_flight_fire(struct hcb_flight *f, const char *why, uint64_t wall_ns);
 int hcb_flight_fire_as(struct hcb_flight *f, const struct hcb_trigger_info *why);
 /* The last session record come (NULL: none yet), valid until the next. */
 const struct hcb_session_info *hcb_flight_session(const struct hcb_flight *f);
+/* The condition of the latest firing ("" before the first). */
+const char *hcb_flight_condition(const struct hcb_flight *f);
 /* 1 once a trigger fired (re-armed: while a firing is being written). */
 int hcb_flight_fired(const struct hcb_flight *f);
 /* The firings so far: the recordings begun. */

@@ -55,6 +55,7 @@ static void same(const struct hcb_trigger_info *a, const struct hcb_trigger_info
 		assert_int_equal(a->by_process, b->by_process);
 	else if (a->by_process != -1)
 		fail_msg("%s: by_process %lld", a->condition, (long long)a->by_process);
+	assert_string_equal(a->by_host, b->by_host);
 	assert_int_equal(a->exited, b->exited);
 	if (b->exited) {
 		assert_int_equal(a->exit_signal, b->exit_signal);
@@ -68,7 +69,7 @@ static void same(const struct hcb_trigger_info *a, const struct hcb_trigger_info
 
 static void round_trip(const char *name)
 {
-	struct hcb_record in[8], s = { .kind = HCB_REC_SESSION }, out;
+	struct hcb_record in[10], s = { .kind = HCB_REC_SESSION }, out;
 	struct hcb_writer *w;
 	struct hcb_reader *r;
 	const char *path = tmp_path(name);
@@ -91,16 +92,25 @@ static void round_trip(const char *name)
 	in[7] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "job");
 	in[7].trigger.by_pid = UINT32_MAX;
 	in[7].trigger.by_process = -1;
+	/* a fleet's (record --fleet-dir): another host's, its name at the bound */
+	in[8] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "fleet");
+	snprintf(in[8].trigger.by_host, sizeof(in[8].trigger.by_host), "node-07.cluster");
+	in[8].trigger.by_pid = 77;
+	in[8].trigger.by_process = 5;
+	in[9] = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "fleet");
+	memset(in[9].trigger.by_host, 'h', HCB_HOST_MAX);
+	in[9].trigger.by_pid = 1;
+	in[9].trigger.by_process = -1;
 	s.session.version = 1;
 	assert_int_equal(hcb_writer_open(&w, path, hcb_file_format_of(path)), 0);
 	assert_int_equal(hcb_writer_write(w, &s), 0);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 10; i++)
 		assert_int_equal(hcb_writer_write(w, &in[i]), 0);
 	assert_int_equal(hcb_writer_close(w), 0);
 	assert_int_equal(hcb_reader_open(&r, path), 0);
 	assert_int_equal(hcb_reader_next(r, &out), 1);
 	assert_int_equal(out.kind, HCB_REC_SESSION);
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 10; i++) {
 		assert_int_equal(hcb_reader_next(r, &out), 1);
 		assert_int_equal(out.kind, HCB_REC_TRIGGER);
 		same(&out.trigger, &in[i].trigger, in[i].trigger.seq != HCB_TRIGGER_NO_TAP);
@@ -188,6 +198,16 @@ static void test_jsonl_damage(void **state)
 			 -EBADMSG);
 	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"exit\",\"exit_signal\":\"9\"}\n"),
 			 -EBADMSG);
+	/* a fleet's host: a string of 1 to 64 bytes */
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"fleet\",\"by_host\":\"a\","
+				   "\"by_pid\":7}\n"), 1);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"fleet\",\"by_host\":7}\n"),
+			 -EBADMSG);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"fleet\",\"by_host\":\"\"}\n"),
+			 -EBADMSG);
+	assert_int_equal(read_line("{\"type\":\"trigger\",\"condition\":\"fleet\",\"by_host\":"
+				   "\"hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh\"}\n"),
+			 -EBADMSG);
 }
 
 /* replay's text: one line naming the tap and the value. */
@@ -214,6 +234,11 @@ static void test_text_line(void **state)
 	r.trigger.exited = 1;
 	r.trigger.exit_status = 3;
 	assert_int_equal(hcb_writer_write(w, &r), 0);
+	r = trig(HCB_TRIGGER_NO_TAP, -1, -1, NAN, "fleet");
+	snprintf(r.trigger.by_host, sizeof(r.trigger.by_host), "node07");
+	r.trigger.by_pid = 77;
+	r.trigger.by_process = 5;
+	assert_int_equal(hcb_writer_write(w, &r), 0);
 	assert_int_equal(hcb_writer_close(w), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -222,7 +247,8 @@ static void test_text_line(void **state)
 	assert_string_equal(buf, "trigger nonfinite: loss on cpu:3 seq 10, leaf 1 element 3: nan\n"
 			    "trigger signal\n"
 			    "trigger job: fired by pid 4242 (process 1)\n"
-			    "trigger exit: exit status 3\n");
+			    "trigger exit: exit status 3\n"
+			    "trigger fleet: fired by host node07 pid 77 (process 5)\n");
 }
 
 int main(void)

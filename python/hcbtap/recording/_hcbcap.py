@@ -34,7 +34,8 @@ NAMES = {SESSION: "session", CONSUMER: "consumer", TAP: "tap", DROP: "drop", BAR
          END: "end", COPY: "copy times", TRIGGER: "trigger", TEXT: "text", WHO: "who"}
 LIMITS = {SESSION: (SESSION_HEAD, SESSION_HEAD + 31 + 15), CONSUMER: (0, MAX_REG_BYTES),
           TAP: (TAP_HEAD, MAX_BODY), DROP: (DROP_HEAD, DROP_HEAD + 127), BARRIER: (16, 16),
-          END: (24, 24), COPY: (16, 16), TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255 + 24),
+          END: (24, 24), COPY: (16, 16),
+          TRIGGER: (TRIGGER_HEAD, TRIGGER_HEAD + 127 + 255 + 24 + 4 + HOST_MAX),
           TEXT: (0, MAX_TEXT), WHO: (WHO_HEAD, WHO_MAX)}
 REG_MAGIC = 0x52424348
 _REG = struct.Struct("<8I")
@@ -111,17 +112,30 @@ def _trigger(b, n):
     device, seq, leaf, element, value, ts, oversize, cn, qn = _TRIGGER.unpack_from(b)
     end = TRIGGER_HEAD + cn + qn
     strings = bytes(b[TRIGGER_HEAD:end])
-    if cn > 127 or qn > 255 or n not in (end, end + _TRIGGER_TAIL.size) or b"\0" in strings:
+    tail = end + _TRIGGER_TAIL.size
+    if cn > 127 or qn > 255 or (n != end and n < tail) or b"\0" in strings:
         raise _Bad("invalid trigger frame")
     tap = seq != U64_MAX
     by_pid, by_process, exited, status, sig = 0, -1, 0, 0, 0
+    by_host = None
     if n > end:
         by_pid, by_process, exited, status, sig = _TRIGGER_TAIL.unpack_from(b, end)
+    if n > tail:
+        # a fleet's: u32 length and the host whose hcbtrace fired
+        hn = struct.unpack_from("<I", b, tail)[0] if n >= tail + 4 else 0
+        host = bytes(b[tail + 4:n])
+        if not 0 < hn <= HOST_MAX or n != tail + 4 + hn or b"\0" in host:
+            raise _Bad("invalid trigger frame")
+        try:
+            by_host = host.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Bad("invalid trigger frame") from None
     return Trigger(_text(strings[cn:]), device if tap else None, seq if tap else None,
                    _text(strings[:cn]) if tap else None, leaf if leaf >= 0 else None,
                    element if element >= 0 else None, value if tap else None, ts, bool(oversize),
                    by_pid or None, by_process if by_pid and by_process >= 0 else None,
-                   status if exited and not sig else None, sig if exited and sig else None)
+                   status if exited and not sig else None, sig if exited and sig else None,
+                   by_host)
 
 
 def parse_registration(blob):

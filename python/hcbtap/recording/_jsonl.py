@@ -58,9 +58,15 @@ def _trigger(obj):
     by_process = _u64(obj, "by_process", U32_MAX, True)
     exit_status = _u64(obj, "exit_status", 255, True)
     exit_signal = _u64(obj, "exit_signal", 127, True)
+    # a fleet's: another host's (formats/jsonl_trigger.c)
+    by_host = obj.get("by_host")
+    if by_host is not None and (type(by_host) is not str or "\0" in by_host or
+                                not 0 < len(utf8(by_host)) <= HOST_MAX):
+        raise _Bad("trigger: 'by_host' is not valid")
     return Trigger(cond, device, seq, consumer, leaf, element,
                    None if value is None else float(value), ts, oversize,
-                   by_pid or None, by_process if by_pid else None, exit_status, exit_signal)
+                   by_pid or None, by_process if by_pid else None, exit_status, exit_signal,
+                   by_host)
 
 
 def _member(obj, key):

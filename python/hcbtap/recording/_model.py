@@ -220,19 +220,23 @@ class Trigger(_Record):
     value that decided), or None for those where a signal fired it;
     oversize: the ring kept a tap larger than itself, alone.  A job's
     trigger (condition "job": another process of the job fired): by_pid,
-    by_process (its index, None if not known); an abnormal end's (condition
+    by_process (its index, None if not known); a fleet's (condition "fleet":
+    another host's hcbtrace fired, record --fleet-dir): by_host, that host,
+    and by_pid, by_process its process's; an abnormal end's (condition
     "exit"): exit_status or exit_signal; None where they do not apply."""
     __slots__ = ("condition", "device", "seq", "consumer", "leaf", "element", "value", "ts_ns",
-                 "oversize", "by_pid", "by_process", "exit_status", "exit_signal")
+                 "oversize", "by_pid", "by_process", "exit_status", "exit_signal", "by_host")
     kind = "trigger"
 
     def __init__(self, condition, device, seq, consumer, leaf, element, value, ts_ns, oversize,
-                 by_pid=None, by_process=None, exit_status=None, exit_signal=None):
+                 by_pid=None, by_process=None, exit_status=None, exit_signal=None,
+                 by_host=None):
         self.condition, self.device, self.seq, self.consumer = condition, device, seq, consumer
         self.leaf, self.element, self.value, self.ts_ns = leaf, element, value, ts_ns
         self.oversize = oversize
         self.by_pid, self.by_process = by_pid, by_process
         self.exit_status, self.exit_signal = exit_status, exit_signal
+        self.by_host = by_host
 
 
 class End(_Record):

@@ -119,6 +119,7 @@ def event_schema(pa):
         ("by_process", pa.int64()),         # ... its index in the job
         ("exit_status", pa.int32()),        # trigger "exit": how the process ended
         ("exit_signal", pa.int32()),
+        ("by_host", pa.string()),           # trigger "fleet": the host whose hcbtrace fired
     ])
 
 
@@ -332,7 +333,8 @@ def _event_row(b, rec, who):
                       element=rec.element, ts_ns=rec.ts_ns,
                       value=rec.value if isinstance(rec.value, (int, float)) else None,
                       by_pid=rec.by_pid, by_process=rec.by_process,
-                      exit_status=rec.exit_status, exit_signal=rec.exit_signal)
+                      exit_status=rec.exit_status, exit_signal=rec.exit_signal,
+                      by_host=rec.by_host)
     elif rec.kind == "barrier":
         fields.update(ts_ns=rec.ts_ns, taps=rec.taps)
     elif rec.kind == "end":
