@@ -8,6 +8,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
+#include "bpf/uprobe.h"
 #include "process/pytext.h"
 #include "process/pyver.h"
 #include "decode.h"
@@ -242,11 +243,10 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
 		     const struct hcb_target_info *ti, uint64_t off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie,
-		    .retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret);
-	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, ti->pid, ti->path, off, &opts);
+	struct hcb_uprobe u = { .off = off, .cookie = cookie,
+				.retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret };
 
-	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+	return hcb_uprobe_attach(probes, prog, ti->pid, ti->path, &u);
 }
 
 /* The run sites first, then the thunk: a callback then always finds
@@ -335,11 +335,9 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 	if (v)
 		err = hcb_pytext_find(v, &py, why, sizeof(why));
 	if (!err) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts);
-		struct bpf_link *link = bpf_program__attach_uprobe_opts(
-			skel->progs.pytext_concat, ti->pid, v->path, py.concat_off, &opts);
+		struct hcb_uprobe u = { .off = py.concat_off };
 
-		err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+		err = hcb_uprobe_attach(probes, skel->progs.pytext_concat, ti->pid, v->path, &u);
 		if (err)
 			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
 	} else if (!why[0]) {
