@@ -46,7 +46,6 @@ enum hcb_cap {
 	HCB_CAP_BPF = 39,          /* bpf() (5.8) */
 };
 
-/* This process's effective capabilities, bit N for capability N. */
 /* BPF_LINK_CREATE's uprobe_multi (Linux 6.6), which libbpf 1.1 and its
  * headers do not know: its attach type and its fields, after the four
  * that every link has (the kernel's include/uapi/linux/bpf.h). */
@@ -67,6 +66,7 @@ struct hcb_uprobe_multi_attr {
  */
 int hcb_feature_uprobe_multi_usable(void);
 
+/* This process's effective capabilities, bit N for capability N. */
 int hcb_feature_caps(uint64_t *effective);
 /* May this process load a uprobe program?  1, or the load's -errno. */
 int hcb_feature_can_load(void);
