@@ -196,7 +196,8 @@ static json_t *jfeatures(const struct check *c)
 static json_t *jneeds(void)
 {
 	static const char *const when[] = {
-		[CLI_NEED_TRACE] = "trace", [CLI_NEED_OTHERS] = "other users' processes",
+		[CLI_NEED_TRACE] = "trace", [CLI_NEED_OLD] = "trace on kernels before 6.6",
+		[CLI_NEED_OTHERS] = "other users' processes",
 		[CLI_NEED_SIGNAL] = "signal other users' processes",
 	};
 	json_t *needs = json_object();

@@ -15,6 +15,7 @@
 /* When a capability is needed. */
 enum cli_need {
 	CLI_NEED_TRACE = 1,        /* to trace any process at all */
+	CLI_NEED_OLD,              /* to trace, on kernels without uprobe_multi links */
 	CLI_NEED_OTHERS,           /* to trace or read another user's processes */
 	CLI_NEED_SIGNAL,           /* to signal another user's processes */
 };
@@ -29,12 +30,13 @@ struct cli_cap {
 /* The capabilities hcbtrace uses, ending with { 0 }. */
 extern const struct cli_cap cli_caps[];
 
-/* "run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (plus ...)":
+/* "run as root, or with CAP_BPF and CAP_PERFMON (plus ...)":
  * the privilege tracing takes, for every "not enough privilege" message. */
 const char *cli_privilege_hint(void);
 /*
- * The capabilities this process lacks of those tracing pid takes (pid 0:
- * any process of this user), "CAP_SYS_ADMIN" or "CAP_BPF and CAP_PERFMON",
+ * The capabilities this process lacks of those tracing pid takes on this
+ * kernel (pid 0: any process of this user), "CAP_SYS_ADMIN" (a kernel
+ * without uprobe_multi links) or "CAP_BPF and CAP_PERFMON",
  * into out; "" when it has them all or cannot tell.
  */
 void cli_missing_caps(pid_t pid, char *out, size_t cap);

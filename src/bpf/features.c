@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "features.h"
@@ -115,15 +116,23 @@ static int probe_copy_from_user(void)
 	return loads(insns, sizeof(insns) / sizeof(insns[0]), BPF_F_SLEEPABLE);
 }
 
-/* BPF_LINK_CREATE's uprobe_multi (Linux 6.6), which libbpf 1.1 and its
- * headers do not know: its attach type and its fields, after the four
- * that every link has. */
-#define UPROBE_MULTI_ATTACH 48
-struct uprobe_multi_attr {
-	uint32_t prog_fd, target_fd, attach_type, flags;
-	uint64_t path, offsets, ref_ctr_offsets, cookies;
-	uint32_t cnt, multi_flags, pid;
-};
+/* A uprobe_multi link of prog on offset off of path for process pid (0:
+ * every process): its fd, or -errno. */
+static int multi_link(int prog, const char *path, uint64_t off, pid_t pid)
+{
+	struct hcb_uprobe_multi_attr um = {
+		.prog_fd = (uint32_t)prog, .attach_type = HCB_UPROBE_MULTI_ATTACH,
+		.path = (uint64_t)(uintptr_t)path, .offsets = (uint64_t)(uintptr_t)&off,
+		.cnt = 1, .pid = (uint32_t)pid,
+	};
+	union bpf_attr attr;
+	int link;
+
+	memset(&attr, 0, sizeof(attr));
+	memcpy(&attr, &um, sizeof(um) < sizeof(attr) ? sizeof(um) : sizeof(attr));
+	link = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return link < 0 ? -errno : link;
+}
 
 /* As libbpf's own probe does: a uprobe_multi link on "/", which a kernel
  * that has them turns down for not being a file (-EBADF), and one that
@@ -131,25 +140,16 @@ struct uprobe_multi_attr {
 static int probe_uprobe_multi(void)
 {
 	const struct bpf_insn insns[] = { MOV_IMM(0, 0), EXIT() };
-	union bpf_attr attr;
-	struct uprobe_multi_attr um = { .attach_type = UPROBE_MULTI_ATTACH, .cnt = 1 };
-	uint64_t offset = 0;
-	int fd, link, err;
+	int fd, link;
 
-	fd = load_uprobe_prog(insns, 2, 0, (enum bpf_attach_type)UPROBE_MULTI_ATTACH);
+	fd = load_uprobe_prog(insns, 2, 0, (enum bpf_attach_type)HCB_UPROBE_MULTI_ATTACH);
 	if (fd < 0)
 		return 0;
-	um.prog_fd = (uint32_t)fd;
-	um.path = (uint64_t)(uintptr_t)"/";
-	um.offsets = (uint64_t)(uintptr_t)&offset;
-	memset(&attr, 0, sizeof(attr));
-	memcpy(&attr, &um, sizeof(um) < sizeof(attr) ? sizeof(um) : sizeof(attr));
-	link = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	err = link < 0 ? errno : 0;
+	link = multi_link(fd, "/", 0, 0);
 	if (link >= 0)
 		close(link);
 	close(fd);
-	return err == EBADF;
+	return link == -EBADF;
 }
 
 /* The x86-64 JIT's code of a program whose stack is over 64 bytes: on a
@@ -250,6 +250,31 @@ int hcb_feature_probe(enum hcb_feature f)
 	}
 }
 
+/* Without the privilege to load the probe's program, the kernel's BTF
+ * tells: the link's own type is there where the link is. */
+static int uprobe_multi_in_btf(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int found;
+
+	if (!btf)
+		return -ENOENT;
+	found = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
+}
+
+int hcb_feature_uprobe_multi_usable(void)
+{
+#if defined(__x86_64__)
+	int has = hcb_feature_probe(HCB_FEAT_UPROBE_MULTI);
+
+	return has < 0 ? uprobe_multi_in_btf() : has;
+#else
+	return 0;
+#endif
+}
+
 int hcb_feature_caps(uint64_t *effective)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -295,6 +320,22 @@ static int file_offset(uintptr_t addr, char *path, size_t cap, uint64_t *off)
 	return err;
 }
 
+/* The attach test by a uprobe_multi link, as sessions attach here. */
+static int can_attach_multi(const char *path, uint64_t off)
+{
+	const struct bpf_insn insns[] = { MOV_IMM(0, 0), EXIT() };
+	int prog = load_uprobe_prog(insns, 2, 0, (enum bpf_attach_type)HCB_UPROBE_MULTI_ATTACH);
+	int link;
+
+	if (prog < 0)
+		return prog;
+	link = multi_link(prog, path, off, getpid());
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link < 0 ? link : 1;
+}
+
 int hcb_feature_can_attach(void)
 {
 	const struct bpf_insn insns[] = { MOV_IMM(0, 0), EXIT() };
@@ -308,6 +349,8 @@ int hcb_feature_can_attach(void)
 	err = file_offset((uintptr_t)never_called, path, sizeof(path), &off);
 	if (err)
 		return err;
+	if (hcb_feature_uprobe_multi_usable() == 1)
+		return can_attach_multi(path, off);
 	prog = load_uprobe_prog(insns, 2, 0, BPF_PERF_EVENT);
 	if (prog < 0)
 		return prog;

@@ -46,6 +46,26 @@ enum hcb_cap {
 	HCB_CAP_BPF = 39,          /* bpf() (5.8) */
 };
 
+/* BPF_LINK_CREATE's uprobe_multi (Linux 6.6), which libbpf 1.1 and its
+ * headers do not know: its attach type and its fields, after the four
+ * that every link has (the kernel's include/uapi/linux/bpf.h). */
+#define HCB_UPROBE_MULTI_ATTACH 48      /* BPF_TRACE_UPROBE_MULTI */
+#define HCB_UPROBE_MULTI_RETURN 1u      /* BPF_F_UPROBE_MULTI_RETURN */
+struct hcb_uprobe_multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, multi_flags, pid;
+};
+
+/*
+ * 1 if sessions attach by uprobe_multi links here, which need no
+ * CAP_SYS_ADMIN (uprobe.h): the kernel has them (asked by a load when this
+ * process may load, else by its BTF) and hcbtrace reads USDT arguments as
+ * this architecture writes them (x86-64 alone); 0 if they attach by perf
+ * events; -errno if it cannot tell.
+ */
+int hcb_feature_uprobe_multi_usable(void);
+
 /* This process's effective capabilities, bit N for capability N. */
 int hcb_feature_caps(uint64_t *effective);
 /* May this process load a uprobe program?  1, or the load's -errno. */

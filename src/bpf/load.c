@@ -129,6 +129,9 @@ static int choose(struct hcb_capture_bpf *skel, const char *const *names,
 			flags |= BPF_F_SLEEPABLE;
 		if (wanted)
 			err = bpf_program__set_flags(prog, flags);
+		if (!err && wanted && l->multi && bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE)
+			err = bpf_program__set_expected_attach_type(
+				prog, (enum bpf_attach_type)HCB_UPROBE_MULTI_ATTACH);
 		if (!err && wanted)
 			err = keep_log(l, prog, i);
 		if (!err && wanted)
@@ -191,6 +194,9 @@ int hcb_load(struct hcb_capture_bpf *skel, const char *const *names,
 	l->no_sleep = getenv("HCBTRACE_TEST_NOSLEEP") ||
 		      hcb_feature_probe(HCB_FEAT_SLEEPABLE) == 0;
 	skel->rodata->hcb_no_sleep = (uint32_t)l->no_sleep;
+	/* a uprobe program is loaded for one way of attaching or the other,
+	 * so the kernel is asked first (uprobe.h: why uprobe_multi where it can) */
+	l->multi = hcb_feature_uprobe_multi_usable() == 1;
 	err = choose(skel, names, sleepable, l);
 	if (err)
 		return err < 0 ? err : -EINVAL;

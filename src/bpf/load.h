@@ -27,6 +27,8 @@ struct hcb_load {
 	int exec_watch;         /* load hcb_exec besides the programs named */
 	int no_sleep;           /* set by hcb_load: the kernel has no sleepable
 				 * uprobe programs, and none is loaded so */
+	int multi;              /* set by hcb_load: the uprobes are loaded for
+				 * uprobe_multi links (uprobe.h), not perf events */
 	char **logs;            /* one per program wanted, by its place in the object */
 	size_t nlogs;
 };

@@ -21,6 +21,9 @@ struct hcb_probes {
 	struct hcb_capture_bpf *skel;
 	struct bpf_link *links[MAX_LINKS];
 	unsigned int nlinks;
+	int link_fds[MAX_LINKS];   /* uprobe_multi links, which libbpf 1.1 cannot hold */
+	unsigned int nlink_fds;
+	unsigned int usdt_ids;     /* USDT spec ids given out (uprobe.c) */
 	struct bpf_link *exec_link;
 	struct ring_buffer *rb;
 	hcb_probes_record_fn fn;
@@ -230,6 +233,31 @@ int hcb_probes_own(struct hcb_probes *p, struct bpf_link *link)
 	return 0;
 }
 
+int hcb_probes_own_fd(struct hcb_probes *p, int fd)
+{
+	if (p->nlink_fds == MAX_LINKS) {
+		close(fd);
+		return -E2BIG;
+	}
+	p->link_fds[p->nlink_fds++] = fd;
+	return 0;
+}
+
+int hcb_probes_multi(const struct hcb_probes *p)
+{
+	return p->load.multi;
+}
+
+int hcb_probes_take_ids(struct hcb_probes *p, unsigned int n, unsigned int max)
+{
+	unsigned int first = p->usdt_ids;
+
+	if (n > max || first > max - n)
+		return -ENOSPC;
+	p->usdt_ids += n;
+	return (int)first;
+}
+
 void hcb_probes_watch_exec(struct hcb_probes *p, pid_t pid)
 {
 	if (p->exec_watch_err)
@@ -335,6 +363,9 @@ void hcb_probes_detach(struct hcb_probes *p)
 	for (unsigned int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
+	for (unsigned int i = 0; i < p->nlink_fds; i++)
+		close(p->link_fds[i]);
+	p->nlink_fds = 0;
 	bpf_link__destroy(p->exec_link);
 	p->exec_link = NULL;
 }

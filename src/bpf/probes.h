@@ -67,6 +67,12 @@ const char *hcb_probes_log(struct hcb_probes *p, const char *program);
 struct hcb_capture_bpf *hcb_probes_skel(struct hcb_probes *p);
 /* Keep link (a provider's attached program) until hcb_probes_detach. */
 int hcb_probes_own(struct hcb_probes *p, struct bpf_link *link);
+/* Keep fd, a link made by BPF_LINK_CREATE itself (uprobe.c), as above. */
+int hcb_probes_own_fd(struct hcb_probes *p, int fd);
+/* 1 if the programs were loaded for uprobe_multi links (load.h). */
+int hcb_probes_multi(const struct hcb_probes *p);
+/* n USDT spec ids not given out before, of max: the first, or -ENOSPC. */
+int hcb_probes_take_ids(struct hcb_probes *p, unsigned int n, unsigned int max);
 /* Watch pid for exec'ing a new program; a session runs on without it (an
  * exec then shows only as the end of its taps): hcb_probes_exec_watch()
  * says why not. */

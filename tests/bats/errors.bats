@@ -79,14 +79,14 @@ teardown() { _common_teardown; }
     run --separate-stderr as_nobody "$d/hcbtrace" attach "$EX_PID"
     assert_failure 4
     [[ "$stderr" == *"not enough privilege"* ]]
-    # our own process, but no CAP_BPF/CAP_SYS_ADMIN: loading BPF is refused
+    # our own process, but no CAP_BPF/CAP_PERFMON: loading BPF is refused
     setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$d" \
         "$d/hcb-example" --devices 1 --steps 0 --interval-ms 50 --field-size 8 &
     PIDS+=($!)
     wait_registered $!
     run --separate-stderr as_nobody "$d/hcbtrace" attach $!
     assert_failure 4
-    [[ "$stderr" == *"not enough privilege to load BPF programs: this process lacks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN; run as root, or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"* ]]
+    [[ "$stderr" == *"not enough privilege to load BPF programs: this process lacks CAP_BPF and CAP_PERFMON; run as root, or with CAP_BPF and CAP_PERFMON"* ]]
     rm -rf "$d"
 }
 

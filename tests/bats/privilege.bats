@@ -46,8 +46,8 @@ rows = [l.rstrip("\n").split("|") for l in sys.stdin]
 def names(when):
     n = [r[0] for r in rows if r[2] == when]
     return n[0] if len(n) == 1 else ", ".join(n[:-1]) + " and " + n[-1]
-print("run as root, or with %s (plus %s for other users\x27 processes, %s to signal them)"
-      % (names("TRACE"), names("OTHERS"), names("SIGNAL")))'
+print("run as root, or with %s (plus %s on kernels before 6.6, %s for other users\x27 processes, %s to signal them)"
+      % (names("TRACE"), names("OLD"), names("OTHERS"), names("SIGNAL")))'
 }
 
 # as_nobody CAPS CMD...: CMD as nobody with capabilities CAPS (setpriv's
@@ -83,10 +83,13 @@ start_nobody_example()
         grep -A1 -xF ".B $name" "$ROOT/man/hcbtrace.1" | grep -qxF "${what//\'/\\(aq}; needed by: $cmds" ||
             { echo "the man page has no '$name: $what; needed by: $cmds'" >&2; false; }
     done < <(table)
-    # the setcap recipe gives exactly what tracing needs
-    want=$(table | awk -F'|' '$3 == "TRACE" { printf "%s%s", sep, tolower($1); sep = "," }')
-    grep -qF "sudo setcap $want+ep" "$ROOT/README.md"
-    grep -qF "sudo setcap $want+ep" "$ROOT/man/hcbtrace.1"
+    # the setcap recipes give exactly what tracing needs, on a kernel with
+    # uprobe_multi links and on one without
+    for when in 'TRACE' 'TRACE|OLD'; do
+        want=$(table | awk -F'|' -v w="^($when)\$" '$3 ~ w { printf "%s%s", sep, tolower($1); sep = "," }')
+        grep -qF "sudo setcap $want+ep" "$ROOT/README.md"
+        grep -qF "sudo setcap $want+ep" "$ROOT/man/hcbtrace.1"
+    done
     # check reports every capability of the table, in its order
     run --separate-stderr "$HCBTRACE" check -f json
     run python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])["privilege"]["capabilities"]))' "$output"
@@ -96,7 +99,7 @@ start_nobody_example()
     run python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])["privilege"]
-when = {"TRACE": "trace", "OTHERS": "other users\x27 processes", "SIGNAL": "signal other users\x27 processes"}
+when = {"TRACE": "trace", "OLD": "trace on kernels before 6.6", "OTHERS": "other users\x27 processes", "SIGNAL": "signal other users\x27 processes"}
 for line in sys.argv[2].splitlines():
     name, what, w, cmds = line.split("|")
     assert d["needs"][name] == {"for": what, "when": when[w], "commands": cmds}, (name, d["needs"][name])
@@ -110,9 +113,16 @@ print("ok")' "$output" "$(table)" "$hint"
     assert_line --regexp "^  to trace +$(sed 's/[][().*+?^$|\\]/\\&/g' <<<"$hint")$"
 }
 
+# has_uprobe_multi: this kernel has uprobe_multi links, as check finds
+has_uprobe_multi()
+{
+    "$HCBTRACE" check | grep -qE '^  uprobe_multi links +yes$'
+}
+
 @test "privilege: not root, with only the documented capabilities, record works on its own tapper" {
+    has_uprobe_multi || skip "this kernel has no uprobe_multi links (before 6.6)"
     caps=$(table | awk -F'|' '$3 == "TRACE" || $3 == "OTHERS" { printf "%s%s", sep, tolower(substr($1, 5)); sep = "," }')
-    [ "$caps" = bpf,perfmon,sys_admin,sys_ptrace ]
+    [ "$caps" = bpf,perfmon,sys_ptrace ]
     start_nobody_example
     run --separate-stderr as_nobody "$caps" "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
     assert_success
@@ -125,8 +135,19 @@ print("ok")' "$output" "$(table)" "$hint"
     assert_line --regexp '^  attach a uprobe +yes$'
 }
 
-@test "privilege: with CAP_SYS_ADMIN taken away, one message names it, in the table's words" {
+@test "privilege: with one capability fewer, one message names it, in the table's words" {
+    has_uprobe_multi || skip "this kernel has no uprobe_multi links (before 6.6)"
     start_nobody_example
+    for cap in bpf perfmon; do
+        with=$(sed "s/$cap,\?//; s/,$//" <<<bpf,perfmon,sys_ptrace)
+        run --separate-stderr as_nobody "$with" "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
+        assert_failure 4
+        assert_output ''
+        [ "$(wc -l <<<"$stderr")" = 1 ]
+        [[ $stderr == "hcbtrace: not enough privilege to "*": this process lacks CAP_${cap^^}; $(hint_of_table)" ]]
+    done
+    # a kernel without uprobe_multi links, as 6.1 is: CAP_SYS_ADMIN is the one
+    export HCBTRACE_TEST_MISSING=uprobe_multi
     run --separate-stderr as_nobody bpf,perfmon,sys_ptrace "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
     assert_failure 4
     assert_output ''
@@ -135,10 +156,15 @@ print("ok")' "$output" "$(table)" "$hint"
     run --separate-stderr as_nobody bpf,perfmon,sys_ptrace "$HCBTRACE" check
     assert_failure 4
     assert_equal "$stderr" "hcbtrace: not enough privilege to attach uprobes: this process lacks CAP_SYS_ADMIN; $(hint_of_table)"
+    # and with it, that kernel's way works too
+    run --separate-stderr as_nobody bpf,perfmon,sys_admin,sys_ptrace "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
+    assert_success
+    tail -1 "$W/rec.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
 }
 
 @test "privilege: the README's setcap recipe lets a user who is not root record its own tapper" {
     command -v setcap >/dev/null || skip "no setcap (libcap2-bin)"
+    has_uprobe_multi || skip "this kernel has no uprobe_multi links (before 6.6)"
     recipe=$(grep -o 'sudo setcap [a-z_,]*+ep' "$ROOT/README.md" | head -1)
     [ -n "$recipe" ]
     # a copy nobody can run, its file given the capabilities the recipe gives

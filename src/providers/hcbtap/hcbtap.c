@@ -8,6 +8,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
+#include "bpf/uprobe.h"
 #include "process/target.h"
 #include "decode.h"
 #include "events.h"
@@ -52,15 +53,13 @@ static int is_cupti(const char *path)
  * copy times: a session without it runs as well. */
 static void attach_cupti(struct hcbtap_state *st, struct hcb_probes *probes)
 {
-	struct bpf_link *link;
 	uint64_t base, off;
 
 	if (hcb_target_find_mapping(st->pid, is_cupti, st->cupti, sizeof(st->cupti), &base) ||
 	    hcb_target_symbol_offset(st->cupti, HCBTAP_CUPTI_STATUS_SYMBOL, &off))
 		return;
-	link = bpf_program__attach_usdt(hcb_probes_skel(probes)->progs.hcbtap_copy_times, st->pid,
-					st->cupti, HCB_CUPTI_USDT_PROVIDER, HCB_CUPTI_USDT_COPY, NULL);
-	if (link && hcb_probes_own(probes, link) == 0)
+	if (hcb_usdt_attach(probes, hcb_probes_skel(probes)->progs.hcbtap_copy_times, st->pid,
+			    st->cupti, HCB_CUPTI_USDT_PROVIDER, HCB_CUPTI_USDT_COPY) == 0)
 		st->cupti_status = base + off;
 }
 
@@ -69,7 +68,6 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 {
 	struct hcb_wire_registry root;
 	struct hcbtap_state *st = calloc(1, sizeof(*st));
-	struct bpf_link *link;
 	int err = st ? hcb_hcbtap_new(&st->dec, ops, ctx) : -ENOMEM;
 
 	if (err) {
@@ -80,9 +78,8 @@ static int open_hcbtap(void **state, struct hcb_probes *probes, struct hcb_targe
 	st->ctx = ctx;
 	st->pid = ti->pid;
 	st->probes = probes;
-	link = bpf_program__attach_usdt(hcb_probes_skel(probes)->progs.hcbtap_packet, ti->pid,
-					ti->path, HCB_USDT_PROVIDER, HCB_USDT_PACKET, NULL);
-	err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+	err = hcb_usdt_attach(probes, hcb_probes_skel(probes)->progs.hcbtap_packet, ti->pid,
+			      ti->path, HCB_USDT_PROVIDER, HCB_USDT_PACKET);
 	if (err) {
 		hcb_hcbtap_free(st->dec);
 		free(st);

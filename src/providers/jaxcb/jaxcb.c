@@ -9,6 +9,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
+#include "bpf/uprobe.h"
 #include "process/pytext.h"
 #include "process/pyver.h"
 #include "decode.h"
@@ -243,11 +244,10 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 static int attach_at(struct hcb_probes *probes, struct bpf_program *prog,
 		     const struct hcb_target_info *ti, uint64_t off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie,
-		    .retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret);
-	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, ti->pid, ti->path, off, &opts);
+	struct hcb_uprobe u = { .off = off, .cookie = cookie,
+				.retprobe = prog == hcb_probes_skel(probes)->progs.jaxffi_inner_ret };
 
-	return link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+	return hcb_uprobe_attach(probes, prog, ti->pid, ti->path, &u);
 }
 
 /* The run sites first, then the thunk: a callback then always finds
@@ -323,7 +323,7 @@ static uint32_t test_str_shift(void)
  */
 static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy,
-			struct bpf_link **text_link)
+			struct hcb_uprobe_link *text_link)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	struct hcb_pytext_target py;
@@ -337,13 +337,11 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 	if (v)
 		err = hcb_pytext_find(v, &py, why, sizeof(why));
 	if (!err) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts);
-		struct bpf_link *link = bpf_program__attach_uprobe_opts(
-			skel->progs.pytext_concat, ti->pid, v->path, py.concat_off, &opts);
+		struct hcb_uprobe u = { .off = py.concat_off };
 
 		/* kept apart from the others: it may go off first (textproof.c) */
-		err = link ? 0 : (errno ? -errno : -EINVAL);
-		*text_link = link;
+		err = hcb_uprobe_attach_apart(probes, skel->progs.pytext_concat, ti->pid, v->path,
+					      &u, text_link);
 		if (err)
 			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
 	} else if (!why[0]) {
@@ -359,10 +357,8 @@ static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
 			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
 	}
 	/* a probe without its settings sends nothing: not on, for textproof */
-	if (err) {
-		bpf_link__destroy(*text_link);
-		*text_link = NULL;
-	}
+	if (err)
+		hcb_uprobe_link_destroy(text_link);
 	if (err)
 		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
 			 "shown, its taps are, as before: %.240s", why);
@@ -382,7 +378,7 @@ static int test_text_format(void)
  * Python found once, for the site names and the text probe both. */
 static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx,
-		       struct bpf_link **text_link)
+		       struct hcb_uprobe_link *text_link)
 {
 	const struct hcb_pyoffsets *o;
 	struct hcb_pyver *v = malloc(sizeof(*v));
@@ -410,14 +406,15 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 struct jaxcb_state {
 	struct hcb_jaxffi *dec;
 	struct hcb_probes *probes;
-	struct bpf_link *text_link;   /* the text probe's, while it is on */
-	pthread_t off;                /* taking it off (text_probe_off) */
+	struct hcb_uprobe_link text_link;   /* the text probe's, while it is on */
+	struct hcb_uprobe_link off_link;    /* being taken off (text_probe_off) */
+	pthread_t off;
 	int off_started;
 };
 
 static void *destroy_link(void *link)
 {
-	bpf_link__destroy(link);
+	hcb_uprobe_link_destroy(link);
 	return NULL;
 }
 
@@ -432,13 +429,13 @@ static void *destroy_link(void *link)
 static void text_probe_off(void *ctx)
 {
 	struct jaxcb_state *st = ctx;
-	struct bpf_link *link = st->text_link;
 
-	st->text_link = NULL;
-	if (pthread_create(&st->off, NULL, destroy_link, link) == 0)
+	st->off_link = st->text_link;
+	st->text_link = HCB_UPROBE_LINK_NONE;
+	if (pthread_create(&st->off, NULL, destroy_link, &st->off_link) == 0)
 		st->off_started = 1;
 	else
-		bpf_link__destroy(link);
+		hcb_uprobe_link_destroy(&st->off_link);
 }
 
 static void text_mode(struct jaxcb_state *st, const struct hcb_target_info *ti)
@@ -449,7 +446,8 @@ static void text_mode(struct jaxcb_state *st, const struct hcb_target_info *ti)
 		mode = HCB_JAXFFI_TEXT_PROBE;
 	else if (test_text_format())
 		mode = HCB_JAXFFI_TEXT_FORMAT;
-	hcb_jaxffi_text_mode(st->dec, mode, st->text_link ? text_probe_off : NULL, st);
+	hcb_jaxffi_text_mode(st->dec, mode, hcb_uprobe_link_on(&st->text_link) ? text_probe_off :
+			     NULL, st);
 }
 
 static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
@@ -463,6 +461,7 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 		return err;
 	}
 	st->probes = probes;
+	st->text_link = HCB_UPROBE_LINK_NONE;
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(st->dec);
 	if (ti->probe_off[INNER])
@@ -479,7 +478,7 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	else if (!err)
 		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
 	if (err) {
-		bpf_link__destroy(st->text_link);
+		hcb_uprobe_link_destroy(&st->text_link);
 		hcb_jaxffi_free(st->dec);
 		free(st);
 		return err;
@@ -539,7 +538,7 @@ static void close_jaxcb(void *state)
 
 	if (st->off_started)
 		pthread_join(st->off, NULL);
-	bpf_link__destroy(st->text_link);
+	hcb_uprobe_link_destroy(&st->text_link);
 	hcb_jaxffi_free(st->dec);
 	free(st);
 }

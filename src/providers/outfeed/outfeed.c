@@ -7,6 +7,8 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
+#include "bpf/uprobe.h"
+#include "bpf/usdt.h"
 #include "process/target.h"
 #include "decode.h"
 #include "outfeed.h"
@@ -64,18 +66,21 @@ static int find(pid_t pid, struct hcb_target_info *ti)
 static int open_outfeed(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
 			const struct hcb_decoder_ops *ops, void *ctx)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = HCB_XLA_OUTFEED_SYMBOL);
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	struct hcb_uprobe u = { 0 };
 	struct hcb_outfeed *x;
-	struct bpf_link *link;
+	uint64_t addr;
 	int err;
 
 	err = hcb_outfeed_new(&x, ops, ctx);
 	if (err)
 		return err;
 	skel->data->xla_device_offset = device_offset(ti->version);
-	link = bpf_program__attach_uprobe_opts(skel->progs.xla_outfeed_leaf, ti->pid, ti->path, 0, &opts);
-	err = link ? hcb_probes_own(probes, link) : (errno ? -errno : -EINVAL);
+	err = hcb_target_symbol_offset(ti->path, HCB_XLA_OUTFEED_SYMBOL, &addr);
+	if (!err)
+		err = hcb_elf_file_offset(ti->path, addr, &u.off);
+	if (!err)
+		err = hcb_uprobe_attach(probes, skel->progs.xla_outfeed_leaf, ti->pid, ti->path, &u);
 	if (err) {
 		hcb_outfeed_free(x);
 		return err;
