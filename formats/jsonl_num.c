@@ -318,28 +318,35 @@ static inline bool decimal_f32(uint64_t sig, int32_t exp10, float *out)
 /* The J_NUM node n as a float32 / float64 at p: 0, or -EINVAL. */
 static inline int node_f32(const struct jnode *n, unsigned char *p)
 {
+	uint32_t bits;
 	float f;
 
 	if (n->exp10 != JNUM_LONG && decimal_f32(n->sig, n->exp10, &f)) {
-		if (n->num[0] == '-')
-			f = -f;
-	} else if (hcb_parse_f32(n->num, n->numlen, &f)) {
-		return -EINVAL;
+		/* the sign's bit set without a branch: signs are data */
+		memcpy(&bits, &f, 4);
+		bits |= (uint32_t)(n->num[0] == '-') << 31;
+		memcpy(p, &bits, 4);
+		return 0;
 	}
+	if (hcb_parse_f32(n->num, n->numlen, &f))
+		return -EINVAL;
 	memcpy(p, &f, 4);
 	return 0;
 }
 
 static inline int node_f64(const struct jnode *n, unsigned char *p)
 {
+	uint64_t bits;
 	double v;
 
 	if (n->exp10 != JNUM_LONG && decimal_f64(n->sig, n->exp10, &v)) {
-		if (n->num[0] == '-')
-			v = -v;
-	} else if (hcb_parse_f64(n->num, n->numlen, &v)) {
-		return -EINVAL;
+		memcpy(&bits, &v, 8);
+		bits |= (uint64_t)(n->num[0] == '-') << 63;
+		memcpy(p, &bits, 8);
+		return 0;
 	}
+	if (hcb_parse_f64(n->num, n->numlen, &v))
+		return -EINVAL;
 	memcpy(p, &v, 8);
 	return 0;
 }

@@ -21,6 +21,7 @@ struct hcb_reader {
 	void (*free)(struct hcb_reader *r);
 	void *state;
 	FILE *f;                    /* opened for reading, buffered */
+	char *fbuf;                 /* f's buffer when not stdio's own (JSONL's) */
 	char *path;                 /* as given, for messages */
 	struct hcb_registry *consumers;   /* consumers met in the file; taps point here */
 	char error[512];

@@ -257,7 +257,9 @@ static int number_run(struct parser *p, uint32_t *count)
 						 .key = SIZE_MAX, .num = s, .sig = num.sig };
 		d->n++;
 		s = e;
-		if (end - s < 2 || s[0] != ',' || !(s[1] == '-' || (s[1] >= '0' && s[1] <= '9')))
+		/* '|', not '||': whether the next is negative is data */
+		if (end - s < 2 || s[0] != ',' ||
+		    !((s[1] == '-') | ((unsigned int)(s[1] - '0') <= 9)))
 			break;
 		s++;
 		++*count;
