@@ -34,6 +34,7 @@ struct trace {
 	pid_t pid;
 	unsigned int program;           /* the process's program after this many execs */
 	int followed;                   /* record --follow's: its end or exec is no error */
+	int running;                    /* its capture begun (trace_begin, trace_run) */
 	int finished;                   /* trace_finish ran: its output is closed */
 };
 
@@ -198,6 +199,15 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 	return EXIT_OK;
 }
 
+/* Another process of the job fired: what this one's ring holds first,
+ * while its session runs (begun, not yet finished). */
+static int drain_for_job(void *ctx)
+{
+	struct trace *t = ctx;
+
+	return t->running && !t->finished ? hcb_capture_poll(t->cap, 0) : 0;
+}
+
 /* attach -p A -p B: the session whose record went to stdout last */
 static const struct hcb_writer *stdout_last;
 
@@ -251,8 +261,10 @@ int trace_new(struct trace **out, const struct trace_opts *o)
 	(*out)->watch = nw;
 	(*out)->w = w;
 	(*out)->dest = dest;
-	if (f)
+	if (f) {
 		trace_flight_bind(f, &(*out)->w, &(*out)->dest);
+		trace_flight_drain_by(f, drain_for_job, *out);
+	}
 	return EXIT_OK;
 }
 
@@ -399,14 +411,17 @@ int trace_run(struct trace *t, int (*alive)(void *ctx), void *ctx)
 		alive = proc_alive;
 		ctx = &t->pid;
 	}
-	err = hcb_capture_begin(t->cap);
+	err = trace_begin(t);
 	why = err ? "output failed" : run_until_done(t, alive, ctx, &err);
 	return trace_finish(t, why, err);
 }
 
 int trace_begin(struct trace *t)
 {
-	return hcb_capture_begin(t->cap);
+	int err = hcb_capture_begin(t->cap);
+
+	t->running = !err;
+	return err;
 }
 
 struct hcb_capture *trace_capture(struct trace *t)

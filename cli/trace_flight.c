@@ -128,6 +128,12 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 	return 0;
 }
 
+void trace_flight_drain_by(struct trace_flight *tf, int (*drain)(void *ctx), void *ctx)
+{
+	if (trace_job_on())
+		trace_job_drain_by(tf->f, drain, ctx);
+}
+
 void trace_flight_named(struct trace_flight *tf, const char *path)
 {
 	snprintf(tf->name, sizeof(tf->name), "%s", path);

@@ -29,6 +29,9 @@ int trace_flight_new(struct trace_flight **out, const struct trace_opts *o,
 /* The recording's name made from its pattern (cli_output_name): the
  * re-armed firings' recordings are named after it. */
 void trace_flight_named(struct trace_flight *tf, const char *path);
+/* A recorder of a job: drain(ctx) takes what its process's ring still
+ * holds before it writes its ring for another process's firing. */
+void trace_flight_drain_by(struct trace_flight *tf, int (*drain)(void *ctx), void *ctx);
 void trace_flight_bind(struct trace_flight *tf, struct hcb_writer **w, struct cli_output *dest);
 /* After every poll: act on a SIGUSR1 that came.  0, or -errno. */
 int trace_flight_poll(struct trace_flight *tf);

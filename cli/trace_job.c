@@ -11,6 +11,10 @@
 #define JOB_MAX 512
 
 static struct hcb_flight *job[JOB_MAX];
+/* what takes what each one's process's ring still holds (trace_job_drain_by) */
+static int (*job_drain[JOB_MAX])(void *ctx);
+static void *job_ctx[JOB_MAX];
+static int draining;           /* a drain's own firing drains no other */
 static int job_on;
 static int job_fired;          /* a recorder of the job fired */
 
@@ -38,13 +42,27 @@ int trace_job_join(struct hcb_flight *f)
 void trace_job_leave(struct hcb_flight *f)
 {
 	for (size_t i = 0; i < JOB_MAX; i++) {
-		if (job[i] == f)
+		if (job[i] == f) {
 			job[i] = NULL;
+			job_drain[i] = NULL;
+		}
 	}
 }
 
-/* why to every recorder but f; one not yet holding a session record has
- * nothing to write (-EAGAIN), one fired already keeps its own. */
+void trace_job_drain_by(struct hcb_flight *f, int (*drain)(void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < JOB_MAX; i++) {
+		if (job[i] == f) {
+			job_drain[i] = drain;
+			job_ctx[i] = ctx;
+		}
+	}
+}
+
+/* why to every recorder but f, each after what its process's ring still
+ * held (its lead-up up to now, not to where its session last read); one
+ * not yet holding a session record has nothing to write (-EAGAIN), one
+ * fired already (by its own tap, met in that drain) keeps its own. */
 static int fire_all(const struct hcb_flight *f, const struct hcb_trigger_info *why)
 {
 	int first = 0;
@@ -54,6 +72,15 @@ static int fire_all(const struct hcb_flight *f, const struct hcb_trigger_info *w
 
 		if (!job[i] || job[i] == f)
 			continue;
+		if (job_drain[i] && !draining) {
+			draining = 1;
+			err = job_drain[i](job_ctx[i]);
+			draining = 0;
+			if (err < 0 && !first)
+				first = err;
+		}
+		if (!job[i])
+			continue;   /* its session ended in the drain */
 		err = hcb_flight_fire_as(job[i], why);
 		if (err < 0 && err != -EAGAIN && !first)
 			first = err;

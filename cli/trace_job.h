@@ -21,6 +21,9 @@ int trace_job_on(void);
 /* f, a recorder of the job: in it until it leaves (freed). */
 int trace_job_join(struct hcb_flight *f);
 void trace_job_leave(struct hcb_flight *f);
+/* What takes what f's process's ring still holds, before f writes its
+ * ring for another's firing: drain(ctx), 0 or -errno. */
+void trace_job_drain_by(struct hcb_flight *f, int (*drain)(void *ctx), void *ctx);
 /* f fired, on pid: every other recorder of the job writes its ring, its
  * trigger "job" naming pid and its process index (from f's session
  * record, where it says).  0, or the first -errno of a write. */

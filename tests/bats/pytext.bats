@@ -150,11 +150,19 @@ sessions_on()
     "$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p" | grep -Eq "^  sessions: $2\$"
 }
 
-# concat_probed PID: hcbtrace process PID holds a uprobe outside jaxlib:
-# the one on the target's str concatenation (the others are jaxlib's)
+# concat_probed PID: hcbtrace process PID holds a link of the program on
+# the target's str concatenation (a uprobe_multi link's fd, or a perf
+# event's link where the kernel has none: both say their program)
 concat_probed()
 {
-    bpftool perf show | grep "^pid $1 " | grep uprobe | grep -vq '/jaxlib/'
+    local f id
+    for f in /proc/"$1"/fdinfo/*; do
+        grep -q '^link_type:' "$f" 2>/dev/null || continue
+        id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f")
+        [ -n "$id" ] || continue
+        bpftool prog show id "$id" | grep -q ' name pytext_concat ' && return 0
+    done
+    return 1
 }
 
 @test "pytext: HCBTRACE_TEST_TEXT=format: with no probe, every line of a provable site is the program's, byte for byte" {
