@@ -140,16 +140,22 @@ struct live_run {
 	struct tui_sink *sink;
 };
 
-static void *live_thread(void *arg)
+/* A tracing thread: resizes are the screen's business. */
+static void block_winch(void)
 {
-	struct live_run *r = arg;
 	sigset_t set;
-	int code;
 
-	/* resizes are the screen's business */
 	sigemptyset(&set);
 	sigaddset(&set, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void *live_thread(void *arg)
+{
+	struct live_run *r = arg;
+	int code;
+
+	block_winch();
 	code = trace_run(r->t, NULL, NULL);
 	tui_sink_lock(r->sink);
 	r->sink->done = 1;
@@ -244,12 +250,9 @@ static struct hcb_receiver many_into(void *ctx, pid_t pid)
 static void *many_thread(void *arg)
 {
 	struct many_run *r = arg;
-	sigset_t set;
 	int code;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGWINCH);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	block_winch();
 	code = trace_many_run(r->m);
 	tui_sink_lock(&r->sink);
 	r->sink.done = 1;
