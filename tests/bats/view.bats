@@ -782,8 +782,10 @@ screen_streams()
     # 1 + 3 devices of 5 consumers, 40 taps a process, each process's cpu:0 its own
     [ "$(wc -l <"$T/files.txt")" = 20 ]
     [ "$(grep -c " cpu:0 " "$T/files.txt")" = 10 ]
-    view_tall "$T/run"
-    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  complete"
+    # a name the header has room for, however long the temporary directory's
+    cd "$T"
+    view_tall run
+    wait_screen "^hcbtrace view  run (2 processes)  taps 80  dropped 0  complete"
     wait_screen '\[20 streams\]'
     screen_streams >"$T/shown.txt"
     diff "$T/files.txt" "$T/shown.txt"
@@ -815,11 +817,13 @@ screen_streams()
 @test "view DIR: a damaged member is said in one line as replay says it, the rest is browsed" {
     record_two "$T/run"
     echo 'garbage{' >>"$T/run/$B.jsonl"
-    "$HCBTRACE" replay --no-wait "$T/run" >/dev/null 2>"$T/replay.err" && false || echo $? >"$T/replay.rc"
+    # the header has room for a short name, however long the temporary directory's
+    cd "$T"
+    "$HCBTRACE" replay --no-wait run >/dev/null 2>"$T/replay.err" && false || echo $? >"$T/replay.rc"
     [ "$(wc -l <"$T/replay.err")" = 1 ]
-    view_tall "$T/run"
+    view_tall run
     # every tap of both: the damage is past B's last one
-    wait_screen "^hcbtrace view  $T/run (2 processes)  taps 80  dropped 0  damaged (said on exit)$"
+    wait_screen "^hcbtrace view  run (2 processes)  taps 80  dropped 0  damaged (said on exit)$"
     wait_screen '\[20 streams\]'
     quit_view
     [ "$(cat "$T/rc")" = "$(cat "$T/replay.rc")" ]
@@ -858,9 +862,12 @@ screen_streams()
 @test "view DIR: one process is shown as one recording is, without a process column" {
     mkdir "$T/one"
     "$HCBTRACE" record -q -o "$T/one/rec.jsonl" -- "$EXAMPLE" --steps 5 --interval-ms 0 --field-size 16
-    view "$T/one"
+    # a name that leaves the header room on an 80-column screen, however
+    # long the temporary directory's
+    cd "$T"
+    view one
     wait_screen '\[20 streams\]'
-    wait_screen "/one (1 process)  taps 100  dropped 0"
+    wait_screen " one (1 process)  taps 100  dropped 0"
     wait_screen '^ device consumer '
     [ -z "$(screen | grep -E '^ proc ')" ]
     quit_view
