@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "core/openfile.h"
 #include "usdt.h"
 
 #define NT_STAPSDT 3
@@ -238,9 +239,9 @@ int hcb_elf_file_offset(const char *path, uint64_t vaddr, uint64_t *off)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hcb_open_regular(path);   /* the target names it: no FIFO hangs us */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	*off = elf && !elf_getphdrnum(elf, &nphdr) ? file_off(elf, nphdr, vaddr, 1) : 0;
 	elf_end(elf);
@@ -256,9 +257,9 @@ int hcb_usdt_sites(const char *path, const char *provider, const char *name,
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hcb_open_regular(path);   /* the target names it: no FIFO hangs us */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	n = elf ? sites_of(elf, provider, name, sites, max) : -EINVAL;
 	elf_end(elf);

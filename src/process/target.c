@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/openfile.h"
 #include "core/consumer.h"
 #include "core/grow.h"
 #include "target.h"
@@ -115,23 +116,6 @@ int hcb_maps_parse_line(const char *line, struct hcb_maps_line *m)
 	return 0;
 }
 
-int hcb_target_open_file(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	/* O_NONBLOCK: a FIFO planted at the path must not hang the open */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
 /* path is, here, the regular file the mapping m maps (device and inode) */
 static int same_file(const char *path, const struct hcb_maps_line *m)
 {
@@ -229,7 +213,7 @@ int hcb_target_version_py(const char *lib_path, char *version, size_t vsize)
 	if (!slash)
 		return -ENOENT;
 	snprintf(vpath, sizeof(vpath), "%.*s/version.py", (int)(slash - lib_path), lib_path);
-	fd = hcb_target_open_file(vpath);
+	fd = hcb_open_regular(vpath);
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "re");
@@ -294,7 +278,7 @@ int hcb_target_symbol_offset(const char *lib_path, const char *name, uint64_t *o
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = hcb_target_open_file(lib_path);
+	fd = hcb_open_regular(lib_path);
 	if (fd < 0)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -389,7 +373,7 @@ int hcb_target_elf_each_func(const char *path, int (*match)(const char *name, vo
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = hcb_target_open_file(path);
+	fd = hcb_open_regular(path);
 	if (fd < 0)
 		return fd;
 	/* mmap'ed: jaxlib's libraries are hundreds of megabytes */
@@ -418,7 +402,7 @@ out:
 
 long hcb_target_func_code(const char *path, const struct hcb_elf_func *f, void *buf, uint64_t cap)
 {
-	int fd = hcb_target_open_file(path);
+	int fd = hcb_open_regular(path);
 	uint64_t n = f->size < cap ? f->size : cap;
 	ssize_t got;
 

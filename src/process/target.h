@@ -29,14 +29,6 @@ struct hcb_maps_line {
  * -EINVAL for a line that is not one. */
 int hcb_maps_parse_line(const char *line, struct hcb_maps_line *m);
 
-/*
- * Open a file a target names (a library it maps, a file beside it) for
- * reading: only a regular file, and never blocking on the way (a FIFO or a
- * device planted at the path would hang a plain open()).  The fd, or
- * -errno; -ESTALE for what is not a regular file.  Every open of such a
- * path goes through here.
- */
-int hcb_target_open_file(const char *path);
 
 /*
  * The first mapping (at file offset 0) of a file is_it() accepts: its path

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "core/openfile.h"
 #include "core/buf.h"
 #include "process/target.h"
 #include "session/session.h"
@@ -95,14 +96,14 @@ static void test_open_file(void **state)
 	(void)state;
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	/* a FIFO with no writer would block a plain open for ever */
-	assert_int_equal(hcb_target_open_file(fifo), -ESTALE);
-	assert_int_equal(hcb_target_open_file("/dev/null"), -ESTALE);
-	assert_int_equal(hcb_target_open_file(tmpdir), -ESTALE);
-	assert_int_equal(hcb_target_open_file(tmp_path("none")), -ENOENT);
+	assert_int_equal(hcb_open_regular(fifo), -ESTALE);
+	assert_int_equal(hcb_open_regular("/dev/null"), -ESTALE);
+	assert_int_equal(hcb_open_regular(tmpdir), -ESTALE);
+	assert_int_equal(hcb_open_regular(tmp_path("none")), -ENOENT);
 	fd = open(reg, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0 && write(fd, "x", 1) == 1);
 	close(fd);
-	fd = hcb_target_open_file(reg);
+	fd = hcb_open_regular(reg);
 	assert_true(fd >= 0);
 	/* blocking again, as any file read */
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/openfile.h"
 #include "process/target.h"
 #include "ffi.h"
 #include "layout.h"
@@ -34,7 +35,7 @@ int hcb_jaxffi_code_ordinal(const char *path, uint64_t off)
 	unsigned char code[16];
 	bool framed = false;
 	size_t i = 0;
-	int fd = hcb_target_open_file(path), disp;
+	int fd = hcb_open_regular(path), disp;
 	ssize_t n = fd < 0 ? -1 : pread(fd, code, sizeof(code), (off_t)off);
 
 	if (fd >= 0)
