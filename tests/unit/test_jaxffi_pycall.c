@@ -502,6 +502,20 @@ static void assert_text(const struct seen *s, const char *want)
 	assert_memory_equal(s->last.text, want, strlen(want));
 }
 
+/* A decoder whose print sites are named and whose lines hcbtrace makes,
+ * in text mode mode: each probe_off counted in *offs. */
+static struct hcb_jaxffi *made_decoder(struct seen *s, enum hcb_jaxffi_text_mode mode, int *offs)
+{
+	struct hcb_jaxffi *x;
+
+	hcb_jaxffi_use_formatter(hcb_pyformat);
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
+	hcb_jaxffi_text_mode(x, mode, probe_off, offs);
+	return x;
+}
+
 /* Proven on its first probed call, the probe off when the site comes
  * again; then the made line; a site seen later: its made line. */
 static void test_made_line(void **state)
@@ -511,11 +525,7 @@ static void test_made_line(void **state)
 	int offs = 0;
 
 	(void)state;
-	hcb_jaxffi_use_formatter(hcb_pyformat);
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_inner_probed(x);
-	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
-	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_AUTO, probe_off, &offs);
+	x = made_decoder(&s, HCB_JAXFFI_TEXT_AUTO, &offs);
 	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
 	assert_int_equal(offs, 0);
 	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
@@ -542,11 +552,7 @@ static void test_made_line_refused(void **state)
 	int offs = 0;
 
 	(void)state;
-	hcb_jaxffi_use_formatter(hcb_pyformat);
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_inner_probed(x);
-	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
-	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_AUTO, probe_off, &offs);
+	x = made_decoder(&s, HCB_JAXFFI_TEXT_AUTO, &offs);
 	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1.0 2.0 3.0]");
 	assert_non_null(strstr(s.warning, "differs"));
 	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1.0 2.0 3.0]");
@@ -558,10 +564,7 @@ static void test_made_line_refused(void **state)
 	assert_text(&s, NULL);
 	hcb_jaxffi_free(x);
 	/* --text-probe: never compared, never off */
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_inner_probed(x);
-	hcb_jaxffi_set_namer(x, print_namer, NULL, NULL);
-	hcb_jaxffi_text_mode(x, HCB_JAXFFI_TEXT_PROBE, probe_off, &offs);
+	x = made_decoder(&s, HCB_JAXFFI_TEXT_PROBE, &offs);
 	made_call(x, &s, 0, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
 	made_call(x, &s, 1, "debug_print.1", 0x1000, "x=[1. 2. 3.]");
 	made_call(x, &s, 2, "debug_print.1", 0x1000, NULL);
