@@ -311,6 +311,7 @@ static int run_record(const struct cli_cmd *cmd, int argc, char **argv)
 	if (code)
 		return code < 0 ? EXIT_OK : code;
 	code = record_what(cmd, &o, first < argc);
+	o.own_cmd = first < argc;
 	if (!code)
 		code = flight_usage(cmd, &o);
 	if (code)

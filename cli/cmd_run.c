@@ -54,6 +54,7 @@ static int run_run(const struct cli_cmd *cmd, int argc, char **argv)
 		return code < 0 ? EXIT_OK : code;
 	if (first >= argc)
 		return cli_usage_err(cmd, "which command? hcbtrace run [OPTIONS] -- CMD [ARGS...]");
+	o.own_cmd = 1;
 	trace_install_signals();
 	code = trace_new(&t, &o);
 	if (code == EXIT_OK)

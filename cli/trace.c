@@ -173,7 +173,9 @@ int trace_new_into(struct trace **out, const struct trace_opts *o, struct hcb_re
 				       .max_taps = o->count, .filter = &o->filter, .output = name,
 				       .providers = o->providers, .device_timing = o->cuda,
 				       .flight_ring = o->keep_bytes, .without = o->without,
-				       .ident = o->ident };
+				       .ident = o->ident,
+				       /* a stop of the user's own is never undone */
+				       .hold_sites = o->own_cmd && !o->stop_at_trigger };
 	struct trace *t = calloc(1, sizeof(*t));
 	int err;
 

@@ -98,6 +98,8 @@ struct trace_opts {
 	int until_exit;                /* --until exit: an abnormal end fires it */
 	uint64_t rearm;                /* --rearm: recordings at most; 0: one, not re-armed */
 	int stop_at_trigger;           /* --on-trigger stop: SIGSTOP the target */
+	int own_cmd;                   /* -- CMD: every process traced is CMD or
+					* one it started */
 	struct hcb_ident_flags ident;  /* --process-index, --process-count, --job */
 	int shared_stdout;             /* attach -p A -p B: every session prints to stdout */
 };

@@ -254,6 +254,7 @@ static int attach_slot(struct hcb_capture *c, const struct hcb_target_info *ti)
 
 	*s = (struct hcb_slot){ .ti = *ti };
 	s->ti.without = c->o.without;
+	s->ti.hold_sites = c->o.hold_sites;
 	if (c->ring) {
 		s->probes = c->ring;
 		c->ring = NULL;

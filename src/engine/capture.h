@@ -46,6 +46,8 @@ struct hcb_capture_opts {
 	uint64_t flight_ring;            /* published (session.h): a flight recorder
 					  * holds this much back; 0: none */
 	unsigned int without;            /* HCB_WITHOUT_* (provider.h): probes left off */
+	int hold_sites;                  /* hcb_target_info.hold_sites: the processes
+					  * attached are hcbtrace's own */
 	struct hcb_ident_flags ident;    /* who the process is, as the user says
 					  * (process/identity.h): weighed last */
 };

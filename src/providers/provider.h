@@ -50,6 +50,11 @@ struct hcb_target_info {
 				      * its functions are missing) */
 	unsigned int without;        /* HCB_WITHOUT_*: probes the session asked
 				      * for none of (set before prepare()) */
+	int hold_sites;              /* 1: a process hcbtrace started (its
+				      * parent is hcbtrace, or one it started):
+				      * it may be stopped a moment where a
+				      * provider must read it before it goes on
+				      * (jaxcb/hold.h) */
 	const struct hcb_provider *provider;
 };
 

@@ -89,3 +89,22 @@ record_order()
     assert_success
     assert_output --partial "6 pairs compared, 6 same, 0 differ; 0 missing, 0 extra"
 }
+
+@test "sites: a program hcbtrace started waits, stopped, for its sites' names: a reader 3 s late names them all" {
+    # the session takes 3 s over the first callable's entry it reads, as
+    # a reader slow to wake on a loaded machine would; the program, held
+    # at each new site's first call, cannot end first
+    HCBTRACE_TEST_HOLD=slow:3000 "$HCBTRACE" record -o "$T/held.jsonl" -- \
+        "$PY" "$ROOT/tests/jax/sites_short.py" >"$T/held.out" 2>"$T/held.err"
+    [ "$(grep -c '"type":"tap"' "$T/held.jsonl")" = 6 ]
+    [ "$(grep -c '"name":"x {x}","kwargs":{"callback":"x {x}"' "$T/held.jsonl")" = 3 ]
+    [ "$(grep -c '"name":"log_x","kwargs":{"callback":"log_x"' "$T/held.jsonl")" = 3 ]
+    refute grep -q "keeps XLA's name" "$T/held.err"
+    # the control: not held, as a process attached to is, the same slow
+    # reader finds the callables gone
+    HCBTRACE_TEST_HOLD="off slow:3000" "$HCBTRACE" record -o "$T/unheld.jsonl" -- \
+        "$PY" "$ROOT/tests/jax/sites_short.py" >"$T/unheld.out" 2>"$T/unheld.err"
+    [ "$(grep -c '"type":"tap"' "$T/unheld.jsonl")" = 6 ]
+    grep -q "keeps XLA's name: its Python callable was gone" "$T/unheld.err"
+    refute grep -q '"name":"log_x"' "$T/unheld.jsonl"
+}

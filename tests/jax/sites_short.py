@@ -3,7 +3,8 @@
 and a debug.callback, three steps, then the interpreter exits at once, so
 a tracer reading its ring late finds its callables gone.  Its sites must
 still be named by its code (hcbtrace names a site at its first call's
-entry, while the callable runs).
+entry, while the callable runs, and holds a program it started there
+until it has).
 
     python sites_short.py"""
 import jax

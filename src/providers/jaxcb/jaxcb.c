@@ -16,6 +16,7 @@
 #include "events.h"
 #include "ffi.h"
 #include "gpu.h"
+#include "hold.h"
 #include "jaxcb.h"
 #include "layout.h"
 #include "legacy.h"
@@ -410,6 +411,7 @@ struct jaxcb_state {
 	struct hcb_uprobe_link off_link;    /* being taken off (text_probe_off) */
 	pthread_t off;
 	int off_started;
+	struct hcb_jaxcb_hold hold;         /* a process hcbtrace started */
 };
 
 static void *destroy_link(void *link)
@@ -472,6 +474,8 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	 * call sent has its text probed and its namer ready */
 	if (ti->probe_off[INNER])
 		err = open_python(st->dec, probes, ti, ops, ctx, &st->text_link);
+	hcb_jaxcb_hold_open(&st->hold, probes, ti->pid,
+			    !err && ti->probe_off[INNER] && ti->hold_sites);
 	text_mode(st, ti);
 	if (!err && ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
@@ -489,7 +493,13 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 
 static int feed(void *state, const void *rec, size_t len)
 {
-	return hcb_jaxffi_feed(((struct jaxcb_state *)state)->dec, rec, len);
+	struct jaxcb_state *st = state;
+	int err;
+
+	hcb_jaxcb_hold_before(&st->hold, rec, len);
+	err = hcb_jaxffi_feed(st->dec, rec, len);
+	hcb_jaxcb_hold_after(&st->hold, rec, len);   /* its site is named now */
+	return err;
 }
 
 static int tick(void *state, uint64_t now_ns)
@@ -502,9 +512,13 @@ static unsigned int pending(const void *state)
 	return hcb_jaxffi_pending(((const struct jaxcb_state *)state)->dec);
 }
 
+/* The probes are off (hcb_capture_end). */
 static int finish(void *state)
 {
-	hcb_jaxffi_finish(((struct jaxcb_state *)state)->dec);
+	struct jaxcb_state *st = state;
+
+	hcb_jaxcb_hold_end(&st->hold, st->probes);
+	hcb_jaxffi_finish(st->dec);
 	return 0;
 }
 
@@ -538,6 +552,7 @@ static void close_jaxcb(void *state)
 
 	if (st->off_started)
 		pthread_join(st->off, NULL);
+	hcb_jaxcb_hold_drop(&st->hold);
 	hcb_uprobe_link_destroy(&st->text_link);
 	hcb_jaxffi_free(st->dec);
 	free(st);

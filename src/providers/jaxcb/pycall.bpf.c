@@ -23,7 +23,10 @@
  * wakes the reader at once: it names the site from the callable's objects
  * while the call runs, so a program that ends right after its calls has
  * its sites named by its code (the ring's other records wake it only by
- * the bytes they fill, which a few short calls do not).
+ * the bytes they fill, which a few short calls do not).  A reader slow to
+ * wake (a loaded machine) may still come after the program ended: a
+ * process hcbtrace started itself waits, stopped, until its site is named
+ * (pycall_hold, pycall_events.h).
  *
  * FfiLoadedHostCallbacks is {void **callbacks; uint32 num_callbacks}
  * (xla/pjrt/host_callback.h): index is checked against its length, and
@@ -86,6 +89,33 @@ static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
 	return BPF_RB_FORCE_WAKEUP;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hcb_pycall_hold);
+} pycall_hold SEC(".maps");
+
+#define HOLD_SIGSTOP 19
+
+/* A callable's first entry in a process to be held (pycall_events.h):
+ * stopped from its own thread before the record goes, so that user
+ * space's SIGCONT, sent once it has read the record, always comes after
+ * the stop.  HCB_JPY_F_HELD, or 0. */
+static __always_inline __u32 hold_first(__u64 wake)
+{
+	struct hcb_pycall_hold *h;
+	__u32 zero = 0;
+
+	if (wake != BPF_RB_FORCE_WAKEUP)
+		return 0;
+	h = bpf_map_lookup_elem(&pycall_hold, &zero);
+	if (!h || !h->on || bpf_send_signal(HOLD_SIGSTOP))
+		return 0;
+	__sync_fetch_and_add(&h->sent, 1);
+	return HCB_JPY_F_HELD;
+}
+
 /* Not sleepable: callbacks was just read by the caller. */
 SEC("uprobe")
 int jaxffi_inner(struct pt_regs *ctx)
@@ -94,6 +124,7 @@ int jaxffi_inner(struct pt_regs *ctx)
 	struct pycall_run *p = task_state(&pycall_runs);
 	struct hcb_ev_jpycall *e;
 	__u32 flags = HCB_JPY_F_NOCALLABLE;
+	__u64 wake;
 
 	if (p) {
 		p->index = index;
@@ -118,7 +149,9 @@ int jaxffi_inner(struct pt_regs *ctx)
 	e->callable = callable;
 	e->index = index;
 	e->ts_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(e, first_sight(key >> 32, callable));
+	wake = first_sight(key >> 32, callable);
+	e->flags |= hold_first(wake);
+	bpf_ringbuf_submit(e, wake);
 	return 0;
 }
 

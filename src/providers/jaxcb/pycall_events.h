@@ -8,7 +8,9 @@
  *   HCB_EV_JPYCALL   jaxlib's inner function (XlaFfiPythonCpuCallback) is
  *                    entered: the Python callable it is about to call
  *                    (a callable's first entry wakes the reader: its site
- *                    is named while the call runs, pycall.c)
+ *                    is named while the call runs, pycall.c; in a process
+ *                    hcbtrace started, the process waits stopped for it,
+ *                    HCB_JPY_F_HELD)
  *   HCB_EV_JPYTEXT   none or more: a string the callable ended in "\n"
  *                    with a concatenation (jax.debug.print's last step,
  *                    sys.stdout.write(msg + "\n")): msg's bytes as CPython
@@ -27,6 +29,21 @@
 /* hcb_ev_jpycall.flags */
 #define HCB_JPY_F_NOCALLABLE 1u  /* the callbacks' list was unreadable, or the
 				  * index past its length: callable is 0 */
+#define HCB_JPY_F_HELD 2u        /* the process was stopped (SIGSTOP) as this was
+				  * sent, to be let go once it is read
+				  * (struct hcb_pycall_hold) */
+
+/* pycall.bpf.c's pycall_hold, for a process hcbtrace started itself
+ * (record -- CMD): a callable's first entry stops the process until user
+ * space has named its site from the callable's objects, so that a program
+ * that ends right after its calls cannot take them away first.  Never for
+ * a process hcbtrace attached to: its parent (an interactive shell) would
+ * see it stopped. */
+struct hcb_pycall_hold {
+	HCB_WIRE_U32 on;            /* 1: stop at a callable's first entry */
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 sent;          /* stops sent: user space lets go as many */
+};
 
 struct hcb_ev_jpycall {
 	HCB_WIRE_U32 type;          /* HCB_EV_JPYCALL */
