@@ -48,6 +48,10 @@ int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti)
 		if (!err)
 			break;
 	}
+	/* probed, the process would be read too (its counters, registry,
+	 * Python objects, identity): where that is refused, so is it */
+	if (!best && hcb_target_memory_readable(pid) == -EPERM)
+		best = -EACCES;
 	return best;
 }
 

@@ -245,6 +245,30 @@ int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+int hcb_target_memory_readable(pid_t pid)
+{
+	char maps[64], line[4096 + 128], perms[8];
+	unsigned long long start = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (err == -ENOENT && fgets(line, sizeof(line), f)) {
+		unsigned char b;
+
+		if (sscanf(line, "%llx-%*x %7s", &start, perms) != 2 || perms[0] != 'r')
+			continue;
+		err = hcb_target_read(pid, start, &b, 1);
+		if (err == -EFAULT || err == -EIO)
+			err = 0;   /* read, and found not there: access was granted */
+	}
+	fclose(f);
+	return err == -EACCES ? -EPERM : err;
+}
+
 int hcb_target_comm(pid_t pid, char *buf, size_t size)
 {
 	char p[64];

@@ -79,6 +79,14 @@ int hcb_target_elf_each_func(const char *path, int (*match)(const char *name, vo
 long hcb_target_func_code(const char *path, const struct hcb_elf_func *f, void *buf, uint64_t cap);
 /* Read len bytes at addr of pid's memory; -EFAULT if not all could be read. */
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+/*
+ * Whether this process may read pid's memory at all (hcb_target_read): a
+ * byte of its first readable mapping read.  The kernel lets CAP_PERFMON
+ * read another user's /proc/PID/maps, and BPF probe it, but its memory
+ * only with CAP_SYS_PTRACE.  0 (a page not in memory counts as readable),
+ * -EPERM, -ESRCH, or -errno of the maps.
+ */
+int hcb_target_memory_readable(pid_t pid);
 /* The process's command line, spaces for NULs, cut to size. */
 int hcb_target_comm(pid_t pid, char *buf, size_t size);
 

@@ -198,7 +198,8 @@ extern const struct hcb_provider *const hcb_providers[];
  * ti->pid and ti->comm are filled in every case (comm "?" if unreadable);
  * else the most telling failure: -EPROTONOSUPPORT (a library of a version
  * no provider reads: ti->provider, ti->path, ti->version say which),
- * -ENOENT (nothing to attach to), -ESRCH, -EACCES.  only: bit i lets
+ * -ENOENT (nothing to attach to), -ESRCH, -EACCES (its maps, or its
+ * memory, which a provider found reads, are not readable).  only: bit i lets
  * hcb_providers[i] be found (0: every one).
  */
 int hcb_provider_find(pid_t pid, unsigned int only, struct hcb_target_info *ti);

@@ -135,6 +135,36 @@ has_uprobe_multi()
     assert_line --regexp '^  attach a uprobe +yes$'
 }
 
+@test "privilege: another user's process: recorded with CAP_SYS_PTRACE; without it, one message names it, nothing written" {
+    has_uprobe_multi || skip "this kernel has no uprobe_multi links (before 6.6)"
+    # the example as uid 1234, neither root nor nobody
+    setpriv --reuid=1234 --regid=1234 --clear-groups "$EXAMPLE" --devices 1 --steps 0 \
+        --interval-ms 10 --field-size 64 >/dev/null 2>&1 3>&- &
+    EX_PID=$!
+    PIDS+=("$EX_PID")
+    wait_registered "$EX_PID"
+    [ "$(stat -c %u "/proc/$EX_PID")" = 1234 ]
+    run --separate-stderr as_nobody bpf,perfmon,sys_ptrace "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
+    assert_success
+    assert_equal "$stderr" ""
+    # every tap delivered, none counted lost: the counters were read
+    tail -1 "$W/rec.jsonl" | grep -q '^{"type":"end","taps":[1-9][0-9]*,"drops":0,'
+    refute grep -q '"type":"drop"' "$W/rec.jsonl"
+    grep -q '"host":' "$W/rec.jsonl"
+    rm "$W/rec.jsonl"
+    # the kernel lets CAP_PERFMON read its maps and BPF probe it, not read
+    # its memory: refused at once, not recorded with its counts wrong
+    run --separate-stderr as_nobody bpf,perfmon "$HCBTRACE" record -q -p "$EX_PID" -o "$W/rec.jsonl" -c 20
+    assert_failure 4
+    assert_output ''
+    [ "$(wc -l <<<"$stderr")" = 1 ]
+    [[ $stderr == "hcbtrace: not enough privilege to trace process $EX_PID ("*"): this process lacks CAP_SYS_PTRACE; $(hint_of_table)" ]]
+    [ ! -e "$W/rec.jsonl" ]
+    run --separate-stderr as_nobody bpf,perfmon "$HCBTRACE" attach -p "$EX_PID" -c 1
+    assert_failure 4
+    [[ $stderr == *"this process lacks CAP_SYS_PTRACE"* ]]
+}
+
 @test "privilege: with one capability fewer, one message names it, in the table's words" {
     has_uprobe_multi || skip "this kernel has no uprobe_multi links (before 6.6)"
     start_nobody_example
