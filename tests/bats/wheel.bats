@@ -33,9 +33,15 @@ teardown()
     _common_teardown
 }
 
-@test "wheel: tagged py3-none-manylinux, holding the static binary, docs, reader, licences" {
+@test "wheel: tagged py3-none-manylinux and musllinux, holding the static binary, docs, reader, licences" {
     run basename "$WHEEL"
-    assert_output --regexp '^hcbtrace-[0-9.]+-py3-none-manylinux_2_[0-9]+_x86_64(\.manylinux[0-9a-z_]+_x86_64)?\.whl$'
+    assert_output --regexp '^hcbtrace-[0-9.]+-py3-none-([a-z0-9_]+\.)*manylinux_2_[0-9]+_x86_64\.'
+    assert_output --regexp '\.musllinux_1_1_x86_64\.whl$'
+    # pip takes it for a musl 1.1 system's, and for glibc's (this one's)
+    run python3 -m pip install -q --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform musllinux_1_1_x86_64 --target "$T/musl" "$WHEEL"
+    assert_success
+    [ -x "$T/musl/bin/hcbtrace" ]
     run python3 -m zipfile -l "$WHEEL"
     assert_success
     for f in 'data/scripts/hcbtrace ' 'data/share/man/man1/hcbtrace.1 ' \
@@ -104,6 +110,27 @@ teardown()
     run --separate-stderr "$WVENV/bin/hcbtrace" record -p "$EX_PID" -o "$T/pid.jsonl" -c 20
     assert_success
     tail -1 "$T/pid.jsonl" | grep -q '^{"type":"end","taps":[1-9]'
+}
+
+@test "wheel: its binary needs no C library: from an empty root it records a process, and replays it" {
+    # a root that holds the binary alone: no libc, no loader, no /etc (as
+    # much of glibc as a musl system has); /proc and /sys mounted in a
+    # mount namespace of its own, gone with it
+    R=$T/root
+    mkdir -p "$R/proc" "$R/sys" "$R/tmp" "$R/run"
+    cp "$WVENV/bin/hcbtrace" "$R/hcbtrace"
+    run readelf -l "$R/hcbtrace"
+    refute_output --partial 'program interpreter'
+    start_example --devices 1 --steps 0 --interval-ms 10 --field-size 64
+    run --separate-stderr unshare -m sh -c 'mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" &&
+        exec env -u HCBTRACE_RUNDIR chroot "$1" /hcbtrace record -q -p "$2" -o /tmp/r.jsonl -c 20' sh "$R" "$EX_PID"
+    assert_success
+    [ "$(grep -c '"type":"tap"' "$R/tmp/r.jsonl")" = 20 ]
+    tail -1 "$R/tmp/r.jsonl" | grep -q '^{"type":"end","taps":[1-9][0-9]*,"drops":0,'
+    chroot "$R" /hcbtrace replay --no-wait /tmp/r.jsonl >"$T/in-root.txt"
+    "$HCBTRACE" replay --no-wait "$R/tmp/r.jsonl" >"$T/by-build.txt"
+    [ -s "$T/in-root.txt" ]
+    cmp "$T/in-root.txt" "$T/by-build.txt"
 }
 
 @test "wheel: its static binary runs CMD as the sudo user, and refuses a user it does not know" {
