@@ -53,6 +53,24 @@ struct {
 	__type(value, __u32);
 } seen_cache SEC(".maps");
 
+/*
+ * Registrations whose copy went whole, counted before each is marked sent
+ * (send_registration).  A small packet reserves its record before it can
+ * read its consumer, so a registration marked sent between its reserve
+ * and its look-up may have its chunks after the packet in the ring, where
+ * the reader would meet the packet first (and, the program gone, never
+ * learn its consumer).  The count read before the reserve and again after
+ * the look-up tells: changed, the packet goes the long way, its record
+ * reserved after every chunk of what is marked sent.  x86-64 keeps stores
+ * in order as other CPUs see them, and the count's add is a locked one.
+ */
+__u64 hcbtap_regs_sent = 0;
+
+static __always_inline __u64 regs_sent_now(void)
+{
+	return *(volatile __u64 *)&hcbtap_regs_sent;
+}
+
 /* Has consumer id's registration been sent?  (id 0 never fires.) */
 static __always_inline int reg_sent(__u32 id)
 {
@@ -213,7 +231,7 @@ static __always_inline void sent(__u32 device, __u64 seq)
 		struct { struct hcb_ev_pkt_wire h; unsigned char d[SIZE]; } *e;	\
 		__u64 id = bpf_get_current_pid_tgid();				\
 		__u32 device, consumer_id, n = (__u32)len;			\
-		__u64 seq;							\
+		__u64 seq, regs = regs_sent_now();				\
 		/* a bound the verifier sees on the register it checks,	\
 		 * whatever the compiler made of the caller's tests */	\
 		barrier_var(n);							\
@@ -227,7 +245,8 @@ static __always_inline void sent(__u32 device, __u64 seq)
 		if (read_user(&e->h.pkt, WIRE_HEAD + n, arg) ||		\
 		    e->h.pkt.total_bytes != n ||				\
 		    e->h.pkt.magic != HCB_OUTFEED_MAGIC ||			\
-		    !reg_sent(e->h.pkt.consumer_id)) {				\
+		    !reg_sent(e->h.pkt.consumer_id) ||				\
+		    regs_sent_now() != regs) {					\
 			bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);		\
 			return 0;						\
 		}								\
@@ -290,8 +309,10 @@ static __always_inline void send_registration(struct hcbtap_run *r)
 	c->left = r->pkt.reg_len;
 	bpf_loop(MAX_STEPS, copy_step, &ref, 0);
 	/* retry on the next packet if it did not get through */
-	if (!c->failed)
-		bpf_map_update_elem(&seen, &c->consumer_id, &one, BPF_ANY);
+	if (c->failed)
+		return;
+	__sync_fetch_and_add(&hcbtap_regs_sent, 1);
+	bpf_map_update_elem(&seen, &c->consumer_id, &one, BPF_ANY);
 }
 
 /* The packet's leaves as DATA chunks, after its PKT record. */
