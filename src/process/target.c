@@ -247,25 +247,24 @@ int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 
 int hcb_target_memory_readable(pid_t pid)
 {
-	char maps[64], line[4096 + 128], perms[8];
-	unsigned long long start = 0;
-	int err = -ENOENT;
+	char maps[64], line[4096 + 128];
+	struct hcb_maps_line m;
+	unsigned char b;
+	int err;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 	f = fopen(maps, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (err == -ENOENT && fgets(line, sizeof(line), f)) {
-		unsigned char b;
-
-		if (sscanf(line, "%llx-%*x %7s", &start, perms) != 2 || perms[0] != 'r')
-			continue;
-		err = hcb_target_read(pid, start, &b, 1);
-		if (err == -EFAULT || err == -EIO)
-			err = 0;   /* read, and found not there: access was granted */
-	}
+	/* the kernel checks the right to read before the address: any
+	 * mapping tells, the first will do */
+	err = fgets(line, sizeof(line), f) ? hcb_maps_parse_line(line, &m) : -ENOENT;
 	fclose(f);
+	if (!err)
+		err = hcb_target_read(pid, m.start, &b, 1);
+	if (err == -EFAULT || err == -EIO)
+		err = 0;   /* read, and found not there: access was granted */
 	return err == -EACCES ? -EPERM : err;
 }
 

@@ -81,7 +81,7 @@ long hcb_target_func_code(const char *path, const struct hcb_elf_func *f, void *
 int hcb_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /*
  * Whether this process may read pid's memory at all (hcb_target_read): a
- * byte of its first readable mapping read.  The kernel lets CAP_PERFMON
+ * byte of its first mapping read.  The kernel lets CAP_PERFMON
  * read another user's /proc/PID/maps, and BPF probe it, but its memory
  * only with CAP_SYS_PTRACE.  0 (a page not in memory counts as readable),
  * -EPERM, -ESRCH, or -errno of the maps.
