@@ -180,14 +180,29 @@ sparklines_of()
 
 # selected_stream_not NAME: the stream list shows one selected row (in
 # reverse video: the list has the focus), a whole one, of a stream other
-# than NAME ("cpu:0 loss"), which goes to SELECTED.  A row's counts change
-# as taps come; which row is selected, only with a key.
+# than NAME ("cpu:0 loss"), which goes to SELECTED, read twice alike (a
+# capture may fall inside a redraw).  A row's counts change as taps come;
+# which row is selected, only with a key.
 selected_stream_not()
+{
+    local again
+    selected_row && again=$SELECTED && selected_row &&
+        [ "$SELECTED" = "$again" ] && [ "$SELECTED" != "$1" ]
+}
+
+# selected_row: the selected stream (as above) into SELECTED, if one row is
+selected_row()
 {
     SELECTED=$(tm capture-pane -e -p -t view | sed -n '3,8p' |
         grep -E $'\e\\[([0-9]+;)*7(;[0-9]+)*m' | sed $'s/\e\\[[0-9;]*m//g' |
         grep -E '^ cpu:[0-9]+  (loss|power3|params|status|field) +[0-9]+ ' | awk '{ print $1, $2 }')
-    [ -n "$SELECTED" ] && [ "$(wc -l <<<"$SELECTED")" = 1 ] && [ "$SELECTED" != "$1" ]
+    [ -n "$SELECTED" ] && [ "$(wc -l <<<"$SELECTED")" = 1 ]
+}
+
+# selected_stream_is NAME: the selected stream is NAME
+selected_stream_is()
+{
+    selected_stream_not none && [ "$SELECTED" = "$1" ]
 }
 
 # read_counts: LAST (the last tap row) and COUNT (the header's taps count),
@@ -277,8 +292,12 @@ quit_view()
     retry 60 sparklines_of 4
     # the stream list scrolls: walk it with j, one stream a key, and the
     # selection goes through every device x consumer in order
+    # the selection stays on its stream as others come: on a slow start
+    # the first shown (and selected) may be any device's, so g goes to the top
     tm send-keys -t view Tab
     retry 60 selected_stream_not none
+    tm send-keys -t view g
+    retry 60 selected_stream_is "cpu:0 loss"
     echo "$SELECTED" >"$T/streams"
     for i in $(seq 19); do
         tm send-keys -t view j
