@@ -358,14 +358,16 @@ int hcb_probes_poll(struct hcb_probes *p, int timeout_ms)
 	return n;
 }
 
+/* Last attached, first detached: providers attach what a call's record
+ * needs before the probe that sends it (the thunk and the Python entry
+ * before the handler), and each removal waits a grace period, so a busy
+ * target's calls in the meantime would go without what they need. */
 void hcb_probes_detach(struct hcb_probes *p)
 {
-	for (unsigned int i = 0; i < p->nlinks; i++)
-		bpf_link__destroy(p->links[i]);
-	p->nlinks = 0;
-	for (unsigned int i = 0; i < p->nlink_fds; i++)
-		close(p->link_fds[i]);
-	p->nlink_fds = 0;
+	while (p->nlinks)
+		bpf_link__destroy(p->links[--p->nlinks]);
+	while (p->nlink_fds)
+		close(p->link_fds[--p->nlink_fds]);
 	bpf_link__destroy(p->exec_link);
 	p->exec_link = NULL;
 }
