@@ -5,7 +5,9 @@
 # function, read from the program's own Python objects; and diff pairing
 # each site of two versions of a program with its own though XLA numbers
 # them the other way round (tests/jax/sites_order.py), and of a program
-# that ends right after its calls (tests/jax/sites_short.py).
+# that ends right after its calls (tests/jax/sites_short.py); and a site's
+# names read once, its later calls sent without them
+# (tests/jax/sites_repeat.py).
 
 load common
 
@@ -107,4 +109,69 @@ record_order()
     [ "$(grep -c '"type":"tap"' "$T/unheld.jsonl")" = 6 ]
     grep -q "keeps XLA's name: its Python callable was gone" "$T/unheld.err"
     refute grep -q '"name":"log_x"' "$T/unheld.jsonl"
+}
+
+# record_repeat MODE OUT: tests/jax/sites_repeat.py's 2 x 150 calls
+# recorded to OUT, HCBTRACE_TEST_SITES=MODE ("" for none); the sites the
+# probe learned, as tests/tools/site_cache.py reads them, in $T/MODE.sites
+record_repeat()
+{
+    local dir=$T/repeat-${1:-default}
+    mkdir -p "$dir"
+    "$PY" "$ROOT/tests/jax/sites_repeat.py" 150 "$dir/go" "$dir/end" >"$dir/prog.out" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait_for "$dir/prog.out" '^ready$' 180
+    HCBTRACE_TEST_SITES=$1 "$HCBTRACE" record -p "$pid" -o "$2" 2>"$dir/rec.err" &
+    local rec=$!
+    PIDS+=("$rec")
+    wait_session "$pid"
+    touch "$dir/go"
+    wait_for "$dir/prog.out" '^done$' 120
+    retry 60 lines_at_least "$2" '"type":"tap"' 300
+    python3 "$ROOT/tests/tools/site_cache.py" "$rec" "$pid" >"$T/${1:-default}.sites"
+    touch "$dir/end"
+    wait "$pid"
+    wait "$rec"
+}
+
+# each_call_named OUT: 150 taps of log_a (0 .. 149) and of log_b (0, 2,
+# .. 298) in OUT, each named by its function, in its own module; nothing else
+each_call_named()
+{
+    python3 - "$1" <<'PY'
+import json, sys
+got = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] != "tap":
+        continue
+    kw = r["kwargs"]
+    got.setdefault((r["name"], kw["module"]), []).append(int(r["arrays"][0]["data"][0]))
+want = {("log_a", "jit_step_a"): list(range(150)), ("log_b", "jit_step_b"): list(range(0, 300, 2))}
+assert {k: sorted(v) for k, v in got.items()} == want, {k: len(v) for k, v in got.items()}
+PY
+}
+
+@test "sites: a site's names are read once, its later calls named alike; a thunk that reads otherwise is read whole" {
+    record_repeat "" "$T/default.jsonl"
+    each_call_named "$T/default.jsonl"
+    # the probe holds both sites, as their taps name them, and sent most
+    # of their calls without the names (all but those before it learned)
+    op_a=$(grep -m1 '"name":"log_a"' "$T/default.jsonl" | sed 's/.*"op":"\([^"]*\)".*/\1/')
+    op_b=$(grep -m1 '"name":"log_b"' "$T/default.jsonl" | sed 's/.*"op":"\([^"]*\)".*/\1/')
+    [ "$(cut -d' ' -f1,2 "$T/default.sites")" = \
+      "$(printf '%s jit_step_a\n%s jit_step_b\n' "$op_a" "$op_b" | sort)" ]
+    [ "$(awk '$3 >= 100' "$T/default.sites" | wc -l)" = 2 ]
+    refute grep -q "warning" "$T/repeat-default/rec.err"
+    # every thunk as if freed and another's at its address since: no call
+    # is taken for the site learned, each is read whole and named the same
+    record_repeat stale "$T/stale.jsonl"
+    each_call_named "$T/stale.jsonl"
+    [ "$(awk '$3 == 0' "$T/stale.sites" | wc -l)" = 2 ]
+    refute grep -q "warning" "$T/repeat-stale/rec.err"
+    # and none learned: as before
+    record_repeat off "$T/off.jsonl"
+    each_call_named "$T/off.jsonl"
+    [ ! -s "$T/off.sites" ]
 }

@@ -50,6 +50,7 @@ void hcb_jaxffi_free(struct hcb_jaxffi *x)
 	hcb_jx_proofs_free(x);
 	hcb_jx_names_free(x);
 	hcb_jx_sites_free(x);
+	hcb_jx_thunks_free(x);
 	hcb_registry_free(x->reg);
 	free(x);
 }
@@ -103,7 +104,12 @@ static int by_callable(const struct hcb_jaxffi *x, const struct hcb_ev_jcall *h)
 static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 {
 	char why[384];
-	int n = hcb_jaxffi_check_site(&x->check, h, why, sizeof(why));
+	int n;
+
+	/* a site known: its names, and the same check as read whole */
+	if (h->flags & HCB_JAXFFI_F_KNOWN)
+		hcb_jx_thunk_names(x, h);
+	n = hcb_jaxffi_check_site(&x->check, h, why, sizeof(why));
 
 	if (n == -EPROTO) {
 		if (x->check.state == HCB_JAXFFI_REFUSED && why[0] && x->b.ops->refuse)
@@ -116,8 +122,12 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 				   (unsigned long long)h->seq, h->op, why);
 		return -1;
 	}
-	if (n == 0)
+	if (n == 0) {
+		/* named by its thunk: learned once (no memory: read whole, as before) */
+		if (!(h->flags & HCB_JAXFFI_F_LEGACY))
+			(void)hcb_jx_thunk_learn(x, h);
 		return 0;
+	}
 	if (n == 2) {
 		hcb_bounds_problem(&x->b, HCB_UNKNOWN_CONSUMER, h->device, 0, "callback call %llu on "
 				   "thread %u: its device is not known (it was under way when "

@@ -45,6 +45,20 @@ typedef int (*hcb_jaxffi_formatter)(struct hcb_buf *out, const char *fmt, size_t
 				    const struct hcb_array *leaves, unsigned int nleaves);
 void hcb_jaxffi_use_formatter(hcb_jaxffi_formatter f);
 
+/*
+ * Call sites learned once (events.h, thunks.c): learn(ctx, key, site)
+ * hands the probe a thunk whose call the layout check proved, to send
+ * its later calls without their names; 0 if taken, else -errno (not kept
+ * here either).  Without it the decoder keeps them alone (tests, fuzzer).
+ */
+struct hcb_jaxffi_site_key;
+struct hcb_jaxffi_site;
+typedef int (*hcb_jaxffi_learn)(void *ctx, const struct hcb_jaxffi_site_key *key,
+				const struct hcb_jaxffi_site *site);
+void hcb_jaxffi_site_cache(struct hcb_jaxffi *x, hcb_jaxffi_learn learn, void *ctx);
+/* Calls that came without their names, their site known (F_KNOWN). */
+uint64_t hcb_jaxffi_known_calls(const struct hcb_jaxffi *x);
+
 /* Where a print's text comes from (text.c, textproof.c). */
 enum hcb_jaxffi_text_mode {
 	/* the probe on the target's str concatenation until every print

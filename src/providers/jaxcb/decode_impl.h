@@ -105,6 +105,19 @@ struct jx_callable {
 	uint64_t first_ns, last_ns;        /* the first and last such call's time */
 };
 
+/* Thunks learned once (thunks.c): names as their first call proved them.
+ * A power of two, twice the probe's room at least. */
+#define JX_THUNK_SLOTS 2048u
+struct jx_thunk {
+	uint64_t thunk;
+	uint32_t pid;
+	uint32_t used;
+	uint32_t op_len, module_len;
+	char op[HCB_JAXFFI_OP_MAX];
+	char module[HCB_JAXFFI_MODULE_MAX];
+	char target[HCB_JAXFFI_TARGET_MAX];
+};
+
 struct hcb_jaxffi {
 	struct hcb_bounds b;               /* ops, figures, problems; calls in b.packets */
 	struct hcb_registry *reg;
@@ -147,6 +160,12 @@ struct hcb_jaxffi {
 	struct hcb_buf line;               /* the line made for the packet */
 	uint64_t text_made;                /* prints shown with a made line */
 	uint64_t text_mismatch;            /* sites whose made line was not the probed */
+	/* call sites learned once (thunks.c) */
+	hcb_jaxffi_learn learn;            /* NULL: kept here alone */
+	void *learn_ctx;
+	struct jx_thunk *thunks;           /* JX_THUNK_SLOTS, made at the first */
+	unsigned int nthunks;
+	uint64_t known_calls;              /* calls that came without their names */
 };
 
 /*
@@ -158,7 +177,7 @@ struct hcb_jaxffi {
  *   deliver.c   a whole call handed on as a packet
  *   sites.c     call sites as consumers      text.c   a print's text
  *   names.c     what a site is called
- *   calls.c     the calls in flight
+ *   calls.c     the calls in flight           thunks.c   sites learned once
  */
 
 /* calls.c */
@@ -263,6 +282,15 @@ struct jx_proof {
 const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
 			       const struct hcb_consumer *con, uint32_t *len, const char **why);
 void hcb_jx_proofs_free(struct hcb_jaxffi *x);
+
+/* thunks.c */
+/* Call h came as F_KNOWN: its names, as its thunk's first call proved
+ * them, into h.  1; 0 where its thunk is not kept (not learned here). */
+int hcb_jx_thunk_names(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
+/* Call h, read whole, was named by its thunk and proven: its thunk kept,
+ * and handed to learn.  0 or -ENOMEM. */
+int hcb_jx_thunk_learn(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h);
+void hcb_jx_thunks_free(struct hcb_jaxffi *x);
 
 /* deliver.c */
 /* Call c has all its records: handed on and let go.  0, or the packet

@@ -45,6 +45,9 @@ enum hcb_jaxffi_handler {
 #define HCB_JAXFFI_F_GPU 32u        /* a CUDA callback (xla_ffi_python_gpu_callback,
 				     * gpu.bpf.c): the operands' bytes are the
 				     * handler's own host copies; no thunk, no names */
+#define HCB_JAXFFI_F_KNOWN 64u      /* with F_THUNK: the thunk is a call site user
+				     * space proved before (struct hcb_jaxffi_site):
+				     * its names were not read, index is the one kept */
 
 /* hcb_ev_jcall.layout: what of a legacy callback's descriptor (an
  * xla::CpuCallback, legacy.bpf.c) did not read as one */
@@ -65,6 +68,8 @@ enum hcb_jaxffi_handler {
  * each, the reader keeps the one that holds a callback target's name
  * (check.h: the layout check). */
 #define HCB_JAXFFI_TARGET_PLACES 4u
+/* Two std::string heads of 32 bytes (libstdc++'s), as u64 words. */
+#define HCB_JAXFFI_HEAD_WORDS 8u
 
 struct hcb_ev_jcall {
 	HCB_WIRE_U32 type;          /* HCB_EV_JCALL */
@@ -103,6 +108,11 @@ struct hcb_ev_jcall {
 	/* the thunk's backend_config beside each target name's place: jax
 	 * writes the descriptor's address there, in decimal */
 	char config[HCB_JAXFFI_TARGET_PLACES][HCB_JAXLEGACY_CONFIG_MAX];
+	/* FFI calls with a thunk (F_THUNK): the thunk's address, and its op
+	 * and module std::strings as read (their heads: pointer, length and
+	 * capacity or inline characters), the fingerprint of a known site */
+	HCB_WIRE_U64 thunk;
+	HCB_WIRE_U64 head[HCB_JAXFFI_HEAD_WORDS];
 };
 
 struct hcb_ev_jarg {
@@ -126,6 +136,37 @@ struct hcb_ev_jarg {
  * is the operand's arg, offset and total are in the call's payload, device
  * and seq those of the call.
  */
+
+/*
+ * Call sites learned once (ffi.bpf.c, jaxffi_sites): a thunk whose call
+ * user space named and proved (its layout check) is written there, keyed
+ * by process and thunk, with the heads of its op and module strings as
+ * read then and their first HCB_JAXFFI_SITE_PREFIX characters.  A later
+ * call of that thunk reads the two heads (one read where they are side by
+ * side) and, for a string not kept inline, its first characters: all the
+ * same, the call goes as F_KNOWN, without its names (some 17 reads of the
+ * target fewer a call); else as a new site, read whole.  At most
+ * HCB_JAXFFI_SITES of them: past that, calls are read whole.
+ */
+#define HCB_JAXFFI_SITES 1024u
+#define HCB_JAXFFI_SITE_PREFIX 32u
+
+struct hcb_jaxffi_site_key {
+	HCB_WIRE_U32 pid;           /* tgid */
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 thunk;
+};
+
+struct hcb_jaxffi_site {
+	HCB_WIRE_U64 head[HCB_JAXFFI_HEAD_WORDS];
+	char op[HCB_JAXFFI_SITE_PREFIX];      /* zero past the name */
+	char module[HCB_JAXFFI_SITE_PREFIX];
+	HCB_WIRE_U64 index;
+	HCB_WIRE_U32 has_index;
+	HCB_WIRE_U32 pad;
+	HCB_WIRE_U64 hits;          /* calls sent as F_KNOWN (the probe counts; for
+				     * tests and bpftool) */
+};
 
 /*
  * record --on-trigger stop with --until nonfinite (ffi.bpf.c): on every

@@ -22,6 +22,7 @@
 #include "legacy.h"
 #include "namer.h"
 #include "nfstop.h"
+#include "sitecache.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
@@ -477,6 +478,9 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	hcb_jaxcb_hold_open(&st->hold, probes, ti->pid,
 			    !err && ti->probe_off[INNER] && ti->hold_sites);
 	text_mode(st, ti);
+	/* the FFI probe's sites, learned once, go where it finds them */
+	if (!err && !ti->probe_off[GPU_SYNC] && !ti->probe_off[LEGACY])
+		hcb_jaxcb_sitecache_open(st->dec, probes);
 	if (!err && ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else if (!err)
