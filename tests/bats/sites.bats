@@ -175,3 +175,24 @@ PY
     each_call_named "$T/off.jsonl"
     [ ! -s "$T/off.sites" ]
 }
+
+@test "sites: Ctrl-C on a busy program: its last calls keep their names, none counted lost" {
+    local dir=$T/busy
+    mkdir -p "$dir"
+    touch "$dir/go"
+    "$PY" "$ROOT/tests/jax/sites_repeat.py" 1000000 "$dir/go" "$dir/end" >"$dir/prog.out" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait_for "$dir/prog.out" '^ready$' 180
+    "$HCBTRACE" record -p "$pid" -o "$dir/rec.jsonl" 2>"$dir/rec.err" &
+    local rec=$!
+    PIDS+=("$rec")
+    retry 60 lines_at_least "$dir/rec.jsonl" '"type":"tap"' 300
+    kill -INT "$rec"
+    wait "$rec"
+    # each probe goes after what needs it: the handler's first
+    refute grep -q "warning" "$dir/rec.err"
+    grep -q "interrupted: .* 0 lost" "$dir/rec.err"
+    [ -z "$(grep '"type":"tap"' "$dir/rec.jsonl" | grep -v '"name":"log_[ab]"')" ]
+    kill "$pid"
+}
