@@ -33,21 +33,6 @@
 #include "text/pyformat.h"
 #include "testjaxffi.h"
 
-static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint32_t flags)
-{
-	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid, .flags = flags,
-				    .callable = callable, .index = 3, .ts_ns = 5 };
-
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
-}
-
-static void feed_end(struct hcb_jaxffi *x, uint32_t tid)
-{
-	struct hcb_ev_jpyend e = { .type = HCB_EV_JPYEND, .pid = 7, .tid = tid, .ts_ns = 6 };
-
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
-}
-
 /* A text record as pycall.bpf.c sends it: n bytes of kind, in a record
  * padded to a class size. */
 static int feed_text(struct hcb_jaxffi *x, uint32_t tid, uint32_t kind, int ascii, uint64_t length,
@@ -73,9 +58,9 @@ static void print_call(struct hcb_jaxffi *x, struct seen *s, uint64_t seq,
 	int before = s->packets;
 
 	f32_call(x, 0, seq, 11, "debug_print.1", v);
-	feed_entry(x, 11, 0x1000, 0);
+	py_entry(x, 11, 0x1000, 3, 0);
 	texts(x);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s->packets, before + 1);
 }
 
@@ -160,9 +145,9 @@ static void test_text(void **state)
 		float v[3] = { 1, 2, 3 };
 
 		f32_call(x, 0, 6, 11, "pure_callback.1", v);
-		feed_entry(x, 11, 0x2000, 0);
+		py_entry(x, 11, 0x2000, 3, 0);
 		assert_int_equal(feed_text(x, 11, 1, 1, 9, "Traceback", 0), 0);
-		feed_end(x, 11);
+		py_end(x, 11);
 		assert_int_equal(s.packets, 7);
 		assert_null(s.last.text);
 		assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
@@ -192,19 +177,19 @@ static void test_held_until_end(void **state)
 	f32_call(x, 0, 0, 11, "debug_print.1", v);
 	assert_int_equal(s.packets, 0);
 	assert_int_equal(hcb_jaxffi_pending(x), 1);
-	feed_entry(x, 11, 0x7f0012345670, 0);
+	py_entry(x, 11, 0x7f0012345670, 3, 0);
 	assert_int_equal(s.packets, 0);
 	/* another thread's end is not this call's */
-	feed_end(x, 12);
+	py_end(x, 12);
 	assert_int_equal(s.packets, 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_int_equal(s.last.py_callable, 0x7f0012345670);
 	assert_memory_equal(s.payload, v, 12);
 	/* a callable the probe could not read: 0, the tap as before */
 	f32_call(x, 0, 1, 11, "debug_print.1", v);
-	feed_entry(x, 11, 0x1234, HCB_JPY_F_NOCALLABLE);
-	feed_end(x, 11);
+	py_entry(x, 11, 0x1234, 3, HCB_JPY_F_NOCALLABLE);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 2);
 	assert_int_equal(s.last.py_callable, 0);
 	assert_int_equal(unended(x), 0);
@@ -216,16 +201,6 @@ static void test_held_until_end(void **state)
 	assert_true(no_problems(&s));
 	assert_int_equal(hcb_jaxffi_pending(x), 0);
 	hcb_jaxffi_free(x);
-}
-
-/* An entry of callable on thread tid, with the index the inner function
- * was handed. */
-static void feed_entry_at(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint64_t index)
-{
-	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid,
-				    .callable = callable, .index = index, .ts_ns = 5 };
-
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
 }
 
 /* No end: a tick after a while or the end of the input let it go,
@@ -243,12 +218,12 @@ static void test_end_missing(void **state)
 	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
 	hcb_jaxffi_inner_probed(x);
 	f32_call(x, 0, 0, 11, "debug_print.1", v);
-	feed_entry(x, 11, 0x1000, 0);
+	py_entry(x, 11, 0x1000, 3, 0);
 	assert_int_equal(feed_text(x, 11, 1, 1, 2, "x=", 0), 0);
 	/* its end lost: the thread's next calls, whole, go */
 	f32_call(x, 0, 1, 11, "debug_print.2", v);
-	feed_entry(x, 11, 0x2000, 0);
-	feed_end(x, 11);
+	py_entry(x, 11, 0x2000, 3, 0);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_int_equal(s.last.seq, 1);
 	assert_int_equal(s.last.py_callable, 0x2000);
@@ -269,17 +244,17 @@ static void test_end_missing(void **state)
 	assert_int_equal(s.packets, 3);
 	assert_int_equal(s.last.seq, 2);
 	assert_int_equal(unended(x), 2);
-	feed_entry(x, 11, 0x1000, 0);
-	feed_end(x, 11);
+	py_entry(x, 11, 0x1000, 3, 0);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 4);
 	/* the end of the input */
 	f32_call(x, 0, 4, 12, "debug_print.1", v);
-	feed_entry(x, 12, 0x1000, 0);
+	py_entry(x, 12, 0x1000, 3, 0);
 	hcb_jaxffi_finish(x);
 	assert_int_equal(s.packets, 5);
 	assert_int_equal(unended(x), 3);
 	/* a late end finds nothing */
-	feed_end(x, 12);
+	py_end(x, 12);
 	assert_int_equal(s.packets, 5);
 	/* none was a lost tap */
 	assert_int_equal(hcb_jaxffi_stats(x, 0)->packets, 5);
@@ -305,17 +280,17 @@ static void test_nested(void **state)
 	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
 	hcb_jaxffi_inner_probed(x);
 	f32_call(x, 0, 0, 11, "debug_print.1", v);
-	feed_entry(x, 11, 0x1000, 0);
+	py_entry(x, 11, 0x1000, 3, 0);
 	print_call(x, &s, 1, inner_text);
 	assert_int_equal(s.last.seq, 1);
 	assert_memory_equal(s.last.text, "inner", 5);
 	/* one not sent: an entry and an end of its own */
-	feed_entry(x, 11, 0x3000, 0);
+	py_entry(x, 11, 0x3000, 3, 0);
 	assert_int_equal(feed_text(x, 11, 1, 1, 4, "lost", 0), 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_int_equal(feed_text(x, 11, 1, 1, 5, "outer", 0), 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 2);
 	assert_int_equal(s.last.seq, 0);
 	assert_int_equal(s.last.py_callable, 0x1000);
@@ -326,11 +301,11 @@ static void test_nested(void **state)
 	/* its own entry lost: one of another index (the call's is 3) says
 	 * nothing of it; its end still ends it, its text not shown */
 	f32_call(x, 0, 2, 11, "debug_print.1", v);
-	feed_entry_at(x, 11, 0x4000, 9);
+	py_entry(x, 11, 0x4000, 9, 0);
 	assert_int_equal(feed_text(x, 11, 1, 1, 4, "lost", 0), 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 2);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 3);
 	assert_int_equal(s.last.py_callable, 0);
 	assert_null(s.last.text);
@@ -364,8 +339,8 @@ static void test_not_held(void **state)
 	f32_call(x, 0, 0, 11, "debug_print.1", v);
 	assert_int_equal(s.packets, 1);
 	/* the Python side's records of a call not held are passed over */
-	feed_entry(x, 11, 0x1000, 0);
-	feed_end(x, 11);
+	py_entry(x, 11, 0x1000, 3, 0);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_true(no_problems(&s));
 	hcb_jaxffi_free(x);
@@ -425,11 +400,11 @@ static void test_named_at_entry(void **state)
 	hcb_jaxffi_inner_probed(x);
 	hcb_jaxffi_set_namer(x, mortal_namer, NULL, &m);
 	f32_call(x, 0, 0, 11, "custom-call.1", v);
-	feed_entry(x, 11, 0x1000, 0);
+	py_entry(x, 11, 0x1000, 3, 0);
 	assert_int_equal(m.asked, 1);
 	assert_int_equal(feed_text(x, 11, 1, 1, 6, "step 0", 0), 0);
 	m.alive = 0;                   /* the program ended before its end came */
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 1);
 	assert_string_equal(s.consumer->name, "step {i}");
 	/* a print by its objects, whatever XLA named its op: its text shown */
@@ -437,16 +412,16 @@ static void test_named_at_entry(void **state)
 	assert_memory_equal(s.last.text, "step 0", 6);
 	/* the site's next call: named already, nothing asked */
 	f32_call(x, 0, 1, 11, "custom-call.1", v);
-	feed_entry(x, 11, 0x1000, 0);
-	feed_end(x, 11);
+	py_entry(x, 11, 0x1000, 3, 0);
+	py_end(x, 11);
 	assert_int_equal(s.packets, 2);
 	assert_int_equal(m.asked, 1);
 	assert_string_equal(s.consumer->name, "step {i}");
 	/* a new site whose callable is gone at its entry already: XLA's name */
 	f32_call(x, 0, 2, 11, "custom-call.2", v);
-	feed_entry(x, 11, 0x2000, 0);
+	py_entry(x, 11, 0x2000, 3, 0);
 	assert_int_equal(feed_text(x, 11, 1, 1, 6, "step 1", 0), 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(m.asked, 2);
 	assert_string_equal(s.consumer->name, "custom-call.2");
 	/* its kind unknown, its op no print's: the operands, no text */
@@ -484,10 +459,10 @@ static void made_call(struct hcb_jaxffi *x, struct seen *s, uint64_t seq, const 
 	int before = s->packets;
 
 	f32_call(x, 0, seq, 11, op, v);
-	feed_entry(x, 11, callable, 0);
+	py_entry(x, 11, callable, 3, 0);
 	if (text)
 		assert_int_equal(feed_text(x, 11, 1, 1, strlen(text), text, 0), 0);
-	feed_end(x, 11);
+	py_end(x, 11);
 	assert_int_equal(s->packets, before + 1);
 }
 

@@ -77,16 +77,24 @@ static void feed(struct hcb_jaxffi *x, const struct hcb_ev_jcall *e)
 	feed_data(x, 0, e->seq, 0, 0, 12, v, 12);
 }
 
+/* A decoder that hands its thunks to m. */
+static struct hcb_jaxffi *decoder(struct seen *s, struct probe_map *m)
+{
+	struct hcb_jaxffi *x;
+
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, s), 0);
+	hcb_jaxffi_site_cache(x, learn, m);
+	return x;
+}
+
 static void test_learned_once(void **state)
 {
 	struct probe_map m = { 0 };
 	struct seen s = { 0 };
-	struct hcb_jaxffi *x;
+	struct hcb_jaxffi *x = decoder(&s, &m);
 	struct hcb_ev_jcall e;
 
 	(void)state;
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_site_cache(x, learn, &m);
 	e = whole(0, 0x7f0000001000, "debug_callback.1");
 	feed(x, &e);
 	assert_int_equal(s.packets, 1);
@@ -127,12 +135,10 @@ static void test_not_learned(void **state)
 {
 	struct probe_map m = { .answer = -E2BIG };
 	struct seen s = { 0 };
-	struct hcb_jaxffi *x;
+	struct hcb_jaxffi *x = decoder(&s, &m);
 	struct hcb_ev_jcall e;
 
 	(void)state;
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_site_cache(x, learn, &m);
 	/* the probe's map full: not kept here either */
 	e = whole(0, 0x7f0000001000, "debug_callback.1");
 	feed(x, &e);
@@ -168,12 +174,10 @@ static void test_bounded(void **state)
 {
 	struct probe_map m = { 0 };
 	struct seen s = { 0 };
-	struct hcb_jaxffi *x;
+	struct hcb_jaxffi *x = decoder(&s, &m);
 	struct hcb_ev_jcall e;
 
 	(void)state;
-	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
-	hcb_jaxffi_site_cache(x, learn, &m);
 	for (uint64_t i = 0; i <= HCB_JAXFFI_SITES; i++) {
 		e = whole(i, 0x7f0000000000 + i * 0x100, "debug_callback.1");
 		feed(x, &e);

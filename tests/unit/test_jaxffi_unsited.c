@@ -66,21 +66,6 @@ static int program_namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
 	return 0;
 }
 
-static void feed_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable)
-{
-	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid,
-				    .callable = callable, .index = call_index, .ts_ns = 5 };
-
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
-}
-
-static void feed_end(struct hcb_jaxffi *x, uint32_t tid)
-{
-	struct hcb_ev_jpyend e = { .type = HCB_EV_JPYEND, .pid = 7, .tid = tid, .ts_ns = 6 };
-
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
-}
-
 /* A whole call of callable on thread tid, of n float32[3] operands
  * (n: 1 or 2), its Python side entered and ended; with a thunk of op
  * debug_callback.1 (op non-NULL: its names; "": another custom call's
@@ -111,8 +96,8 @@ static void call(struct hcb_jaxffi *x, uint64_t seq, uint32_t tid, const char *o
 		feed_arg(x, 0, seq, i, JAXFFI_XLA_F32, 1, d3, 12);
 		feed_data(x, 0, seq, i, 12 * i, 12 * n, v + 3 * i, 12);
 	}
-	feed_entry(x, tid, callable);
-	feed_end(x, tid);
+	py_entry(x, tid, callable, call_index, 0);
+	py_end(x, tid);
 }
 
 /* the kwarg key of the last packet's consumer, or NULL */

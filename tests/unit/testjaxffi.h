@@ -22,6 +22,7 @@
 #include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/events.h"
 #include "providers/jaxcb/ffi_abi.h"
+#include "providers/jaxcb/pycall_events.h"
 #include "text/idprint.h"
 
 struct seen {
@@ -144,6 +145,25 @@ static inline void f32_call(struct hcb_jaxffi *x, uint32_t dev, uint64_t seq, ui
 	feed_call(x, &e);
 	feed_arg(x, dev, seq, 0, JAXFFI_XLA_F32, 1, d3, 12);
 	feed_data(x, dev, seq, 0, 0, 12, v, 12);
+}
+
+/* The Python side's entry of callable on thread tid (pid 7), with the
+ * index the inner function was handed, as pycall.bpf.c sends it. */
+static inline void py_entry(struct hcb_jaxffi *x, uint32_t tid, uint64_t callable, uint64_t index,
+			    uint32_t flags)
+{
+	struct hcb_ev_jpycall e = { .type = HCB_EV_JPYCALL, .pid = 7, .tid = tid, .flags = flags,
+				    .callable = callable, .index = index, .ts_ns = 5 };
+
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
+}
+
+/* Its end. */
+static inline void py_end(struct hcb_jaxffi *x, uint32_t tid)
+{
+	struct hcb_ev_jpyend e = { .type = HCB_EV_JPYEND, .pid = 7, .tid = tid, .ts_ns = 6 };
+
+	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
 }
 
 static inline int no_problems(const struct seen *s)
