@@ -222,6 +222,32 @@ lines_at_least()
     [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]
 }
 
+# programs_of PID: the names of the BPF programs process PID holds
+programs_of()
+{
+    local f id
+    for f in /proc/"$1"/fdinfo/*; do
+        sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
+    done | sort -u | while read -r id; do
+        bpftool prog show id "$id" | sed -n 's/.* name \([a-z_0-9]*\) .*/\1/p'
+    done
+}
+
+# linked PID PROG: process PID holds a link of BPF program PROG (a
+# uprobe_multi link's fd, or a perf event's link where the kernel has
+# none: both say their program)
+linked()
+{
+    local f id
+    for f in /proc/"$1"/fdinfo/*; do
+        grep -q '^link_type:' "$f" 2>/dev/null || continue
+        id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f")
+        [ -n "$id" ] || continue
+        bpftool prog show id "$id" | grep -q " name $2 " && return 0
+    done
+    return 1
+}
+
 # refute CMD...: fail unless CMD fails (a bare `! CMD` never fails a bats test)
 refute()
 {

@@ -133,36 +133,16 @@ for t in r.records(sys.argv[1]):
     [ "$(grep -c 'jit_scanned\|debug_print.1: the text' "$T/att.err")" -le 1 ]
 }
 
-# programs_of PID: the names of the BPF programs process PID holds
-programs_of()
-{
-    local f id
-    for f in /proc/"$1"/fdinfo/*; do
-        sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
-    done | sort -u | while read -r id; do
-        bpftool prog show id "$id" | sed -n 's/.* name \([a-z_0-9]*\) .*/\1/p'
-    done
-}
-
 # sessions_on PID N: N sessions attached to PID
 sessions_on()
 {
     "$HCBTRACE" list 2>/dev/null | sed -n "/^$1 /,/^[0-9]/p" | grep -Eq "^  sessions: $2\$"
 }
 
-# concat_probed PID: hcbtrace process PID holds a link of the program on
-# the target's str concatenation (a uprobe_multi link's fd, or a perf
-# event's link where the kernel has none: both say their program)
+# concat_probed PID: hcbtrace process PID holds the text probe's link
 concat_probed()
 {
-    local f id
-    for f in /proc/"$1"/fdinfo/*; do
-        grep -q '^link_type:' "$f" 2>/dev/null || continue
-        id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f")
-        [ -n "$id" ] || continue
-        bpftool prog show id "$id" | grep -q ' name pytext_concat ' && return 0
-    done
-    return 1
+    linked "$1" pytext_concat
 }
 
 @test "pytext: HCBTRACE_TEST_TEXT=format: with no probe, every line of a provable site is the program's, byte for byte" {

@@ -111,25 +111,28 @@ record_order()
     refute grep -q '"name":"log_x"' "$T/unheld.jsonl"
 }
 
-# record_repeat MODE OUT: tests/jax/sites_repeat.py's 2 x 150 calls
-# recorded to OUT, HCBTRACE_TEST_SITES=MODE ("" for none); the sites the
-# probe learned, as tests/tools/site_cache.py reads them, in $T/MODE.sites
+# record_repeat MODE OUT [ARGS...]: tests/jax/sites_repeat.py's 2 x 150
+# calls recorded to OUT (with record's ARGS), HCBTRACE_TEST_SITES=MODE (""
+# for none; a word it does not know only names the run); the sites the probe learned, as tests/tools/site_cache.py
+# reads them, in $T/MODE.sites, the programs hcbtrace held in $T/MODE.progs
 record_repeat()
 {
-    local dir=$T/repeat-${1:-default}
+    local dir=$T/repeat-${1:-default} mode=$1 out=$2
+    shift 2
     mkdir -p "$dir"
     "$PY" "$ROOT/tests/jax/sites_repeat.py" 150 "$dir/go" "$dir/end" >"$dir/prog.out" 2>&1 &
     local pid=$!
     PIDS+=("$pid")
     wait_for "$dir/prog.out" '^ready$' 180
-    HCBTRACE_TEST_SITES=$1 "$HCBTRACE" record -p "$pid" -o "$2" 2>"$dir/rec.err" &
+    HCBTRACE_TEST_SITES=$mode "$HCBTRACE" record -p "$pid" -o "$out" "$@" 2>"$dir/rec.err" &
     local rec=$!
     PIDS+=("$rec")
     wait_session "$pid"
     touch "$dir/go"
     wait_for "$dir/prog.out" '^done$' 120
-    retry 60 lines_at_least "$2" '"type":"tap"' 300
-    python3 "$ROOT/tests/tools/site_cache.py" "$rec" "$pid" >"$T/${1:-default}.sites"
+    retry 60 lines_at_least "$out" '"type":"tap"' 300
+    python3 "$ROOT/tests/tools/site_cache.py" "$rec" "$pid" >"$T/${mode:-default}.sites"
+    programs_of "$rec" >"$T/${mode:-default}.progs"
     touch "$dir/end"
     wait "$pid"
     wait "$rec"
@@ -176,7 +179,20 @@ PY
     [ ! -s "$T/off.sites" ]
 }
 
-@test "sites: Ctrl-C on a busy program: its last calls keep their names, none counted lost" {
+@test "sites: --no-text probes no return: each call goes at its entry, named by its function" {
+    # the return probe (a uretprobe, two traps a call) ends a print's text;
+    # with no text to wait for it is not loaded
+    record_repeat "" "$T/default.jsonl"
+    grep -qx jaxffi_inner_ret "$T/default.progs"
+    record_repeat notext "$T/notext.jsonl" --no-text
+    each_call_named "$T/notext.jsonl"
+    grep -qx jaxffi_inner "$T/notext.progs"
+    refute grep -qx jaxffi_inner_ret "$T/notext.progs"
+    [ "$(awk '$3 >= 100' "$T/notext.sites" | wc -l)" = 2 ]
+    refute grep -q "warning" "$T/repeat-notext/rec.err"
+}
+
+@test "sites: a busy program of callbacks alone: the text probe goes; Ctrl-C loses no call's names" {
     local dir=$T/busy
     mkdir -p "$dir"
     touch "$dir/go"
@@ -188,6 +204,15 @@ PY
     local rec=$!
     PIDS+=("$rec")
     retry 60 lines_at_least "$dir/rec.jsonl" '"type":"tap"' 300
+    # callbacks alone, round and round: the probe on every str
+    # concatenation of the program goes, said once (issue 39)
+    wait_for "$dir/rec.err" "callbacks came round with no print among them" 60
+    [ "$(grep -c "text probe" "$dir/rec.err")" = 1 ]
+    # and the return probe with it (a call goes at its entry): the entry stays
+    retry 60 refute linked "$rec" jaxffi_inner_ret
+    refute linked "$rec" pytext_concat
+    linked "$rec" jaxffi_inner
+    retry 60 lines_at_least "$dir/rec.jsonl" '"type":"tap"' 1000
     kill -INT "$rec"
     wait "$rec"
     # each probe goes after what needs it: the handler's first

@@ -65,6 +65,16 @@ void hcb_jaxffi_text_off(struct hcb_jaxffi *x)
 	x->no_text = 1;
 }
 
+void hcb_jaxffi_no_ends(struct hcb_jaxffi *x)
+{
+	x->no_ends = 1;
+}
+
+void hcb_jaxffi_ends_with_text(struct hcb_jaxffi *x)
+{
+	x->ends_with_text = 1;
+}
+
 /* A Python callback's call, whole, waits for its end (pycall.c). */
 static int maybe_done(struct hcb_jaxffi *x, struct jcall *c)
 {
@@ -165,11 +175,17 @@ static int check_site(struct hcb_jaxffi *x, struct hcb_ev_jcall *h)
 
 /* Thread (pid, tid) makes a new call: what its calls in flight got is all
  * they get, but one whose Python side runs still: the new call is made
- * from inside it (a callback that runs jax), and it waits for its end. */
+ * from inside it (a callback that runs jax), and it waits for its end,
+ * where ends are still probed. */
 static int thread_goes_on(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
 {
 	struct jcall *c = hcb_jx_call_of(x, pid, tid);
 
+	/* its end probed no more (the probe went as it ran): it is done */
+	if (c && c->whole && c->py_seen && x->no_ends) {
+		c->await_end = 0;
+		return hcb_jx_deliver(x, c);
+	}
 	if (!c || (c->whole && c->py_seen))
 		return 0;
 	if (!c->whole) {

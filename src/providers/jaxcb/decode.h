@@ -33,6 +33,12 @@ void hcb_jaxffi_inner_probed(struct hcb_jaxffi *x);
 /* The text probe was left off on purpose (--no-text): a print's tap is
  * its operands, with no notice that its text was not seen. */
 void hcb_jaxffi_text_off(struct hcb_jaxffi *x);
+/* The inner function's return is not probed (no text probe: nothing to
+ * wait for): a Python callback's tap is handed on at its entry, named. */
+void hcb_jaxffi_no_ends(struct hcb_jaxffi *x);
+/* The return probe goes off with the text probe (probe_off, textprobe.h):
+ * from then on as hcb_jaxffi_no_ends. */
+void hcb_jaxffi_ends_with_text(struct hcb_jaxffi *x);
 
 /*
  * A jax.debug.print's line made by hcbtrace from its fmt, print options

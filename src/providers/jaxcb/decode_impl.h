@@ -105,6 +105,11 @@ struct jx_callable {
 	uint64_t first_ns, last_ns;        /* the first and last such call's time */
 };
 
+/* Callback sites remembered before any print (textproof.c), and how long
+ * they come round with none before the probe goes. */
+#define JX_LOOP_CALLBACKS 16u
+#define JX_NO_PRINT_NS 1000000000ull
+
 /* Thunks learned once (thunks.c): names as their first call proved them.
  * A power of two, twice the probe's room at least. */
 #define JX_THUNK_SLOTS 2048u
@@ -136,6 +141,8 @@ struct hcb_jaxffi {
 	uint64_t delivered;                /* calls handed on: the layout held for them */
 	int inner;                         /* the inner function is probed */
 	int no_text;                       /* --no-text: prints keep their operands only */
+	int no_ends;                       /* the inner function's return is not probed */
+	int ends_with_text;                /* it goes off with the text probe */
 	uint64_t unended;                  /* calls handed on before their end came */
 	/* sites named by the user's code (names.c) */
 	hcb_jaxffi_namer namer;
@@ -157,6 +164,10 @@ struct hcb_jaxffi {
 	int probe_taken_off;               /* every site was proven: it went off */
 	struct jx_proof *proofs;           /* JX_TEXT_NOTICES print sites, at most */
 	unsigned int nproofs;
+	/* callback sites met before any print: one met again, the probe goes */
+	const struct hcb_consumer *callbacks[JX_LOOP_CALLBACKS];
+	unsigned int ncallbacks;
+	uint64_t callbacks_from_ns;        /* the first one's call time */
 	struct hcb_buf line;               /* the line made for the packet */
 	uint64_t text_made;                /* prints shown with a made line */
 	uint64_t text_mismatch;            /* sites whose made line was not the probed */
@@ -282,6 +293,11 @@ struct jx_proof {
 const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
 			       const struct hcb_consumer *con, uint32_t *len, const char **why);
 void hcb_jx_proofs_free(struct hcb_jaxffi *x);
+/* A call of callback site con (not a print), made at ts_ns, handed on:
+ * where no print site was seen yet and the program comes back to a
+ * callback site a second or more after the first (its loop has no
+ * print), the probe goes off, said once (x->b.ops->info). */
+void hcb_jx_text_callback(struct hcb_jaxffi *x, const struct hcb_consumer *con, uint64_t ts_ns);
 
 /* thunks.c */
 /* Call h came as F_KNOWN: its names, as its thunk's first call proved

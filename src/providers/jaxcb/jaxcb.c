@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
 #include "bpf/uprobe.h"
-#include "process/pytext.h"
 #include "process/pyver.h"
 #include "decode.h"
 #include "events.h"
@@ -23,6 +21,7 @@
 #include "namer.h"
 #include "nfstop.h"
 #include "sitecache.h"
+#include "textprobe.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
@@ -201,6 +200,13 @@ static void prepare_legacy(struct hcb_capture_bpf *skel, const struct hcb_target
 	skel->rodata->jaxlegacy_arg_size = l->legacy_arg_size + shift;
 }
 
+/* The inner function's return, loaded where a text may be probed
+ * (textprobe.h: attached only with the text probe). */
+static int ends_probed(const struct hcb_target_info *ti)
+{
+	return ti->probe_off[INNER] && !(ti->without & HCB_WITHOUT_TEXT);
+}
+
 /* The XLA internals the programs read: read-only variables, so they are
  * set before the programs load; the decoder proves them on the first call. */
 static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
@@ -232,7 +238,7 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxffi_inner, !!ti->probe_off[INNER]);
-	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, !!ti->probe_off[INNER]);
+	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, ends_probed(ti));
 	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_sync, gpu);
@@ -270,15 +276,16 @@ static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info
 }
 
 /* The thunk first: a handler call then always finds its call site; the
- * inner function's return before its entry, so that an entry seen always
- * has its end. */
-static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti)
+ * inner function's return (where a text is probed) before its entry, so
+ * that an entry seen always has its end. */
+static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti,
+		      struct hcb_jaxcb_text *text)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
 
 	if (!err && ti->probe_off[INNER])
-		err = attach_at(probes, skel->progs.jaxffi_inner_ret, ti, ti->probe_off[INNER], 0);
+		err = hcb_jaxcb_text_attach_ret(text, probes, ti, ti->probe_off[INNER]);
 	if (!err && ti->probe_off[INNER])
 		err = attach_at(probes, skel->progs.jaxffi_inner, ti, ti->probe_off[INNER], 0);
 
@@ -305,82 +312,11 @@ static int attach_gpu(struct hcb_probes *probes, const struct hcb_target_info *t
 	return err;
 }
 
-/* A test's own str layout shift (HCBTRACE_TEST_PYSTR_SHIFT, bytes added
- * to every str offset): strings read through a wrong layout, which the
- * probe's checks must turn away (tests/bats/pytext.bats).  0 otherwise. */
-static uint32_t test_str_shift(void)
-{
-	const char *s = getenv("HCBTRACE_TEST_PYSTR_SHIFT");
-	unsigned long v = s ? strtoul(s, NULL, 10) : 0;
-
-	return v <= 64 ? (uint32_t)v : 0;
-}
-
-/*
- * The text jax.debug.print writes (pycall.bpf.c): the probe on the
- * concatenation of the target's Python (v, laid out as o; NULL: not read,
- * pywhy says why), its str layout given to the probe.  A Python that
- * cannot be read is no failure: the taps go without their text, and
- * ti->notice says why, once.
- */
-static void attach_text(struct hcb_probes *probes, struct hcb_target_info *ti,
-			const struct hcb_pyver *v, const struct hcb_pyoffsets *o, const char *pywhy,
-			struct hcb_uprobe_link *text_link)
-{
-	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
-	struct hcb_pytext_target py;
-	struct { uint64_t str_type; uint32_t append, length_off, state_off, ascii_data,
-		 compact_data, pad; } cfg;
-	uint32_t zero = 0, shift = test_str_shift();
-	char why[256];
-	int err = -ENOENT;
-
-	snprintf(why, sizeof(why), "%s", pywhy);
-	if (v)
-		err = hcb_pytext_find(v, &py, why, sizeof(why));
-	if (!err) {
-		struct hcb_uprobe u = { .off = py.concat_off };
-
-		/* kept apart from the others: it may go off first (textproof.c) */
-		err = hcb_uprobe_attach_apart(probes, skel->progs.pytext_concat, ti->pid, v->path,
-					      &u, text_link);
-		if (err)
-			snprintf(why, sizeof(why), "cannot probe %.160s: %s", v->path, strerror(-err));
-	} else if (!why[0]) {
-		snprintf(why, sizeof(why), "its Python was not found: %s", strerror(-err));
-	}
-	if (!err) {
-		cfg = (typeof(cfg)){ py.str_type, (uint32_t)py.append, o->str_length + shift,
-				     o->str_state + shift, o->str_ascii_data + shift,
-				     o->str_compact_data + shift, 0 };
-		err = bpf_map__update_elem(skel->maps.pytext_config, &zero, sizeof(zero), &cfg,
-					   sizeof(cfg), BPF_ANY);
-		if (err)
-			snprintf(why, sizeof(why), "its probe's settings: %s", strerror(-err));
-	}
-	/* a probe without its settings sends nothing: not on, for textproof */
-	if (err)
-		hcb_uprobe_link_destroy(text_link);
-	if (err)
-		snprintf(ti->notice, sizeof(ti->notice), "the text jax.debug.print writes is not "
-			 "shown, its taps are, as before: %.240s", why);
-}
-
-/* A test's prints shown with hcbtrace's made line alone, no text probe
- * (HCBTRACE_TEST_TEXT=format): the made lines against the program's own
- * (tests/bats/pytext.bats). */
-static int test_text_format(void)
-{
-	const char *s = getenv("HCBTRACE_TEST_TEXT");
-
-	return s && !strcmp(s, "format");
-}
-
 /* The Python side, where the inner function is probed: the target's
  * Python found once, for the site names and the text probe both. */
 static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 		       struct hcb_target_info *ti, const struct hcb_decoder_ops *ops, void *ctx,
-		       struct hcb_uprobe_link *text_link)
+		       struct hcb_jaxcb_text *text)
 {
 	const struct hcb_pyoffsets *o;
 	struct hcb_pyver *v = malloc(sizeof(*v));
@@ -397,8 +333,8 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 		ops->notice(ctx, msg);
 	}
 	/* --no-text: the names stay, the concatenation goes unprobed */
-	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT) && !test_text_format())
-		attach_text(probes, ti, err ? NULL : v, o, why, text_link);
+	if (err != -ENOMEM && !(ti->without & HCB_WITHOUT_TEXT) && !hcb_jaxcb_text_format_test())
+		hcb_jaxcb_text_attach(text, probes, ti, err ? NULL : v, o, why);
 	free(v);
 	return err == -ENOMEM ? err : 0;
 }
@@ -408,38 +344,9 @@ static int open_python(struct hcb_jaxffi *x, struct hcb_probes *probes,
 struct jaxcb_state {
 	struct hcb_jaxffi *dec;
 	struct hcb_probes *probes;
-	struct hcb_uprobe_link text_link;   /* the text probe's, while it is on */
-	struct hcb_uprobe_link off_link;    /* being taken off (text_probe_off) */
-	pthread_t off;
-	int off_started;
+	struct hcb_jaxcb_text text;         /* the probes a print's text needs */
 	struct hcb_jaxcb_hold hold;         /* a process hcbtrace started */
 };
-
-static void *destroy_link(void *link)
-{
-	hcb_uprobe_link_destroy(link);
-	return NULL;
-}
-
-/*
- * Every print site's line is made as the program's own (textproof.c):
- * the text probe, which every str concatenation of the program pays for,
- * goes; the handler, thunk and Python entry and return probes stay.  A
- * uprobe's removal waits for the kernel's grace period (0.12 to 0.14 s
- * each, measured on 6.18): done beside the session, which reads its ring
- * meanwhile (a short program's later callables are named while it runs).
- */
-static void text_probe_off(void *ctx)
-{
-	struct jaxcb_state *st = ctx;
-
-	st->off_link = st->text_link;
-	st->text_link = HCB_UPROBE_LINK_NONE;
-	if (pthread_create(&st->off, NULL, destroy_link, &st->off_link) == 0)
-		st->off_started = 1;
-	else
-		hcb_uprobe_link_destroy(&st->off_link);
-}
 
 static void text_mode(struct jaxcb_state *st, const struct hcb_target_info *ti)
 {
@@ -447,10 +354,15 @@ static void text_mode(struct jaxcb_state *st, const struct hcb_target_info *ti)
 
 	if (ti->without & HCB_WITHOUT_MADE_TEXT)
 		mode = HCB_JAXFFI_TEXT_PROBE;
-	else if (test_text_format())
+	else if (hcb_jaxcb_text_format_test())
 		mode = HCB_JAXFFI_TEXT_FORMAT;
-	hcb_jaxffi_text_mode(st->dec, mode, hcb_uprobe_link_on(&st->text_link) ? text_probe_off :
-			     NULL, st);
+	hcb_jaxffi_text_mode(st->dec, mode, hcb_jaxcb_text_on(&st->text) ? hcb_jaxcb_text_off :
+			     NULL, &st->text);
+	/* the return goes with the text probe; without it, never probed */
+	if (hcb_jaxcb_text_ends(&st->text))
+		hcb_jaxffi_ends_with_text(st->dec);
+	else if (ti->probe_off[INNER])
+		hcb_jaxffi_no_ends(st->dec);
 }
 
 static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target_info *ti,
@@ -464,7 +376,7 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 		return err;
 	}
 	st->probes = probes;
-	st->text_link = HCB_UPROBE_LINK_NONE;
+	hcb_jaxcb_text_init(&st->text);
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(st->dec);
 	if (ti->probe_off[INNER])
@@ -474,19 +386,19 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	/* the Python side first: attached to a running program, the first
 	 * call sent has its text probed and its namer ready */
 	if (ti->probe_off[INNER])
-		err = open_python(st->dec, probes, ti, ops, ctx, &st->text_link);
+		err = open_python(st->dec, probes, ti, ops, ctx, &st->text);
 	hcb_jaxcb_hold_open(&st->hold, probes, ti->pid,
 			    !err && ti->probe_off[INNER] && ti->hold_sites);
-	text_mode(st, ti);
-	/* the FFI probe's sites, learned once, go where it finds them */
-	if (!err && !ti->probe_off[GPU_SYNC] && !ti->probe_off[LEGACY])
+	if (!err && !ti->probe_off[GPU_SYNC] && !ti->probe_off[LEGACY])   /* sites learned once */
 		hcb_jaxcb_sitecache_open(st->dec, probes);
 	if (!err && ti->probe_off[GPU_SYNC])
 		err = attach_gpu(probes, ti);
 	else if (!err)
-		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) : attach_ffi(probes, ti);
+		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) :
+		      attach_ffi(probes, ti, &st->text);
+	text_mode(st, ti);
 	if (err) {
-		hcb_uprobe_link_destroy(&st->text_link);
+		hcb_jaxcb_text_close(&st->text);
 		hcb_jaxffi_free(st->dec);
 		free(st);
 		return err;
@@ -554,10 +466,8 @@ static void close_jaxcb(void *state)
 {
 	struct jaxcb_state *st = state;
 
-	if (st->off_started)
-		pthread_join(st->off, NULL);
+	hcb_jaxcb_text_close(&st->text);
 	hcb_jaxcb_hold_drop(&st->hold);
-	hcb_uprobe_link_destroy(&st->text_link);
 	hcb_jaxffi_free(st->dec);
 	free(st);
 }

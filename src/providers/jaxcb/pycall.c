@@ -13,6 +13,9 @@
  * progress (a tick) or the end of the input, or, where its entry did not
  * come either, the thread's next call: then it is handed on as it is,
  * counted, its text not shown.  The text it printed is text.c's.
+ * Where the return is not probed (no text probe: --no-text, or once it
+ * went off), a call is handed on at its entry; one that was waiting for
+ * its end as the probe went still takes it, or goes without, uncounted.
  */
 #include <string.h>
 
@@ -69,9 +72,17 @@ static int on_entry(struct hcb_jaxffi *x, const struct hcb_ev_jpycall *e)
 	c->py_callable = e->flags & HCB_JPY_F_NOCALLABLE ? 0 : e->callable;
 	/* now, while the callable runs: the tap may be handed on after the
 	 * program ended, its objects gone; a site met before has its name */
-	if (hcb_jx_site_known(x, c))
+	if (!hcb_jx_site_known(x, c)) {
+		int err = hcb_jx_name_early(x, c);
+
+		if (err)
+			return err;
+	}
+	/* no end is probed (no text to wait for): the entry was all */
+	if (!x->no_ends)
 		return 0;
-	return hcb_jx_name_early(x, c);
+	c->await_end = 0;
+	return c->whole ? hcb_jx_deliver(x, c) : 0;
 }
 
 static int on_end(struct hcb_jaxffi *x, const struct hcb_ev_jpyend *e)

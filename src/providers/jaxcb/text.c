@@ -120,8 +120,13 @@ const char *hcb_jx_text_for(struct hcb_jaxffi *x, const struct jcall *c,
 	/* a print's only: another callback's Python may end lines too (a
 	 * traceback it logs), which are not what its tap holds; none asked
 	 * for (--no-text) is no fallback to tell of */
-	if (x->no_text || !is_print(c, kind))
+	if (x->no_text)
 		return NULL;
+	if (!is_print(c, kind)) {
+		if (kind == HCB_PYSITE_CALLBACK)
+			hcb_jx_text_callback(x, con, c->h.ts_ns);
+		return NULL;
+	}
 	text = hcb_jx_text_decide(x, c, con, len, &why);
 	if (text)
 		return text;

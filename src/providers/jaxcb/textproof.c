@@ -14,7 +14,10 @@
  * and one of them is called again (the program's loop has shown its
  * sites), the probe is taken off (probe_off: its link alone) and proven
  * sites show the made line.  A site first seen after that is shown with its made line
- * where one is made, else with its operands and one notice.
+ * where one is made, else with its operands and one notice.  A program
+ * whose callbacks come round before any print (a loop with none) has the
+ * probe taken off too: every concatenation would pay for a print that may
+ * never come (hcb_jx_text_callback).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +120,19 @@ static void judge(struct hcb_jaxffi *x, const struct jcall *c, struct jx_proof *
 	}
 }
 
+/* The probe goes off (AUTO, while on), said once in what. */
+static void take_off(struct hcb_jaxffi *x, const char *what)
+{
+	x->probe_off(x->probe_ctx);
+	x->probe_off = NULL;
+	x->probe_taken_off = 1;
+	/* and the return with it: a call goes at its entry from now on */
+	if (x->ends_with_text)
+		x->no_ends = 1;
+	if (x->b.ops->info)
+		x->b.ops->info(x->b.ctx, what);
+}
+
 /*
  * Every print site seen is proven, and the program came back to one of
  * them (repeat: this call's site was proven before it), so the sites of
@@ -131,15 +147,34 @@ static void maybe_off(struct hcb_jaxffi *x, int repeat)
 	for (unsigned int i = 0; i < x->nproofs; i++)
 		if (x->proofs[i].state != JX_PROOF_EQUAL)
 			return;
-	x->probe_off(x->probe_ctx);
-	x->probe_off = NULL;
-	x->probe_taken_off = 1;
-	if (x->b.ops->info) {
-		snprintf(msg, sizeof(msg), "jax.debug.print: the line hcbtrace makes is the "
-			 "program's own at each of its %u print sites: the text probe on str "
-			 "concatenation is off (--text-probe keeps it on)", x->nproofs);
-		x->b.ops->info(x->b.ctx, msg);
+	snprintf(msg, sizeof(msg), "jax.debug.print: the line hcbtrace makes is the program's own "
+		 "at each of its %u print sites: the text probe on str concatenation is off "
+		 "(--text-probe keeps it on)", x->nproofs);
+	take_off(x, msg);
+}
+
+void hcb_jx_text_callback(struct hcb_jaxffi *x, const struct hcb_consumer *con, uint64_t ts_ns)
+{
+	unsigned int i;
+
+	if (x->text_mode != HCB_JAXFFI_TEXT_AUTO || !x->probe_off || x->nproofs)
+		return;
+	if (!x->ncallbacks)
+		x->callbacks_from_ns = ts_ns;
+	for (i = 0; i < x->ncallbacks && x->callbacks[i] != con; i++)
+		;
+	if (i == x->ncallbacks && i < JX_LOOP_CALLBACKS) {
+		x->callbacks[x->ncallbacks++] = con;
+		return;
 	}
+	/* one seen again (or more than are kept), for a while, and no print
+	 * yet: the loop has none (threads of a pmap, or a tracer attached
+	 * mid-step, may show a callback twice before their prints) */
+	if (ts_ns < x->callbacks_from_ns + JX_NO_PRINT_NS)
+		return;
+	take_off(x, "jax.debug.print: the program's callbacks came round with no print among "
+		 "them: the text probe on str concatenation is off, and a print site first "
+		 "seen later shows the line hcbtrace makes (--text-probe keeps it on)");
 }
 
 const char *hcb_jx_text_decide(struct hcb_jaxffi *x, const struct jcall *c,
