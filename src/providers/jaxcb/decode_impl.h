@@ -121,6 +121,7 @@ struct jx_thunk {
 	char op[HCB_JAXFFI_OP_MAX];
 	char module[HCB_JAXFFI_MODULE_MAX];
 	char target[HCB_JAXFFI_TARGET_MAX];
+	struct hcb_jaxffi_site site;       /* as handed to the probe */
 };
 
 struct hcb_jaxffi {

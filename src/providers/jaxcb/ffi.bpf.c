@@ -76,8 +76,8 @@ struct ffi_run {
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
 
-/* Call sites learned once (events.h): written by user space (sites.c)
- * once it has proven one, read by each call of its thunk. */
+/* Call sites learned once (events.h): written by user space
+ * (sitecache.c) once it has proven one, read by each call of its thunk. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, HCB_JAXFFI_SITES);

@@ -88,13 +88,16 @@ int hcb_jx_thunk_learn(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h)
 	t = slot(x, h->pid, h->thunk);
 	if (!t || (!t->used && x->nthunks >= HCB_JAXFFI_SITES))
 		return 0;   /* past the probe's room: read whole, as before */
+	site_of(h, &v);
+	/* the same again (a call under way as it was learned): nothing to write */
+	if (t->used && !memcmp(&t->site, &v, sizeof(v)) && !strcmp(t->target, h->target[0]))
+		return 0;
 	was = *t;
 	*t = (struct jx_thunk){ .thunk = h->thunk, .pid = h->pid, .used = 1,
-				.op_len = h->op_len, .module_len = h->module_len };
+				.op_len = h->op_len, .module_len = h->module_len, .site = v };
 	memcpy(t->op, h->op, sizeof(t->op));
 	memcpy(t->module, h->module, sizeof(t->module));
 	memcpy(t->target, h->target[0], sizeof(t->target));
-	site_of(h, &v);
 	/* not taken by the probe: no call will ask for it */
 	if (x->learn && x->learn(x->learn_ctx, &k, &v)) {
 		*t = was;
