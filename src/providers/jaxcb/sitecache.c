@@ -12,20 +12,15 @@
 #include "events.h"
 #include "sitecache.h"
 
-static int write_site(struct hcb_probes *probes, const struct hcb_jaxffi_site_key *key,
-		      const struct hcb_jaxffi_site *site)
+/* ctx: the session's probes */
+static int learn(void *ctx, const struct hcb_jaxffi_site_key *key,
+		 const struct hcb_jaxffi_site *site)
 {
-	struct bpf_map *map = hcb_probes_skel(probes)->maps.jaxffi_sites;
+	struct bpf_map *map = hcb_probes_skel(ctx)->maps.jaxffi_sites;
 
 	if (bpf_map__update_elem(map, key, sizeof(*key), site, sizeof(*site), BPF_ANY))
 		return errno ? -errno : -EIO;
 	return 0;
-}
-
-static int learn(void *ctx, const struct hcb_jaxffi_site_key *key,
-		 const struct hcb_jaxffi_site *site)
-{
-	return write_site(ctx, key, site);
 }
 
 /* HCBTRACE_TEST_SITES=stale: a length no std::string has */
@@ -35,7 +30,7 @@ static int learn_stale(void *ctx, const struct hcb_jaxffi_site_key *key,
 	struct hcb_jaxffi_site v = *site;
 
 	v.head[1] = ~0ull;
-	return write_site(ctx, key, &v);
+	return learn(ctx, key, &v);
 }
 
 void hcb_jaxcb_sitecache_open(struct hcb_jaxffi *dec, struct hcb_probes *probes)
