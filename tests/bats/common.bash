@@ -248,6 +248,23 @@ linked()
     return 1
 }
 
+# uprobe_links PID PROG: "COOKIE OFFSET" of each place process PID's
+# uprobe_multi links of BPF program PROG sit (their fdinfo says); fails if
+# it holds none
+uprobe_links()
+{
+    local f id found=1
+    for f in /proc/"$1"/fdinfo/*; do
+        grep -q '^link_type:[[:space:]]*uprobe_multi' "$f" 2>/dev/null || continue
+        id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f")
+        bpftool prog show id "$id" | grep -q " name $2 " || continue
+        # after the "cookie offset ref_ctr_offset" header, one line a place
+        sed -n '/^cookie/,$p' "$f" | sed 1d | awk '{print $1, $2}'
+        found=0
+    done
+    return $found
+}
+
 # refute CMD...: fail unless CMD fails (a bare `! CMD` never fails a bats test)
 refute()
 {

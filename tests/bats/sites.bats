@@ -113,8 +113,10 @@ record_order()
 
 # record_repeat MODE OUT [ARGS...]: tests/jax/sites_repeat.py's 2 x 150
 # calls recorded to OUT (with record's ARGS), HCBTRACE_TEST_SITES=MODE (""
-# for none; a word it does not know only names the run); the sites the probe learned, as tests/tools/site_cache.py
-# reads them, in $T/MODE.sites, the programs hcbtrace held in $T/MODE.progs
+# for none; a word it does not know only names the run); the sites the
+# probe learned, as tests/tools/site_cache.py reads them, in $T/MODE.sites,
+# the programs hcbtrace held in $T/MODE.progs, where the call's and the
+# callable's probes sat ("COOKIE OFFSET") in $T/MODE.call and $T/MODE.inner
 record_repeat()
 {
     local dir=$T/repeat-${1:-default} mode=$1 out=$2
@@ -133,6 +135,8 @@ record_repeat()
     retry 60 lines_at_least "$out" '"type":"tap"' 300
     python3 "$ROOT/tests/tools/site_cache.py" "$rec" "$pid" >"$T/${mode:-default}.sites"
     programs_of "$rec" >"$T/${mode:-default}.progs"
+    uprobe_links "$rec" jaxffi_call >"$T/${mode:-default}.call" || :
+    uprobe_links "$rec" jaxffi_inner >"$T/${mode:-default}.inner" || :
     touch "$dir/end"
     wait "$pid"
     wait "$rec"
@@ -177,6 +181,49 @@ PY
     record_repeat off "$T/off.jsonl"
     each_call_named "$T/off.jsonl"
     [ ! -s "$T/off.sites" ]
+}
+
+@test "sites: a callback's call is probed where its callable is, one trap for both; or on its handler, alike" {
+    record_repeat "" "$T/default.jsonl"
+    each_call_named "$T/default.jsonl"
+    # the call's probe (cookie 5: the Python handler's, at its inner
+    # function) sits where the callable's does
+    inner=$(awk '{print $2}' "$T/default.inner")
+    [ -n "$inner" ]
+    grep -qx "5 $inner" "$T/default.call"
+    refute grep -q "warning" "$T/repeat-default/rec.err"
+    # on the handler itself (as where no inner function is known): a trap
+    # more, the same calls, named alike
+    HCBTRACE_TEST_JAXFFI_INNER=handler record_repeat handler "$T/handler.jsonl"
+    each_call_named "$T/handler.jsonl"
+    grep -q "^1 " "$T/handler.call"
+    refute grep -q " $inner\$" "$T/handler.call"
+    [ "$(awk '$3 >= 100' "$T/handler.sites" | wc -l)" = 2 ]
+    refute grep -q "warning" "$T/repeat-handler/rec.err"
+}
+
+@test "sites: at the inner function, a frame that does not prove itself is a counted loss, never a value" {
+    # the frame read 8 bytes off where the inner function's args say it
+    # is: no call proves it, each is counted lost, none is shown
+    local dir=$T/shift
+    mkdir -p "$dir"
+    "$PY" "$ROOT/tests/jax/sites_repeat.py" 150 "$dir/go" "$dir/end" >"$dir/prog.out" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait_for "$dir/prog.out" '^ready$' 180
+    HCBTRACE_TEST_JAXFFI_INNER=shift "$HCBTRACE" record -p "$pid" -o "$dir/rec.jsonl" \
+        2>"$dir/rec.err" &
+    local rec=$!
+    PIDS+=("$rec")
+    wait_session "$pid"
+    touch "$dir/go"
+    wait_for "$dir/prog.out" '^done$' 120
+    touch "$dir/end"
+    wait "$pid"
+    wait "$rec"
+    grep -q "target exited: 0 taps .* 0 written, 300 lost" "$dir/rec.err"
+    grep -q "(no device) .* 300 dropped" "$dir/rec.err"
+    refute grep -q '"type":"tap"' "$dir/rec.jsonl"
 }
 
 @test "sites: --no-text probes no return: each call goes at its entry, named by its function" {

@@ -30,6 +30,12 @@ enum hcb_jaxffi_handler {
 	HCB_JAXFFI_BUFFER = 2,      /* kXlaBufferPythonCpuCallback */
 };
 
+/* a cookie bit beside the handler: the probe sits on the Python handler's
+ * inner function (pycall.bpf.c), whose RemainingArgs hold the frame's
+ * args, not on the handler itself; one trap then serves both programs */
+#define HCB_JAXFFI_AT_INNER 4u
+#define HCB_JAXFFI_HANDLER_MASK 3u
+
 /* hcb_ev_jcall.flags */
 #define HCB_JAXFFI_F_THUNK 1u       /* a CustomCallThunk ran on this thread before the
 				     * call: the names and thunk_device come from it */

@@ -18,6 +18,16 @@
  *                  its later calls go without them while its name
  *                  strings read alike (site_known).
  *
+ * Where the Python handler's inner function is known (pycall.bpf.c), the
+ * call's probe sits there instead (HCB_JAXFFI_AT_INNER), at the same
+ * address as jaxffi_inner: the kernel traps once for both, and runs the
+ * consumer attached last first, so this one is attached after it and its
+ * record comes before the callable's.  The inner function gets the frame's
+ * args as RemainingArgs {&frame->args, offset} in r8 and r9 (after the
+ * returned Error's hidden pointer, callbacks, the plan cache and index);
+ * every call proves it (read_frame): the offset is 0, the args say their
+ * own struct size, and the frame round them says an execution's.
+ *
  * The thunk's fields, the execute parameters and the execution context's
  * device ordinal are XLA internals: their offsets are set by user space
  * (jaxcb.c, from layout.c and ffi.c), and what is read with them proves
@@ -62,12 +72,28 @@ struct nf_operands {
 	int found;
 };
 
-/* A run's state (bpf/state.bpf.h): the call's, its frame's head and
- * attributes, the thunk it came from, the NaN check's. */
+/* The first operands of a call as the measuring pass read them: the
+ * sending pass and the NaN check take them again from here, not from the
+ * target (each read of it costs more than its bytes), and so send what
+ * was measured. */
+#define OPERANDS_KEPT 4
+
+struct kept_operand {
+	struct jaxffi_xla_buffer b;
+	__u64 nbytes;
+	__u64 dims[HCB_MAX_DIMS];      /* zero past its rank */
+	__s32 rc;                      /* read_operand's */
+	__u32 pad;
+};
+
+/* A run's state (bpf/state.bpf.h): the call's, its frame, the thunk it
+ * came from, its first operands, the NaN check's. */
 struct ffi_run {
 	struct jaxcb_run r;            /* first: call.bpf.h works on it */
-	__u64 hdr[5];
-	struct jaxffi_xla_attrs attrs;
+	struct jaxffi_xla_frame frame; /* up to its attributes, in one read */
+	struct kept_operand kept[OPERANDS_KEPT];
+	__u32 nkept;                   /* kept[0 .. nkept) are this call's */
+	__u32 keeping;                 /* the measuring pass: keep what is read */
 	struct jaxffi_thunk_seen seen;
 	struct nf_operands nf;
 	unsigned char nf_buf[HCB_NF_SPAN];
@@ -89,6 +115,11 @@ struct {
  * many, at random, is not noted, as one run before the probe was in place;
  * 0: every one is. */
 const volatile __u32 jaxffi_test_nothunk = 0;
+
+/* For tests (HCBTRACE_TEST_JAXFFI_INNER=shift, jaxcb.c): bytes added to
+ * where the inner function's args say the frame is, a layout gone wrong
+ * that every call's proof must refuse; 0 otherwise. */
+const volatile __u32 jaxffi_test_frame_shift = 0;
 
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
@@ -124,9 +155,9 @@ int jaxffi_thunk(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Operand i of the frame (call.bpf.h): an XLA_FFI_Buffer; -1 also for an
- * operand that is none. */
-static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
+/* Operand i of the frame, from the target: an XLA_FFI_Buffer; -1 also
+ * for an operand that is none. */
+static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims)
 {
 	struct jf_operand *o = &r->o;
 	__u64 bp = 0, elems = 1;
@@ -163,6 +194,36 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	}
 	o->nbytes = xla_dtype_bytes(o->b.dtype, elems);
 	return 0;
+}
+
+/* Operand i of the frame (call.bpf.h): as the measuring pass kept it, or
+ * read now (and kept, in that pass). */
+static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
+{
+	struct ffi_run *f = (struct ffi_run *)r;
+	struct kept_operand *k;
+	int rc;
+
+	if (i < OPERANDS_KEPT && i < f->nkept) {
+		k = &f->kept[i];
+		r->o.b = k->b;
+		r->o.nbytes = k->nbytes;
+		r->o.layout = 0;
+		r->o.nstrides = 0;
+		__builtin_memcpy(dims, k->dims, sizeof(k->dims));
+		return k->rc;
+	}
+	rc = read_operand_now(r, i, dims);
+	if (!f->keeping || i != f->nkept || i >= OPERANDS_KEPT || (rc != 0 && rc != 1))
+		return rc;
+	k = &f->kept[i];
+	k->b = r->o.b;
+	k->nbytes = r->o.nbytes;
+	k->rc = rc;
+	for (__u32 d = 0; d < HCB_MAX_DIMS; d++)
+		k->dims[d] = rc == 0 && d < r->o.b.rank ? dims[d] : 0;
+	f->nkept = i + 1;
+	return rc;
 }
 
 /* The heads of the thunk's op and module strings into head (events.h):
@@ -236,7 +297,7 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u3
 		if (!read_heads(e->thunk, e->head) && site_known(f, e))
 			return;
 	}
-	if (find_index(&f->r, &f->attrs, &e->index))
+	if (find_index(&f->r, &f->frame.attrs, &e->index))
 		e->flags |= HCB_JAXFFI_F_INDEX;
 	if (f->seen.thunk)
 		call_site(e, &f->r, f->seen.thunk);
@@ -335,34 +396,55 @@ static __noinline void nf_stop_check(struct ffi_run *f)
  * device's id in the walk): 0; -1 if the device could not be read (or is
  * none: negative), -3 if the rest could not; -2, not counted, for a frame
  * that is no execution's (metadata queries at registration have no
- * context, other stages no operands) or whose head cannot be read as one.
- * Any ordinal XLA gives is a device: jax numbers CPU devices
- * process_index * 2048 + local. */
-static __noinline int read_frame(struct ffi_run *f, void *frame)
+ * context, other stages no operands) or whose head cannot be read as one;
+ * -4, at the inner function (inner: 1), whose every call is an
+ * execution's, for a frame that does not prove itself so.  Any ordinal XLA
+ * gives is a device: jax numbers CPU devices process_index * 2048 + local. */
+static __noinline int read_frame(struct ffi_run *f, void *frame, int inner)
 {
+	struct jaxffi_xla_frame *h = &f->frame;
+	int bad = inner ? -4 : -2;
 	__s32 device = -1;
-	__u64 nargs = 0;
 
-	/* struct_size, extension_start, api, ctx, stage */
-	if (copy_user(f->hdr, sizeof(f->hdr), frame) ||
-	    f->hdr[0] < sizeof(struct jaxffi_xla_frame) || !f->hdr[3] ||
-	    (__u32)f->hdr[4] != JAXFFI_XLA_STAGE_EXECUTE)
-		return -2;
-	if (copy_user(&device, sizeof(device), (void *)(f->hdr[3] + jaxffi_ctx_device_off)) ||
+	/* the head, the args and the attributes in one read */
+	if (copy_user(h, sizeof(*h), frame) ||
+	    h->struct_size < sizeof(*h) || !h->ctx || h->stage != JAXFFI_XLA_STAGE_EXECUTE ||
+	    (inner && h->args.struct_size != sizeof(struct jaxffi_xla_args)))
+		return bad;
+	if (copy_user(&device, sizeof(device), (void *)(h->ctx + jaxffi_ctx_device_off)) ||
 	    device < 0)
 		return -1;
 	f->r.w.device_id = (__u32)device;
-	/* args.types and args.args, side by side there and in the walk */
-	if (copy_user(&f->r.w.types, 16,
-		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.types)) ||
-	    copy_user(&nargs, sizeof(nargs),
-		      frame + __builtin_offsetof(struct jaxffi_xla_frame, args.size)) ||
-	    nargs > HCB_MAX_LEAVES ||
-	    copy_user(&f->attrs, sizeof(f->attrs),
-		      frame + __builtin_offsetof(struct jaxffi_xla_frame, attrs)))
+	if (h->args.size > HCB_MAX_LEAVES)
 		return -3;
-	f->r.w.nargs = (__u32)nargs;
+	f->r.w.types = h->args.types;
+	f->r.w.args = h->args.args;
+	f->r.w.nargs = (__u32)h->args.size;
 	return 0;
+}
+
+/* Debian 12's libbpf names five arguments only (x86-64: the sixth is r9) */
+#ifndef PT_REGS_PARM6
+#define PT_REGS_PARM6(x) ((x)->r9)
+#endif
+
+/* The call frame: the handler's argument, or at the inner function
+ * (cookie) the one round its RemainingArgs' args, whose offset must be 0
+ * (the Python handler binds no argument before them); 0 if it is not. */
+static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie)
+{
+	__u64 p1 = PT_REGS_PARM1(ctx), args = PT_REGS_PARM5(ctx), offset = PT_REGS_PARM6(ctx);
+
+	/* loaded apart: the verifier takes no context access at a computed offset */
+	barrier_var(p1);
+	barrier_var(args);
+	barrier_var(offset);
+	if (!(cookie & HCB_JAXFFI_AT_INNER))
+		return (void *)p1;
+	if (offset || !args)
+		return 0;
+	return (void *)(args - __builtin_offsetof(struct jaxffi_xla_frame, args) +
+			jaxffi_test_frame_shift);
 }
 
 /*
@@ -377,6 +459,7 @@ SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
 	struct ffi_run *f = task_state(&ffi_runs);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	int rc, slot;
@@ -387,14 +470,14 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	}
 	walk_reset(&f->r.w);
-	rc = read_frame(f, (void *)PT_REGS_PARM1(ctx));
+	rc = read_frame(f, frame_of(ctx, cookie), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
 		return 0;
 	/* taken whether or not the call is sent: none is left for the
 	 * thread's next call, which has a thunk of its own */
 	if (!take_thunk(&f->seen))
 		f->seen.thunk = 0;
-	if (rc == -1) {
+	if (rc == -1 || rc == -4) {
 		nodev_count(LOST_UNREADABLE);
 		return 0;
 	}
@@ -411,7 +494,10 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	}
 
+	f->nkept = 0;
+	f->keeping = 1;
 	measure_call(&f->r, HCB_MAX_LEAVES);
+	f->keeping = 0;
 	if (f->r.w.bad || f->r.w.too_big) {
 		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return 0;
@@ -423,7 +509,7 @@ int jaxffi_call(struct pt_regs *ctx)
 		call_record_lost(&f->r, s);
 		return 0;
 	}
-	fill_call(e, f, (__u32)bpf_get_attach_cookie(ctx));
+	fill_call(e, f, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK));
 	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);

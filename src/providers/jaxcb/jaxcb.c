@@ -179,6 +179,24 @@ static uint32_t test_nothunk(void)
 }
 
 /*
+ * Where a test has the Python handler's call probed
+ * (HCBTRACE_TEST_JAXFFI_INNER): "handler" on the handler itself, as where
+ * no inner function is known; "shift" at the inner function, its frame
+ * read 8 bytes off, a layout every call's proof must refuse
+ * (tests/bats/sites.bats).  Otherwise at the inner function.
+ */
+enum inner_test { INNER_AS_IS, INNER_HANDLER, INNER_SHIFT };
+
+static enum inner_test inner_test(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_JAXFFI_INNER");
+
+	if (s && !strcmp(s, "handler"))
+		return INNER_HANDLER;
+	return s && !strcmp(s, "shift") ? INNER_SHIFT : INNER_AS_IS;
+}
+
+/*
  * The legacy callbacks' thunk (0.4.31 to 0.5.3): its custom call
  * parameters keep the device where XLA_FFI_INTERNAL_DeviceOrdinal_Get
  * reads it (they are copied into the FFI's context whole: after the run id
@@ -218,6 +236,7 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 
 	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
 	skel->rodata->jaxffi_test_nothunk = test_nothunk();
+	skel->rodata->jaxffi_test_frame_shift = inner_test() == INNER_SHIFT ? 8 : 0;
 	skel->rodata->jaxffi_op_off = l->op_off + shift;
 	skel->rodata->jaxffi_module_off = l->module_off + shift;
 	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)
@@ -275,21 +294,30 @@ static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info
 	return err;
 }
 
-/* The thunk first: a handler call then always finds its call site; the
+/*
+ * The thunk first: a handler call then always finds its call site; the
  * inner function's return (where a text is probed) before its entry, so
- * that an entry seen always has its end. */
+ * that an entry seen always has its end.  The Python handler's call is
+ * probed at its inner function where that is known (ffi.bpf.c: one trap
+ * for the call and its callable, not two), attached after the callable's
+ * probe there: the kernel runs a trap's consumers last attached first,
+ * and the decoder needs the call before its callable.
+ */
 static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti,
 		      struct hcb_jaxcb_text *text)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
+	int at_inner = ti->probe_off[INNER] && inner_test() != INNER_HANDLER;
 	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
 
 	if (!err && ti->probe_off[INNER])
 		err = hcb_jaxcb_text_attach_ret(text, probes, ti, ti->probe_off[INNER]);
 	if (!err && ti->probe_off[INNER])
 		err = attach_at(probes, skel->progs.jaxffi_inner, ti, ti->probe_off[INNER], 0);
-
-	if (!err)
+	if (!err && at_inner)
+		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[INNER],
+				HCB_JAXFFI_PYTHON | HCB_JAXFFI_AT_INNER);
+	else if (!err)
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
 				HCB_JAXFFI_PYTHON);
 	if (!err && ti->probe_off[BUFFER_HANDLER])
