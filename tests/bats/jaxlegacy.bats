@@ -74,8 +74,13 @@ record_and_check()
     # Arg read a word too long: no descriptor's vectors hold whole ones
     HCBTRACE_TEST_JAXFFI_SHIFT=8 run --separate-stderr "$HCBTRACE" attach --provider jax-callback "$MOD_PID"
     assert_failure 3
-    [ "$(wc -l <<<"$stderr")" = 1 ]
-    [[ "$stderr" == "hcbtrace: process $MOD_PID ("*") runs jaxlib 0.4.31, whose callbacks did not pass hcbtrace's layout check: the callback descriptor at 0x"*" does not read as xla::CpuCallback: "*"; hcbtrace reads no more of it" ]]
+    # attached mid-run, a call under way has no run seen: it is counted on
+    # no device and said once, before the refusal if it came first (as
+    # unshifted); besides that, the refusal is all
+    refusal=$(grep -v '^hcbtrace: warning: calls whose device is not known ' <<<"$stderr")
+    [ "$(wc -l <<<"$refusal")" = 1 ]
+    [[ "$refusal" == "hcbtrace: process $MOD_PID ("*") runs jaxlib 0.4.31, whose callbacks did not pass hcbtrace's layout check: the callback descriptor at 0x"*" does not read as xla::CpuCallback: "*"; hcbtrace reads no more of it" ]]
+    [ "$(wc -l <<<"$stderr")" -le 2 ]
     [ -z "$output" ]
     # unshifted, the next attach reads it; detached, it runs to its end
     run --separate-stderr "$HCBTRACE" attach --provider jax-callback -f jsonl -c 5 "$MOD_PID"
