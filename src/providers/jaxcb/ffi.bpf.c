@@ -394,9 +394,10 @@ static __noinline void nf_stop_check(struct ffi_run *f)
 
 /* The frame's head, device, operands and attributes into the run (the
  * device's id in the walk): 0; -1 if the device could not be read (or is
- * none: negative), -3 if the rest could not; -2, not counted, for a frame
- * that is no execution's (metadata queries at registration have no
- * context, other stages no operands) or whose head cannot be read as one;
+ * none: negative), -3 for more operands than a call may have; -2, not
+ * counted, for a frame that is no execution's (metadata queries at
+ * registration have no context, other stages no operands) or whose head
+ * cannot be read as one;
  * -4, at the inner function (inner: 1), whose every call is an
  * execution's, for a frame that does not prove itself so.  Any ordinal XLA
  * gives is a device: jax numbers CPU devices process_index * 2048 + local. */
