@@ -8,7 +8,8 @@
  * waits, whole, and is not shown before), where the callable's objects
  * say the site's words and its operands have the site's shapes; else,
  * after a while or at the end of the input, after its index (its name
- * still its code's, a site of its own), one problem.
+ * still its code's, a site of its own), one problem.  And the thunk's
+ * probe, which such naming lets go once the sites are named (thunkoff.c).
  * Hand-built records, as ffi.bpf.c and pycall.bpf.c write them.
  */
 #include <errno.h>
@@ -260,6 +261,96 @@ static void test_between(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* The thunk's probe as the decoder switches it (thunkoff.c). */
+struct switch_log {
+	int on;
+	int offs, ons;
+};
+
+static int thunk_set(void *ctx, int on)
+{
+	struct switch_log *l = ctx;
+
+	l->on = on;
+	if (on)
+		l->ons++;
+	else
+		l->offs++;
+	return 0;
+}
+
+/* Off once the sites seen are named and one comes round (no quiet time
+ * here), their calls named by their callables from then on; on again for
+ * a callable that names no site, whose call waits for one of it with a
+ * thunk; off again once that site came and another came round. */
+static void test_thunk_switch(void **state)
+{
+	struct switch_log l = { .on = 1 };
+	struct program p = { 0 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x = decoder(&s, &p);
+	const struct hcb_consumer *site;
+
+	(void)state;
+	hcb_jaxffi_thunk_switch(x, thunk_set, &l, 0);
+	call(x, 0, 11, "debug_callback.1", 0xa000, 1);
+	assert_int_equal(l.offs, 0);
+	site = s.consumer;
+	call(x, 1, 11, "debug_callback.1", 0xa000, 1);
+	assert_int_equal(l.offs, 1);
+	assert_false(l.on);
+	call(x, 2, 11, NULL, 0xa000, 1);
+	assert_int_equal(s.packets, 3);
+	assert_ptr_equal(s.consumer, site);
+	assert_int_equal(l.ons, 0);
+	/* a function compiled since: the probe comes back, its call waits */
+	call(x, 3, 11, NULL, 0xc000, 1);
+	assert_int_equal(l.ons, 1);
+	assert_true(l.on);
+	assert_int_equal(s.packets, 3);
+	call(x, 4, 11, "debug_callback.2", 0xc000, 1);
+	assert_int_equal(s.packets, 5);
+	assert_string_equal(s.consumer->name, "other");
+	assert_string_equal(kwarg(&s, "op"), "debug_callback.2");
+	assert_int_equal(l.offs, 1);
+	call(x, 5, 11, "debug_callback.1", 0xa000, 1);
+	assert_int_equal(l.offs, 2);
+	call(x, 6, 11, NULL, 0xc000, 1);
+	assert_int_equal(s.packets, 7);
+	assert_string_equal(kwarg(&s, "op"), "debug_callback.2");
+	assert_int_equal(l.ons, 1);
+	assert_int_equal(x->named_by_callable, 3);
+	assert_true(no_problems(&s));
+	hcb_jaxffi_free(x);
+}
+
+/* Kept on (no quiet time is long enough), or its objects not read: it
+ * never goes. */
+static void test_thunk_kept(void **state)
+{
+	struct switch_log l = { .on = 1 };
+	struct program p = { 0 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x = decoder(&s, &p);
+
+	(void)state;
+	hcb_jaxffi_thunk_switch(x, thunk_set, &l, UINT64_MAX);
+	for (unsigned int i = 0; i < 4; i++)
+		call(x, i, 11, "debug_callback.1", 0xa000, 1);
+	assert_int_equal(l.offs, 0);
+	hcb_jaxffi_free(x);
+	/* a site whose objects say nothing hcbtrace reads (0xb000) */
+	memset(&s, 0, sizeof(s));
+	x = decoder(&s, &p);
+	hcb_jaxffi_thunk_switch(x, thunk_set, &l, 0);
+	for (unsigned int i = 0; i < 4; i++)
+		call(x, i, 11, i % 2 ? "debug_callback.1" : "debug_callback.2",
+		     i % 2 ? 0xa000 : 0xb000, 1);
+	assert_int_equal(s.packets, 4);
+	assert_int_equal(l.offs, 0);
+	hcb_jaxffi_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +359,8 @@ int main(void)
 		cmocka_unit_test(test_never_proven),
 		cmocka_unit_test(test_process_gone),
 		cmocka_unit_test(test_between),
+		cmocka_unit_test(test_thunk_switch),
+		cmocka_unit_test(test_thunk_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,6 +65,16 @@ void hcb_jaxffi_site_cache(struct hcb_jaxffi *x, hcb_jaxffi_learn learn, void *c
 /* Calls that came without their names, their site known (F_KNOWN). */
 uint64_t hcb_jaxffi_known_calls(const struct hcb_jaxffi *x);
 
+/*
+ * The probe on XLA's custom-call thunks (thunkoff.c): set(ctx, 0) takes it
+ * off once every call site seen is named by its Python callable and none
+ * was new for quiet_ns (of the calls' times); set(ctx, 1) puts it on again
+ * for a call whose callable names no site.  Each returns 0 or -errno.
+ * Without it the probe stays on.
+ */
+void hcb_jaxffi_thunk_switch(struct hcb_jaxffi *x, int (*set)(void *ctx, int on), void *ctx,
+			     uint64_t quiet_ns);
+
 /* Where a print's text comes from (text.c, textproof.c). */
 enum hcb_jaxffi_text_mode {
 	/* the probe on the target's str concatenation until every print

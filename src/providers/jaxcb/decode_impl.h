@@ -178,6 +178,16 @@ struct hcb_jaxffi {
 	struct jx_thunk *thunks;           /* JX_THUNK_SLOTS, made at the first */
 	unsigned int nthunks;
 	uint64_t known_calls;              /* calls that came without their names */
+	/* the probe on XLA's custom-call thunks, while naming needs it
+	 * (thunkoff.c) */
+	int (*thunk_set)(void *ctx, int on);   /* NULL: it stays as it is */
+	void *thunk_ctx;
+	int thunk_off;                     /* it is off now */
+	uint64_t thunk_quiet_ns;           /* no new site for so long: off */
+	uint64_t site_new_ns;              /* the newest new site's call time, or
+					    * of the call the probe came on for */
+	unsigned int sites_unread;         /* sites whose objects were not read */
+	unsigned int thunk_offs, thunk_ons;
 };
 
 /*
@@ -190,6 +200,7 @@ struct hcb_jaxffi {
  *   sites.c     call sites as consumers      text.c   a print's text
  *   names.c     what a site is called
  *   calls.c     the calls in flight           thunks.c   sites learned once
+ *   thunkoff.c  the thunk probe off and on
  */
 
 /* calls.c */
@@ -308,6 +319,15 @@ int hcb_jx_thunk_names(struct hcb_jaxffi *x, struct hcb_ev_jcall *h);
  * and handed to learn.  0 or -ENOMEM. */
 int hcb_jx_thunk_learn(struct hcb_jaxffi *x, const struct hcb_ev_jcall *h);
 void hcb_jx_thunks_free(struct hcb_jaxffi *x);
+
+/* thunkoff.c */
+/* Call c (made at ts_ns, of callable), named by its thunk, was handed on:
+ * where every site seen is named by its callable and none was new for a
+ * while, the thunk probe goes off (said once). */
+void hcb_jx_thunk_named(struct hcb_jaxffi *x, uint64_t ts_ns, uint64_t callable);
+/* Call c, without a thunk, is not named by its callable: the probe on
+ * again, if it was off, for a while at least. */
+void hcb_jx_thunk_wanted(struct hcb_jaxffi *x, const struct jcall *c);
 
 /* deliver.c */
 /* Call c has all its records: handed on and let go.  0, or the packet

@@ -38,6 +38,7 @@ static int name_unsited(struct hcb_jaxffi *x, struct jcall *c)
 		x->named_by_callable++;
 		return 0;
 	}
+	hcb_jx_thunk_wanted(x, c);
 	if (!c->final && c->py_callable) {
 		park(x, c);
 		return 1;
@@ -56,6 +57,7 @@ static int name_unsited(struct hcb_jaxffi *x, struct jcall *c)
 			   "%llu: no call site (%s on thread %u, and its Python callable %s), named "
 			   "after its index", c->h.device, (unsigned long long)c->h.seq,
 			   c->h.flags & HCB_JAXFFI_F_THUNK ? "the thread's custom call was another" :
+			   x->thunk_offs ? "no custom call thunk ran, or its probe was off" :
 			   "no custom call thunk ran", c->h.tid, c->py_callable ?
 			   "named no site a thunk named" : "was not seen");
 	hcb_jx_name_unknown(&c->h, "unknown");
@@ -79,7 +81,7 @@ static int wake_parked(struct hcb_jaxffi *x, uint64_t callable)
 int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 {
 	const struct hcb_consumer *con = NULL;
-	uint64_t callable = c->py_callable;
+	uint64_t callable = c->py_callable, ts_ns = c->h.ts_ns;
 	struct hcb_packet p;
 	int err, kind = 0, named_by_thunk = !c->unsited;
 
@@ -125,6 +127,8 @@ int hcb_jx_deliver(struct hcb_jaxffi *x, struct jcall *c)
 	/* (a call named by its callable names no other by it) */
 	if (!err && x->parked && callable && named_by_thunk)
 		err = wake_parked(x, callable);
+	if (!err && named_by_thunk)
+		hcb_jx_thunk_named(x, ts_ns, callable);
 	return err;
 }
 

@@ -98,6 +98,11 @@ struct ffi_run {
 	struct nf_operands nf;
 	unsigned char nf_buf[HCB_NF_SPAN];
 	__u64 prefix[HCB_JAXFFI_SITE_PREFIX / 8];   /* a known site's name, read again */
+	/* at the inner function: its index argument (rcx), which is the
+	 * call's index attribute (frame_of), and 1; else 0 */
+	__u64 reg_index;
+	__u32 at_inner;
+	__u32 pad;
 };
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
@@ -297,8 +302,12 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u3
 		if (!read_heads(e->thunk, e->head) && site_known(f, e))
 			return;
 	}
-	if (find_index(&f->r, &f->frame.attrs, &e->index))
+	if (f->at_inner) {
+		e->index = f->reg_index;
 		e->flags |= HCB_JAXFFI_F_INDEX;
+	} else if (find_index(&f->r, &f->frame.attrs, &e->index)) {
+		e->flags |= HCB_JAXFFI_F_INDEX;
+	}
 	if (f->seen.thunk)
 		call_site(e, &f->r, f->seen.thunk);
 }
@@ -429,21 +438,33 @@ static __noinline int read_frame(struct ffi_run *f, void *frame, int inner)
 #define PT_REGS_PARM6(x) ((x)->r9)
 #endif
 
-/* The call frame: the handler's argument, or at the inner function
+/*
+ * The call frame: the handler's argument, or at the inner function
  * (cookie) the one round its RemainingArgs' args, whose offset must be 0
- * (the Python handler binds no argument before them); 0 if it is not. */
-static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie)
+ * (the Python handler binds no argument before them); 0 if it is not.
+ * There its index argument is the call's index attribute, which the
+ * handler decoded from the frame for it: its symbol's mangled name says
+ * (callbacks, plan cache, unsigned long index, RemainingArgs, ...), and
+ * args and offset where read_frame proves them put index in rcx, so the
+ * attributes are not read again (find_index: some 8 reads).
+ */
+static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie, struct ffi_run *f)
 {
-	__u64 p1 = PT_REGS_PARM1(ctx), args = PT_REGS_PARM5(ctx), offset = PT_REGS_PARM6(ctx);
+	__u64 p1 = PT_REGS_PARM1(ctx), index = PT_REGS_PARM4(ctx), args = PT_REGS_PARM5(ctx);
+	__u64 offset = PT_REGS_PARM6(ctx);
 
 	/* loaded apart: the verifier takes no context access at a computed offset */
 	barrier_var(p1);
+	barrier_var(index);
 	barrier_var(args);
 	barrier_var(offset);
+	f->at_inner = 0;
 	if (!(cookie & HCB_JAXFFI_AT_INNER))
 		return (void *)p1;
 	if (offset || !args)
 		return 0;
+	f->reg_index = index;
+	f->at_inner = 1;
 	return (void *)(args - __builtin_offsetof(struct jaxffi_xla_frame, args) +
 			jaxffi_test_frame_shift);
 }
@@ -471,7 +492,7 @@ int jaxffi_call(struct pt_regs *ctx)
 		return 0;
 	}
 	walk_reset(&f->r.w);
-	rc = read_frame(f, frame_of(ctx, cookie), !!(cookie & HCB_JAXFFI_AT_INNER));
+	rc = read_frame(f, frame_of(ctx, cookie, f), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
 		return 0;
 	/* taken whether or not the call is sent: none is left for the

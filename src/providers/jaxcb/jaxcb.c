@@ -22,6 +22,7 @@
 #include "nfstop.h"
 #include "sitecache.h"
 #include "textprobe.h"
+#include "thunkprobe.h"
 
 /* ti->probe_off[]: where the probes go; and, not probes, where the
  * library's own code reads the execution context's and the run options'
@@ -218,6 +219,24 @@ static void prepare_legacy(struct hcb_capture_bpf *skel, const struct hcb_target
 	skel->rodata->jaxlegacy_arg_size = l->legacy_arg_size + shift;
 }
 
+/*
+ * How long no new call site must come before the custom-call thunk's probe
+ * goes off (thunkoff.c): a second of the calls' time, the program's loop
+ * round at least once.  A test's own (HCBTRACE_TEST_THUNK): "on" keeps it
+ * on, "quiet:MS" MS milliseconds (tests/bats/thunkoff.bats).
+ */
+static uint64_t thunk_quiet_ns(void)
+{
+	const char *s = getenv("HCBTRACE_TEST_THUNK");
+	unsigned long ms;
+
+	if (s && !strcmp(s, "on"))
+		return UINT64_MAX;
+	if (s && sscanf(s, "quiet:%lu", &ms) == 1 && ms <= 60000)
+		return ms * 1000000ull;
+	return 1000000000ull;
+}
+
 /* The inner function's return, loaded where a text may be probed
  * (textprobe.h: attached only with the text probe). */
 static int ends_probed(const struct hcb_target_info *ti)
@@ -304,11 +323,11 @@ static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info
  * and the decoder needs the call before its callable.
  */
 static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti,
-		      struct hcb_jaxcb_text *text)
+		      struct hcb_jaxcb_text *text, struct hcb_jaxcb_thunk *thunk)
 {
 	struct hcb_capture_bpf *skel = hcb_probes_skel(probes);
 	int at_inner = ti->probe_off[INNER] && inner_test() != INNER_HANDLER;
-	int err = attach_at(probes, skel->progs.jaxffi_thunk, ti, ti->probe_off[THUNK], 0);
+	int err = hcb_jaxcb_thunk_attach(thunk, probes, ti->pid, ti->path, ti->probe_off[THUNK]);
 
 	if (!err && ti->probe_off[INNER])
 		err = hcb_jaxcb_text_attach_ret(text, probes, ti, ti->probe_off[INNER]);
@@ -373,6 +392,7 @@ struct jaxcb_state {
 	struct hcb_jaxffi *dec;
 	struct hcb_probes *probes;
 	struct hcb_jaxcb_text text;         /* the probes a print's text needs */
+	struct hcb_jaxcb_thunk thunk;       /* the probe a site's names need */
 	struct hcb_jaxcb_hold hold;         /* a process hcbtrace started */
 };
 
@@ -405,6 +425,7 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 	}
 	st->probes = probes;
 	hcb_jaxcb_text_init(&st->text);
+	hcb_jaxcb_thunk_init(&st->thunk);
 	if (ti->probe_off[CTX_DEVICE] && !ti->probe_off[LEGACY])
 		hcb_jaxffi_device_proven(st->dec);
 	if (ti->probe_off[INNER])
@@ -423,9 +444,12 @@ static int open_jaxcb(void **state, struct hcb_probes *probes, struct hcb_target
 		err = attach_gpu(probes, ti);
 	else if (!err)
 		err = ti->probe_off[LEGACY] ? attach_legacy(probes, ti) :
-		      attach_ffi(probes, ti, &st->text);
+		      attach_ffi(probes, ti, &st->text, &st->thunk);
 	text_mode(st, ti);
+	if (!err && hcb_uprobe_link_on(&st->thunk.link))
+		hcb_jaxffi_thunk_switch(st->dec, hcb_jaxcb_thunk_set, &st->thunk, thunk_quiet_ns());
 	if (err) {
+		hcb_jaxcb_thunk_close(&st->thunk);
 		hcb_jaxcb_text_close(&st->text);
 		hcb_jaxffi_free(st->dec);
 		free(st);
@@ -494,6 +518,7 @@ static void close_jaxcb(void *state)
 {
 	struct jaxcb_state *st = state;
 
+	hcb_jaxcb_thunk_close(&st->thunk);
 	hcb_jaxcb_text_close(&st->text);
 	hcb_jaxcb_hold_drop(&st->hold);
 	hcb_jaxffi_free(st->dec);

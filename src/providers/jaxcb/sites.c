@@ -193,6 +193,11 @@ int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
 		s->next = *b;
 		*b = s;
 		x->nsites++;
+		/* the thunk probe stays while sites are new (thunkoff.c) */
+		if (c->h.ts_ns > x->site_new_ns)
+			x->site_new_ns = c->h.ts_ns;
+		if (!s->ident)
+			x->sites_unread++;
 	}
 	if (c->py_callable && !c->unsited)
 		learn(x, c, s);
