@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/callback_kernel.py HCBTRACE PYTHON [--rounds K] [--seconds S] [--json]
+- the kernel's time per jax.debug.callback of an unmodified JAX program,
+detached, attached, and attached with the custom-call thunk's probe kept on
+(HCBTRACE_TEST_THUNK=on: what each call paid before that probe went off
+once its sites are named), by kind: where a callback's microseconds go.
+
+The program (PYTHON: a venv with jax, jaxlib >= 0.6 for the FFI path) runs a
+jitted fori_loop of 1,000 jax.debug.callback calls on a float32[4], over and
+over, pinned to CPU 0; hcbtrace records it pinned to CPU 1, from 4 s before
+the window (the probes a site's naming needs go in the first second).
+`perf record -p` samples the program for S seconds (default 8) at 10 kHz;
+each kernel symbol's and BPF program's samples are summed by kind and
+divided by the calls made in the window.  The sides take turns, K rounds
+(default 2); each figure is the median of its rounds.  perf's cpu-clock
+samples land where interrupts come back on: a trap's own way in shows as
+irqentry_exit_to_user_mode.  --json: one object, keys
+callback_kernel_SIDE_KIND_us.  Needs root and perf (linux-perf); without
+perf it says so and prints nothing (--json: {}).
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+if len(sys.argv) < 3 or sys.argv[1].startswith("-"):
+    sys.exit("usage: " + __doc__.split("\n")[0])
+HCB, PY = sys.argv[1], sys.argv[2]
+
+
+def option(name, default):
+    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+ROUNDS, SECONDS, FREQ = option("--rounds", 2), option("--seconds", 8.0), 10000
+SIDES = [("detached", None), ("attached", {}), ("thunk probe kept", {"HCBTRACE_TEST_THUNK": "on"})]
+
+LOOP = """
+import os, sys, jax, jax.numpy as jnp
+N = 1000
+def keep(x):
+    pass
+def body(i, x):
+    x = x * 1.0001 + 1.0
+    jax.debug.callback(keep, x)
+    return x
+f = jax.jit(lambda x: jax.lax.fori_loop(0, N, body, x))
+x = jnp.zeros(4, jnp.float32)
+f(x).block_until_ready(); jax.effects_barrier()
+out, n = sys.argv[1], 0
+print("ready", flush=True)
+while not os.path.exists(out + ".end"):
+    f(x).block_until_ready(); jax.effects_barrier()
+    n += N
+    with open(out + ".tmp", "w") as fh:
+        fh.write(str(n))
+    os.replace(out + ".tmp", out)
+"""
+
+# kernel symbols by what they do for a probe (prefixes; the first match wins)
+KINDS = [
+    ("reads of the target", ("copy_from_user_nofault", "__check_object_size", "__virt_addr_valid",
+                             "__check_heap_object", "check_stack_object", "bpf_probe_read_user",
+                             "nmi_uaccess_okay", "is_vmalloc_addr", "copy_from_kernel_nofault")),
+    ("the trap, in and out", ("irqentry_exit_to_user_mode", "exc_int3", "do_int3", "handle_swbp",
+                              "uprobe_notify_resume", "arch_uprobe", "push_emulate_op",
+                              "emulate_push_stack", "_copy_to_user", "find_active_uprobe",
+                              "find_uprobe", "mtree_load", "uprobe_pre_sstep", "is_trap_insn",
+                              "uprobe_get_swbp_addr", "uprobe_dispatcher")),
+    ("uprobe dispatch", ("handler_chain", "uprobe_prog_run", "uprobe_multi_link_handler",
+                         "bpf_uprobe_multi", "__rcu_read", "rcu_read_unlock_trace",
+                         "migrate_", "bpf_prog_run")),
+    ("ring buffer, maps, clocks", ("__bpf_ringbuf", "bpf_ringbuf", "bpf_task_storage",
+                                   "task_init_private", "htab", "__htab", "lookup_nulls_elem",
+                                   "bpf_map", "read_tsc", "ktime_get", "memcmp",
+                                   "bpf_get_current", "bpf_get_attach_cookie", "bpf_loop",
+                                   "bpf_send_signal", "bpf_get_prandom")),
+    ("the BPF programs", ("bpf_prog_",)),
+]
+
+
+def kind_of(sym):
+    for kind, prefixes in KINDS:
+        if sym.startswith(prefixes):
+            return kind
+    return "other"
+
+
+def wait_for(path, text, secs=120):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if os.path.exists(path) and text in open(path).read():
+            return
+        time.sleep(0.05)
+    sys.exit("bench/callback_kernel.py: the program never said %r (%s)" % (text, path))
+
+
+def profile(work, data):
+    """{kind: percent of samples} of the kernel's symbols in perf data."""
+    rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q"],
+                         capture_output=True, text=True, check=True).stdout
+    kinds = {}
+    for line in rep.splitlines():
+        f = line.split()
+        if len(f) < 3 or not f[0].endswith("%") or f[1] != "[k]":
+            continue
+        k = kind_of(f[2])
+        kinds[k] = kinds.get(k, 0.0) + float(f[0].rstrip("%"))
+    return kinds
+
+
+def one_side(work, env):
+    """{kind: us a callback} of one window, "all" their sum."""
+    count = os.path.join(work, "count")
+    for p in (count, count + ".end"):
+        if os.path.exists(p):
+            os.unlink(p)
+    with open(os.path.join(work, "prog.out"), "w") as out:
+        prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c", LOOP, count], stdout=out,
+                                stderr=subprocess.STDOUT)
+    wait_for(os.path.join(work, "prog.out"), "ready")
+    rec = None
+    if env is not None:
+        with open(os.path.join(work, "rec.err"), "w") as err:
+            rec = subprocess.Popen(["taskset", "-c", "1", HCB, "record", "-q", "-p",
+                                    str(prog.pid), "-o", os.path.join(work, "rec.hcbcap")],
+                                   stderr=err, env={**os.environ, **env})
+    try:
+        time.sleep(4)
+        before = int(open(count).read())
+        data = os.path.join(work, "perf.data")
+        subprocess.run(["perf", "record", "-q", "-F", str(FREQ), "-p", str(prog.pid), "-o", data,
+                        "--", "sleep", str(SECONDS)], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        calls = int(open(count).read()) - before
+    finally:
+        open(count + ".end", "w").close()
+        prog.wait()
+        if rec:
+            rec.send_signal(2)
+            rec.wait()
+    per_call = {k: pct / 100 * SECONDS / calls * 1e6 for k, pct in profile(work, data).items()}
+    per_call["all"] = sum(per_call.values())
+    return per_call
+
+
+def key(side, kind):
+    """A JSON key: callback_kernel_attached_the_trap_in_and_out_us."""
+    words = "".join(c if c.isalnum() else " " for c in side + " " + kind).split()
+    return "callback_kernel_" + "_".join(words) + "_us"
+
+
+def main():
+    if not shutil.which("perf"):
+        print("bench/callback_kernel.py: perf is not installed (apt-get install linux-perf)",
+              file=sys.stderr)
+        if "--json" in sys.argv:
+            print("{}")
+        return
+    runs = {name: [] for name, _ in SIDES}
+    with tempfile.TemporaryDirectory() as work:
+        for r in range(ROUNDS):
+            for name, env in (SIDES if r % 2 == 0 else SIDES[::-1]):
+                runs[name].append(one_side(work, env))
+    kinds = ["all"] + [k for k, _ in KINDS] + ["other"]
+    res = {name: {k: statistics.median(run.get(k, 0.0) for run in rs) for k in kinds}
+           for name, rs in runs.items()}
+    if "--json" in sys.argv:
+        print(json.dumps({key(n, k): round(v, 3) for n, r in res.items() for k, v in r.items()},
+                         sort_keys=True))
+        return
+    print("The kernel's time per jax.debug.callback (us; median of %d rounds of %g s, "
+          "perf at %d Hz)" % (ROUNDS, SECONDS, FREQ))
+    print("  %-28s" % "" + "".join("%18s" % n for n, _ in SIDES))
+    for k in kinds:
+        print("  %-28s" % ("in all" if k == "all" else k) +
+              "".join("%18.2f" % res[n][k] for n, _ in SIDES))
+    base = res["detached"]["all"]
+    print("  %-28s" % "attached adds" +
+          "".join("%18s" % ("" if n == "detached" else "+%.2f" % (res[n]["all"] - base))
+                  for n, _ in SIDES))
+
+
+main()
