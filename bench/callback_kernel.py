@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench/callback_kernel.py HCBTRACE PYTHON [--rounds K] [--seconds S] [--json]
-- the kernel's time per jax.debug.callback of an unmodified JAX program,
-detached, attached, and attached with the custom-call thunk's probe kept on
-(HCBTRACE_TEST_THUNK=on: what each call paid before that probe went off
-once its sites are named), by kind: where a callback's microseconds go.
+"""bench/callback_kernel.py HCBTRACE PYTHON [--kind KIND] [--rounds K] [--seconds S] [--json]
+- the kernel's time per jax.debug.callback (--kind print: per
+jax.debug.print) of an unmodified JAX program, detached, attached, and
+attached with the custom-call thunk's probe kept on (HCBTRACE_TEST_THUNK=on:
+what each call paid before that probe went off once its sites are named),
+by kind: where a callback's microseconds go.
 
 The program (PYTHON: a venv with jax, jaxlib >= 0.6 for the FFI path) runs a
-jitted fori_loop of 1,000 jax.debug.callback calls on a float32[4], over and
-over, pinned to CPU 0; hcbtrace records it pinned to CPU 1, from 4 s before
+jitted fori_loop of 1,000 jax.debug.callback calls on a float32[4] (KIND
+print: jax.debug.print("x={x}"), its stdout /dev/null), over and over,
+pinned to CPU 0; hcbtrace records it pinned to CPU 1, from 4 s before
 the window (the probes a site's naming needs go in the first second).
 `perf record -p` samples the program for S seconds (default 8) at 10 kHz;
 each kernel symbol's and BPF program's samples are summed by kind and
@@ -16,7 +18,7 @@ divided by the calls made in the window.  The sides take turns, K rounds
 (default 2); each figure is the median of its rounds.  perf's cpu-clock
 samples land where interrupts come back on: a trap's own way in shows as
 irqentry_exit_to_user_mode.  --json: one object, keys
-callback_kernel_SIDE_KIND_us.  Needs root and perf (linux-perf); without
+KIND_kernel_SIDE_WHAT_us.  Needs root and perf (linux-perf); without
 perf it says so and prints nothing (--json: {}).
 """
 import json
@@ -38,6 +40,10 @@ def option(name, default):
 
 
 ROUNDS, SECONDS, FREQ = option("--rounds", 2), option("--seconds", 8.0), 10000
+KIND = option("--kind", "callback")
+if KIND not in ("callback", "print"):
+    sys.exit("bench/callback_kernel.py: --kind is callback or print, not %r" % KIND)
+CALL = {"callback": "jax.debug.callback(keep, x)", "print": 'jax.debug.print("x={x}", x=x)'}
 SIDES = [("detached", None), ("attached", {}), ("thunk probe kept", {"HCBTRACE_TEST_THUNK": "on"})]
 
 LOOP = """
@@ -47,7 +53,7 @@ def keep(x):
     pass
 def body(i, x):
     x = x * 1.0001 + 1.0
-    jax.debug.callback(keep, x)
+    CALL
     return x
 f = jax.jit(lambda x: jax.lax.fori_loop(0, N, body, x))
 x = jnp.zeros(4, jnp.float32)
@@ -91,15 +97,6 @@ def kind_of(sym):
     return "other"
 
 
-def wait_for(path, text, secs=120):
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        if os.path.exists(path) and text in open(path).read():
-            return
-        time.sleep(0.05)
-    sys.exit("bench/callback_kernel.py: the program never said %r (%s)" % (text, path))
-
-
 def profile(work, data):
     """{kind: percent of samples} of the kernel's symbols in perf data."""
     rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q"],
@@ -121,9 +118,16 @@ def one_side(work, env):
         if os.path.exists(p):
             os.unlink(p)
     with open(os.path.join(work, "prog.out"), "w") as out:
-        prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c", LOOP, count], stdout=out,
-                                stderr=subprocess.STDOUT)
-    wait_for(os.path.join(work, "prog.out"), "ready")
+        prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c",
+                                 LOOP.replace("CALL", CALL[KIND]), count],
+                                stdout=subprocess.PIPE, stderr=out, text=True)
+    # a print's warm-up lines come first; after "ready", its lines go nowhere
+    line = "x"
+    while line and line.strip() != "ready":
+        line = prog.stdout.readline()
+    if not line:
+        sys.exit("bench/callback_kernel.py: the program did not start: see %s" % out.name)
+    drain = subprocess.Popen(["cat"], stdin=prog.stdout, stdout=subprocess.DEVNULL)
     rec = None
     if env is not None:
         with open(os.path.join(work, "rec.err"), "w") as err:
@@ -141,6 +145,7 @@ def one_side(work, env):
     finally:
         open(count + ".end", "w").close()
         prog.wait()
+        drain.wait()
         if rec:
             rec.send_signal(2)
             rec.wait()
@@ -150,9 +155,9 @@ def one_side(work, env):
 
 
 def key(side, kind):
-    """A JSON key: callback_kernel_attached_the_trap_in_and_out_us."""
+    """A JSON key: callback_kernel_attached_the_trap_in_and_out_us (KIND callback)."""
     words = "".join(c if c.isalnum() else " " for c in side + " " + kind).split()
-    return "callback_kernel_" + "_".join(words) + "_us"
+    return "%s_kernel_%s_us" % (KIND, "_".join(words))
 
 
 def main():
@@ -174,8 +179,8 @@ def main():
         print(json.dumps({key(n, k): round(v, 3) for n, r in res.items() for k, v in r.items()},
                          sort_keys=True))
         return
-    print("The kernel's time per jax.debug.callback (us; median of %d rounds of %g s, "
-          "perf at %d Hz)" % (ROUNDS, SECONDS, FREQ))
+    print("The kernel's time per jax.debug.%s (us; median of %d rounds of %g s, "
+          "perf at %d Hz)" % (KIND, ROUNDS, SECONDS, FREQ))
     print("  %-28s" % "" + "".join("%18s" % n for n, _ in SIDES))
     for k in kinds:
         print("  %-28s" % ("in all" if k == "all" else k) +
