@@ -94,6 +94,31 @@ start_phases()
     refute grep -q "warning" "$T/rec.err"
 }
 
+@test "thunkoff: a program that ends right after its calls has them all named" {
+    local dir pid rec steps=300
+    start_phases "$steps" quiet:0
+    touch "$dir/go1"
+    wait_for "$dir/prog.out" '^1a$' 120
+    wait_for "$T/rec.err" "custom-call thunks is off" 60
+    # its last calls are read as it finalizes, its callables freed, or
+    # after it is gone: each is named by its site all the same
+    touch "$dir/quit" "$dir/go1b"
+    wait "$pid"
+    wait "$rec"
+    python3 - "$T/rec.jsonl" "$steps" <<'PY'
+import json, sys
+n = int(sys.argv[2])
+got = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "tap":
+        got.setdefault((r["name"], r["kwargs"]["module"]), []).append(int(r["arrays"][0]["data"][0]))
+want = {("log_a", "jit_step_a"): list(range(2 * n)), ("p={i}", "jit_step_p"): list(range(2 * n))}
+assert {k: sorted(v) for k, v in got.items()} == want, {k: len(v) for k, v in got.items()}
+PY
+    refute grep -q "warning" "$T/rec.err"
+}
+
 @test "thunkoff: kept on, it names the same calls alike" {
     local dir pid rec steps=100
     start_phases "$steps" on

@@ -12,7 +12,9 @@ runs STEPS steps, says its name, and waits for the next file:
   1b  the same                       for i in STEPS .. 2*STEPS-1   DIR/go2
   2   step_c(i) (compiled only now: log_c gets 3 * i), step_a(i)
                                      for i in 2*STEPS .. 3*STEPS-1 DIR/end
-log_a gets i; the print writes "p=i"."""
+log_a gets i; the print writes "p=i".  With DIR/quit there when 1b
+starts, the program ends right after 1b's last call: no barrier, no
+wait, its objects freed as Python finalizes (what a job's end is)."""
 import os
 import sys
 import time
@@ -62,6 +64,8 @@ for phase, nxt in (("1a", "go1b"), ("1b", "go2")):
     for i in range(first, first + STEPS):
         step_a(jnp.int32(i)).block_until_ready()
         step_p(jnp.int32(i)).block_until_ready()
+    if phase == "1b" and os.path.exists(os.path.join(DIR, "quit")):
+        sys.exit(0)
     jax.effects_barrier()
     print(phase, flush=True)
     wait_file(os.path.join(DIR, nxt))

@@ -261,6 +261,45 @@ static void test_between(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* Its last calls read as the interpreter ended (its objects freed): they
+ * wait; at the end of the input the process is gone, and asked again, the
+ * site's index names them.  One of another index is not proven. */
+static void test_freed_then_gone(void **state)
+{
+	struct program p = { 0 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x = decoder(&s, &p);
+
+	(void)state;
+	call(x, 0, 11, "debug_callback.1", 0xa000, 1);
+	p.freed = 1;
+	call(x, 1, 11, NULL, 0xa000, 1);
+	call(x, 2, 11, NULL, 0xa000, 1);
+	assert_int_equal(s.packets, 1);
+	p.gone = 1;
+	hcb_jaxffi_finish(x);
+	assert_int_equal(s.packets, 3);
+	assert_string_equal(s.consumer->name, "log_x");
+	assert_string_equal(kwarg(&s, "op"), "debug_callback.1");
+	assert_true(no_problems(&s));
+	hcb_jaxffi_free(x);
+
+	memset(&s, 0, sizeof(s));
+	p = (struct program){ 0 };
+	x = decoder(&s, &p);
+	call(x, 0, 11, "debug_callback.1", 0xa000, 1);
+	p.freed = 1;
+	call_index = 4;
+	call(x, 1, 11, NULL, 0xa000, 1);
+	call_index = 3;
+	p.gone = 1;
+	hcb_jaxffi_finish(x);
+	assert_int_equal(s.packets, 2);
+	assert_string_equal(s.consumer->name, "callback-4");
+	assert_int_equal(s.problems[HCB_UNKNOWN_CONSUMER], 1);
+	hcb_jaxffi_free(x);
+}
+
 /* The thunk's probe as the decoder switches it (thunkoff.c). */
 struct switch_log {
 	int on;
@@ -359,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_never_proven),
 		cmocka_unit_test(test_process_gone),
 		cmocka_unit_test(test_between),
+		cmocka_unit_test(test_freed_then_gone),
 		cmocka_unit_test(test_thunk_switch),
 		cmocka_unit_test(test_thunk_kept),
 	};

@@ -251,6 +251,8 @@ int hcb_jx_name_early(struct hcb_jaxffi *x, struct jcall *c);
  * -ESRCH, the process is gone; -EPROTO where it cannot be read otherwise
  * (no namer, no callable, objects gone or not jax's); -ENOMEM. */
 int hcb_jx_callable_ident(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident);
+/* The same, its answer at the entry forgotten and the namer asked now. */
+int hcb_jx_callable_ident_now(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident);
 void hcb_jx_names_free(struct hcb_jaxffi *x);
 
 /* sites.c */

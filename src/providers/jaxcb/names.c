@@ -210,6 +210,14 @@ int hcb_jx_callable_ident(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident
 	return 0;
 }
 
+int hcb_jx_callable_ident_now(struct hcb_jaxffi *x, struct jcall *c, uint64_t *ident)
+{
+	free(c->py_site);
+	c->py_site = NULL;
+	c->py_err = 0;
+	return hcb_jx_callable_ident(x, c, ident);
+}
+
 void hcb_jx_names_free(struct hcb_jaxffi *x)
 {
 	for (unsigned int i = 0; i < JX_SITE_BUCKETS; i++)

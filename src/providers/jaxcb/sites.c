@@ -158,20 +158,34 @@ static void learn(struct hcb_jaxffi *x, const struct jcall *c, const struct site
  * its objects say the site's words now; or, the process gone (its last
  * calls read after it ended), c has the site's index in its executable's
  * list.  1, 0, or -ENOMEM. */
-static int callable_proven(struct hcb_jaxffi *x, struct jcall *c, const struct jx_callable *e)
+static int proven_by(const struct jx_callable *e, const struct jcall *c, int err,
+		     uint64_t ident)
 {
-	uint64_t ident;
-	int err;
-
-	if (c->h.ts_ns >= e->first_ns && c->h.ts_ns <= e->last_ns)
-		return 1;
-	err = hcb_jx_callable_ident(x, c, &ident);
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ESRCH)
 		return e->index != ~0ull && (c->h.flags & HCB_JAXFFI_F_INDEX) &&
 		       c->h.index == e->index;
 	return !err && e->s->ident && ident == e->s->ident;
+}
+
+static int callable_proven(struct hcb_jaxffi *x, struct jcall *c, const struct jx_callable *e)
+{
+	uint64_t ident = 0;
+	int err, n;
+
+	if (c->h.ts_ns >= e->first_ns && c->h.ts_ns <= e->last_ns)
+		return 1;
+	err = hcb_jx_callable_ident(x, c, &ident);
+	n = proven_by(e, c, err, ident);
+	/* Its last chance, nothing more to come (the program's end): a call
+	 * read as the program finalized found its objects freed; asked again,
+	 * the process is gone, and its index says. */
+	if (!n && c->final && err != -ESRCH) {
+		err = hcb_jx_callable_ident_now(x, c, &ident);
+		n = proven_by(e, c, err, ident);
+	}
+	return n;
 }
 
 int hcb_jx_consumer_for(struct hcb_jaxffi *x, const struct jcall *c,
