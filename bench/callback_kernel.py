@@ -98,16 +98,18 @@ def kind_of(sym):
 
 
 def profile(work, data):
-    """{kind: percent of samples} of the kernel's symbols in perf data."""
-    rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q"],
+    """{kind: seconds} of the kernel's symbols in perf data: samples / FREQ,
+    not shares of S, since the target is not on its CPU all of the window
+    (a print's pipe, another process on CPU 0)."""
+    rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q", "-n"],
                          capture_output=True, text=True, check=True).stdout
     kinds = {}
     for line in rep.splitlines():
         f = line.split()
-        if len(f) < 3 or not f[0].endswith("%") or f[1] != "[k]":
+        if len(f) < 4 or not f[0].endswith("%") or not f[1].isdigit() or f[2] != "[k]":
             continue
-        k = kind_of(f[2])
-        kinds[k] = kinds.get(k, 0.0) + float(f[0].rstrip("%"))
+        k = kind_of(f[3])
+        kinds[k] = kinds.get(k, 0.0) + int(f[1]) / FREQ
     return kinds
 
 
@@ -149,7 +151,7 @@ def one_side(work, env):
         if rec:
             rec.send_signal(2)
             rec.wait()
-    per_call = {k: pct / 100 * SECONDS / calls * 1e6 for k, pct in profile(work, data).items()}
+    per_call = {k: secs / calls * 1e6 for k, secs in profile(work, data).items()}
     per_call["all"] = sum(per_call.values())
     return per_call
 
