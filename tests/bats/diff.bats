@@ -252,6 +252,7 @@ with open(path, "w") as f:
 EOF
 }
 
+# bats test_tags=big
 @test "diff: memory stays flat on a recording of several hundred MB (peak RSS under 64 MB)" {
     local taps=8600   # ~300 MB
     big_recording "$T/big.jsonl" $taps

@@ -244,6 +244,7 @@ EOF2
     [ "$stderr" = "hcbtrace: '$T/rep/p0.jsonl' holds one process's recording: nothing to compare it with" ]
 }
 
+# bats test_tags=big
 @test "job: replay and diff of a job's directory of several hundred MB: memory stays flat (peak RSS under 64 MB)" {
     local i
     mkdir "$T/big"

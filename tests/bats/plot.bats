@@ -283,6 +283,7 @@ assert 'each point is the mean of 20 consecutive elements' in z[0]['note']
     [[ $stderr == *"needs an argument"* ]]
 }
 
+# bats test_tags=big
 @test "plot: memory stays flat with --plot (peak RSS under 64 MB on ~100 MB recordings)" {
     python3 - "$T/a.jsonl" "$T/b.jsonl" <<'EOF'
 import sys
