@@ -225,11 +225,12 @@ provable_attach()
     PIDS+=("$rec")
     retry 120 sessions_on "$PR_PID" 2
     # neither session loaded the concatenation probe; the inner
-    # function's, which names the sites, both did
+    # function's (the call's, with the callable's entry: cookie 13), which
+    # names the sites, both did
     for p in "$att" "$rec"; do
         programs_of "$p" >"$T/progs.$p"
-        grep -qx jaxffi_inner "$T/progs.$p"
         refute grep -qx pytext_concat "$T/progs.$p"
+        uprobe_links "$p" jaxffi_call | grep -q '^13 '
     done
     touch "$T/go"
     wait "$PR_PID"

@@ -183,23 +183,26 @@ PY
     [ ! -s "$T/off.sites" ]
 }
 
-@test "sites: a callback's call is probed where its callable is, one trap for both; or on its handler, alike" {
-    record_repeat "" "$T/default.jsonl"
-    each_call_named "$T/default.jsonl"
-    # the call's probe (cookie 5: the Python handler's, at its inner
-    # function) sits where the callable's does
-    inner=$(awk '{print $2}' "$T/default.inner")
-    [ -n "$inner" ]
-    grep -qx "5 $inner" "$T/default.call"
-    refute grep -q "warning" "$T/repeat-default/rec.err"
+@test "sites: a callback's call is probed where its callable is, one trap and one program for both; or on its handler, alike" {
     # on the handler itself (as where no inner function is known): a trap
-    # more, the same calls, named alike
+    # more, the callable's entry a program of its own at the inner function
     HCBTRACE_TEST_JAXFFI_INNER=handler record_repeat handler "$T/handler.jsonl"
     each_call_named "$T/handler.jsonl"
+    inner=$(awk '{print $2}' "$T/handler.inner")
+    [ -n "$inner" ]
     grep -q "^1 " "$T/handler.call"
     refute grep -q " $inner\$" "$T/handler.call"
     [ "$(awk '$3 >= 100' "$T/handler.sites" | wc -l)" = 2 ]
     refute grep -q "warning" "$T/repeat-handler/rec.err"
+    # by default the call's probe (cookie 13: the Python handler's, at its
+    # inner function, with the entry) sits where the callable is, the
+    # entry's program not loaded: the same calls, named alike
+    record_repeat "" "$T/default.jsonl"
+    each_call_named "$T/default.jsonl"
+    grep -qx "13 $inner" "$T/default.call"
+    [ ! -s "$T/default.inner" ]
+    refute grep -qx jaxffi_inner "$T/default.progs"
+    refute grep -q "warning" "$T/repeat-default/rec.err"
 }
 
 @test "sites: at the inner function, a frame that does not prove itself is a counted loss, never a value" {
@@ -233,7 +236,7 @@ PY
     grep -qx jaxffi_inner_ret "$T/default.progs"
     record_repeat notext "$T/notext.jsonl" --no-text
     each_call_named "$T/notext.jsonl"
-    grep -qx jaxffi_inner "$T/notext.progs"
+    grep -qx "13 .*" "$T/notext.call"
     refute grep -qx jaxffi_inner_ret "$T/notext.progs"
     [ "$(awk '$3 >= 100' "$T/notext.sites" | wc -l)" = 2 ]
     refute grep -q "warning" "$T/repeat-notext/rec.err"
@@ -255,10 +258,11 @@ PY
     # concatenation of the program goes, said once (issue 39)
     wait_for "$dir/rec.err" "callbacks came round with no print among them" 60
     [ "$(grep -c "text probe" "$dir/rec.err")" = 1 ]
-    # and the return probe with it (a call goes at its entry): the entry stays
+    # and the return probe with it (a call goes at its entry): the entry,
+    # the call's probe's, stays
     retry 60 refute linked "$rec" jaxffi_inner_ret
     refute linked "$rec" pytext_concat
-    linked "$rec" jaxffi_inner
+    [ "$(uprobe_links "$rec" jaxffi_call | awk '$1 == 13' | wc -l)" = 1 ]
     retry 60 lines_at_least "$dir/rec.jsonl" '"type":"tap"' 1000
     kill -INT "$rec"
     wait "$rec"

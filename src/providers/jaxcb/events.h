@@ -34,6 +34,9 @@ enum hcb_jaxffi_handler {
  * inner function (pycall.bpf.c), whose RemainingArgs hold the frame's
  * args, not on the handler itself; one trap then serves both programs */
 #define HCB_JAXFFI_AT_INNER 4u
+/* and another: there, the probe does the callable's entry too
+ * (pyentry.bpf.h), which has no program of its own then */
+#define HCB_JAXFFI_WITH_ENTRY 8u
 #define HCB_JAXFFI_HANDLER_MASK 3u
 
 /* hcb_ev_jcall.flags */

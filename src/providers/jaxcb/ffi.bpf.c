@@ -19,10 +19,10 @@
  *                  strings read alike (site_known).
  *
  * Where the Python handler's inner function is known (pycall.bpf.c), the
- * call's probe sits there instead (HCB_JAXFFI_AT_INNER), at the same
- * address as jaxffi_inner: the kernel traps once for both, and runs the
- * consumer attached last first, so this one is attached after it and its
- * record comes before the callable's.  The inner function gets the frame's
+ * call's probe sits there instead (HCB_JAXFFI_AT_INNER), where the
+ * callable is: one trap for both, and one program run, which sends the
+ * call's records and then the callable's entry (HCB_JAXFFI_WITH_ENTRY,
+ * pyentry.bpf.h), in the order the decoder needs.  The inner function gets the frame's
  * args as RemainingArgs {&frame->args, offset} in r8 and r9 (after the
  * returned Error's hidden pointer, callbacks, the plan cache and index);
  * every call proves it (read_frame): the offset is 0, the args say their
@@ -53,6 +53,7 @@
 #define HCB_JAXCALL_OWNER
 #include "bpf/nonfinite.bpf.h"
 #include "call.bpf.h"
+#include "pyentry.bpf.h"
 
 /* --on-trigger stop with --until nonfinite: which devices' calls the probe
  * checks itself (events.h, struct hcb_jaxffi_nf) */
@@ -477,11 +478,9 @@ static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie, struct 
  * another thread's: its state lives in the thread's storage now, never on
  * a stack, bpf/state.bpf.h.)
  */
-SEC("uprobe")
-int jaxffi_call(struct pt_regs *ctx)
+static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
 {
 	struct ffi_run *f = task_state(&ffi_runs);
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct hcb_dev_stats *s;
 	struct hcb_ev_jcall *e;
 	int rc, slot;
@@ -489,31 +488,31 @@ int jaxffi_call(struct pt_regs *ctx)
 	/* a call whose device is not known: counted on none */
 	if (!f) {
 		nodev_count(LOST_NOMEM);
-		return 0;
+		return;
 	}
 	walk_reset(&f->r.w);
 	rc = read_frame(f, frame_of(ctx, cookie, f), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
-		return 0;
+		return;
 	/* taken whether or not the call is sent: none is left for the
 	 * thread's next call, which has a thunk of its own */
 	if (!take_thunk(&f->seen))
 		f->seen.thunk = 0;
 	if (rc == -1 || rc == -4) {
 		nodev_count(LOST_UNREADABLE);
-		return 0;
+		return;
 	}
 	slot = dev_slot(f->r.w.device_id);
 	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
-		return 0;   /* past the slots: counted */
+		return;   /* past the slots: counted */
 	/* calls are numbered per device as the probe counts them, so the
 	 * reader knows how many went missing */
 	f->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
 	f->r.w.c.device = (__u32)slot;
 	if (rc) {
 		dev_count(s, LOST_UNREADABLE);
-		return 0;
+		return;
 	}
 
 	f->nkept = 0;
@@ -522,18 +521,32 @@ int jaxffi_call(struct pt_regs *ctx)
 	f->keeping = 0;
 	if (f->r.w.bad || f->r.w.too_big) {
 		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
-		return 0;
+		return;
 	}
 	if (take_call_room(&f->r, s))
-		return 0;
+		return;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		call_record_lost(&f->r, s);
-		return 0;
+		return;
 	}
 	fill_call(e, f, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK));
 	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
+	return;
+}
+
+SEC("uprobe")
+int jaxffi_call(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	call_probe(ctx, cookie);
+	/* at the inner function: the callable's entry too, after the call's
+	 * records as the decoder needs them, whatever became of the call
+	 * (a callback's Python that runs jax nests calls in it) */
+	if (cookie & HCB_JAXFFI_WITH_ENTRY)
+		pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx));
 	return 0;
 }

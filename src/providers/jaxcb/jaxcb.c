@@ -275,7 +275,9 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	bpf_program__set_autoload(skel->progs.jaxffi_call, !gpu && !ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_call, !!ti->probe_off[LEGACY]);
 	bpf_program__set_autoload(skel->progs.jaxlegacy_run, !!ti->probe_off[LEGACY]);
-	bpf_program__set_autoload(skel->progs.jaxffi_inner, !!ti->probe_off[INNER]);
+	/* at the inner function, the call's probe does the entry too */
+	bpf_program__set_autoload(skel->progs.jaxffi_inner, ti->probe_off[INNER] &&
+				  inner_test() == INNER_HANDLER);
 	bpf_program__set_autoload(skel->progs.jaxffi_inner_ret, ends_probed(ti));
 	bpf_program__set_autoload(skel->progs.jaxgpu_enter, gpu);
 	bpf_program__set_autoload(skel->progs.jaxgpu_copy, gpu);
@@ -318,9 +320,9 @@ static int attach_legacy(struct hcb_probes *probes, const struct hcb_target_info
  * inner function's return (where a text is probed) before its entry, so
  * that an entry seen always has its end.  The Python handler's call is
  * probed at its inner function where that is known (ffi.bpf.c: one trap
- * for the call and its callable, not two), attached after the callable's
- * probe there: the kernel runs a trap's consumers last attached first,
- * and the decoder needs the call before its callable.
+ * and one program run for the call and its callable's entry, the call's
+ * records first, as the decoder needs them); else on the handler, and
+ * the entry by a program of its own.
  */
 static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *ti,
 		      struct hcb_jaxcb_text *text, struct hcb_jaxcb_thunk *thunk)
@@ -331,11 +333,11 @@ static int attach_ffi(struct hcb_probes *probes, const struct hcb_target_info *t
 
 	if (!err && ti->probe_off[INNER])
 		err = hcb_jaxcb_text_attach_ret(text, probes, ti, ti->probe_off[INNER]);
-	if (!err && ti->probe_off[INNER])
+	if (!err && ti->probe_off[INNER] && !at_inner)
 		err = attach_at(probes, skel->progs.jaxffi_inner, ti, ti->probe_off[INNER], 0);
 	if (!err && at_inner)
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[INNER],
-				HCB_JAXFFI_PYTHON | HCB_JAXFFI_AT_INNER);
+				HCB_JAXFFI_PYTHON | HCB_JAXFFI_AT_INNER | HCB_JAXFFI_WITH_ENTRY);
 	else if (!err)
 		err = attach_at(probes, skel->progs.jaxffi_call, ti, ti->probe_off[HANDLER],
 				HCB_JAXFFI_PYTHON);

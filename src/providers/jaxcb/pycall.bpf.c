@@ -14,9 +14,11 @@
  * index rcx: every jaxlib from 0.6.0 to 0.12.0.1 loads callbacks[index]
  * so at its start (mov (%rsi'),%rax; mov (%rax,%rcx',8),%rax).
  *
- *   jaxffi_inner      its entry: sends the callable (pycall_events.h) and
- *                     marks the thread as inside a callback (in its state,
- *                     bpf/state.bpf.h)
+ *   its entry         sends the callable (pycall_events.h) and marks the
+ *                     thread as inside a callback (in its state,
+ *                     bpf/state.bpf.h): pyentry.bpf.h, run by the call's
+ *                     own probe there (ffi.bpf.c), or where that is
+ *                     elsewhere by jaxffi_inner
  *   jaxffi_inner_ret  its return: the mark removed, the end sent
  *
  * The entry of a callable not seen before (a new call site, most often)
@@ -37,121 +39,16 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "bpf/capture.bpf.h"
-#include "bpf/state.bpf.h"
-#include "pycall_events.h"
+#define HCB_PYCALL_OWNER
+#include "pyentry.bpf.h"
 #include "process/pystr_state.h"
 
-struct ffi_loaded_host_callbacks {
-	__u64 callbacks;     /* void ** */
-	__u32 num;
-	__u32 pad;
-};
-
-/* A thread's state (bpf/state.bpf.h): whether it is inside a callback,
- * which, and the text record being made of a concatenation there. */
-struct pycall_run {
-	__u64 callable;
-	__u64 index;
-	__u32 inside;        /* in the inner function now: the concatenation
-			      * probe looks at this before it reads anything */
-	__u32 pad;
-	struct ffi_loaded_host_callbacks cbs;
-	struct hcb_ev_jpytext h;
-};
-
-TASK_STATE_MAP(struct pycall_run) pycall_runs SEC(".maps");
-
-struct pycall_seen_key {
-	__u32 tgid;
-	__u32 pad;
-	__u64 callable;
-};
-
-/* The callables whose entry woke the reader once: a process's sites are a
- * few dozen, so one forgotten by the LRU wakes it again, no more. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct pycall_seen_key);
-	__type(value, __u8);
-} pycall_seen SEC(".maps");
-
-/* BPF_RB_FORCE_WAKEUP for a callable's first entry, else no wake-up */
-static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
-{
-	struct pycall_seen_key k = { .tgid = tgid, .callable = callable };
-	__u8 one = 1;
-
-	if (!callable || bpf_map_lookup_elem(&pycall_seen, &k))
-		return BPF_RB_NO_WAKEUP;
-	bpf_map_update_elem(&pycall_seen, &k, &one, BPF_ANY);
-	return BPF_RB_FORCE_WAKEUP;
-}
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct hcb_pycall_hold);
-} pycall_hold SEC(".maps");
-
-#define HOLD_SIGSTOP 19
-
-/* A callable's first entry in a process to be held (pycall_events.h):
- * stopped from its own thread before the record goes, so that user
- * space's SIGCONT, sent once it has read the record, always comes after
- * the stop.  HCB_JPY_F_HELD, or 0. */
-static __always_inline __u32 hold_first(__u64 wake)
-{
-	struct hcb_pycall_hold *h;
-	__u32 zero = 0;
-
-	if (wake != BPF_RB_FORCE_WAKEUP)
-		return 0;
-	h = bpf_map_lookup_elem(&pycall_hold, &zero);
-	if (!h || !h->on || bpf_send_signal(HOLD_SIGSTOP))
-		return 0;
-	__sync_fetch_and_add(&h->sent, 1);
-	return HCB_JPY_F_HELD;
-}
-
-/* Not sleepable: callbacks was just read by the caller. */
+/* The entry alone, where the call's probe is not at the same address
+ * (on the handler: HCBTRACE_TEST_JAXFFI_INNER=handler, jaxcb.c). */
 SEC("uprobe")
 int jaxffi_inner(struct pt_regs *ctx)
 {
-	__u64 key = bpf_get_current_pid_tgid(), callable = 0, index = PT_REGS_PARM4(ctx);
-	struct pycall_run *p = task_state(&pycall_runs);
-	struct hcb_ev_jpycall *e;
-	__u32 flags = HCB_JPY_F_NOCALLABLE;
-	__u64 wake;
-
-	if (p) {
-		p->index = index;
-		p->callable = 0;
-		if (!bpf_probe_read_user(&p->cbs, sizeof(p->cbs), (void *)PT_REGS_PARM2(ctx)) &&
-		    index < p->cbs.num &&
-		    !bpf_probe_read_user(&p->callable, sizeof(p->callable),
-					 (void *)(p->cbs.callbacks + index * 8))) {
-			callable = p->callable;
-			flags = 0;
-		}
-		/* with no state, no text: the tap goes as its operands */
-		p->inside = 1;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e)
-		return 0;    /* the decoder sees no callable: the tap as before */
-	e->type = HCB_EV_JPYCALL;
-	e->pid = key >> 32;
-	e->tid = (__u32)key;
-	e->flags = flags;
-	e->callable = callable;
-	e->index = index;
-	e->ts_ns = bpf_ktime_get_ns();
-	wake = first_sight(key >> 32, callable);
-	e->flags |= hold_first(wake);
-	bpf_ringbuf_submit(e, wake);
+	pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx));
 	return 0;
 }
 

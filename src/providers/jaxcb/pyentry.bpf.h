@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * pyentry.bpf.h - the entry of jaxlib's inner function, where the Python
+ * callable of a callback is (pycall.bpf.c says what the function is):
+ * what jaxffi_inner does there, and jaxffi_call too where it sits at the
+ * same address (ffi.bpf.c, HCB_JAXFFI_WITH_ENTRY): one program run a trap
+ * then, not two.
+ *
+ * The thread's state and the maps of first sight and holding are
+ * pycall.bpf.c's (HCB_PYCALL_OWNER); ffi.bpf.c sees them as extern, as
+ * capture.bpf.h shares the ring.
+ */
+#ifndef HCB_PYENTRY_BPF_H
+#define HCB_PYENTRY_BPF_H
+
+#include "bpf/capture.bpf.h"
+#include "bpf/state.bpf.h"
+#include "pycall_events.h"
+
+struct ffi_loaded_host_callbacks {
+	__u64 callbacks;     /* void ** */
+	__u32 num;
+	__u32 pad;
+};
+
+/* A thread's state (bpf/state.bpf.h): whether it is inside a callback,
+ * which, and the text record being made of a concatenation there. */
+struct pycall_run {
+	__u64 callable;
+	__u64 index;
+	__u32 inside;        /* in the inner function now: the concatenation
+			      * probe looks at this before it reads anything */
+	__u32 pad;
+	struct ffi_loaded_host_callbacks cbs;
+	struct hcb_ev_jpytext h;
+};
+
+struct pycall_seen_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 callable;
+};
+
+#define HCB_PYCALL_RUNS_MAP TASK_STATE_MAP(struct pycall_run)
+
+/* The callables whose entry woke the reader once: a process's sites are a
+ * few dozen, so one forgotten by the LRU wakes it again, no more. */
+#define HCB_PYCALL_SEEN_MAP						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);			\
+		__uint(max_entries, 4096);				\
+		__type(key, struct pycall_seen_key);			\
+		__type(value, __u8);					\
+	}
+
+#define HCB_PYCALL_HOLD_MAP						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(max_entries, 1);					\
+		__type(key, __u32);					\
+		__type(value, struct hcb_pycall_hold);			\
+	}
+
+#ifdef HCB_PYCALL_OWNER
+HCB_PYCALL_RUNS_MAP pycall_runs SEC(".maps");
+HCB_PYCALL_SEEN_MAP pycall_seen SEC(".maps");
+HCB_PYCALL_HOLD_MAP pycall_hold SEC(".maps");
+#else
+extern HCB_PYCALL_RUNS_MAP pycall_runs SEC(".maps");
+extern HCB_PYCALL_SEEN_MAP pycall_seen SEC(".maps");
+extern HCB_PYCALL_HOLD_MAP pycall_hold SEC(".maps");
+#endif
+
+/* BPF_RB_FORCE_WAKEUP for a callable's first entry, else no wake-up */
+static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
+{
+	struct pycall_seen_key k = { .tgid = tgid, .callable = callable };
+	__u8 one = 1;
+
+	if (!callable || bpf_map_lookup_elem(&pycall_seen, &k))
+		return BPF_RB_NO_WAKEUP;
+	bpf_map_update_elem(&pycall_seen, &k, &one, BPF_ANY);
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+#define HOLD_SIGSTOP 19
+
+/* A callable's first entry in a process to be held (pycall_events.h):
+ * stopped from its own thread before the record goes, so that user
+ * space's SIGCONT, sent once it has read the record, always comes after
+ * the stop.  HCB_JPY_F_HELD, or 0. */
+static __always_inline __u32 hold_first(__u64 wake)
+{
+	struct hcb_pycall_hold *h;
+	__u32 zero = 0;
+
+	if (wake != BPF_RB_FORCE_WAKEUP)
+		return 0;
+	h = bpf_map_lookup_elem(&pycall_hold, &zero);
+	if (!h || !h->on || bpf_send_signal(HOLD_SIGSTOP))
+		return 0;
+	__sync_fetch_and_add(&h->sent, 1);
+	return HCB_JPY_F_HELD;
+}
+
+/* The inner function entered (its callbacks and index arguments): the
+ * callable sent, the thread marked as inside a callback.  Not sleepable:
+ * callbacks was just read by the caller.  A function of its own: inlined
+ * in jaxffi_call, its locals took that program's frame to 64 bytes, and
+ * a frame of 64 or more gets a stack per CPU, which another thread's run
+ * may share (bpf/state.bpf.h; check.bats holds every frame under 64). */
+static __noinline void pycall_enter(__u64 cbs, __u64 index)
+{
+	__u64 key = bpf_get_current_pid_tgid(), callable = 0;
+	struct pycall_run *p = task_state(&pycall_runs);
+	struct hcb_ev_jpycall *e;
+	__u32 flags = HCB_JPY_F_NOCALLABLE;
+	__u64 wake;
+
+	if (p) {
+		p->index = index;
+		p->callable = 0;
+		if (!bpf_probe_read_user(&p->cbs, sizeof(p->cbs), (void *)cbs) &&
+		    index < p->cbs.num &&
+		    !bpf_probe_read_user(&p->callable, sizeof(p->callable),
+					 (void *)(p->cbs.callbacks + index * 8))) {
+			callable = p->callable;
+			flags = 0;
+		}
+		/* with no state, no text: the tap goes as its operands */
+		p->inside = 1;
+	}
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e)
+		return;      /* the decoder sees no callable: the tap as before */
+	e->type = HCB_EV_JPYCALL;
+	e->pid = key >> 32;
+	e->tid = (__u32)key;
+	e->flags = flags;
+	e->callable = callable;
+	e->index = index;
+	e->ts_ns = bpf_ktime_get_ns();
+	wake = first_sight(key >> 32, callable);
+	e->flags |= hold_first(wake);
+	bpf_ringbuf_submit(e, wake);
+}
+
+#endif
