@@ -29,8 +29,10 @@
 #include "text/idprint.h"
 #include "testjaxffi.h"
 
-/* decode_impl.h's JX_CALL_BYTES: two of the largest calls */
+/* decode_impl.h's JX_CALL_BYTES: two of the largest calls; and its
+ * JX_MAX_INFLIGHT, the calls under way */
 #define JAXFFI_TEST_CALL_BYTES (UINT64_C(8) << 30)
+#define JAXFFI_TEST_INFLIGHT 4096u
 
 static void test_one_call(void **state)
 {
@@ -471,17 +473,17 @@ static void test_bounds(void **state)
 	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
 	b = hcb_jaxffi_bounds(x);
 	/* one call more than may be under way, each on its thread: the oldest goes */
-	for (uint32_t i = 0; i <= 256; i++) {
+	for (uint32_t i = 0; i <= JAXFFI_TEST_INFLIGHT; i++) {
 		e = jcall(0, i, 100 + i, "debug_print.1", 1, 12);
 		feed_call(x, &e);
 	}
-	assert_int_equal(hcb_jaxffi_pending(x), 256);
+	assert_int_equal(hcb_jaxffi_pending(x), JAXFFI_TEST_INFLIGHT);
 	assert_int_equal(s.problems[HCB_OVER_BOUND], 1);
 	assert_int_equal(b->passed[HCB_BOUND_PACKET_MEM], 1);
 	assert_int_equal(hcb_jaxffi_stats(x, 0)->problems[HCB_OVER_BOUND], 1);
 	/* the newest is found (by device and seq) and finishes; the oldest is gone */
-	feed_arg(x, 0, 256, 0, JAXFFI_XLA_F32, 1, (const uint64_t[]){ 3 }, 12);
-	feed_data(x, 0, 256, 0, 0, 12, v, 12);
+	feed_arg(x, 0, JAXFFI_TEST_INFLIGHT, 0, JAXFFI_XLA_F32, 1, (const uint64_t[]){ 3 }, 12);
+	feed_data(x, 0, JAXFFI_TEST_INFLIGHT, 0, 0, 12, v, 12);
 	assert_int_equal(s.packets, 1);
 	feed_arg(x, 0, 0, 0, JAXFFI_XLA_F32, 1, (const uint64_t[]){ 3 }, 12);
 	assert_int_equal(s.packets, 1);
@@ -489,10 +491,10 @@ static void test_bounds(void **state)
 	/* no progress for the expiry: every call given up at a tick, not before */
 	assert_int_equal(hcb_jaxffi_tick(x, 1000), 0);
 	assert_int_equal(hcb_jaxffi_tick(x, 1000 + HCB_BOUNDS_EXPIRY_NS), 0);
-	assert_int_equal(hcb_jaxffi_pending(x), 255);
+	assert_int_equal(hcb_jaxffi_pending(x), JAXFFI_TEST_INFLIGHT - 1);
 	assert_int_equal(hcb_jaxffi_tick(x, 2000 + HCB_BOUNDS_EXPIRY_NS), 0);
 	assert_int_equal(hcb_jaxffi_pending(x), 0);
-	assert_int_equal(b->passed[HCB_BOUND_EXPIRED], 255);
+	assert_int_equal(b->passed[HCB_BOUND_EXPIRED], JAXFFI_TEST_INFLIGHT - 1);
 	assert_int_equal(b->packets.bytes, 0);
 	/* claims past the bytes: the older gives way to the newer */
 	e = jcall(1, 0, 1, "big", 1, UINT64_C(4) << 30);

@@ -300,6 +300,36 @@ static void test_freed_then_gone(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* More calls read after the program's end than may be under way, each
+ * waiting, whole, for the end of the input to name it: at the bound the
+ * oldest goes as it is (after its index, one problem), never lost; the
+ * rest are named at the end, as ever. */
+static void test_freed_past_the_bound(void **state)
+{
+	const struct hcb_bounds *b;
+	struct program p = { 0 };
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x = decoder(&s, &p);
+
+	(void)state;
+	b = hcb_jaxffi_bounds(x);
+	call(x, 0, 11, "debug_callback.1", 0xa000, 1);
+	p.freed = 1;
+	for (uint64_t i = 1; i <= JX_MAX_INFLIGHT + 2; i++)
+		call(x, i, 11, NULL, 0xa000, 1);
+	assert_int_equal(s.packets, 3);
+	assert_int_equal(s.last.seq, 2);
+	assert_string_equal(s.consumer->name, "callback-3");
+	assert_int_equal(b->passed[HCB_BOUND_PACKET_MEM], 0);
+	p.gone = 1;
+	hcb_jaxffi_finish(x);
+	assert_int_equal(s.packets, JX_MAX_INFLIGHT + 3);
+	assert_string_equal(s.consumer->name, "log_x");
+	assert_int_equal(s.problems[HCB_UNKNOWN_CONSUMER], 2);
+	assert_int_equal(s.problems[HCB_OVER_BOUND], 0);
+	hcb_jaxffi_free(x);
+}
+
 /* The thunk's probe as the decoder switches it (thunkoff.c). */
 struct switch_log {
 	int on;
@@ -399,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_process_gone),
 		cmocka_unit_test(test_between),
 		cmocka_unit_test(test_freed_then_gone),
+		cmocka_unit_test(test_freed_past_the_bound),
 		cmocka_unit_test(test_thunk_switch),
 		cmocka_unit_test(test_thunk_kept),
 	};

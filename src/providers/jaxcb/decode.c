@@ -197,6 +197,19 @@ static int thread_goes_on(struct hcb_jaxffi *x, uint32_t pid, uint32_t tid)
 	return hcb_jx_deliver_unended(x, c, "its thread's next call came first");
 }
 
+/* At the bound of calls under way, the oldest whole ones (they waited
+ * for their name or their end only: the calls a reader finds in the ring
+ * after a program's end, its callables gone) go as they are, their values
+ * kept, before calls.c gives up the oldest for room. */
+static int room_of_whole(struct hcb_jaxffi *x)
+{
+	int err = 0;
+
+	while (!err && x->b.packets.n >= x->b.packets.max_n && x->oldest && x->oldest->whole)
+		err = hcb_jx_deliver_final(x, x->oldest, "calls under way were at their bound");
+	return err;
+}
+
 static int on_call(struct hcb_jaxffi *x, const void *rec)
 {
 	struct hcb_ev_jcall h;
@@ -222,6 +235,9 @@ static int on_call(struct hcb_jaxffi *x, const void *rec)
 				   (unsigned long long)h.total_bytes);
 		return 0;
 	}
+	n = room_of_whole(x);
+	if (n)
+		return n;
 	c = hcb_jx_call_new(x, &h, &n);
 	if (!c)
 		return n;

@@ -23,8 +23,12 @@
 #define JX_MAX_PAYLOAD (UINT64_C(4) << 30)   /* as hcbtap/decode.c: a call is held whole */
 /* Calls in flight, all threads: at most this many, holding at most this
  * many bytes (what they claim, taken when the call begins: two of the
- * largest); past either the oldest is given up, counted. */
-#define JX_MAX_INFLIGHT 256u
+ * largest); past either the oldest goes as it is if whole (its name or
+ * end the only thing it waited for), else is given up, counted.  Room for
+ * the calls a reader finds in the ring after a program's end (up to two
+ * wake-ups' bytes, and a poll's worth, a few hundred small calls): they
+ * wait, whole, for the end of the input to name them (sites.c). */
+#define JX_MAX_INFLIGHT 4096u
 #define JX_CALL_BYTES (2 * JX_MAX_PAYLOAD)
 /* Call sites kept (each a consumer): as many as the hcbtap decoder keeps
  * consumers.  A call of a site past them is not shown (one problem). */
