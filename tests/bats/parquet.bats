@@ -27,6 +27,12 @@ teardown()
     _common_teardown
 }
 
+# taps_in REC N: REC, a recording being written, holds N taps or more
+taps_in()
+{
+    [ "$("$HCBTRACE" replay --no-wait -f jsonl "$1" 2>/dev/null | grep -c '"type":"tap"')" -ge "$2" ]
+}
+
 # job N BAD_DEVICE BAD_STEP STEPS: the N processes of a nan_job.py job, each
 # recorded by pid into $T/job/recI.EXT (.jsonl for even I, .hcbcap for odd),
 # run to their end
@@ -40,8 +46,8 @@ job()
     mkdir -p "$T/job"
     JOB=() REC=()
     for ((i = 0; i < n; i++)); do
-        "$jpy" "$ROOT/tests/jax/nan_job.py" "$i" "$n" "$port" "$T/go" "$2" "$3" "$4" \
-            >"$T/prog$i.out" 2>"$T/prog$i.err" &
+        NAN_JOB_END=$T/end "$jpy" "$ROOT/tests/jax/nan_job.py" "$i" "$n" "$port" "$T/go" \
+            "$2" "$3" "$4" >"$T/prog$i.out" 2>"$T/prog$i.err" &
         JOB[$i]=$!
         PIDS+=("$!")
     done
@@ -59,9 +65,15 @@ job()
         wait_session "${JOB[$i]}"
     done
     touch "$T/go"
+    # each process ends once its recording holds its taps (2 devices a
+    # step): named while its callables live, whatever the machine's load
+    for ((i = 0; i < n; i++)); do
+        wait_for "$T/prog$i.out" "^done $4\$" 120
+        retry 60 taps_in "$(ls "$T"/job/rec$i.*)" $((2 * $4))
+    done
+    touch "$T/end"
     for ((i = 0; i < n; i++)); do
         wait "${JOB[$i]}"
-        grep -qx "done $4" "$T/prog$i.out"
     done
     for ((i = 0; i < n; i++)); do
         wait "${REC[$i]}"

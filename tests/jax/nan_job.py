@@ -18,7 +18,10 @@ query over the job's recordings has to tell (with NAN_JOB_SPREAD=0 in the
 environment it does not spread: the other processes stay finite, so that
 only the bad device's process ever taps a NaN).  It compiles and runs a step
 (recording nothing), says "ready", waits for GO_FILE, runs STEPS steps,
-says "done STEPS".
+says "done STEPS"; with NAN_JOB_END=FILE in the environment it then waits
+for FILE before it ends (its callables alive until a recorder attached by
+pid has named their sites: on a loaded machine a reader may come to a
+program that ended right after its calls too late to read them).
 """
 import os
 import sys
@@ -79,6 +82,9 @@ def main():
         w.block_until_ready()
     jax.effects_barrier()
     print("done %d" % steps, flush=True)
+    end = os.environ.get("NAN_JOB_END")
+    while end and not os.path.exists(end):
+        time.sleep(0.02)
     if count > 1:
         jax.distributed.shutdown()
 
