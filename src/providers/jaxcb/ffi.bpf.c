@@ -534,7 +534,6 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
 	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
-	return;
 }
 
 SEC("uprobe")
