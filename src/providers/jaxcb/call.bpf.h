@@ -308,8 +308,10 @@ static __noinline __u32 read_name(struct jaxcb_run *r, __u64 thunk, __u32 off, c
 }
 
 /* The call record's head, every other field zero (ring memory comes
- * as the last record left it): the call as the walk measured it. */
-static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk *w, __u32 handler)
+ * as the last record left it): the call as the walk measured it, at
+ * ts_ns (bpf_ktime_get_ns). */
+static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk *w, __u32 handler,
+				      __u64 ts_ns)
 {
 	__u64 key = bpf_get_current_pid_tgid();
 
@@ -318,7 +320,7 @@ static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk 
 	e->device = w->c.device;
 	e->device_id = w->device_id;
 	e->seq = w->c.seq;
-	e->ts_ns = bpf_ktime_get_ns();
+	e->ts_ns = ts_ns;
 	e->pid = key >> 32;
 	e->tid = (__u32)key;
 	e->index = ~0ull;

@@ -103,7 +103,13 @@ struct ffi_run {
 	 * call's index attribute (frame_of), and 1; else 0 */
 	__u64 reg_index;
 	__u32 at_inner;
+	/* the thread's last device and its slot + 1 (0: none yet): a slot is
+	 * never taken back (devices.bpf.h), and a thread's calls are most
+	 * often of one device, which then needs no lookup */
+	__u32 last_slot1;
+	__u32 last_device_id;
 	__u32 pad;
+	__u64 ts_ns;                   /* the trap's: the call's, and its entry's */
 };
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
@@ -295,7 +301,7 @@ static __noinline int site_known(struct ffi_run *f, struct hcb_ev_jcall *e)
  * already is not read again. */
 static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u32 handler)
 {
-	call_head(e, &f->r.w, handler);
+	call_head(e, &f->r.w, handler, f->ts_ns);
 	if (f->seen.thunk) {
 		e->flags = HCB_JAXFFI_F_THUNK;
 		e->thunk_device = f->seen.device;
@@ -434,6 +440,23 @@ static __noinline int read_frame(struct ffi_run *f, void *frame, int inner)
 	return 0;
 }
 
+/* The slot of the call's device (dev_slot): the thread's last one's
+ * while the call is of that device. */
+static __always_inline int thread_dev_slot(struct ffi_run *f)
+{
+	__u32 id = f->r.w.device_id;
+	int slot;
+
+	if (f->last_slot1 && f->last_device_id == id)
+		return (int)f->last_slot1 - 1;
+	slot = dev_slot(id);
+	if (slot >= 0) {
+		f->last_device_id = id;
+		f->last_slot1 = (__u32)slot + 1;
+	}
+	return slot;
+}
+
 /* Debian 12's libbpf names five arguments only (x86-64: the sixth is r9) */
 #ifndef PT_REGS_PARM6
 #define PT_REGS_PARM6(x) ((x)->r9)
@@ -478,7 +501,7 @@ static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie, struct 
  * another thread's: its state lives in the thread's storage now, never on
  * a stack, bpf/state.bpf.h.)
  */
-static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
+static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns)
 {
 	struct ffi_run *f = task_state(&ffi_runs);
 	struct hcb_dev_stats *s;
@@ -491,6 +514,7 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
 		return;
 	}
 	walk_reset(&f->r.w);
+	f->ts_ns = ts_ns;
 	rc = read_frame(f, frame_of(ctx, cookie, f), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
 		return;
@@ -502,7 +526,7 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
 		nodev_count(LOST_UNREADABLE);
 		return;
 	}
-	slot = dev_slot(f->r.w.device_id);
+	slot = thread_dev_slot(f);
 	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
 		return;   /* past the slots: counted */
@@ -539,13 +563,14 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie)
 SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx), ts_ns = bpf_ktime_get_ns();
 
-	call_probe(ctx, cookie);
+	call_probe(ctx, cookie, ts_ns);
 	/* at the inner function: the callable's entry too, after the call's
 	 * records as the decoder needs them, whatever became of the call
-	 * (a callback's Python that runs jax nests calls in it) */
+	 * (a callback's Python that runs jax nests calls in it), at the
+	 * call's time (one clock read a trap) */
 	if (cookie & HCB_JAXFFI_WITH_ENTRY)
-		pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx));
+		pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx), ts_ns);
 	return 0;
 }

@@ -48,7 +48,7 @@
 SEC("uprobe")
 int jaxffi_inner(struct pt_regs *ctx)
 {
-	pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx));
+	pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx), bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -32,6 +32,11 @@ struct pycall_run {
 			      * probe looks at this before it reads anything */
 	__u32 pad;
 	struct ffi_loaded_host_callbacks cbs;
+	/* the callable the thread's last entry sent, and its process's
+	 * memory then (a thread that exec'd has new callables, maybe at
+	 * the same address): seen already, no lookup (first_sight) */
+	__u64 seen_callable;
+	__u64 seen_mm;
 	struct hcb_ev_jpytext h;
 };
 
@@ -71,13 +76,22 @@ extern HCB_PYCALL_SEEN_MAP pycall_seen SEC(".maps");
 extern HCB_PYCALL_HOLD_MAP pycall_hold SEC(".maps");
 #endif
 
-/* BPF_RB_FORCE_WAKEUP for a callable's first entry, else no wake-up */
-static __always_inline __u64 first_sight(__u32 tgid, __u64 callable)
+/* BPF_RB_FORCE_WAKEUP for a callable's first entry, else no wake-up; p:
+ * the thread's state (NULL: none), whose last callable was seen (a
+ * callback's calls come one site after another, most often the same). */
+static __always_inline __u64 first_sight(struct pycall_run *p, __u32 tgid, __u64 callable)
 {
 	struct pycall_seen_key k = { .tgid = tgid, .callable = callable };
+	__u64 mm = (__u64)bpf_get_current_task_btf()->mm;
 	__u8 one = 1;
 
-	if (!callable || bpf_map_lookup_elem(&pycall_seen, &k))
+	if (!callable || (p && p->seen_callable == callable && p->seen_mm == mm))
+		return BPF_RB_NO_WAKEUP;
+	if (p) {
+		p->seen_callable = callable;
+		p->seen_mm = mm;
+	}
+	if (bpf_map_lookup_elem(&pycall_seen, &k))
 		return BPF_RB_NO_WAKEUP;
 	bpf_map_update_elem(&pycall_seen, &k, &one, BPF_ANY);
 	return BPF_RB_FORCE_WAKEUP;
@@ -103,13 +117,13 @@ static __always_inline __u32 hold_first(__u64 wake)
 	return HCB_JPY_F_HELD;
 }
 
-/* The inner function entered (its callbacks and index arguments): the
- * callable sent, the thread marked as inside a callback.  Not sleepable:
+/* The inner function entered (its callbacks and index arguments) at
+ * ts_ns: the callable sent, the thread marked as inside a callback.  Not sleepable:
  * callbacks was just read by the caller.  A function of its own: inlined
  * in jaxffi_call, its locals took that program's frame to 64 bytes, and
  * a frame of 64 or more gets a stack per CPU, which another thread's run
  * may share (bpf/state.bpf.h; check.bats holds every frame under 64). */
-static __noinline void pycall_enter(__u64 cbs, __u64 index)
+static __noinline void pycall_enter(__u64 cbs, __u64 index, __u64 ts_ns)
 {
 	__u64 key = bpf_get_current_pid_tgid(), callable = 0;
 	struct pycall_run *p = task_state(&pycall_runs);
@@ -139,8 +153,8 @@ static __noinline void pycall_enter(__u64 cbs, __u64 index)
 	e->flags = flags;
 	e->callable = callable;
 	e->index = index;
-	e->ts_ns = bpf_ktime_get_ns();
-	wake = first_sight(key >> 32, callable);
+	e->ts_ns = ts_ns;
+	wake = first_sight(p, key >> 32, callable);
 	e->flags |= hold_first(wake);
 	bpf_ringbuf_submit(e, wake);
 }
