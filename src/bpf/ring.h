@@ -44,6 +44,9 @@ enum hcb_ring_record {
 	HCB_EV_FORK,
 	HCB_EV_FOLLOW_EXEC,  /* or exec'd a new program (ppid 0) */
 	HCB_EV_FOLLOW_EXIT,  /* or ended (ppid 0; pad: its wait status) */
+	/* jax-callback: an operand of few bytes, its JARG and its one JDATA
+	 * chunk in one record (providers/jaxcb/events.h) */
+	HCB_EV_JARG_BYTES,
 	HCB_EV_TYPES
 };
 

@@ -176,6 +176,31 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 	hcb_jaxffi_feed(x, &e, sizeof(e));
 }
 
+/* An operand with its bytes in the one record (HCB_EV_JARG_BYTES): up
+ * to HCB_JAXFFI_ARG_BYTES_MAX of them from p, its chunk's length told
+ * or cut short (0x04).  The input bytes it took. */
+static size_t arg_bytes(struct hcb_jaxffi *x, struct dev *d, unsigned int kind,
+			struct hcb_ev_jarg *e, const uint8_t *p, size_t n)
+{
+	unsigned char buf[sizeof(*e) + sizeof(struct hcb_ev_chunk) + HCB_JAXFFI_ARG_BYTES_MAX];
+	size_t len = e->nbytes < n ? e->nbytes : n;
+	struct hcb_ev_chunk c = {
+		.type = HCB_EV_JDATA, .consumer_id = e->arg, .device = e->device, .seq = e->seq,
+		.offset = d->got, .total = d->total,
+	};
+
+	if (len > HCB_JAXFFI_ARG_BYTES_MAX)
+		len = HCB_JAXFFI_ARG_BYTES_MAX;
+	c.len = (uint32_t)len;
+	e->type = HCB_EV_JARG_BYTES;
+	memcpy(buf, e, sizeof(*e));
+	memcpy(buf + sizeof(*e), &c, sizeof(c));
+	memcpy(buf + sizeof(*e) + sizeof(c), p, len);
+	d->got += len;
+	hcb_jaxffi_feed(x, buf, sizeof(*e) + sizeof(c) + (kind & 0x04 ? len / 2 : len));
+	return len;
+}
+
 /* An operand; its dims from the bytes after the header (rank of them). */
 static size_t arg(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
 		  unsigned int a, unsigned int b, const uint8_t *p, size_t n)
@@ -199,8 +224,11 @@ static size_t arg(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32
 		e.strides[k] = st * hcb_dtype_size(hcb_jaxffi_dtype(e.dtype));
 		st *= (unsigned int)e.dims[k];
 	}
+	used = used < n ? used : n;
+	if (kind & 0x08)
+		return used + arg_bytes(x, d, kind, &e, p + used, n - used);
 	hcb_jaxffi_feed(x, &e, sizeof(e));
-	return used < n ? used : n;
+	return used;
 }
 
 /* A chunk of len bytes (from p) of the operand under way. */

@@ -199,7 +199,69 @@ static long measure_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* Operand c->leaf: its JARG record, and where its bytes are. */
+/* Operand i's JARG record (e): the operand read into r->o, its dims
+ * and strides from r->dims, zero past those it has (as read_operand
+ * wrote them: dims for a rank up to HCB_MAX_DIMS, none for more; strides
+ * where it has one a dim). */
+static __always_inline void fill_arg(struct hcb_ev_jarg *e, const struct jaxcb_run *r, __u32 i,
+				     __u32 type)
+{
+	const struct copy_ctx *c = &r->w.c;
+	__u64 rank = r->o.b.rank;
+	__u64 shown = rank <= HCB_MAX_DIMS ? rank : 0;
+	int strided = r->o.nstrides == rank;
+
+	e->type = type;
+	e->device = c->device;
+	e->seq = c->seq;
+	e->arg = i;
+	e->dtype = r->o.b.dtype;
+	e->rank = rank > 0xffff ? 0xffff : (__u32)rank;
+	e->nstrides = r->o.nstrides;
+	e->nbytes = r->o.nbytes;
+	for (__u32 d = 0; d < HCB_MAX_DIMS; d++) {
+		e->dims[d] = d < shown ? r->dims[d] : 0;
+		e->strides[d] = strided && d < shown ? r->dims[HCB_MAX_DIMS + d] : 0;
+	}
+}
+
+/* An operand of few bytes (HCB_EV_JARG_BYTES): its JARG and its bytes'
+ * one chunk in one record, the copy done. */
+static __noinline int send_small_operand(struct jaxcb_run *r, __u32 i)
+{
+	struct copy_ctx *c = &r->w.c;
+	struct {
+		struct hcb_ev_jarg a;
+		struct hcb_ev_chunk h;
+		unsigned char d[HCB_JAXFFI_ARG_BYTES_MAX];
+	} *e;
+	__u32 n = (__u32)r->o.nbytes;
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e)
+		return LOST_RING;
+	fill_arg(&e->a, r, i, HCB_EV_JARG_BYTES);
+	barrier_var(n);
+	if (n > HCB_JAXFFI_ARG_BYTES_MAX)
+		n = HCB_JAXFFI_ARG_BYTES_MAX;
+	if (read_user(e->d, n, (const void *)r->o.b.data)) {
+		bpf_ringbuf_discard(e, 0);
+		return LOST_UNREADABLE;
+	}
+	e->h.type = HCB_EV_JDATA;
+	e->h.consumer_id = i;
+	e->h.device = c->device;
+	e->h.len = n;
+	e->h.seq = c->seq;
+	e->h.offset = c->offset;
+	e->h.total = c->total;
+	bpf_ringbuf_submit(e, c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
+	c->offset += n;
+	return 0;
+}
+
+/* Operand c->leaf: its JARG record, and where its bytes are; or, few,
+ * its bytes too. */
 static __always_inline int start_operand(struct jaxcb_run *r)
 {
 	struct copy_ctx *c = &r->w.c;
@@ -207,24 +269,15 @@ static __always_inline int start_operand(struct jaxcb_run *r)
 	__u32 i = c->leaf++;
 	int rc;
 
+	rc = read_operand(r, i, r->dims);
+	if (rc)
+		return rc == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
+	if (r->o.nbytes && r->o.nbytes <= HCB_JAXFFI_ARG_BYTES_MAX)
+		return send_small_operand(r, i);
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
 		return LOST_RING;
-	__builtin_memset(e->dims, 0, sizeof(e->dims));
-	__builtin_memset(e->strides, 0, sizeof(e->strides));
-	rc = read_operand(r, i, e->dims);
-	if (rc) {
-		bpf_ringbuf_discard(e, 0);
-		return rc == 1 ? 0 : LOST_UNREADABLE;   /* a token: nothing to send */
-	}
-	e->type = HCB_EV_JARG;
-	e->device = c->device;
-	e->seq = c->seq;
-	e->arg = i;
-	e->dtype = r->o.b.dtype;
-	e->rank = r->o.b.rank > 0xffff ? 0xffff : (__u32)r->o.b.rank;
-	e->nstrides = r->o.nstrides;
-	e->nbytes = r->o.nbytes;
+	fill_arg(e, r, i, HCB_EV_JARG);
 	/* read back from the record (volatile: not the value just stored),
 	 * where the verifier keeps no bounds: with the bounds o.nbytes may
 	 * have, it would walk the copy loop once per possible chunk, and give

@@ -359,9 +359,23 @@ static int on_data(struct hcb_jaxffi *x, const struct hcb_ev_chunk *ch, const vo
 	return maybe_done(x, c);
 }
 
+/* HCB_EV_JARG_BYTES (events.h): its chunk's header into *ch, if the
+ * record holds the operand and its chunk whole.  1 if so. */
+static int arg_bytes_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch)
+{
+	size_t head = sizeof(struct hcb_ev_jarg) + sizeof(*ch);
+
+	if (len < head)
+		return 0;
+	memcpy(ch, (const char *)rec + sizeof(struct hcb_ev_jarg), sizeof(*ch));
+	return ch->type == HCB_EV_JDATA && ch->len <= len - head;
+}
+
 int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 {
+	struct hcb_ev_chunk ch;
 	uint32_t type;
+	int err;
 
 	if (x->check.state == HCB_JAXFFI_REFUSED)
 		return -EPROTO;
@@ -372,11 +386,14 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 		return on_call(x, rec);
 	if (type == HCB_EV_JARG && len >= sizeof(struct hcb_ev_jarg))
 		return on_arg(x, rec);
+	if (type == HCB_EV_JARG_BYTES && arg_bytes_whole(rec, len, &ch)) {
+		err = on_arg(x, rec);
+		return err ? err : on_data(x, &ch, (const char *)rec + sizeof(struct hcb_ev_jarg) +
+					   sizeof(ch));
+	}
 	if (type >= HCB_EV_JPYCALL && type <= HCB_EV_JPYTEXT)
 		return hcb_jx_on_pycall(x, rec, len);
 	if (type == HCB_EV_JDATA && len >= sizeof(struct hcb_ev_chunk)) {
-		struct hcb_ev_chunk ch;
-
 		memcpy(&ch, rec, sizeof(ch));
 		if (ch.len > len - sizeof(ch))
 			goto bad;

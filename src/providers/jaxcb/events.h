@@ -144,7 +144,14 @@ struct hcb_ev_jarg {
  * HCB_EV_JDATA is a struct hcb_ev_chunk (bpf/ring.h) whose consumer_id
  * is the operand's arg, offset and total are in the call's payload, device
  * and seq those of the call.
+ *
+ * HCB_EV_JARG_BYTES, for an operand of 1 to HCB_JAXFFI_ARG_BYTES_MAX
+ * bytes: its struct hcb_ev_jarg (type HCB_EV_JARG_BYTES), then its one
+ * HCB_EV_JDATA chunk, header and bytes, in the one record: one
+ * reservation of the ring a small operand, not two.  The decoder takes it
+ * as the two records it holds, in that order.
  */
+#define HCB_JAXFFI_ARG_BYTES_MAX 64u
 
 /*
  * Call sites learned once (ffi.bpf.c, jaxffi_sites): a thunk whose call

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_jaxffi_small.c - an operand of few bytes sent with its bytes in
+ * one record (HCB_EV_JARG_BYTES, src/providers/jaxcb/events.h): the
+ * decoder takes it as the JARG and the JDATA chunk it holds; one cut
+ * short is a bad record, counted, and takes nothing of the call.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "providers/bounds.h"
+#include "providers/jaxcb/decode.h"
+#include "providers/jaxcb/events.h"
+#include "testjaxffi.h"
+
+/* An operand and its bytes in one record (HCB_EV_JARG_BYTES, len bytes of
+ * it told to the decoder): its chunk's header and bytes after the JARG. */
+static int feed_arg_bytes(struct hcb_jaxffi *x, uint32_t seq, uint32_t arg, uint32_t dtype,
+			  uint64_t dim, const void *data, uint32_t n, uint64_t off, uint64_t total,
+			  size_t len)
+{
+	struct hcb_ev_jarg a = { .type = HCB_EV_JARG_BYTES, .device = 1, .seq = seq, .arg = arg,
+				 .dtype = dtype, .rank = 1, .nbytes = n, .dims = { dim } };
+	struct hcb_ev_chunk c = { .type = HCB_EV_JDATA, .consumer_id = arg, .device = 1,
+				  .len = n, .seq = seq, .offset = off, .total = total };
+	unsigned char buf[sizeof(a) + sizeof(c) + HCB_JAXFFI_ARG_BYTES_MAX] = { 0 };
+
+	memcpy(buf, &a, sizeof(a));
+	memcpy(buf + sizeof(a), &c, sizeof(c));
+	memcpy(buf + sizeof(a) + sizeof(c), data, n);
+	return hcb_jaxffi_feed(x, buf, len ? len : sizeof(buf));
+}
+
+/* Small operands each in one record, as the probe sends them: the same
+ * call as from JARG and JDATA records; one cut short is a bad record. */
+static void test_operand_with_its_bytes(void **state)
+{
+	float v[3] = { 1.5f, -2, 3 };
+	int32_t k[2] = { 7, -9 };
+	struct hcb_ev_jcall e = jcall(1, 0, 5, "debug_callback.1", 2, 20);
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	feed_call(x, &e);
+	assert_int_equal(feed_arg_bytes(x, 0, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 20, 0), 0);
+	assert_int_equal(s.packets, 0);
+	assert_int_equal(feed_arg_bytes(x, 0, 1, JAXFFI_XLA_S32, 2, k, 8, 12, 20, 0), 0);
+	assert_int_equal(s.packets, 1);
+	assert_memory_equal(s.payload, v, 12);
+	assert_memory_equal(s.payload + 12, k, 8);
+	assert_int_equal(s.consumer->nleaves, 2);
+	assert_true(no_problems(&s));
+	/* its bytes told longer than the record: nothing of it is taken */
+	e = jcall(1, 1, 5, "debug_callback.1", 1, 12);
+	feed_call(x, &e);
+	assert_int_equal(feed_arg_bytes(x, 1, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12,
+					sizeof(struct hcb_ev_jarg) + sizeof(struct hcb_ev_chunk) + 11),
+			 0);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 1);
+	assert_int_equal(feed_arg_bytes(x, 1, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12,
+					sizeof(struct hcb_ev_jarg) + 4), 0);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 2);
+	assert_int_equal(s.packets, 1);
+	/* whole, the call goes on */
+	assert_int_equal(feed_arg_bytes(x, 1, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12, 0), 0);
+	assert_int_equal(s.packets, 2);
+	assert_memory_equal(s.payload, v, 12);
+	hcb_jaxffi_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_operand_with_its_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
