@@ -54,6 +54,7 @@
 #include "bpf/nonfinite.bpf.h"
 #include "call.bpf.h"
 #include "pyentry.bpf.h"
+#include "sitecache.bpf.h"
 
 /* --on-trigger stop with --until nonfinite: which devices' calls the probe
  * checks itself (events.h, struct hcb_jaxffi_nf) */
@@ -113,15 +114,6 @@ struct ffi_run {
 };
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
-
-/* Call sites learned once (events.h): written by user space
- * (sitecache.c) once it has proven one, read by each call of its thunk. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, HCB_JAXFFI_SITES);
-	__type(key, struct hcb_jaxffi_site_key);
-	__type(value, struct hcb_jaxffi_site);
-} jaxffi_sites SEC(".maps");
 
 /* For tests (HCBTRACE_TEST_JAXFFI_NOTHUNK, jaxcb.c): one thunk in this
  * many, at random, is not noted, as one run before the probe was in place;
@@ -238,64 +230,6 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	return rc;
 }
 
-/* The heads of the thunk's op and module strings into head (events.h):
- * one read where they are side by side.  0, or -1. */
-static __always_inline int read_heads(__u64 thunk, __u64 *head)
-{
-	if (jaxffi_module_off == jaxffi_op_off + 32)
-		return copy_user(head, 64, (void *)(thunk + jaxffi_op_off)) ? -1 : 0;
-	if (copy_user(head, 32, (void *)(thunk + jaxffi_op_off)) ||
-	    copy_user(head + 4, 32, (void *)(thunk + jaxffi_module_off)))
-		return -1;
-	return 0;
-}
-
-/* A name string whose head says ptr (at inline_at: its characters are in
- * the head, already compared) and len: its first characters are kept's
- * (zero past the name).  1 if so. */
-static __noinline int same_prefix(struct ffi_run *f, __u64 ptr, __u64 len, __u64 inline_at,
-				  const __u64 *kept)
-{
-	__u32 n = len < HCB_JAXFFI_SITE_PREFIX ? (__u32)len : HCB_JAXFFI_SITE_PREFIX;
-
-	if (ptr == inline_at)
-		return 1;
-	__builtin_memset(f->prefix, 0, sizeof(f->prefix));
-	barrier_var(n);
-	if (n > HCB_JAXFFI_SITE_PREFIX)
-		n = HCB_JAXFFI_SITE_PREFIX;
-	if (n && copy_user(f->prefix, n, (void *)ptr))
-		return 0;
-	for (__u32 i = 0; i < HCB_JAXFFI_SITE_PREFIX / 8; i++)
-		if (f->prefix[i] != kept[i])
-			return 0;
-	return 1;
-}
-
-/* The call's thunk (e->thunk, its heads in e->head) is a site user space
- * proved, and its names read as they did then: its index is the one kept,
- * its names are not read again (F_KNOWN).  1 if so. */
-static __noinline int site_known(struct ffi_run *f, struct hcb_ev_jcall *e)
-{
-	struct hcb_jaxffi_site_key k = { .pid = e->pid, .thunk = e->thunk };
-	struct hcb_jaxffi_site *s = bpf_map_lookup_elem(&jaxffi_sites, &k);
-
-	if (!s)
-		return 0;
-	for (__u32 i = 0; i < HCB_JAXFFI_HEAD_WORDS; i++)
-		if (e->head[i] != s->head[i])
-			return 0;
-	if (!same_prefix(f, e->head[0], e->head[1], e->thunk + jaxffi_op_off + 16,
-			 (const __u64 *)s->op) ||
-	    !same_prefix(f, e->head[4], e->head[5], e->thunk + jaxffi_module_off + 16,
-			 (const __u64 *)s->module))
-		return 0;
-	e->index = s->index;
-	e->flags |= HCB_JAXFFI_F_KNOWN | (s->has_index ? HCB_JAXFFI_F_INDEX : 0);
-	__sync_fetch_and_add(&s->hits, 1);
-	return 1;
-}
-
 /* The call record: the call site from the thunk the thread ran for it
  * (taken at the call's start, jaxffi_call), if it ran one; a site known
  * already is not read again. */
@@ -306,7 +240,7 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u3
 		e->flags = HCB_JAXFFI_F_THUNK;
 		e->thunk_device = f->seen.device;
 		e->thunk = f->seen.thunk;
-		if (!read_heads(e->thunk, e->head) && site_known(f, e))
+		if (!read_heads(e->thunk, e->head) && site_known(f->prefix, e))
 			return;
 	}
 	if (f->at_inner) {
