@@ -145,6 +145,9 @@ def f_dtypes(x):
     b16, f16 = x.astype(jnp.bfloat16) / 3, x.astype(jnp.float16) / 7
     i8, flag = (x * 37 - 100).astype(jnp.int8), x > 1.5
     jax.debug.callback(recorder("debug_callback", "dtypes", m), x, b16, f16, i8, flag)
+    # ranks up to and past the 4 dims XLA keeps beside an operand's buffer
+    jax.debug.callback(recorder("debug_callback", "dtypes-ranks", m), x.reshape(2, 1, 2, 1),
+                       x.reshape(1, 2, 1, 2, 1), x.reshape(1, 1, 2, 1, 1, 2, 1, 1))
     debug_print("dtypes", m, "{} {} {} {}", b16, f16, i8, flag)
     io("dtypes", m, b16, i8, flag)
     # pure callbacks whose results go unused are compiled away

@@ -88,12 +88,25 @@ struct kept_operand {
 	__u32 pad;
 };
 
+/* XLA keeps an operand's dims, up to 4 of them, in the 32 bytes before
+ * its XLA_FFI_Buffer (the inline storage of a vector beside it: every
+ * jaxlib from 0.6 to 0.12 seen so): the buffer is read with them, one
+ * read, not two, and they are used only where the buffer's own dims
+ * pointer, read in the same copy, says they are there. */
+#define DIMS_BESIDE 4
+
+struct buffer_beside {
+	__u64 dims[DIMS_BESIDE];
+	struct jaxffi_xla_buffer b;
+};
+
 /* A run's state (bpf/state.bpf.h): the call's, its frame, the thunk it
  * came from, its first operands, the NaN check's. */
 struct ffi_run {
 	struct jaxcb_run r;            /* first: call.bpf.h works on it */
 	struct jaxffi_xla_frame frame; /* up to its attributes, in one read */
 	struct kept_operand kept[OPERANDS_KEPT];
+	struct buffer_beside bb;       /* an operand's buffer as read, its dims before it */
 	__u32 nkept;                   /* kept[0 .. nkept) are this call's */
 	__u32 keeping;                 /* the measuring pass: keep what is read */
 	struct jaxffi_thunk_seen seen;
@@ -159,21 +172,39 @@ int jaxffi_thunk(struct pt_regs *ctx)
 	return 0;
 }
 
+/* The XLA_FFI_Buffer at bp into r->o.b, and with it the memory its dims
+ * are in where that is right before it (buffer_beside): 1 if so, 0 if
+ * not, -1 if it could not be read. */
+static __noinline int read_buffer(struct ffi_run *f, __u64 bp)
+{
+	__u64 before = bp - sizeof(f->bb.dims);
+
+	if (bp >= sizeof(f->bb.dims) && !copy_user(&f->bb, sizeof(f->bb), (void *)before)) {
+		f->r.o.b = f->bb.b;
+		return f->bb.b.dims == before;
+	}
+	return copy_user(&f->r.o.b, sizeof(f->r.o.b), (void *)bp) ? -1 : 0;
+}
+
 /* Operand i of the frame, from the target: an XLA_FFI_Buffer; -1 also
  * for an operand that is none. */
 static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims)
 {
+	struct ffi_run *f = (struct ffi_run *)r;
 	struct jf_operand *o = &r->o;
 	__u64 bp = 0, elems = 1;
 	__u32 type = 0, n;
+	int beside;
 
 	o->nbytes = 0;
 	o->layout = 0;
 	o->nstrides = 0;
 	if (copy_user(&type, sizeof(type), (void *)(r->w.types + (__u64)i * 4)) ||
 	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)) ||
-	    copy_user(&o->b, sizeof(o->b), (void *)bp))
+	    copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)))
+		return -1;
+	beside = read_buffer(f, bp);
+	if (beside < 0)
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
 		return 1;
@@ -183,8 +214,12 @@ static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims
 	barrier_var(n);
 	if (n > HCB_MAX_DIMS * 8)
 		n = HCB_MAX_DIMS * 8;
-	if (n && copy_user(dims, n, (void *)o->b.dims))
+	if (beside && n <= sizeof(f->bb.dims)) {
+		for (__u32 k = 0; k < DIMS_BESIDE; k++)
+			dims[k] = f->bb.dims[k];
+	} else if (n && copy_user(dims, n, (void *)o->b.dims)) {
 		return -1;
+	}
 	/* (negative dims are huge here) no clamping to a constant: the
 	 * verifier would follow the copy of such a size step by step */
 	for (__u32 k = 0; k < HCB_MAX_DIMS; k++) {
@@ -357,8 +392,10 @@ static __noinline int read_frame(struct ffi_run *f, void *frame, int inner)
 	int bad = inner ? -4 : -2;
 	__s32 device = -1;
 
-	/* the head, the args and the attributes in one read */
-	if (copy_user(h, sizeof(*h), frame) ||
+	/* the head, the args and the attributes in one read; at the inner
+	 * function, whose index is its argument, no attributes */
+	if (copy_user(h, inner ? __builtin_offsetof(struct jaxffi_xla_frame, rets) : sizeof(*h),
+		      frame) ||
 	    h->struct_size < sizeof(*h) || !h->ctx || h->stage != JAXFFI_XLA_STAGE_EXECUTE ||
 	    (inner && h->args.struct_size != sizeof(struct jaxffi_xla_args)))
 		return bad;
