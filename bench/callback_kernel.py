@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench/callback_kernel.py HCBTRACE PYTHON [--kind KIND] [--rounds K] [--seconds S] [--json]
+"""bench/callback_kernel.py HCBTRACE PYTHON [--kind KIND] [--rounds K] [--seconds S] [--against HCBTRACE2] [--json]
 - the kernel's time per jax.debug.callback (--kind print: per
 jax.debug.print) of an unmodified JAX program, detached, attached, and
 attached with the custom-call thunk's probe kept on (HCBTRACE_TEST_THUNK=on:
@@ -17,7 +17,10 @@ each kernel symbol's and BPF program's samples are summed by kind and
 divided by the calls made in the window.  The sides take turns, K rounds
 (default 2); each figure is the median of its rounds.  perf's cpu-clock
 samples land where interrupts come back on: a trap's own way in shows as
-irqentry_exit_to_user_mode.  --json: one object, keys
+irqentry_exit_to_user_mode.  --against HCBTRACE2: the third side is another
+build's attached (the build before a change), in place of the thunk's: this
+machine's speed moves every figure by up to a third from run to run, so two
+builds are compared in one run, taking turns.  --json: one object, keys
 KIND_kernel_SIDE_WHAT_us.  Needs root and perf (linux-perf); without
 perf it says so and prints nothing (--json: {}).
 """
@@ -44,7 +47,13 @@ KIND = option("--kind", "callback")
 if KIND not in ("callback", "print"):
     sys.exit("bench/callback_kernel.py: --kind is callback or print, not %r" % KIND)
 CALL = {"callback": "jax.debug.callback(keep, x)", "print": 'jax.debug.print("x={x}", x=x)'}
-SIDES = [("detached", None), ("attached", {}), ("thunk probe kept", {"HCBTRACE_TEST_THUNK": "on"})]
+AGAINST = option("--against", "")
+if AGAINST and not os.access(AGAINST, os.X_OK):
+    sys.exit("bench/callback_kernel.py: --against %s: not an executable hcbtrace" % AGAINST)
+# (name, environment, binary): None, detached
+SIDES = [("detached", None, None), ("attached", {}, HCB),
+         ("attached, against", {}, AGAINST) if AGAINST else
+         ("thunk probe kept", {"HCBTRACE_TEST_THUNK": "on"}, HCB)]
 
 LOOP = """
 import os, sys, jax, jax.numpy as jnp
@@ -113,7 +122,7 @@ def profile(work, data):
     return kinds
 
 
-def one_side(work, env):
+def one_side(work, env, hcb):
     """{kind: us a callback} of one window, "all" their sum."""
     count = os.path.join(work, "count")
     for p in (count, count + ".end"):
@@ -133,7 +142,7 @@ def one_side(work, env):
     rec = None
     if env is not None:
         with open(os.path.join(work, "rec.err"), "w") as err:
-            rec = subprocess.Popen(["taskset", "-c", "1", HCB, "record", "-q", "-p",
+            rec = subprocess.Popen(["taskset", "-c", "1", hcb, "record", "-q", "-p",
                                     str(prog.pid), "-o", os.path.join(work, "rec.hcbcap")],
                                    stderr=err, env={**os.environ, **env})
     try:
@@ -169,11 +178,11 @@ def main():
         if "--json" in sys.argv:
             print("{}")
         return
-    runs = {name: [] for name, _ in SIDES}
+    runs = {name: [] for name, _, _ in SIDES}
     with tempfile.TemporaryDirectory() as work:
         for r in range(ROUNDS):
-            for name, env in (SIDES if r % 2 == 0 else SIDES[::-1]):
-                runs[name].append(one_side(work, env))
+            for name, env, hcb in (SIDES if r % 2 == 0 else SIDES[::-1]):
+                runs[name].append(one_side(work, env, hcb))
     kinds = ["all"] + [k for k, _ in KINDS] + ["other"]
     res = {name: {k: statistics.median(run.get(k, 0.0) for run in rs) for k in kinds}
            for name, rs in runs.items()}
@@ -183,14 +192,14 @@ def main():
         return
     print("The kernel's time per jax.debug.%s (us; median of %d rounds of %g s, "
           "perf at %d Hz)" % (KIND, ROUNDS, SECONDS, FREQ))
-    print("  %-28s" % "" + "".join("%18s" % n for n, _ in SIDES))
+    print("  %-28s" % "" + "".join("%18s" % n for n, _, _ in SIDES))
     for k in kinds:
         print("  %-28s" % ("in all" if k == "all" else k) +
-              "".join("%18.2f" % res[n][k] for n, _ in SIDES))
+              "".join("%18.2f" % res[n][k] for n, _, _ in SIDES))
     base = res["detached"]["all"]
     print("  %-28s" % "attached adds" +
           "".join("%18s" % ("" if n == "detached" else "+%.2f" % (res[n]["all"] - base))
-                  for n, _ in SIDES))
+                  for n, _, _ in SIDES))
 
 
 main()
