@@ -123,7 +123,6 @@ struct ffi_run {
 	__u32 last_slot1;
 	__u32 last_device_id;
 	__u32 pad;
-	__u64 ts_ns;                   /* the trap's: the call's, and its entry's */
 };
 
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
@@ -265,12 +264,13 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	return rc;
 }
 
-/* The call record: the call site from the thunk the thread ran for it
- * (taken at the call's start, jaxffi_call), if it ran one; a site known
- * already is not read again. */
-static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u32 handler)
+/* The call record, at ts_ns: the call site from the thunk the thread ran
+ * for it (taken at the call's start, jaxffi_call), if it ran one; a site
+ * known already is not read again. */
+static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u32 handler,
+				 __u64 ts_ns)
 {
-	call_head(e, &f->r.w, handler, f->ts_ns);
+	call_head(e, &f->r.w, handler, ts_ns);
 	if (f->seen.thunk) {
 		e->flags = HCB_JAXFFI_F_THUNK;
 		e->thunk_device = f->seen.device;
@@ -485,7 +485,6 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 		return;
 	}
 	walk_reset(&f->r.w);
-	f->ts_ns = ts_ns;
 	rc = read_frame(f, frame_of(ctx, cookie, f), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
 		return;
@@ -525,7 +524,7 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 		call_record_lost(&f->r, s);
 		return;
 	}
-	fill_call(e, f, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK));
+	fill_call(e, f, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
 	send_call(&f->r, s, e);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
