@@ -175,10 +175,14 @@ static const char *ended(struct trace_many *m, struct many_entry *e, int err)
 	case HCB_STOP_NONE:
 		break;
 	}
-	if (hcb_target_alive(e->pid))
+	if (hcb_target_alive(e->pid)) {
+		e->gone_rounds = 0;
 		return NULL;
-	/* its end's word may be a round behind (the kernel's ring) */
-	if ((m->follow || m->ends) && !e->exited && e->gone_rounds++ < 2)
+	}
+	/* its end's word may be a round behind (the kernel's ring), and a
+	 * thread that exec's shows the process ended for a moment (its
+	 * leader ends first): gone is a verdict of two rounds or more */
+	if (!e->exited && e->gone_rounds++ < (m->follow || m->ends ? 2 : 1))
 		return NULL;
 	if (e->exited && !trace_exiting && trace_ended(e->t, e->wstatus) < 0)
 		return trace_end_words(HCB_RUN_FAILED);

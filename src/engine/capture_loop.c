@@ -35,6 +35,8 @@ static int poll_once(struct hcb_capture *c, const struct hcb_run_opts *o)
 
 enum hcb_run_end hcb_capture_run(struct hcb_capture *c, const struct hcb_run_opts *o, int *err)
 {
+	int gone = 0;
+
 	*err = 0;
 	while (!o->stop || !*o->stop) {
 		*err = poll_once(c, o);
@@ -51,7 +53,11 @@ enum hcb_run_end hcb_capture_run(struct hcb_capture *c, const struct hcb_run_opt
 		}
 		if (o->deadline_ns && hcb_clock_ns(CLOCK_MONOTONIC) >= o->deadline_ns)
 			return HCB_RUN_DEADLINE;
-		if (o->alive && !o->alive(o->ctx))
+		/* gone is a verdict of two polls in a row: a thread that
+		 * exec's shows the process ended for a moment (its leader
+		 * ends first), and its exec is seen in the ring after */
+		gone = o->alive && !o->alive(o->ctx) ? gone + 1 : 0;
+		if (gone > 1)
 			return HCB_RUN_TARGET_GONE;
 	}
 	return HCB_RUN_STOPPED;

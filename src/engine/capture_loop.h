@@ -25,7 +25,7 @@ enum hcb_run_end {
 	HCB_RUN_COUNT,           /* hcb_capture_stopped(): max_taps written */
 	HCB_RUN_EXEC,            /* hcb_capture_stopped(): the target exec'd */
 	HCB_RUN_DEADLINE,        /* deadline_ns passed */
-	HCB_RUN_TARGET_GONE,     /* alive() said 0 */
+	HCB_RUN_TARGET_GONE,     /* alive() said 0 on two polls in a row */
 	HCB_RUN_STOPPED,         /* *stop was set (a signal) */
 };
 

@@ -20,69 +20,6 @@
 #include "core/grow.h"
 #include "target.h"
 
-int hcb_target_exists(pid_t pid)
-{
-	char p[64];
-
-	if (pid <= 0)
-		return -EINVAL;
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	return access(p, F_OK) == 0 ? 0 : -ESRCH;
-}
-
-/* What follows "pid (comm)" in /proc/PID/stat, read into buf: the command
- * name may hold any byte, ')' and spaces too, so the last ')' ends it.
- * NULL where pid is gone or the line cannot be read as one (*gone says
- * which). */
-static const char *stat_after_comm(pid_t pid, char *buf, size_t size, int *gone)
-{
-	char p[64];
-	ssize_t n;
-	int fd;
-
-	*gone = 1;
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	*gone = 0;
-	buf[n] = '\0';
-	return strrchr(buf, ')');
-}
-
-char hcb_target_state(pid_t pid)
-{
-	char buf[512];
-	int gone;
-	const char *rp = stat_after_comm(pid, buf, sizeof(buf), &gone);
-
-	if (gone)
-		return 0;
-	return rp && rp[1] == ' ' && rp[2] ? rp[2] : '?';
-}
-
-pid_t hcb_target_parent(pid_t pid)
-{
-	char buf[512];
-	int gone, ppid = 0;
-	const char *rp = stat_after_comm(pid, buf, sizeof(buf), &gone);
-
-	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
-int hcb_target_alive(pid_t pid)
-{
-	char st = hcb_target_state(pid);
-
-	return st && st != 'Z' && st != 'X';
-}
-
 /* "\\012" is how the kernel shows a newline in a path of the maps file */
 static void unescape_path(char *p)
 {

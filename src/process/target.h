@@ -12,7 +12,8 @@
 
 /* 0 if pid exists, -ESRCH if not, -EINVAL for pid <= 0. */
 int hcb_target_exists(pid_t pid);
-/* 1 while pid runs, 0 once it has exited (a zombie counts as exited). */
+/* 1 while pid runs, 0 once it has exited: a zombie, once none of its
+ * threads runs on (its leader may end before them). */
 int hcb_target_alive(pid_t pid);
 /* pid's state letter from /proc/PID/stat ('R', 'S', 'T': stopped, 'Z', ...);
  * '?' where the line cannot be read as one, 0 where pid is gone. */

@@ -7,6 +7,7 @@
  * that others may write to refused.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,6 +185,56 @@ static void test_stat_line(void **state)
 	assert_int_equal(hcb_target_state(child), 0);
 }
 
+/* wait_state PID ST: until pid shows state st (at most 5 s); 1 if it did */
+static int wait_state(pid_t pid, char st)
+{
+	for (int i = 0; i < 5000; i++) {
+		if (hcb_target_state(pid) == st)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static void *read_then_end(void *arg)
+{
+	char c;
+
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+/* A leader that ended before its thread (as one does while another thread
+ * exec's) shows as a zombie: the process is alive until its last thread
+ * ends, and gone then, though its parent has not reaped it. */
+static void test_zombie_leader(void **state)
+{
+	int fds[2], status;
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	if (child == 0) {
+		pthread_t t;
+
+		close(fds[1]);
+		if (pthread_create(&t, NULL, read_then_end, &fds[0]))
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	assert_true(child > 0);
+	close(fds[0]);
+	assert_true(wait_state(child, 'Z'));
+	assert_int_equal(hcb_target_alive(child), 1);
+	close(fds[1]);                 /* the thread reads EOF and ends */
+	for (int i = 0; i < 5000 && hcb_target_alive(child); i++)
+		usleep(1000);
+	assert_int_equal(hcb_target_alive(child), 0);
+	assert_int_equal(hcb_target_state(child), 'Z');
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(hcb_target_alive(child), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_open_file),
 		cmocka_unit_test(test_rundir_trust),
 		cmocka_unit_test(test_stat_line),
+		cmocka_unit_test(test_zombie_leader),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
