@@ -173,7 +173,10 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 	d->total = e.total_bytes;
 	d->got = 0;
 	d->arg = 0;
-	hcb_jaxffi_feed(x, &e, sizeof(e));
+	/* with no thunk, the record's head alone, as ffi.bpf.c sends it,
+	 * or (0x40 of a) cut shorter than its head */
+	hcb_jaxffi_feed(x, &e, !(kind & 0x20) ? sizeof(e) :
+			       HCB_JAXFFI_CALL_HEAD - (a & 0x40 ? 4 : 0));
 }
 
 /* An operand with its bytes in the one record (HCB_EV_JARG_BYTES): up

@@ -342,7 +342,7 @@ static void test_unknown_dtype_and_bad_records(void **state)
 	/* too short, of no known type, of a device past the last */
 	assert_int_equal(hcb_jaxffi_feed(x, "ab", 2), 0);
 	e = jcall(0, 0, 1, "x", 0, 0);
-	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e) - 1), 0);
+	assert_int_equal(hcb_jaxffi_feed(x, &e, HCB_JAXFFI_CALL_HEAD - 1), 0);
 	e.type = 99;
 	assert_int_equal(hcb_jaxffi_feed(x, &e, sizeof(e)), 0);
 	e = jcall(HCB_MAX_DEVICES, 0, 1, "debug_print.1", 0, 0);

@@ -10,7 +10,8 @@
  * after a while or at the end of the input, after its index (its name
  * still its code's, a site of its own), one problem.  And the thunk's
  * probe, which such naming lets go once the sites are named (thunkoff.c).
- * Hand-built records, as ffi.bpf.c and pycall.bpf.c write them.
+ * Hand-built records, as ffi.bpf.c and pycall.bpf.c write them: a call
+ * with no thunk as its record's head alone.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -92,7 +93,8 @@ static void call(struct hcb_jaxffi *x, uint64_t seq, uint32_t tid, const char *o
 			snprintf(e.target[0], sizeof(e.target[0]), "xla.cpu.lapack_sgetrf");
 		e.thunk_device = op ? 0 : ~0u;
 	}
-	feed_call(x, &e);
+	/* with no thunk, the record's head alone, as ffi.bpf.c sends it */
+	assert_int_equal(hcb_jaxffi_feed(x, &e, op ? sizeof(e) : HCB_JAXFFI_CALL_HEAD), 0);
 	for (unsigned int i = 0; i < n; i++) {
 		feed_arg(x, 0, seq, i, JAXFFI_XLA_F32, 1, d3, 12);
 		feed_data(x, 0, seq, i, 12 * i, 12 * n, v + 3 * i, 12);

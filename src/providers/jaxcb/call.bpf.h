@@ -360,15 +360,16 @@ static __noinline __u32 read_name(struct jaxcb_run *r, __u64 thunk, __u32 off, c
 	return s->len > 0xffffffffull ? 0xffffffffu : (__u32)s->len;
 }
 
-/* The call record's head, every other field zero (ring memory comes
- * as the last record left it): the call as the walk measured it, at
- * ts_ns (bpf_ktime_get_ns). */
+/* The call record's head (HCB_JAXFFI_CALL_HEAD bytes, all of a record
+ * whose site is not read), its other fields zero (ring memory comes as
+ * the last record left it): the call as the walk measured it, at ts_ns
+ * (bpf_ktime_get_ns). */
 static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk *w, __u32 handler,
 				      __u64 ts_ns)
 {
 	__u64 key = bpf_get_current_pid_tgid();
 
-	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memset(e, 0, HCB_JAXFFI_CALL_HEAD);
 	e->type = HCB_EV_JCALL;
 	e->device = w->c.device;
 	e->device_id = w->device_id;
@@ -381,6 +382,14 @@ static __always_inline void call_head(struct hcb_ev_jcall *e, const struct walk 
 	e->nargs = w->count;
 	e->handler = handler;
 	e->thunk_device = ~0u;
+}
+
+/* A whole call record: its head, and its site's fields zero until read. */
+static __always_inline void call_whole(struct hcb_ev_jcall *e, const struct walk *w,
+				       __u32 handler, __u64 ts_ns)
+{
+	__builtin_memset((char *)e + HCB_JAXFFI_CALL_HEAD, 0, sizeof(*e) - HCB_JAXFFI_CALL_HEAD);
+	call_head(e, w, handler, ts_ns);
 }
 
 /* The call site's names, as thunk keeps them: op, module, and the target
@@ -437,16 +446,22 @@ static __noinline void measure_call(struct jaxcb_run *r, __u32 steps)
 	bpf_loop(steps, measure_step, &ref, 0);
 }
 
-/* After the call record (e, filled): submitted, then its operands' bytes
- * (none if it has none to send), and the room given back. */
-static __noinline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
-				 struct hcb_ev_jcall *e)
+/* The call record (e, filled, len bytes of it) submitted, counted on s:
+ * the reader is woken for it only if no operand follows. */
+static __always_inline void submit_call(const struct walk *w, struct hcb_dev_stats *s,
+					struct hcb_ev_jcall *e, __u32 len)
+{
+	bpf_ringbuf_submit(e, w->count ? BPF_RB_NO_WAKEUP : wake_flag(len));
+	dev_count(s, 0);
+}
+
+/* After the call record: its operands' bytes (none if it has none to
+ * send), and the room given back. */
+static __noinline void send_operands(struct jaxcb_run *r, struct hcb_dev_stats *s)
 {
 	struct walk *w = &r->w;
 	struct loop_ref ref = { r };
 
-	bpf_ringbuf_submit(e, w->count ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
-	dev_count(s, 0);
 	w->c.type = HCB_EV_JDATA;
 	w->c.total = w->total;
 	w->c.nleaves = w->count ? w->nargs : 0;
@@ -454,6 +469,14 @@ static __noinline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
 	ring_release(r->need);
 	if (w->c.failed)
 		dev_count(s, w->c.failed);
+}
+
+/* The call record (e, filled, len bytes of it), then its operands. */
+static __always_inline void send_call(struct jaxcb_run *r, struct hcb_dev_stats *s,
+				      struct hcb_ev_jcall *e, __u32 len)
+{
+	submit_call(&r->w, s, e, len);
+	send_operands(r, s);
 }
 
 /* The walk, made ready for a call: every field zero. */

@@ -210,13 +210,15 @@ static int room_of_whole(struct hcb_jaxffi *x)
 	return err;
 }
 
-static int on_call(struct hcb_jaxffi *x, const void *rec)
+/* A call record of len bytes, at least its head: one sent as its head
+ * alone (events.h, HCB_JAXFFI_CALL_HEAD) is the whole one zero past it. */
+static int on_call(struct hcb_jaxffi *x, const void *rec, size_t len)
 {
-	struct hcb_ev_jcall h;
+	struct hcb_ev_jcall h = { 0 };
 	struct jcall *c;
 	int n, unsited;
 
-	memcpy(&h, rec, sizeof(h));
+	memcpy(&h, rec, len < sizeof(h) ? len : sizeof(h));
 	if (!hcb_bounds_device_ok(h.device)) {
 		hcb_bounds_problem(&x->b, HCB_BAD_RECORD, h.device, 0, "a callback call on device slot "
 				   "%u, past the last one hcbtrace can hold", h.device);
@@ -382,8 +384,8 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 	if (len < sizeof(type))
 		goto bad;
 	memcpy(&type, rec, sizeof(type));
-	if (type == HCB_EV_JCALL && len >= sizeof(struct hcb_ev_jcall))
-		return on_call(x, rec);
+	if (type == HCB_EV_JCALL && len >= HCB_JAXFFI_CALL_HEAD)
+		return on_call(x, rec, len);
 	if (type == HCB_EV_JARG && len >= sizeof(struct hcb_ev_jarg))
 		return on_arg(x, rec);
 	if (type == HCB_EV_JARG_BYTES && arg_bytes_whole(rec, len, &ch)) {

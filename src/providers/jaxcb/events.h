@@ -97,6 +97,11 @@ struct hcb_ev_jcall {
 				     * parameters, the self-check of device_id; ~0
 				     * if there was no thunk or it was unreadable */
 	HCB_WIRE_U32 flags;         /* HCB_JAXFFI_F_* */
+	/* every call (not only a legacy one's): its device's ordinal, as the
+	 * execution context (the thunk or the classic run, legacy) says */
+	HCB_WIRE_U32 device_id;
+	HCB_WIRE_U32 layout;        /* legacy: HCB_JAXLEGACY_BAD_*, 0: it read as one */
+	/* HCB_JAXFFI_CALL_HEAD: a call whose site is not read ends here */
 	/* the names' lengths in the target; a name longer than its field is cut */
 	HCB_WIRE_U32 op_len;
 	HCB_WIRE_U32 module_len;
@@ -108,10 +113,6 @@ struct hcb_ev_jcall {
 	char target[HCB_JAXFFI_TARGET_PLACES][HCB_JAXFFI_TARGET_MAX];
 	/* legacy callbacks only (HCB_JAXFFI_F_LEGACY), zero otherwise: */
 	HCB_WIRE_U64 desc;          /* the xla::CpuCallback's address: the call site */
-	HCB_WIRE_U32 layout;        /* HCB_JAXLEGACY_BAD_*, 0: it read as one */
-	/* every call (not only a legacy one's): its device's ordinal, as the
-	 * execution context (the thunk or the classic run, legacy) says */
-	HCB_WIRE_U32 device_id;
 	char pytype[16];            /* the type name of its callable (a Python
 				     * "function"), empty if unreadable */
 	/* the thunk's backend_config beside each target name's place: jax
@@ -123,6 +124,17 @@ struct hcb_ev_jcall {
 	HCB_WIRE_U64 thunk;
 	HCB_WIRE_U64 head[HCB_JAXFFI_HEAD_WORDS];
 };
+
+/*
+ * A call whose site the probe does not read (no thunk ran before it on its
+ * thread: every call once the thunk's probe is off, thunkoff.c) is sent as
+ * the record's head alone, these first bytes: its site's fields, some 600
+ * bytes more, would be zero, and each byte a call writes to the ring costs
+ * it.  The decoder takes such a record as the whole one, zero past it.
+ */
+#define HCB_JAXFFI_CALL_HEAD 72u
+_Static_assert(__builtin_offsetof(struct hcb_ev_jcall, op_len) == HCB_JAXFFI_CALL_HEAD,
+	       "a call record's head");
 
 struct hcb_ev_jarg {
 	HCB_WIRE_U32 type;          /* HCB_EV_JARG */

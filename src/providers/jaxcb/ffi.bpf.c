@@ -16,7 +16,8 @@
  *                  and its operands (events.h).  A thunk whose site user
  *                  space proved (jaxffi_sites) has its names read once:
  *                  its later calls go without them while its name
- *                  strings read alike (site_known).
+ *                  strings read alike (site_known).  A call no thunk
+ *                  ran for goes as its record's head alone (events.h).
  *
  * Where the Python handler's inner function is known (pycall.bpf.c), the
  * call's probe sits there instead (HCB_JAXFFI_AT_INNER), where the
@@ -264,28 +265,64 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	return rc;
 }
 
-/* The call record, at ts_ns: the call site from the thunk the thread ran
- * for it (taken at the call's start, jaxffi_call), if it ran one; a site
- * known already is not read again. */
-static __noinline void fill_call(struct hcb_ev_jcall *e, struct ffi_run *f, __u32 handler,
-				 __u64 ts_ns)
+/* The call's index attribute: the inner function's argument there,
+ * else read from the frame's attributes. */
+static __always_inline void fill_index(struct hcb_ev_jcall *e, struct ffi_run *f)
 {
-	call_head(e, &f->r.w, handler, ts_ns);
-	if (f->seen.thunk) {
-		e->flags = HCB_JAXFFI_F_THUNK;
-		e->thunk_device = f->seen.device;
-		e->thunk = f->seen.thunk;
-		if (!read_heads(e->thunk, e->head) && site_known(f->prefix, e))
-			return;
-	}
 	if (f->at_inner) {
 		e->index = f->reg_index;
 		e->flags |= HCB_JAXFFI_F_INDEX;
 	} else if (find_index(&f->r, &f->frame.attrs, &e->index)) {
 		e->flags |= HCB_JAXFFI_F_INDEX;
 	}
-	if (f->seen.thunk)
+}
+
+/* A call after a thunk (f->seen), at ts_ns: the ring's room for all of
+ * it taken, its record whole, the call site from the thunk (a site known
+ * already is not read again), and submitted.  -1 if there was no room
+ * (counted). */
+static __noinline int send_with_site(struct ffi_run *f, struct hcb_dev_stats *s, __u32 handler,
+				     __u64 ts_ns)
+{
+	struct hcb_ev_jcall *e;
+
+	if (take_call_room(&f->r, s))
+		return -1;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		call_record_lost(&f->r, s);
+		return -1;
+	}
+	call_whole(e, &f->r.w, handler, ts_ns);
+	e->flags = HCB_JAXFFI_F_THUNK;
+	e->thunk_device = f->seen.device;
+	e->thunk = f->seen.thunk;
+	if (read_heads(e->thunk, e->head) || !site_known(f->prefix, e)) {
+		fill_index(e, f);
 		call_site(e, &f->r, f->seen.thunk);
+	}
+	submit_call(&f->r.w, s, e, sizeof(*e));
+	return 0;
+}
+
+/* A call no thunk ran for, at ts_ns: its room taken, its record's head
+ * alone (HCB_JAXFFI_CALL_HEAD), submitted.  -1 as send_with_site. */
+static __noinline int send_without_site(struct ffi_run *f, struct hcb_dev_stats *s,
+					__u32 handler, __u64 ts_ns)
+{
+	struct hcb_ev_jcall *e;
+
+	if (take_call_room(&f->r, s))
+		return -1;
+	e = bpf_ringbuf_reserve(&rb, HCB_JAXFFI_CALL_HEAD, 0);
+	if (!e) {
+		call_record_lost(&f->r, s);
+		return -1;
+	}
+	call_head(e, &f->r.w, handler, ts_ns);
+	fill_index(e, f);
+	submit_call(&f->r.w, s, e, HCB_JAXFFI_CALL_HEAD);
+	return 0;
 }
 
 #define NF_SPANS_PER_OPERAND (HCB_JAXFFI_NF_BYTES / HCB_NF_SPAN)
@@ -476,7 +513,6 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 {
 	struct ffi_run *f = task_state(&ffi_runs);
 	struct hcb_dev_stats *s;
-	struct hcb_ev_jcall *e;
 	int rc, slot;
 
 	/* a call whose device is not known: counted on none */
@@ -517,15 +553,14 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
 		return;
 	}
-	if (take_call_room(&f->r, s))
+	/* the record, then its operands (apart: the verifier's call depth) */
+	if (f->seen.thunk)
+		rc = send_with_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
+	else
+		rc = send_without_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
+	if (rc)
 		return;
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		call_record_lost(&f->r, s);
-		return;
-	}
-	fill_call(e, f, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
-	send_call(&f->r, s, e);
+	send_operands(&f->r, s);
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
 }

@@ -287,9 +287,9 @@ int jaxgpu_sync(struct pt_regs *ctx)
 		call_record_lost(&g->r, s);
 		goto out;
 	}
-	call_head(e, &g->r.w, HCB_JAXFFI_PYTHON, bpf_ktime_get_ns());
+	call_whole(e, &g->r.w, HCB_JAXFFI_PYTHON, bpf_ktime_get_ns());
 	e->flags = HCB_JAXFFI_F_GPU | (find_index(&g->r, &g->attrs, &e->index) ? HCB_JAXFFI_F_INDEX : 0);
-	send_call(&g->r, s, e);
+	send_call(&g->r, s, e, sizeof(*e));
 out:
 	g->call.live = 0;
 	return 0;

@@ -180,7 +180,7 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct legacy_run *l, _
 	const struct walk *w = &l->r.w;
 	__u64 type = 0, name = 0;
 
-	call_head(e, w, HCB_JAXFFI_PYTHON, bpf_ktime_get_ns());
+	call_whole(e, w, HCB_JAXFFI_PYTHON, bpf_ktime_get_ns());
 	e->thunk_device = (flags & HCB_JAXFFI_F_THUNK) ? l->seen.coll_device : ~0u;
 	e->flags = flags;
 	e->desc = w->desc;
@@ -294,6 +294,6 @@ int jaxlegacy_call(struct pt_regs *ctx)
 		return 0;
 	}
 	fill_call(e, l, flags);
-	send_call(&l->r, s, e);
+	send_call(&l->r, s, e, sizeof(*e));
 	return 0;
 }
