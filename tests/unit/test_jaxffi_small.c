@@ -3,7 +3,8 @@
  * test_jaxffi_small.c - an operand of few bytes sent with its bytes in
  * one record (HCB_EV_JARG_BYTES, src/providers/jaxcb/events.h): the
  * decoder takes it as the JARG and the JDATA chunk it holds; one cut
- * short is a bad record, counted, and takes nothing of the call.
+ * short is a bad record, counted, and takes nothing of the call.  And a
+ * call record sent as its head alone (HCB_JAXFFI_CALL_HEAD).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,10 +76,37 @@ static void test_operand_with_its_bytes(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* A call record of its head alone is the whole one zero past the head:
+ * the decoder reads nothing beyond the record's length, though the
+ * bytes there (here a site's names) would name the call otherwise. */
+static void test_call_head_alone(void **state)
+{
+	float v[3] = { 1.5f, -2, 3 };
+	struct hcb_ev_jcall e = jcall(1, 0, 5, "debug_callback.1", 1, 12);
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	/* whole: the site is named from its thunk's names */
+	feed_call(x, &e);
+	assert_int_equal(feed_arg_bytes(x, 0, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12, 0), 0);
+	assert_int_equal(s.packets, 1);
+	assert_string_equal(s.consumer->name, "debug_callback.1");
+	/* the same call as its head alone: its names are none */
+	e.seq = 1;
+	assert_int_equal(hcb_jaxffi_feed(x, &e, HCB_JAXFFI_CALL_HEAD), 0);
+	assert_int_equal(feed_arg_bytes(x, 1, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12, 0), 0);
+	assert_int_equal(s.packets, 2);
+	assert_string_equal(s.consumer->name, "callback-3");   /* after its index */
+	hcb_jaxffi_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_operand_with_its_bytes),
+		cmocka_unit_test(test_call_head_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
