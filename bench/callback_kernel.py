@@ -15,7 +15,10 @@ the window (the probes a site's naming needs go in the first second).
 `perf record -p` samples the program for S seconds (default 8) at 10 kHz;
 each kernel symbol's and BPF program's samples are summed by kind and
 divided by the calls made in the window.  The sides take turns, K rounds
-(default 2); each figure is the median of its rounds.  perf's cpu-clock
+(default 2); each figure is the median of its rounds, and what attaching
+adds the median of each round's attached window less its detached one
+(the machine's drift cancels).  The program's stdout is block-buffered
+whatever PYTHONUNBUFFERED says.  perf's cpu-clock
 samples land where interrupts come back on: a trap's own way in shows as
 irqentry_exit_to_user_mode.  --against HCBTRACE2: the third side is another
 build's attached (the build before a change), in place of the thunk's: this
@@ -128,10 +131,15 @@ def one_side(work, env, hcb):
     for p in (count, count + ".end"):
         if os.path.exists(p):
             os.unlink(p)
+    # stdout block-buffered, as a job's log file or pipe has it, whatever
+    # the caller's environment: PYTHONUNBUFFERED=1 makes each print a
+    # write to the pipe and a wake-up of its reader, some 15 us of kernel
+    # time a line that moves by more than the probe costs
+    prog_env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with open(os.path.join(work, "prog.out"), "w") as out:
         prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c",
                                  LOOP.replace("CALL", CALL[KIND]), count],
-                                stdout=subprocess.PIPE, stderr=out, text=True)
+                                stdout=subprocess.PIPE, stderr=out, text=True, env=prog_env)
     # a print's warm-up lines come first; after "ready", its lines go nowhere
     line = "x"
     while line and line.strip() != "ready":
@@ -186,9 +194,15 @@ def main():
     kinds = ["all"] + [k for k, _ in KINDS] + ["other"]
     res = {name: {k: statistics.median(run.get(k, 0.0) for run in rs) for k in kinds}
            for name, rs in runs.items()}
+    # what attaching adds, round by round: each side against the detached
+    # window next to it in time, so that the machine's drift over a run
+    # (a third, here) cancels; the median of those
+    adds = {name: [run["all"] - base["all"] for run, base in zip(rs, runs["detached"])]
+            for name, rs in runs.items() if name != "detached"}
     if "--json" in sys.argv:
-        print(json.dumps({key(n, k): round(v, 3) for n, r in res.items() for k, v in r.items()},
-                         sort_keys=True))
+        out = {key(n, k): round(v, 3) for n, r in res.items() for k, v in r.items()}
+        out.update({key(n, "adds"): round(statistics.median(a), 3) for n, a in adds.items()})
+        print(json.dumps(out, sort_keys=True))
         return
     print("The kernel's time per jax.debug.%s (us; median of %d rounds of %g s, "
           "perf at %d Hz)" % (KIND, ROUNDS, SECONDS, FREQ))
@@ -196,10 +210,10 @@ def main():
     for k in kinds:
         print("  %-28s" % ("in all" if k == "all" else k) +
               "".join("%18.2f" % res[n][k] for n, _, _ in SIDES))
-    base = res["detached"]["all"]
     print("  %-28s" % "attached adds" +
-          "".join("%18s" % ("" if n == "detached" else "+%.2f" % (res[n]["all"] - base))
+          "".join("%18s" % ("" if n == "detached" else "+%.2f" % statistics.median(adds[n]))
                   for n, _, _ in SIDES))
-
+    for n, a in adds.items():
+        print("  %s, round by round: %s" % (n, " ".join("%+.2f" % v for v in a)))
 
 main()
