@@ -47,6 +47,9 @@ enum hcb_ring_record {
 	/* jax-callback: an operand of few bytes, its JARG and its one JDATA
 	 * chunk in one record (providers/jaxcb/events.h) */
 	HCB_EV_JARG_BYTES,
+	/* jax-callback: a call of one small operand whole in one record, its
+	 * head and that operand's HCB_EV_JARG_BYTES (providers/jaxcb/events.h) */
+	HCB_EV_JCALL_ARG,
 	HCB_EV_TYPES
 };
 

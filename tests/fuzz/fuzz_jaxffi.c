@@ -145,6 +145,35 @@ static void legacy(struct hcb_ev_jcall *e, unsigned int kind, unsigned int a, un
 	}
 }
 
+/* Call e with one operand in the one record (HCB_EV_JCALL_ARG): its
+ * dtype, dims and bytes from a and b, its size told right or not (0x02 of
+ * b), of the call or the next one (0x01), the record whole or cut short
+ * (0x40 of a). */
+static void small_call(struct hcb_jaxffi *x, struct dev *d, struct hcb_ev_jcall *e,
+		       unsigned int a, unsigned int b)
+{
+	struct hcb_ev_jcall_arg r;
+	uint32_t dtype = dtypes[a % 20], n;
+
+	memset(&r, b, sizeof(r));
+	r.op.a = (struct hcb_ev_jarg){ .type = HCB_EV_JARG_BYTES, .device = e->device,
+				       .seq = e->seq + (b & 0x01), .dtype = dtype, .rank = 1,
+				       .dims = { b % 17 } };
+	n = (uint32_t)(r.op.a.dims[0] * hcb_dtype_size(hcb_jaxffi_dtype(dtype)));
+	r.op.a.nbytes = b & 0x02 ? (uint32_t)b % 80 : n;
+	/* as the probe sends it: one operand, the call's bytes its own */
+	e->type = HCB_EV_JCALL_ARG;
+	e->nargs = 1;
+	e->total_bytes = r.op.a.nbytes;
+	d->total = e->total_bytes;
+	memcpy(r.head, e, HCB_JAXFFI_CALL_HEAD);
+	n = n < HCB_JAXFFI_ARG_BYTES_MAX ? n : HCB_JAXFFI_ARG_BYTES_MAX;
+	r.op.h = (struct hcb_ev_chunk){ .type = HCB_EV_JDATA, .device = e->device, .len = n,
+					.seq = r.op.a.seq, .total = e->total_bytes };
+	d->got = n;
+	hcb_jaxffi_feed(x, &r, sizeof(r) - (a & 0x40 ? HCB_JAXFFI_ARG_BYTES_MAX - n + 1 : 0));
+}
+
 static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,
 		 unsigned int a, unsigned int b)
 {
@@ -174,9 +203,13 @@ static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_
 	d->got = 0;
 	d->arg = 0;
 	/* with no thunk, the record's head alone, as ffi.bpf.c sends it,
-	 * or (0x40 of a) cut shorter than its head */
-	hcb_jaxffi_feed(x, &e, !(kind & 0x20) ? sizeof(e) :
-			       HCB_JAXFFI_CALL_HEAD - (a & 0x40 ? 4 : 0));
+	 * or (0x40 of a) cut shorter than its head; or (0x80 of a) with its
+	 * operand */
+	if ((kind & 0x20) && (a & 0x80))
+		small_call(x, d, &e, a, b);
+	else
+		hcb_jaxffi_feed(x, &e, !(kind & 0x20) ? sizeof(e) :
+				       HCB_JAXFFI_CALL_HEAD - (a & 0x40 ? 4 : 0));
 }
 
 /* An operand with its bytes in the one record (HCB_EV_JARG_BYTES): up

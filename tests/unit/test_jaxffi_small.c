@@ -4,7 +4,8 @@
  * one record (HCB_EV_JARG_BYTES, src/providers/jaxcb/events.h): the
  * decoder takes it as the JARG and the JDATA chunk it holds; one cut
  * short is a bad record, counted, and takes nothing of the call.  And a
- * call record sent as its head alone (HCB_JAXFFI_CALL_HEAD).
+ * call record sent as its head alone (HCB_JAXFFI_CALL_HEAD), and a call of
+ * one small operand whole in one record (HCB_EV_JCALL_ARG).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,11 +103,78 @@ static void test_call_head_alone(void **state)
 	hcb_jaxffi_free(x);
 }
 
+/* A small call (HCB_EV_JCALL_ARG) into *r: call e's head, then its one
+ * operand, a float32[3] v, in operand_seq's call. */
+static void small_call(struct hcb_ev_jcall_arg *r, const struct hcb_ev_jcall *e,
+		       uint64_t operand_seq, const float *v)
+{
+	struct hcb_ev_jcall h = *e;
+
+	memset(r, 0, sizeof(*r));
+	h.type = HCB_EV_JCALL_ARG;
+	h.flags = HCB_JAXFFI_F_INDEX;   /* no thunk: no site */
+	h.thunk_device = ~0u;
+	memcpy(r->head, &h, HCB_JAXFFI_CALL_HEAD);
+	r->op.a = (struct hcb_ev_jarg){ .type = HCB_EV_JARG_BYTES, .device = e->device,
+					.seq = operand_seq, .dtype = JAXFFI_XLA_F32, .rank = 1,
+					.nbytes = 12, .dims = { 3 } };
+	r->op.h = (struct hcb_ev_chunk){ .type = HCB_EV_JDATA, .device = e->device, .len = 12,
+					 .seq = operand_seq, .total = 12 };
+	memcpy(r->op.d, v, 12);
+}
+
+/* A call and its one operand in one record, as the probe sends a small
+ * call without a site (after a first call with one proved the layout):
+ * the same call as from three records.  Cut short, or holding another
+ * call's operand, it is a bad record and starts no call. */
+static void test_call_with_its_operand(void **state)
+{
+	float v[3] = { 1.5f, -2, 3 }, w[3] = { 4, 5, -6 };
+	struct hcb_ev_jcall e = jcall(1, 0, 5, "debug_callback.1", 1, 12);
+	size_t whole = HCB_JAXFFI_CALL_HEAD + sizeof(struct hcb_ev_jarg) +
+		       sizeof(struct hcb_ev_chunk) + 12;
+	struct hcb_ev_jcall_arg r;
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	feed_call(x, &e);
+	assert_int_equal(feed_arg_bytes(x, 0, 0, JAXFFI_XLA_F32, 3, w, 12, 0, 12, 0), 0);
+	assert_int_equal(s.packets, 1);
+	e.seq = 1;
+	small_call(&r, &e, 1, v);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
+	assert_int_equal(s.packets, 2);
+	assert_memory_equal(s.payload, v, 12);
+	assert_string_equal(s.consumer->name, "callback-3");   /* a head's: after its index */
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 0);
+	assert_int_equal(s.problems[HCB_BAD_CHUNK], 0);
+	/* as few bytes as it holds: whole */
+	e.seq = 2;
+	small_call(&r, &e, 2, w);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, whole), 0);
+	assert_int_equal(s.packets, 3);
+	assert_memory_equal(s.payload, w, 12);
+	/* one byte short, its head alone, another call's operand: none */
+	e.seq = 3;
+	small_call(&r, &e, 3, v);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, whole - 1), 0);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, HCB_JAXFFI_CALL_HEAD), 0);
+	small_call(&r, &e, 4, v);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 3);
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
+	assert_int_equal(s.packets, 3);
+	hcb_jaxffi_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_operand_with_its_bytes),
 		cmocka_unit_test(test_call_head_alone),
+		cmocka_unit_test(test_call_with_its_operand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -225,29 +225,22 @@ static __always_inline void fill_arg(struct hcb_ev_jarg *e, const struct jaxcb_r
 	}
 }
 
-/* An operand of few bytes (HCB_EV_JARG_BYTES): its JARG and its bytes'
- * one chunk in one record, the copy done. */
-static __noinline int send_small_operand(struct jaxcb_run *r, __u32 i)
+/* Operand i, of few bytes, as read into r->o and r->dims, into e
+ * (HCB_EV_JARG_BYTES): its JARG and its bytes' one chunk, the bytes read
+ * from the target.  The bytes read (1 to HCB_JAXFFI_ARG_BYTES_MAX), or 0 if
+ * they could not be: e is then for the caller to discard. */
+static __always_inline __u32 fill_small_operand(struct hcb_ev_jarg_bytes *e,
+					      const struct jaxcb_run *r, __u32 i)
 {
-	struct copy_ctx *c = &r->w.c;
-	struct {
-		struct hcb_ev_jarg a;
-		struct hcb_ev_chunk h;
-		unsigned char d[HCB_JAXFFI_ARG_BYTES_MAX];
-	} *e;
+	const struct copy_ctx *c = &r->w.c;
 	__u32 n = (__u32)r->o.nbytes;
 
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e)
-		return LOST_RING;
 	fill_arg(&e->a, r, i, HCB_EV_JARG_BYTES);
 	barrier_var(n);
 	if (n > HCB_JAXFFI_ARG_BYTES_MAX)
 		n = HCB_JAXFFI_ARG_BYTES_MAX;
-	if (read_user(e->d, n, (const void *)r->o.b.data)) {
-		bpf_ringbuf_discard(e, 0);
-		return LOST_UNREADABLE;
-	}
+	if (!n || read_user(e->d, n, (const void *)r->o.b.data))
+		return 0;
 	e->h.type = HCB_EV_JDATA;
 	e->h.consumer_id = i;
 	e->h.device = c->device;
@@ -255,6 +248,25 @@ static __noinline int send_small_operand(struct jaxcb_run *r, __u32 i)
 	e->h.seq = c->seq;
 	e->h.offset = c->offset;
 	e->h.total = c->total;
+	return n;
+}
+
+/* An operand of few bytes (HCB_EV_JARG_BYTES): its JARG and its bytes'
+ * one chunk in one record, the copy done. */
+static __noinline int send_small_operand(struct jaxcb_run *r, __u32 i)
+{
+	struct copy_ctx *c = &r->w.c;
+	struct hcb_ev_jarg_bytes *e;
+	__u32 n;
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e)
+		return LOST_RING;
+	n = fill_small_operand(e, r, i);
+	if (!n) {
+		bpf_ringbuf_discard(e, 0);
+		return LOST_UNREADABLE;
+	}
 	bpf_ringbuf_submit(e, c->leaf < c->nleaves ? BPF_RB_NO_WAKEUP : wake_flag(sizeof(*e)));
 	c->offset += n;
 	return 0;

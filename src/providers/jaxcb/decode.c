@@ -373,6 +373,32 @@ static int arg_bytes_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch)
 	return ch->type == HCB_EV_JDATA && ch->len <= len - head;
 }
 
+/* HCB_EV_JARG_BYTES (rec, len bytes): the operand, then its bytes. */
+static int on_arg_bytes(struct hcb_jaxffi *x, const void *rec, const struct hcb_ev_chunk *ch)
+{
+	int err = on_arg(x, rec);
+
+	return err ? err : on_data(x, ch, (const char *)rec + sizeof(struct hcb_ev_jarg) +
+				   sizeof(*ch));
+}
+
+/* HCB_EV_JCALL_ARG (events.h): 1 if the record holds a call's head and
+ * then, whole, an HCB_EV_JARG_BYTES record of that call (its chunk's
+ * header into *ch). */
+static int call_arg_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch)
+{
+	const char *op = (const char *)rec + HCB_JAXFFI_CALL_HEAD;
+	struct hcb_ev_jcall h;
+	struct hcb_ev_jarg a;
+
+	if (len < HCB_JAXFFI_CALL_HEAD + sizeof(a) ||
+	    !arg_bytes_whole(op, len - HCB_JAXFFI_CALL_HEAD, ch))
+		return 0;
+	memcpy(&h, rec, HCB_JAXFFI_CALL_HEAD);
+	memcpy(&a, op, sizeof(a));
+	return a.type == HCB_EV_JARG_BYTES && a.device == h.device && a.seq == h.seq;
+}
+
 int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 {
 	struct hcb_ev_chunk ch;
@@ -388,10 +414,11 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 		return on_call(x, rec, len);
 	if (type == HCB_EV_JARG && len >= sizeof(struct hcb_ev_jarg))
 		return on_arg(x, rec);
-	if (type == HCB_EV_JARG_BYTES && arg_bytes_whole(rec, len, &ch)) {
-		err = on_arg(x, rec);
-		return err ? err : on_data(x, &ch, (const char *)rec + sizeof(struct hcb_ev_jarg) +
-					   sizeof(ch));
+	if (type == HCB_EV_JARG_BYTES && arg_bytes_whole(rec, len, &ch))
+		return on_arg_bytes(x, rec, &ch);
+	if (type == HCB_EV_JCALL_ARG && call_arg_whole(rec, len, &ch)) {
+		err = on_call(x, rec, HCB_JAXFFI_CALL_HEAD);
+		return err ? err : on_arg_bytes(x, (const char *)rec + HCB_JAXFFI_CALL_HEAD, &ch);
 	}
 	if (type >= HCB_EV_JPYCALL && type <= HCB_EV_JPYTEXT)
 		return hcb_jx_on_pycall(x, rec, len);

@@ -89,8 +89,8 @@ enum hcb_jaxffi_text_mode {
 void hcb_jaxffi_text_mode(struct hcb_jaxffi *x, enum hcb_jaxffi_text_mode mode,
 			  void (*probe_off)(void *ctx), void *ctx);
 void hcb_jaxffi_free(struct hcb_jaxffi *x);
-/* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG, HCB_EV_JDATA
- * or one of pycall_events.h.  0 (malformed records included: they are
+/* One ring-buffer record of type HCB_EV_JCALL, HCB_EV_JARG, HCB_EV_JDATA,
+ * HCB_EV_JARG_BYTES, HCB_EV_JCALL_ARG or one of pycall_events.h.  0 (malformed records included: they are
  * counted), the packet callback's negative value, -ENOMEM, or -EPROTO
  * from the call that failed the layout check (check.h; ops->refuse was
  * told why) on: nothing more is read. */

@@ -12,6 +12,8 @@
  *     HCB_EV_JARG       its dtype and shape
  *     HCB_EV_JDATA      its bytes in chunks (struct hcb_ev_chunk), offsets
  *                       into the call's payload (all operands back to back)
+ * or, fewer records for the same, HCB_EV_JARG_BYTES for a small operand
+ * and HCB_EV_JCALL_ARG for a small call (below).
  * Calls of a device may overlap (XLA runs independent callbacks on several
  * threads), so a call's records are found by (device, seq), not by order.
  * A call that does not fit in the ring is not sent at all and counted as a
@@ -164,6 +166,30 @@ struct hcb_ev_jarg {
  * as the two records it holds, in that order.
  */
 #define HCB_JAXFFI_ARG_BYTES_MAX 64u
+
+/* An HCB_EV_JARG_BYTES record as the probe reserves it: room for the
+ * most bytes, len of them valid. */
+struct hcb_ev_jarg_bytes {
+	struct hcb_ev_jarg a;
+	struct hcb_ev_chunk h;
+	unsigned char d[HCB_JAXFFI_ARG_BYTES_MAX];
+};
+
+/*
+ * HCB_EV_JCALL_ARG, for a call without a site (HCB_JAXFFI_CALL_HEAD) of
+ * one operand, of 1 to HCB_JAXFFI_ARG_BYTES_MAX bytes, and no token: the
+ * call's head (type HCB_EV_JCALL_ARG), then that operand as an
+ * HCB_EV_JARG_BYTES record: the whole call in one reservation of the
+ * ring, not two, and no pass over its operands after it.  Most prints
+ * and callbacks are such calls (a loss, a step, a small vector).  The
+ * decoder takes it as the three records it holds, in that order.
+ */
+struct hcb_ev_jcall_arg {
+	unsigned char head[HCB_JAXFFI_CALL_HEAD];
+	struct hcb_ev_jarg_bytes op;
+};
+_Static_assert(__builtin_offsetof(struct hcb_ev_jcall_arg, op) == HCB_JAXFFI_CALL_HEAD,
+	       "a small call's operand right after its head");
 
 /*
  * Call sites learned once (ffi.bpf.c, jaxffi_sites): a thunk whose call

@@ -17,7 +17,9 @@
  *                  space proved (jaxffi_sites) has its names read once:
  *                  its later calls go without them while its name
  *                  strings read alike (site_known).  A call no thunk
- *                  ran for goes as its record's head alone (events.h).
+ *                  ran for goes as its record's head alone (events.h),
+ *                  and one of a single small operand whole in one
+ *                  record with it (HCB_EV_JCALL_ARG).
  *
  * Where the Python handler's inner function is known (pycall.bpf.c), the
  * call's probe sits there instead (HCB_JAXFFI_AT_INNER), where the
@@ -54,6 +56,7 @@
 #define HCB_JAXCALL_OWNER
 #include "bpf/nonfinite.bpf.h"
 #include "call.bpf.h"
+#include "ffi_run.bpf.h"
 #include "pyentry.bpf.h"
 #include "sitecache.bpf.h"
 
@@ -65,68 +68,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hcb_jaxffi_nf);
 } jaxffi_nf SEC(".maps");
-
-/* The small float operands of a call, to be checked for NaN or infinity. */
-struct nf_operands {
-	__u64 data[HCB_JAXFFI_NF_OPERANDS];
-	__u32 len[HCB_JAXFFI_NF_OPERANDS];
-	__u32 kind[HCB_JAXFFI_NF_OPERANDS];
-	__u32 n;
-	int found;
-};
-
-/* The first operands of a call as the measuring pass read them: the
- * sending pass and the NaN check take them again from here, not from the
- * target (each read of it costs more than its bytes), and so send what
- * was measured. */
-#define OPERANDS_KEPT 4
-
-struct kept_operand {
-	struct jaxffi_xla_buffer b;
-	__u64 nbytes;
-	__u64 dims[HCB_MAX_DIMS];      /* zero past its rank */
-	__s32 rc;                      /* read_operand's */
-	__u32 pad;
-};
-
-/* XLA keeps an operand's dims, up to 4 of them, in the 32 bytes before
- * its XLA_FFI_Buffer (the inline storage of a vector beside it: every
- * jaxlib from 0.6 to 0.12 seen so): the buffer is read with them, one
- * read, not two, and they are used only where the buffer's own dims
- * pointer, read in the same copy, says they are there. */
-#define DIMS_BESIDE 4
-
-struct buffer_beside {
-	__u64 dims[DIMS_BESIDE];
-	struct jaxffi_xla_buffer b;
-};
-
-/* A run's state (bpf/state.bpf.h): the call's, its frame, the thunk it
- * came from, its first operands, the NaN check's. */
-struct ffi_run {
-	struct jaxcb_run r;            /* first: call.bpf.h works on it */
-	struct jaxffi_xla_frame frame; /* up to its attributes, in one read */
-	struct kept_operand kept[OPERANDS_KEPT];
-	struct buffer_beside bb;       /* an operand's buffer as read, its dims before it */
-	__u32 nkept;                   /* kept[0 .. nkept) are this call's */
-	__u32 keeping;                 /* the measuring pass: keep what is read */
-	struct jaxffi_thunk_seen seen;
-	struct nf_operands nf;
-	unsigned char nf_buf[HCB_NF_SPAN];
-	__u64 prefix[HCB_JAXFFI_SITE_PREFIX / 8];   /* a known site's name, read again */
-	/* at the inner function: its index argument (rcx), which is the
-	 * call's index attribute (frame_of), and 1; else 0 */
-	__u64 reg_index;
-	__u32 at_inner;
-	/* the thread's last device and its slot + 1 (0: none yet): a slot is
-	 * never taken back (devices.bpf.h), and a thread's calls are most
-	 * often of one device, which then needs no lookup */
-	__u32 last_slot1;
-	__u32 last_device_id;
-	__u32 pad;
-};
-
-TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
 
 /* For tests (HCBTRACE_TEST_JAXFFI_NOTHUNK, jaxcb.c): one thunk in this
  * many, at random, is not noted, as one run before the probe was in place;
@@ -235,6 +176,19 @@ static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims
 	return 0;
 }
 
+/* An operand as the measuring pass kept it (k) into r->o and dims: its
+ * read_operand_now's return. */
+static __always_inline int take_kept(struct jaxcb_run *r, const struct kept_operand *k,
+				     __u64 *dims)
+{
+	r->o.b = k->b;
+	r->o.nbytes = k->nbytes;
+	r->o.layout = 0;
+	r->o.nstrides = 0;
+	__builtin_memcpy(dims, k->dims, sizeof(k->dims));
+	return k->rc;
+}
+
 /* Operand i of the frame (call.bpf.h): as the measuring pass kept it, or
  * read now (and kept, in that pass). */
 static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
@@ -243,15 +197,8 @@ static __noinline int read_operand(struct jaxcb_run *r, __u32 i, __u64 *dims)
 	struct kept_operand *k;
 	int rc;
 
-	if (i < OPERANDS_KEPT && i < f->nkept) {
-		k = &f->kept[i];
-		r->o.b = k->b;
-		r->o.nbytes = k->nbytes;
-		r->o.layout = 0;
-		r->o.nstrides = 0;
-		__builtin_memcpy(dims, k->dims, sizeof(k->dims));
-		return k->rc;
-	}
+	if (i < OPERANDS_KEPT && i < f->nkept)
+		return take_kept(r, &f->kept[i], dims);
 	rc = read_operand_now(r, i, dims);
 	if (!f->keeping || i != f->nkept || i >= OPERANDS_KEPT || (rc != 0 && rc != 1))
 		return rc;
@@ -323,6 +270,49 @@ static __noinline int send_without_site(struct ffi_run *f, struct hcb_dev_stats 
 	fill_index(e, f);
 	submit_call(&f->r.w, s, e, HCB_JAXFFI_CALL_HEAD);
 	return 0;
+}
+
+/* 1 if the call, measured, is one operand of 1 to HCB_JAXFFI_ARG_BYTES_MAX
+ * bytes, kept, and nothing else: a small call (HCB_EV_JCALL_ARG). */
+static __always_inline int small_call(const struct ffi_run *f)
+{
+	return f->r.w.nargs == 1 && f->r.w.count == 1 && f->nkept == 1 && f->kept[0].rc == 0 &&
+	       f->r.w.total && f->r.w.total <= HCB_JAXFFI_ARG_BYTES_MAX;
+}
+
+/* A small call no thunk ran for (small_call), at ts_ns: its room taken,
+ * its head and its operand in one record (HCB_EV_JCALL_ARG), submitted,
+ * the room given back: 1, the call sent whole; -1 if it was not sent
+ * (counted). */
+static __noinline int send_small_call(struct ffi_run *f, struct hcb_dev_stats *s,
+				      __u32 handler, __u64 ts_ns)
+{
+	struct hcb_ev_jcall_arg *e;
+	struct hcb_ev_jcall *h;
+
+	if (take_call_room(&f->r, s))
+		return -1;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		call_record_lost(&f->r, s);
+		return -1;
+	}
+	h = (struct hcb_ev_jcall *)e;
+	call_head(h, &f->r.w, handler, ts_ns);
+	h->type = HCB_EV_JCALL_ARG;
+	fill_index(h, f);
+	take_kept(&f->r, &f->kept[0], f->r.dims);
+	f->r.w.c.total = f->r.w.total;
+	ring_release(f->r.need);
+	if (!fill_small_operand(&e->op, &f->r, 0)) {
+		bpf_ringbuf_discard(e, 0);
+		dev_count(s, LOST_UNREADABLE);
+		return -1;
+	}
+	/* the call's last record: the reader may be woken for it */
+	bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));
+	dev_count(s, 0);
+	return 1;
 }
 
 #define NF_SPANS_PER_OPERAND (HCB_JAXFFI_NF_BYTES / HCB_NF_SPAN)
@@ -556,11 +546,14 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 	/* the record, then its operands (apart: the verifier's call depth) */
 	if (f->seen.thunk)
 		rc = send_with_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
+	else if (small_call(f))
+		rc = send_small_call(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
 	else
 		rc = send_without_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
-	if (rc)
+	if (rc < 0)
 		return;
-	send_operands(&f->r, s);
+	if (!rc)
+		send_operands(&f->r, s);   /* (1: a small call's went with it) */
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
 }

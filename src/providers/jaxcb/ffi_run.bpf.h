@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ffi_run.bpf.h - what ffi.bpf.c's call probe keeps of a call while it
+ * runs, in the calling thread's storage (bpf/state.bpf.h): the walk over
+ * its operands (call.bpf.h), its frame, the first operands as the
+ * measuring pass read them, the thunk it came from, the NaN check's.
+ */
+#ifndef HCB_FFI_RUN_BPF_H
+#define HCB_FFI_RUN_BPF_H
+
+#include "bpf/nonfinite.bpf.h"
+#include "bpf/state.bpf.h"
+#include "call.bpf.h"
+#include "events.h"
+
+/* The small float operands of a call, to be checked for NaN or infinity. */
+struct nf_operands {
+	__u64 data[HCB_JAXFFI_NF_OPERANDS];
+	__u32 len[HCB_JAXFFI_NF_OPERANDS];
+	__u32 kind[HCB_JAXFFI_NF_OPERANDS];
+	__u32 n;
+	int found;
+};
+
+/* The first operands of a call as the measuring pass read them: the
+ * sending pass and the NaN check take them again from here, not from the
+ * target (each read of it costs more than its bytes), and so send what
+ * was measured. */
+#define OPERANDS_KEPT 4
+
+struct kept_operand {
+	struct jaxffi_xla_buffer b;
+	__u64 nbytes;
+	__u64 dims[HCB_MAX_DIMS];      /* zero past its rank */
+	__s32 rc;                      /* read_operand's */
+	__u32 pad;
+};
+
+/* XLA keeps an operand's dims, up to 4 of them, in the 32 bytes before
+ * its XLA_FFI_Buffer (the inline storage of a vector beside it: every
+ * jaxlib from 0.6 to 0.12 seen so): the buffer is read with them, one
+ * read, not two, and they are used only where the buffer's own dims
+ * pointer, read in the same copy, says they are there. */
+#define DIMS_BESIDE 4
+
+struct buffer_beside {
+	__u64 dims[DIMS_BESIDE];
+	struct jaxffi_xla_buffer b;
+};
+
+/* A run's state (bpf/state.bpf.h): the call's, its frame, the thunk it
+ * came from, its first operands, the NaN check's. */
+struct ffi_run {
+	struct jaxcb_run r;            /* first: call.bpf.h works on it */
+	struct jaxffi_xla_frame frame; /* up to its attributes, in one read */
+	struct kept_operand kept[OPERANDS_KEPT];
+	struct buffer_beside bb;       /* an operand's buffer as read, its dims before it */
+	__u32 nkept;                   /* kept[0 .. nkept) are this call's */
+	__u32 keeping;                 /* the measuring pass: keep what is read */
+	struct jaxffi_thunk_seen seen;
+	struct nf_operands nf;
+	unsigned char nf_buf[HCB_NF_SPAN];
+	__u64 prefix[HCB_JAXFFI_SITE_PREFIX / 8];   /* a known site's name, read again */
+	/* at the inner function: its index argument (rcx), which is the
+	 * call's index attribute (frame_of), and 1; else 0 */
+	__u64 reg_index;
+	__u32 at_inner;
+	/* the thread's last device and its slot + 1 (0: none yet): a slot is
+	 * never taken back (devices.bpf.h), and a thread's calls are most
+	 * often of one device, which then needs no lookup */
+	__u32 last_slot1;
+	__u32 last_device_id;
+	__u32 pad;
+};
+
+TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
+
+#endif
