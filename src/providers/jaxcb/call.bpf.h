@@ -12,9 +12,10 @@
  * a map of its own whose value begins with struct jaxcb_run, what the
  * functions here work on, followed by what only that .bpf.c reads.
  *
- * The thunk each thread runs, and where XLA keeps what is read of it, are
- * ffi.bpf.c's (HCB_JAXCALL_OWNER); legacy.bpf.c sees them as extern, as
- * capture.bpf.h shares the ring.  take_thunk() hands a call its thread's.
+ * Where XLA keeps what is read of a thunk is ffi.bpf.c's
+ * (HCB_JAXCALL_OWNER); legacy.bpf.c sees it as extern, as capture.bpf.h
+ * shares the ring.  The thunk each thread runs is noted in its ffi_run
+ * (ffi_run.bpf.h), and take_thunk() hands a call its thread's.
  */
 #ifndef HCB_JAXCALL_BPF_H
 #define HCB_JAXCALL_BPF_H
@@ -26,15 +27,13 @@
 #include "ffi_abi.h"
 
 /* The thunk a thread ran last, until its call takes it: in the thread's
- * storage (state.bpf.h), which no other thread reads, nothing evicts, and
- * goes with the thread. */
+ * storage (state.bpf.h, ffi_run.bpf.h), which no other thread reads,
+ * nothing evicts, and goes with the thread. */
 struct jaxffi_thunk_seen {
 	__u64 thunk;        /* 0: none waiting (taken by its call, or none ran) */
 	__u32 device;       /* from the execute parameters, ~0 if unreadable */
 	__u32 coll_device;  /* from their collective parameters (legacy only), ~0 */
 };
-
-#define HCB_JAXFFI_THUNKS_MAP TASK_STATE_MAP(struct jaxffi_thunk_seen)
 
 #ifdef HCB_JAXCALL_OWNER
 /* Set by user space from its layout before load (layout.c). */
@@ -50,27 +49,23 @@ const volatile __u32 jaxffi_ctx_device_off = 8;  /* XLA_FFI_ExecutionContext::de
  * the other (legacy only: 0, not read) */
 const volatile __u32 jaxffi_params_coll_off = 0;
 const volatile __u32 jaxffi_coll_device_off = 8;
-/* the thunk each thread is running: written before, taken by the handler */
-HCB_JAXFFI_THUNKS_MAP jaxffi_thunks SEC(".maps");
 #else
 extern const volatile __u32 jaxffi_op_off;
 extern const volatile __u32 jaxffi_module_off;
 extern const volatile __u32 jaxffi_target_offs[HCB_JAXFFI_TARGET_PLACES];
-extern HCB_JAXFFI_THUNKS_MAP jaxffi_thunks SEC(".maps");
 #endif
 
-/* The thunk the current thread ran before this call, into *seen, and
- * taken: a later call of the thread that ran no thunk of its own (one
- * begun before the probe was in place) must not take this one's names.  1
- * if there was one, else 0. */
-static __always_inline int take_thunk(struct jaxffi_thunk_seen *seen)
+/* The thunk the current thread ran before this call (slot: the thread's,
+ * ffi_run.bpf.h), into *seen, and taken: a later call of the thread that
+ * ran no thunk of its own (one begun before the probe was in place) must
+ * not take this one's names.  1 if there was one, else 0. */
+static __always_inline int take_thunk(struct jaxffi_thunk_seen *slot,
+				      struct jaxffi_thunk_seen *seen)
 {
-	struct jaxffi_thunk_seen *t = task_state_if_any(&jaxffi_thunks);
-
-	if (!t || !t->thunk)
+	if (!slot->thunk)
 		return 0;
-	*seen = *t;
-	t->thunk = 0;
+	*seen = *slot;
+	slot->thunk = 0;
 	return 1;
 }
 

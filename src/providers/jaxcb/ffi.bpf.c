@@ -84,12 +84,14 @@ const volatile __u32 jaxffi_test_frame_shift = 0;
 SEC("uprobe")
 int jaxffi_thunk(struct pt_regs *ctx)
 {
-	struct jaxffi_thunk_seen *v = task_state(&jaxffi_thunks);
+	struct ffi_run *f = task_state(&ffi_runs);
+	struct jaxffi_thunk_seen *v;
 	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
 	__u64 params, ccp = 0;
 
-	if (!v)
+	if (!f)
 		return 0;    /* no memory: its call goes named by its callable */
+	v = &f->thunk_slot;
 	if (jaxffi_test_nothunk && bpf_get_prandom_u32() % jaxffi_test_nothunk == 0) {
 		v->thunk = 0;
 		return 0;
@@ -516,7 +518,7 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 		return;
 	/* taken whether or not the call is sent: none is left for the
 	 * thread's next call, which has a thunk of its own */
-	if (!take_thunk(&f->seen))
+	if (!take_thunk(&f->thunk_slot, &f->seen))
 		f->seen.thunk = 0;
 	if (rc == -1 || rc == -4) {
 		nodev_count(LOST_UNREADABLE);

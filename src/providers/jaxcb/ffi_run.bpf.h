@@ -3,7 +3,11 @@
  * ffi_run.bpf.h - what ffi.bpf.c's call probe keeps of a call while it
  * runs, in the calling thread's storage (bpf/state.bpf.h): the walk over
  * its operands (call.bpf.h), its frame, the first operands as the
- * measuring pass read them, the thunk it came from, the NaN check's.
+ * measuring pass read them, the thunk it came from, the NaN check's.  And
+ * the thunk the thread ran last, which the thunk's probe notes there for
+ * the call to take: in the one storage, the call looks up no other
+ * (legacy.bpf.c, whose calls have a state of their own, sees the map as
+ * extern).
  */
 #ifndef HCB_FFI_RUN_BPF_H
 #define HCB_FFI_RUN_BPF_H
@@ -57,7 +61,9 @@ struct ffi_run {
 	struct buffer_beside bb;       /* an operand's buffer as read, its dims before it */
 	__u32 nkept;                   /* kept[0 .. nkept) are this call's */
 	__u32 keeping;                 /* the measuring pass: keep what is read */
-	struct jaxffi_thunk_seen seen;
+	struct jaxffi_thunk_seen seen; /* the call's thunk, taken from thunk_slot */
+	/* written by jaxffi_thunk before the call, taken by it (take_thunk) */
+	struct jaxffi_thunk_seen thunk_slot;
 	struct nf_operands nf;
 	unsigned char nf_buf[HCB_NF_SPAN];
 	__u64 prefix[HCB_JAXFFI_SITE_PREFIX / 8];   /* a known site's name, read again */
@@ -73,6 +79,10 @@ struct ffi_run {
 	__u32 pad;
 };
 
+#ifdef HCB_JAXCALL_OWNER
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
+#else
+extern TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
+#endif
 
 #endif

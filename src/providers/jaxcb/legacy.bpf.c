@@ -38,6 +38,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "call.bpf.h"
+#include "ffi_run.bpf.h"
 
 /* Set by user space before load (jaxcb.c). */
 const volatile __u32 jaxlegacy_run_device_off = 8;  /* ExecutableRunOptions::device_ordinal_ */
@@ -203,9 +204,10 @@ static __noinline void fill_call(struct hcb_ev_jcall *e, struct legacy_run *l, _
 static __always_inline __u32 call_device(__u64 status, struct legacy_run *l, __u32 *flags)
 {
 	__u64 key = bpf_get_current_pid_tgid();
+	struct ffi_run *f = task_state_if_any(&ffi_runs);
 	struct jaxlegacy_run_seen *r;
 
-	if (take_thunk(&l->seen)) {
+	if (f && take_thunk(&f->thunk_slot, &l->seen)) {
 		*flags = HCB_JAXFFI_F_LEGACY | HCB_JAXFFI_F_THUNK;
 		return l->seen.device;
 	}

@@ -31,7 +31,6 @@ struct pycall_run {
 	__u32 inside;        /* in the inner function now: the concatenation
 			      * probe looks at this before it reads anything */
 	__u32 pad;
-	struct ffi_loaded_host_callbacks cbs;
 	/* the callable the thread's last entry sent, and its process's
 	 * memory then (a thread that exec'd has new callables, maybe at
 	 * the same address): seen already, no lookup (first_sight) */
@@ -117,6 +116,21 @@ static __always_inline __u32 hold_first(__u64 wake)
 	return HCB_JPY_F_HELD;
 }
 
+/* The callable callbacks[index] of the FfiLoadedHostCallbacks at cbs, as
+ * read (never trusted here: pycall.bpf.c), or 0 if it could not be.  Read
+ * into the stack: the kernel's check of a copy's destination costs the
+ * least there, and the frame, apart from pycall_enter's, stays small. */
+static __noinline __u64 read_callable(__u64 cbs, __u64 index)
+{
+	struct ffi_loaded_host_callbacks c;
+	__u64 callable = 0;
+
+	if (bpf_probe_read_user(&c, sizeof(c), (void *)cbs) || index >= c.num ||
+	    bpf_probe_read_user(&callable, sizeof(callable), (void *)(c.callbacks + index * 8)))
+		return 0;
+	return callable;
+}
+
 /* The inner function entered (its callbacks and index arguments) at
  * ts_ns: the callable sent, the thread marked as inside a callback.  Not sleepable:
  * callbacks was just read by the caller.  A function of its own: inlined
@@ -132,15 +146,11 @@ static __noinline void pycall_enter(__u64 cbs, __u64 index, __u64 ts_ns)
 	__u64 wake;
 
 	if (p) {
-		p->index = index;
-		p->callable = 0;
-		if (!bpf_probe_read_user(&p->cbs, sizeof(p->cbs), (void *)cbs) &&
-		    index < p->cbs.num &&
-		    !bpf_probe_read_user(&p->callable, sizeof(p->callable),
-					 (void *)(p->cbs.callbacks + index * 8))) {
-			callable = p->callable;
+		callable = read_callable(cbs, index);
+		if (callable)
 			flags = 0;
-		}
+		p->index = index;
+		p->callable = callable;
 		/* with no state, no text: the tap goes as its operands */
 		p->inside = 1;
 	}
