@@ -20,22 +20,29 @@
 #include "providers/jaxcb/events.h"
 #include "testjaxffi.h"
 
-/* An operand and its bytes in one record (HCB_EV_JARG_BYTES, len bytes of
- * it told to the decoder): its chunk's header and bytes after the JARG. */
+/* An operand of device 1 and its bytes in one record (HCB_EV_JARG_BYTES)
+ * into *r: its chunk's header and bytes after the JARG. */
+static void arg_bytes(struct hcb_ev_jarg_bytes *r, uint64_t seq, uint32_t arg, uint32_t dtype,
+		      uint64_t dim, const void *data, uint32_t n, uint64_t off, uint64_t total)
+{
+	memset(r, 0, sizeof(*r));
+	r->a = (struct hcb_ev_jarg){ .type = HCB_EV_JARG_BYTES, .device = 1, .seq = seq,
+				     .arg = arg, .dtype = dtype, .rank = 1, .nbytes = n,
+				     .dims = { dim } };
+	r->h = (struct hcb_ev_chunk){ .type = HCB_EV_JDATA, .consumer_id = arg, .device = 1,
+				      .len = n, .seq = seq, .offset = off, .total = total };
+	memcpy(r->d, data, n);
+}
+
+/* That record fed (len bytes of it told to the decoder; 0: all). */
 static int feed_arg_bytes(struct hcb_jaxffi *x, uint32_t seq, uint32_t arg, uint32_t dtype,
 			  uint64_t dim, const void *data, uint32_t n, uint64_t off, uint64_t total,
 			  size_t len)
 {
-	struct hcb_ev_jarg a = { .type = HCB_EV_JARG_BYTES, .device = 1, .seq = seq, .arg = arg,
-				 .dtype = dtype, .rank = 1, .nbytes = n, .dims = { dim } };
-	struct hcb_ev_chunk c = { .type = HCB_EV_JDATA, .consumer_id = arg, .device = 1,
-				  .len = n, .seq = seq, .offset = off, .total = total };
-	unsigned char buf[sizeof(a) + sizeof(c) + HCB_JAXFFI_ARG_BYTES_MAX] = { 0 };
+	struct hcb_ev_jarg_bytes r;
 
-	memcpy(buf, &a, sizeof(a));
-	memcpy(buf + sizeof(a), &c, sizeof(c));
-	memcpy(buf + sizeof(a) + sizeof(c), data, n);
-	return hcb_jaxffi_feed(x, buf, len ? len : sizeof(buf));
+	arg_bytes(&r, seq, arg, dtype, dim, data, n, off, total);
+	return hcb_jaxffi_feed(x, &r, len ? len : sizeof(r));
 }
 
 /* Small operands each in one record, as the probe sends them: the same
@@ -103,24 +110,18 @@ static void test_call_head_alone(void **state)
 	hcb_jaxffi_free(x);
 }
 
-/* A small call (HCB_EV_JCALL_ARG) into *r: call e's head, then its one
- * operand, a float32[3] v, in operand_seq's call. */
+/* A small call (HCB_EV_JCALL_ARG) into *r: call e's head (of device 1),
+ * then its one operand, a float32[3] v, in operand_seq's call. */
 static void small_call(struct hcb_ev_jcall_arg *r, const struct hcb_ev_jcall *e,
 		       uint64_t operand_seq, const float *v)
 {
 	struct hcb_ev_jcall h = *e;
 
-	memset(r, 0, sizeof(*r));
 	h.type = HCB_EV_JCALL_ARG;
 	h.flags = HCB_JAXFFI_F_INDEX;   /* no thunk: no site */
 	h.thunk_device = ~0u;
 	memcpy(r->head, &h, HCB_JAXFFI_CALL_HEAD);
-	r->op.a = (struct hcb_ev_jarg){ .type = HCB_EV_JARG_BYTES, .device = e->device,
-					.seq = operand_seq, .dtype = JAXFFI_XLA_F32, .rank = 1,
-					.nbytes = 12, .dims = { 3 } };
-	r->op.h = (struct hcb_ev_chunk){ .type = HCB_EV_JDATA, .device = e->device, .len = 12,
-					 .seq = operand_seq, .total = 12 };
-	memcpy(r->op.d, v, 12);
+	arg_bytes(&r->op, operand_seq, 0, JAXFFI_XLA_F32, 3, v, 12, 0, 12);
 }
 
 /* A call and its one operand in one record, as the probe sends a small
@@ -131,8 +132,7 @@ static void test_call_with_its_operand(void **state)
 {
 	float v[3] = { 1.5f, -2, 3 }, w[3] = { 4, 5, -6 };
 	struct hcb_ev_jcall e = jcall(1, 0, 5, "debug_callback.1", 1, 12);
-	size_t whole = HCB_JAXFFI_CALL_HEAD + sizeof(struct hcb_ev_jarg) +
-		       sizeof(struct hcb_ev_chunk) + 12;
+	size_t whole = offsetof(struct hcb_ev_jcall_arg, op.d) + 12;
 	struct hcb_ev_jcall_arg r;
 	struct seen s = { 0 };
 	struct hcb_jaxffi *x;

@@ -391,8 +391,8 @@ static int call_arg_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch)
 	struct hcb_ev_jcall h;
 	struct hcb_ev_jarg a;
 
-	if (len < HCB_JAXFFI_CALL_HEAD + sizeof(a) ||
-	    !arg_bytes_whole(op, len - HCB_JAXFFI_CALL_HEAD, ch))
+	/* arg_bytes_whole checks the operand's length */
+	if (len < HCB_JAXFFI_CALL_HEAD || !arg_bytes_whole(op, len - HCB_JAXFFI_CALL_HEAD, ch))
 		return 0;
 	memcpy(&h, rec, HCB_JAXFFI_CALL_HEAD);
 	memcpy(&a, op, sizeof(a));
