@@ -70,6 +70,9 @@ __u64 lag_held = 0;
  * CLOCK_MONOTONIC): user space applies lag_limit only within a while of
  * one, so a burst the ring holds is kept whole (src/bpf/lag.h). */
 __u64 last_refusal_ns = 0;
+/* The ring's size in bytes, as user space made it (src/bpf/probes.c):
+ * read here, not asked of the ring (a helper call) at every packet. */
+const volatile __u64 hcb_ring_size = 0;
 #else
 extern HCB_RB_MAP rb SEC(".maps");
 extern HCB_DEVSTATS_MAP devstats SEC(".maps");
@@ -82,6 +85,7 @@ extern __u64 inflight;
 extern __u64 lag_limit;
 extern __u64 lag_held;
 extern __u64 last_refusal_ns;
+extern const volatile __u64 hcb_ring_size;
 #endif
 
 /* Why a packet was lost, as the probes count it (struct hcb_dev_stats). */
@@ -118,10 +122,13 @@ static __always_inline __u64 wake_flag(__u64 record_len)
 	__u64 end = bpf_ringbuf_query(&rb, BPF_RB_PROD_POS);
 	__u64 start = end - ((record_len + BPF_RINGBUF_HDR_SZ + 7) & ~7ULL);
 	__u64 crossed = nonzero((start >> WAKE_SHIFT) ^ (end >> WAKE_SHIFT));
-	__u64 backlog = nonzero(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >> WAKE_SHIFT);
 
 	_Static_assert(BPF_RB_FORCE_WAKEUP == BPF_RB_NO_WAKEUP + 1, "wake flags");
-	return BPF_RB_NO_WAKEUP + (crossed & backlog);
+	/* the backlog is asked only of the one record in WAKE_BYTES that
+	 * crossed: a query is a helper call, and most records cross none */
+	if (!crossed)
+		return BPF_RB_NO_WAKEUP;
+	return BPF_RB_NO_WAKEUP + nonzero(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >> WAKE_SHIFT);
 }
 
 /*
@@ -193,6 +200,22 @@ static __always_inline __u64 over_lag(__u64 backlog, __u64 need)
 	return over & (small ^ 1);
 }
 
+/* Why need bytes may not go in the ring now, used bytes of it written and
+ * promised promised to packets in flight: 0, LOST_RING or LOST_LAG
+ * (ring_take, ring_fits), a refusal's time noted. */
+static __always_inline int ring_refusal(__u64 used, __u64 promised, __u64 need)
+{
+	int why = 0;
+
+	if (used + promised + need > hcb_ring_size)
+		why = LOST_RING;
+	else if (over_lag(used + promised, need))
+		why = LOST_LAG;
+	if (why)
+		last_refusal_ns = bpf_ktime_get_ns();
+	return why;
+}
+
 /*
  * All or nothing where it can be known in advance: take need bytes of the
  * ring's free space for a packet about to be copied.  0: taken, and
@@ -203,19 +226,20 @@ static __always_inline __u64 over_lag(__u64 backlog, __u64 need)
 static __always_inline int ring_take(__u64 need)
 {
 	__u64 promised = __sync_fetch_and_add(&inflight, need);
-	__u64 used = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
-	int why = 0;
+	int why = ring_refusal(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA), promised, need);
 
-	if (used + promised + need > size)
-		why = LOST_RING;
-	else if (over_lag(used + promised, need))
-		why = LOST_LAG;
-	if (why) {
+	if (why)
 		__sync_fetch_and_sub(&inflight, need);
-		last_refusal_ns = bpf_ktime_get_ns();
-	}
 	return why;
+}
+
+/* As ring_take(), for a packet of one record of need bytes: its
+ * reservation is all or nothing itself, so it takes no promise (two
+ * atomic operations fewer), and leaves the room promised to others. */
+static __always_inline int ring_fits(__u64 need)
+{
+	return ring_refusal(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA),
+			    *(volatile __u64 *)&inflight, need);
 }
 
 static __always_inline void ring_release(__u64 need)

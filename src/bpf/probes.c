@@ -146,6 +146,7 @@ static int make_ring(struct hcb_probes *p, uint64_t ring_bytes)
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0, (uint32_t)ring_bytes, NULL);
 	if (fd < 0)
 		return -errno;
+	p->skel->rodata->hcb_ring_size = ring_bytes;
 	err = bpf_map__set_max_entries(p->skel->maps.rb, (uint32_t)ring_bytes);
 	if (!err)
 		err = bpf_map__reuse_fd(p->skel->maps.rb, fd);
