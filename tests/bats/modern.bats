@@ -70,6 +70,39 @@ finish_modern()
     diff <(sort "$T/truth.jsonl") <(sort "$T/untraced.jsonl") >/dev/null
 }
 
+# record_modern OUT [VAR=VALUE...]: the program started, recorded to OUT
+# (its stderr OUT.err) with VAR=VALUE in hcbtrace's environment, to its end
+record_modern()
+{
+    local out=$1
+    shift
+    rm -f "$T/go"
+    start_modern
+    env "$@" "$HCBTRACE" record -p "$MOD_PID" -o "$out" 2>"$out.err" &
+    local rec=$!
+    PIDS+=("$rec")
+    wait_session "$MOD_PID"
+    finish_modern
+    wait "$rec"
+}
+
+@test "modern jax: an operand's type read where its buffer does not say a buffer's size: the same values; a type no buffer's, every call a counted loss" {
+    # a buffer that says the C API's buffer size is one, its type not
+    # read; here no size is taken (a test's knob), so each operand has its
+    # argument type read, as for a buffer grown in a later C API
+    record_modern "$T/rec.jsonl" HCBTRACE_TEST_JAXFFI_TYPES=read
+    run "${CHECK[@]}" "$T/truth.jsonl" "$T/rec.jsonl"
+    echo "# $output" >&3
+    assert_success
+    assert_output --partial ", 0 mismatches"
+    [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" -ge 20 ]
+    # and where no type is taken as a buffer's, no operand is read as
+    # one: every call is lost, counted, none shown
+    record_modern "$T/refused.jsonl" HCBTRACE_TEST_JAXFFI_TYPES=refuse
+    refute grep -q '"type":"tap"' "$T/refused.jsonl"
+    grep -Eq "target exited: 0 taps .* 0 written, [1-9][0-9]* lost" "$T/refused.jsonl.err"
+}
+
 @test "modern jax: printed as id_print printed: the call site, the device and the module; operands as a tuple" {
     start_modern
     "$HCBTRACE" attach "$MOD_PID" >"$T/att.txt" 2>"$T/att.err" &

@@ -147,8 +147,9 @@ static void legacy(struct hcb_ev_jcall *e, unsigned int kind, unsigned int a, un
 
 /* Call e with one operand in the one record (HCB_EV_JCALL_ARG): its
  * dtype, dims and bytes from a and b, its size told right or not (0x02 of
- * b), of the call or the next one (0x01), the record whole or cut short
- * (0x40 of a). */
+ * b), of the call or the next one (0x01), its callable's entry or none
+ * (0x80 of a: of the call's thread or another, 0x04 of b; a callable from
+ * a), the record whole or cut short (0x40 of a). */
 static void small_call(struct hcb_jaxffi *x, struct dev *d, struct hcb_ev_jcall *e,
 		       unsigned int a, unsigned int b)
 {
@@ -171,7 +172,12 @@ static void small_call(struct hcb_jaxffi *x, struct dev *d, struct hcb_ev_jcall 
 	r.op.h = (struct hcb_ev_chunk){ .type = HCB_EV_JDATA, .device = e->device, .len = n,
 					.seq = r.op.a.seq, .total = e->total_bytes };
 	d->got = n;
-	hcb_jaxffi_feed(x, &r, sizeof(r) - (a & 0x40 ? HCB_JAXFFI_ARG_BYTES_MAX - n + 1 : 0));
+	memset(&r.entry, 0, sizeof(r.entry));
+	if (a & 0x80)
+		r.entry = (struct hcb_ev_jpycall){ .type = HCB_EV_JPYCALL, .pid = e->pid,
+						   .tid = e->tid + (b & 0x04 ? 1 : 0),
+						   .callable = 0x1000ull * (a % 6), .index = e->index };
+	hcb_jaxffi_feed(x, &r, sizeof(r) - (a & 0x40 ? 1 + a % 64 : 0));
 }
 
 static void call(struct hcb_jaxffi *x, struct dev *d, unsigned int kind, uint32_t dev,

@@ -5,8 +5,10 @@
  * decoder takes it as the JARG and the JDATA chunk it holds; one cut
  * short is a bad record, counted, and takes nothing of the call.  And a
  * call record sent as its head alone (HCB_JAXFFI_CALL_HEAD), and a call of
- * one small operand whole in one record (HCB_EV_JCALL_ARG).
+ * one small operand whole in one record (HCB_EV_JCALL_ARG), with its
+ * callable's entry or without.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,8 @@
 #include "providers/bounds.h"
 #include "providers/jaxcb/decode.h"
 #include "providers/jaxcb/events.h"
+#include "providers/jaxcb/names.h"
+#include "providers/jaxcb/pysite.h"
 #include "testjaxffi.h"
 
 /* An operand of device 1 and its bytes in one record (HCB_EV_JARG_BYTES)
@@ -111,12 +115,13 @@ static void test_call_head_alone(void **state)
 }
 
 /* A small call (HCB_EV_JCALL_ARG) into *r: call e's head (of device 1),
- * then its one operand, a float32[3] v, in operand_seq's call. */
+ * then its one operand, a float32[3] v, in operand_seq's call; no entry. */
 static void small_call(struct hcb_ev_jcall_arg *r, const struct hcb_ev_jcall *e,
 		       uint64_t operand_seq, const float *v)
 {
 	struct hcb_ev_jcall h = *e;
 
+	memset(r, 0, sizeof(*r));
 	h.type = HCB_EV_JCALL_ARG;
 	h.flags = HCB_JAXFFI_F_INDEX;   /* no thunk: no site */
 	h.thunk_device = ~0u;
@@ -132,7 +137,6 @@ static void test_call_with_its_operand(void **state)
 {
 	float v[3] = { 1.5f, -2, 3 }, w[3] = { 4, 5, -6 };
 	struct hcb_ev_jcall e = jcall(1, 0, 5, "debug_callback.1", 1, 12);
-	size_t whole = offsetof(struct hcb_ev_jcall_arg, op.d) + 12;
 	struct hcb_ev_jcall_arg r;
 	struct seen s = { 0 };
 	struct hcb_jaxffi *x;
@@ -148,24 +152,78 @@ static void test_call_with_its_operand(void **state)
 	assert_int_equal(s.packets, 2);
 	assert_memory_equal(s.payload, v, 12);
 	assert_string_equal(s.consumer->name, "callback-3");   /* a head's: after its index */
+	assert_int_equal(s.last.py_callable, 0);
 	assert_int_equal(s.problems[HCB_BAD_RECORD], 0);
 	assert_int_equal(s.problems[HCB_BAD_CHUNK], 0);
-	/* as few bytes as it holds: whole */
-	e.seq = 2;
-	small_call(&r, &e, 2, w);
-	assert_int_equal(hcb_jaxffi_feed(x, &r, whole), 0);
-	assert_int_equal(s.packets, 3);
-	assert_memory_equal(s.payload, w, 12);
 	/* one byte short, its head alone, another call's operand: none */
-	e.seq = 3;
-	small_call(&r, &e, 3, v);
-	assert_int_equal(hcb_jaxffi_feed(x, &r, whole - 1), 0);
+	e.seq = 2;
+	small_call(&r, &e, 2, v);
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r) - 1), 0);
 	assert_int_equal(hcb_jaxffi_feed(x, &r, HCB_JAXFFI_CALL_HEAD), 0);
-	small_call(&r, &e, 4, v);
+	small_call(&r, &e, 3, v);
 	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
 	assert_int_equal(s.problems[HCB_BAD_RECORD], 3);
 	assert_int_equal(hcb_jaxffi_pending(x), 0);
-	assert_int_equal(s.packets, 3);
+	assert_int_equal(s.packets, 2);
+	hcb_jaxffi_free(x);
+}
+
+/* Callable 0x1000 is a print site "step {i}"; no other is known. */
+static int step_namer(void *ctx, uint64_t callable, struct hcb_pysite *out)
+{
+	(void)ctx;
+	if (callable != 0x1000)
+		return -ESRCH;
+	memset(out, 0, sizeof(*out));
+	out->kind = HCB_PYSITE_PRINT;
+	snprintf(out->fmt, sizeof(out->fmt), "step {i}");
+	return 0;
+}
+
+/* A small call with its callable's entry in the same record, as the
+ * probe at the inner function sends it: the same as the call's records
+ * then the entry's, held until the end, named by its callable.  An entry
+ * of another thread, or of a type that is none, makes it a bad record
+ * that starts no call. */
+static void test_call_with_its_entry(void **state)
+{
+	float v[3] = { 1.5f, -2, 3 };
+	struct hcb_ev_jcall e = jcall(1, 0, 11, "debug_print.1", 1, 12);
+	struct hcb_ev_jcall_arg r;
+	struct seen s = { 0 };
+	struct hcb_jaxffi *x;
+
+	(void)state;
+	assert_int_equal(hcb_jaxffi_new(&x, &ops, &s), 0);
+	hcb_jaxffi_inner_probed(x);
+	hcb_jaxffi_set_namer(x, step_namer, NULL, NULL);
+	/* a first call with its thunk proves the layout */
+	f32_call(x, 1, 0, 11, "debug_print.1", v);
+	py_entry(x, 11, 0x1000, 3, 0);
+	py_end(x, 11);
+	assert_int_equal(s.packets, 1);
+	e.seq = 1;
+	small_call(&r, &e, 1, v);
+	r.entry = (struct hcb_ev_jpycall){ .type = HCB_EV_JPYCALL, .pid = 7, .tid = 11,
+					   .callable = 0x1000, .index = 3, .ts_ns = 5 };
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
+	assert_int_equal(s.packets, 1);   /* held for its end */
+	py_end(x, 11);
+	assert_int_equal(s.packets, 2);
+	assert_int_equal(s.last.py_callable, 0x1000);
+	assert_string_equal(s.consumer->name, "step {i}");
+	assert_memory_equal(s.payload, v, 12);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 0);
+	/* the entry of another thread than the call's, or no entry's type */
+	e.seq = 2;
+	small_call(&r, &e, 2, v);
+	r.entry = (struct hcb_ev_jpycall){ .type = HCB_EV_JPYCALL, .pid = 7, .tid = 12 };
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
+	r.entry = (struct hcb_ev_jpycall){ .type = HCB_EV_JPYEND, .pid = 7, .tid = 11 };
+	assert_int_equal(hcb_jaxffi_feed(x, &r, sizeof(r)), 0);
+	assert_int_equal(s.problems[HCB_BAD_RECORD], 2);
+	assert_int_equal(hcb_jaxffi_pending(x), 0);
+	assert_int_equal(s.packets, 2);
 	hcb_jaxffi_free(x);
 }
 
@@ -175,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_operand_with_its_bytes),
 		cmocka_unit_test(test_call_head_alone),
 		cmocka_unit_test(test_call_with_its_operand),
+		cmocka_unit_test(test_call_with_its_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

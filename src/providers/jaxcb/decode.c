@@ -382,28 +382,46 @@ static int on_arg_bytes(struct hcb_jaxffi *x, const void *rec, const struct hcb_
 				   sizeof(*ch));
 }
 
-/* HCB_EV_JCALL_ARG (events.h): 1 if the record holds a call's head and
- * then, whole, an HCB_EV_JARG_BYTES record of that call (its chunk's
- * header into *ch). */
-static int call_arg_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch)
+/* HCB_EV_JCALL_ARG (events.h): 1 if the record (len bytes) holds a call's
+ * head, then, whole, an HCB_EV_JARG_BYTES record of that call (its
+ * chunk's header into *ch), then none or an entry of its callable on its
+ * thread (into *entry: type 0 if none). */
+static int call_arg_whole(const struct hcb_ev_jcall_arg *rec, size_t len, struct hcb_ev_chunk *ch,
+			  struct hcb_ev_jpycall *entry)
 {
-	const char *op = (const char *)rec + HCB_JAXFFI_CALL_HEAD;
 	struct hcb_ev_jcall h;
 	struct hcb_ev_jarg a;
 
-	/* arg_bytes_whole checks the operand's length */
-	if (len < HCB_JAXFFI_CALL_HEAD || !arg_bytes_whole(op, len - HCB_JAXFFI_CALL_HEAD, ch))
+	if (len < sizeof(*rec) || !arg_bytes_whole(&rec->op, sizeof(rec->op), ch))
 		return 0;
-	memcpy(&h, rec, HCB_JAXFFI_CALL_HEAD);
-	memcpy(&a, op, sizeof(a));
+	memcpy(&h, rec->head, HCB_JAXFFI_CALL_HEAD);
+	memcpy(&a, &rec->op.a, sizeof(a));
+	memcpy(entry, &rec->entry, sizeof(*entry));
+	if (entry->type != 0 && (entry->type != HCB_EV_JPYCALL || entry->pid != h.pid ||
+				 entry->tid != h.tid))
+		return 0;
 	return a.type == HCB_EV_JARG_BYTES && a.device == h.device && a.seq == h.seq;
+}
+
+/* HCB_EV_JCALL_ARG, whole (call_arg_whole): the records it holds, in
+ * their order. */
+static int on_call_arg(struct hcb_jaxffi *x, const struct hcb_ev_jcall_arg *rec,
+		       const struct hcb_ev_chunk *ch, const struct hcb_ev_jpycall *entry)
+{
+	int err = on_call(x, rec->head, HCB_JAXFFI_CALL_HEAD);
+
+	if (!err)
+		err = on_arg_bytes(x, &rec->op, ch);
+	if (!err && entry->type)
+		err = hcb_jx_on_pycall(x, entry, sizeof(*entry));
+	return err;
 }
 
 int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 {
+	struct hcb_ev_jpycall entry;
 	struct hcb_ev_chunk ch;
 	uint32_t type;
-	int err;
 
 	if (x->check.state == HCB_JAXFFI_REFUSED)
 		return -EPROTO;
@@ -416,10 +434,8 @@ int hcb_jaxffi_feed(struct hcb_jaxffi *x, const void *rec, size_t len)
 		return on_arg(x, rec);
 	if (type == HCB_EV_JARG_BYTES && arg_bytes_whole(rec, len, &ch))
 		return on_arg_bytes(x, rec, &ch);
-	if (type == HCB_EV_JCALL_ARG && call_arg_whole(rec, len, &ch)) {
-		err = on_call(x, rec, HCB_JAXFFI_CALL_HEAD);
-		return err ? err : on_arg_bytes(x, (const char *)rec + HCB_JAXFFI_CALL_HEAD, &ch);
-	}
+	if (type == HCB_EV_JCALL_ARG && call_arg_whole(rec, len, &ch, &entry))
+		return on_call_arg(x, rec, &ch, &entry);
 	if (type >= HCB_EV_JPYCALL && type <= HCB_EV_JPYTEXT)
 		return hcb_jx_on_pycall(x, rec, len);
 	if (type == HCB_EV_JDATA && len >= sizeof(struct hcb_ev_chunk)) {

@@ -25,6 +25,7 @@
 
 #include "bpf/ring.h"
 #include "core/wire.h"
+#include "pycall_events.h"
 
 /* which handler the probe sits on (its attach cookie) */
 enum hcb_jaxffi_handler {
@@ -179,17 +180,20 @@ struct hcb_ev_jarg_bytes {
  * HCB_EV_JCALL_ARG, for a call without a site (HCB_JAXFFI_CALL_HEAD) of
  * one operand, of 1 to HCB_JAXFFI_ARG_BYTES_MAX bytes, and no token: the
  * call's head (type HCB_EV_JCALL_ARG), then that operand as an
- * HCB_EV_JARG_BYTES record: the whole call in one reservation of the
- * ring, not two, and no pass over its operands after it.  Most prints
+ * HCB_EV_JARG_BYTES record, then, where the call's probe sits where its
+ * Python callable is (ffi.bpf.c), that callable's entry (pycall_events.h;
+ * type 0 where it does not): the whole call in one reservation of the
+ * ring, not three, and no pass over its operands after it.  Most prints
  * and callbacks are such calls (a loss, a step, a small vector).  The
- * decoder takes it as the three records it holds, in that order.
+ * decoder takes it as the records it holds, in that order.
  */
 struct hcb_ev_jcall_arg {
 	unsigned char head[HCB_JAXFFI_CALL_HEAD];
 	struct hcb_ev_jarg_bytes op;
+	struct hcb_ev_jpycall entry;
 };
 _Static_assert(__builtin_offsetof(struct hcb_ev_jcall_arg, op) == HCB_JAXFFI_CALL_HEAD,
-	       "a small call's operand right after its head");
+       "a small call's operand right after its head");
 
 /*
  * Call sites learned once (ffi.bpf.c, jaxffi_sites): a thunk whose call

@@ -25,7 +25,8 @@
  * call's probe sits there instead (HCB_JAXFFI_AT_INNER), where the
  * callable is: one trap for both, and one program run, which sends the
  * call's records and then the callable's entry (HCB_JAXFFI_WITH_ENTRY,
- * pyentry.bpf.h), in the order the decoder needs.  The inner function gets the frame's
+ * pyentry.bpf.h), in the order the decoder needs: a small call's record
+ * holds it (HCB_EV_JCALL_ARG).  The inner function gets the frame's
  * args as RemainingArgs {&frame->args, offset} in r8 and r9 (after the
  * returned Error's hidden pointer, callbacks, the plan cache and index);
  * every call proves it (read_frame): the offset is 0, the args say their
@@ -56,18 +57,10 @@
 #define HCB_JAXCALL_OWNER
 #include "bpf/nonfinite.bpf.h"
 #include "call.bpf.h"
+#include "ffi_nf.bpf.h"
 #include "ffi_run.bpf.h"
 #include "pyentry.bpf.h"
 #include "sitecache.bpf.h"
-
-/* --on-trigger stop with --until nonfinite: which devices' calls the probe
- * checks itself (events.h, struct hcb_jaxffi_nf) */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct hcb_jaxffi_nf);
-} jaxffi_nf SEC(".maps");
 
 /* For tests (HCBTRACE_TEST_JAXFFI_NOTHUNK, jaxcb.c): one thunk in this
  * many, at random, is not noted, as one run before the probe was in place;
@@ -78,6 +71,15 @@ const volatile __u32 jaxffi_test_nothunk = 0;
  * where the inner function's args say the frame is, a layout gone wrong
  * that every call's proof must refuse; 0 otherwise. */
 const volatile __u32 jaxffi_test_frame_shift = 0;
+
+/* The size an operand's XLA_FFI_Buffer must say it has to be taken as a
+ * buffer without its argument type read (is_buffer), and the argument
+ * type that says buffer where it is read.  For tests
+ * (HCBTRACE_TEST_JAXFFI_TYPES, jaxcb.c): "read" sets the size to 0, which
+ * no buffer says, so every operand has its type read; "refuse" the type
+ * to 0 as well, which is no type, so every operand is refused. */
+const volatile __u32 jaxffi_buffer_size = sizeof(struct jaxffi_xla_buffer);
+const volatile __u32 jaxffi_arg_buffer = JAXFFI_XLA_ARG_BUFFER;
 
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
@@ -129,6 +131,25 @@ static __noinline int read_buffer(struct ffi_run *f, __u64 bp)
 	return copy_user(&f->r.o.b, sizeof(f->r.o.b), (void *)bp) ? -1 : 0;
 }
 
+/*
+ * 1 if operand i, whose XLA_FFI_Buffer says it is struct_size bytes, is a
+ * buffer.  Each struct of the C API begins with its own size, and a
+ * buffer is the one argument type it has: an operand whose struct says a
+ * buffer's size is one, and its type is not read (a read of the target
+ * a call fewer).  One that says another (a buffer grown in a later C API)
+ * is one where its argument type says so.
+ */
+static __always_inline int is_buffer(const struct jaxcb_run *r, __u32 i, __u64 struct_size)
+{
+	__u32 type = 0;
+
+	if (struct_size == jaxffi_buffer_size)
+		return 1;
+	return struct_size >= sizeof(struct jaxffi_xla_buffer) &&
+	       !copy_user(&type, sizeof(type), (void *)(r->w.types + (__u64)i * 4)) &&
+	       type == jaxffi_arg_buffer;
+}
+
 /* Operand i of the frame, from the target: an XLA_FFI_Buffer; -1 also
  * for an operand that is none. */
 static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims)
@@ -136,18 +157,16 @@ static __noinline int read_operand_now(struct jaxcb_run *r, __u32 i, __u64 *dims
 	struct ffi_run *f = (struct ffi_run *)r;
 	struct jf_operand *o = &r->o;
 	__u64 bp = 0, elems = 1;
-	__u32 type = 0, n;
+	__u32 n;
 	int beside;
 
 	o->nbytes = 0;
 	o->layout = 0;
 	o->nstrides = 0;
-	if (copy_user(&type, sizeof(type), (void *)(r->w.types + (__u64)i * 4)) ||
-	    type != JAXFFI_XLA_ARG_BUFFER ||
-	    copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)))
+	if (copy_user(&bp, sizeof(bp), (void *)(r->w.args + (__u64)i * 8)))
 		return -1;
 	beside = read_buffer(f, bp);
-	if (beside < 0)
+	if (beside < 0 || !is_buffer(r, i, o->b.struct_size))
 		return -1;
 	if (o->b.dtype == JAXFFI_XLA_TOKEN)
 		return 1;
@@ -282,21 +301,31 @@ static __always_inline int small_call(const struct ffi_run *f)
 	       f->r.w.total && f->r.w.total <= HCB_JAXFFI_ARG_BYTES_MAX;
 }
 
-/* A small call no thunk ran for (small_call), at ts_ns: its room taken,
- * its head and its operand in one record (HCB_EV_JCALL_ARG), submitted,
- * the room given back: 1, the call sent whole; -1 if it was not sent
- * (counted). */
+/* What send_small_call() sent: the call whole; and its callable's entry
+ * with it. */
+#define SENT_WHOLE 1
+#define SENT_WITH_ENTRY 2
+
+/* A small call no thunk ran for (small_call), at ts_ns: its head and its
+ * operand in one record (HCB_EV_JCALL_ARG), and with them, where entry
+ * says so, its callable's entry (fill_entry), submitted where the ring has
+ * room for it (one record: ring_fits): SENT_WHOLE or SENT_WITH_ENTRY; -1
+ * if it was not sent (counted). */
 static __noinline int send_small_call(struct ffi_run *f, struct hcb_dev_stats *s,
-				      __u32 handler, __u64 ts_ns)
+				      __u32 handler, __u64 ts_ns, __u32 entry)
 {
 	struct hcb_ev_jcall_arg *e;
 	struct hcb_ev_jcall *h;
+	int lost = ring_fits(sizeof(*e));
+	__u64 wake;
 
-	if (take_call_room(&f->r, s))
+	if (lost) {
+		dev_count(s, lost);
 		return -1;
+	}
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		call_record_lost(&f->r, s);
+		dev_count(s, LOST_RING);
 		return -1;
 	}
 	h = (struct hcb_ev_jcall *)e;
@@ -305,105 +334,22 @@ static __noinline int send_small_call(struct ffi_run *f, struct hcb_dev_stats *s
 	fill_index(h, f);
 	take_kept(&f->r, &f->kept[0], f->r.dims);
 	f->r.w.c.total = f->r.w.total;
-	ring_release(f->r.need);
 	if (!fill_small_operand(&e->op, &f->r, 0)) {
 		bpf_ringbuf_discard(e, 0);
 		dev_count(s, LOST_UNREADABLE);
 		return -1;
 	}
-	/* the call's last record: the reader may be woken for it */
-	bpf_ringbuf_submit(e, wake_flag(sizeof(*e)));
+	/* the call's last record: the reader may be woken for it, and is
+	 * at once for a callable's first entry */
+	wake = wake_flag(sizeof(*e));
+	if (!entry) {
+		__builtin_memset(&e->entry, 0, sizeof(e->entry));
+	} else if (fill_entry(&e->entry, &f->py, f->py.index, ts_ns) == BPF_RB_FORCE_WAKEUP) {
+		wake = BPF_RB_FORCE_WAKEUP;
+	}
+	bpf_ringbuf_submit(e, wake);
 	dev_count(s, 0);
-	return 1;
-}
-
-#define NF_SPANS_PER_OPERAND (HCB_JAXFFI_NF_BYTES / HCB_NF_SPAN)
-
-static __always_inline __u32 nf_kind(__u32 dtype)
-{
-	switch (dtype) {
-	case JAXFFI_XLA_F16: return HCB_NF_F16;
-	case JAXFFI_XLA_BF16: return HCB_NF_BF16;
-	case JAXFFI_XLA_F32: return HCB_NF_F32;
-	case JAXFFI_XLA_F64: return HCB_NF_F64;
-	}
-	return 0;
-}
-
-/* Operand i: noted if it is a float small enough to check here (arg: a
- * loop_ref to the run). */
-static long nf_pick(__u32 i, void *arg)
-{
-	struct ffi_run *f = ((struct loop_ref *)arg)->state;
-	struct nf_operands *x = &f->nf;
-	__u32 kind, n = x->n;
-
-	if (i >= f->r.w.nargs || n >= HCB_JAXFFI_NF_OPERANDS)
-		return 1;
-	if (read_operand(&f->r, i, f->r.dims) != 0)
-		return 0;
-	kind = nf_kind(f->r.o.b.dtype);
-	if (!kind || f->r.o.nbytes == 0 || f->r.o.nbytes > HCB_JAXFFI_NF_BYTES)
-		return 0;
-	x->data[n] = f->r.o.b.data;
-	x->len[n] = (__u32)f->r.o.nbytes;
-	x->kind[n] = kind;
-	x->n = n + 1;
-	return 0;
-}
-
-/* Span k % NF_SPANS_PER_OPERAND of picked operand k / NF_SPANS_PER_OPERAND. */
-static long nf_operand_span(__u32 k, void *arg)
-{
-	struct ffi_run *f = ((struct loop_ref *)arg)->state;
-	struct nf_operands *x = &f->nf;
-	__u32 op = k / NF_SPANS_PER_OPERAND, at = (k % NF_SPANS_PER_OPERAND) * HCB_NF_SPAN, len;
-
-	if (op >= x->n || op >= HCB_JAXFFI_NF_OPERANDS)
-		return 1;
-	if (at >= x->len[op])
-		return 0;
-	len = x->len[op] - at;
-	if (len > HCB_NF_SPAN)
-		len = HCB_NF_SPAN;
-	x->found = nf_scan_span((const void *)(x->data[op] + at), len, x->kind[op], f->nf_buf);
-	return x->found;
-}
-
-/* 1 if the probe checks the calls of device id (nf: the setting). */
-static __noinline int nf_device(const struct hcb_jaxffi_nf *nf, __u32 id)
-{
-	if (nf->all)
-		return 1;
-	for (__u32 i = 0; i < HCB_JAXFFI_NF_DEVICES; i++) {
-		if (i >= nf->n)
-			break;
-		if (nf->ids[i] == id)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * A call just sent whole: if the probe is to check its device's calls, and
- * a small float operand holds a NaN or infinity, stop the target from
- * this, its own thread.  The user side reads the same call and fires.
- */
-static __noinline void nf_stop_check(struct ffi_run *f)
-{
-	struct loop_ref ref = { f };
-	__u32 zero = 0;
-	struct hcb_jaxffi_nf *nf = bpf_map_lookup_elem(&jaxffi_nf, &zero);
-
-	if (!nf || !nf->on || !nf_device(nf, f->r.w.device_id))
-		return;
-	__builtin_memset(&f->nf, 0, sizeof(f->nf));
-	bpf_loop(HCB_MAX_LEAVES, nf_pick, &ref, 0);
-	if (!f->nf.n)
-		return;
-	bpf_loop(HCB_JAXFFI_NF_OPERANDS * NF_SPANS_PER_OPERAND, nf_operand_span, &ref, 0);
-	if (f->nf.found)
-		bpf_send_signal(NF_SIGSTOP);
+	return entry ? SENT_WITH_ENTRY : SENT_WHOLE;
 }
 
 /* The frame's head, device, operands and attributes into the run (the
@@ -494,6 +440,11 @@ static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie, struct 
 }
 
 /*
+ * The call at ctx (its state f, NULL if the thread has none; its probe's
+ * cookie; its time ts_ns) read and sent, or counted lost: 1 if its
+ * callable's entry went in its record (a small call's, SENT_WITH_ENTRY),
+ * else 0.
+ *
  * Not sleepable (HCB_BPF_NOSLEEP): it reads operands XLA has just written,
  * in pages that are in; one that is not (rare) is counted unreadable, and
  * the call costs the program no page fault.  (It was made so when, on a
@@ -501,40 +452,40 @@ static __always_inline void *frame_of(struct pt_regs *ctx, __u64 cookie, struct 
  * another thread's: its state lives in the thread's storage now, never on
  * a stack, bpf/state.bpf.h.)
  */
-static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns)
+static __noinline int call_probe(struct pt_regs *ctx, struct ffi_run *f, __u64 cookie,
+				 __u64 ts_ns)
 {
-	struct ffi_run *f = task_state(&ffi_runs);
 	struct hcb_dev_stats *s;
 	int rc, slot;
 
 	/* a call whose device is not known: counted on none */
 	if (!f) {
 		nodev_count(LOST_NOMEM);
-		return;
+		return 0;
 	}
 	walk_reset(&f->r.w);
 	rc = read_frame(f, frame_of(ctx, cookie, f), !!(cookie & HCB_JAXFFI_AT_INNER));
 	if (rc == -2)
-		return;
+		return 0;
 	/* taken whether or not the call is sent: none is left for the
 	 * thread's next call, which has a thunk of its own */
 	if (!take_thunk(&f->thunk_slot, &f->seen))
 		f->seen.thunk = 0;
 	if (rc == -1 || rc == -4) {
 		nodev_count(LOST_UNREADABLE);
-		return;
+		return 0;
 	}
 	slot = thread_dev_slot(f);
 	s = slot < 0 ? NULL : dev_stats((__u32)slot);
 	if (!s)
-		return;   /* past the slots: counted */
+		return 0;   /* past the slots: counted */
 	/* calls are numbered per device as the probe counts them, so the
 	 * reader knows how many went missing */
 	f->r.w.c.seq = __sync_fetch_and_add(&s->handled, 1);
 	f->r.w.c.device = (__u32)slot;
 	if (rc) {
 		dev_count(s, LOST_UNREADABLE);
-		return;
+		return 0;
 	}
 
 	f->nkept = 0;
@@ -543,34 +494,43 @@ static __noinline void call_probe(struct pt_regs *ctx, __u64 cookie, __u64 ts_ns
 	f->keeping = 0;
 	if (f->r.w.bad || f->r.w.too_big) {
 		dev_count(s, f->r.w.bad ? LOST_UNREADABLE : LOST_RING);
-		return;
+		return 0;
 	}
 	/* the record, then its operands (apart: the verifier's call depth) */
 	if (f->seen.thunk)
 		rc = send_with_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
 	else if (small_call(f))
-		rc = send_small_call(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
+		rc = send_small_call(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns,
+				     !!(cookie & HCB_JAXFFI_WITH_ENTRY));
 	else
 		rc = send_without_site(f, s, (__u32)(cookie & HCB_JAXFFI_HANDLER_MASK), ts_ns);
 	if (rc < 0)
-		return;
+		return 0;
 	if (!rc)
-		send_operands(&f->r, s);   /* (1: a small call's went with it) */
+		send_operands(&f->r, s);   /* (a small call's went with it) */
 	if (!f->r.w.c.failed)
 		nf_stop_check(f);
+	return rc == SENT_WITH_ENTRY;
 }
 
 SEC("uprobe")
 int jaxffi_call(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), ts_ns = bpf_ktime_get_ns();
+	struct ffi_run *f = task_state(&ffi_runs);
+	__u64 index = PT_REGS_PARM4(ctx);
 
-	call_probe(ctx, cookie, ts_ns);
 	/* at the inner function: the callable's entry too, after the call's
-	 * records as the decoder needs them, whatever became of the call
-	 * (a callback's Python that runs jax nests calls in it), at the
-	 * call's time (one clock read a trap) */
-	if (cookie & HCB_JAXFFI_WITH_ENTRY)
-		pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx), ts_ns);
+	 * records (or in a small call's) as the decoder needs them, whatever
+	 * became of the call (a callback's Python that runs jax nests calls
+	 * in it), at the call's time (one clock read a trap) */
+	if (!(cookie & HCB_JAXFFI_WITH_ENTRY)) {
+		call_probe(ctx, f, cookie, ts_ns);
+		return 0;
+	}
+	if (f)
+		py_enter(&f->py, PT_REGS_PARM2(ctx), index);
+	if (!call_probe(ctx, f, cookie, ts_ns))
+		send_entry(f ? &f->py : NULL, index, ts_ns);
 	return 0;
 }

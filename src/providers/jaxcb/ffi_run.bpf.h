@@ -5,7 +5,8 @@
  * its operands (call.bpf.h), its frame, the first operands as the
  * measuring pass read them, the thunk it came from, the NaN check's.  And
  * the thunk the thread ran last, which the thunk's probe notes there for
- * the call to take: in the one storage, the call looks up no other
+ * the call to take; and the Python side's (struct pycall_run): in the one
+ * storage, the call and its callable's entry look up no other
  * (legacy.bpf.c, whose calls have a state of their own, sees the map as
  * extern).
  */
@@ -14,8 +15,26 @@
 
 #include "bpf/nonfinite.bpf.h"
 #include "bpf/state.bpf.h"
-#include "call.bpf.h"
+#include "call_state.bpf.h"
 #include "events.h"
+#include "pycall_events.h"
+
+/* The Python side's part of a thread's state (pyentry.bpf.h,
+ * pycall.bpf.c): whether it is inside a callback, which, and the text
+ * record being made of a concatenation there. */
+struct pycall_run {
+	__u64 callable;
+	__u64 index;
+	__u32 inside;        /* in the inner function now: the concatenation
+			      * probe looks at this before it reads anything */
+	__u32 pad;
+	/* the callable the thread's last entry sent, and its process's
+	 * memory then (a thread that exec'd has new callables, maybe at
+	 * the same address): seen already, no lookup (first_sight) */
+	__u64 seen_callable;
+	__u64 seen_mm;
+	struct hcb_ev_jpytext h;
+};
 
 /* The small float operands of a call, to be checked for NaN or infinity. */
 struct nf_operands {
@@ -77,9 +96,14 @@ struct ffi_run {
 	__u32 last_slot1;
 	__u32 last_device_id;
 	__u32 pad;
+	/* the Python side's: the callable's entry, at the inner function
+	 * the call's own probe's (pyentry.bpf.h), and its text */
+	struct pycall_run py;
 };
 
-#ifdef HCB_JAXCALL_OWNER
+/* pycall.bpf.c's, which links first: a map used before the object that
+ * defines it, Debian 12's bpftool links but libbpf cannot relocate */
+#ifdef HCB_PYCALL_OWNER
 TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");
 #else
 extern TASK_STATE_MAP(struct ffi_run) ffi_runs SEC(".maps");

@@ -2,6 +2,7 @@
 /* hold.c - a process hcbtrace started waits for its sites' names (hold.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "bpf/capture.skel.h"
 #include "bpf/probes.h"
+#include "events.h"
 #include "hold.h"
 #include "pycall_events.h"
 
@@ -59,11 +61,22 @@ void hcb_jaxcb_hold_open(struct hcb_jaxcb_hold *h, struct hcb_probes *probes, pi
 	h->on = want && !(test && !strncmp(test, "off", 3)) && !set_on(probes, 1);
 }
 
+/* 1 if rec (len bytes) holds a callable's entry, into *e: an
+ * HCB_EV_JPYCALL record, or a small call's that carries one
+ * (HCB_EV_JCALL_ARG, events.h). */
 static int is_entry(const void *rec, size_t len, struct hcb_ev_jpycall *e)
 {
-	if (len < sizeof(*e))
+	uint32_t type;
+
+	if (len < sizeof(type))
 		return 0;
-	memcpy(e, rec, sizeof(*e));
+	memcpy(&type, rec, sizeof(type));
+	if (type == HCB_EV_JCALL_ARG && len >= sizeof(struct hcb_ev_jcall_arg))
+		memcpy(e, (const char *)rec + offsetof(struct hcb_ev_jcall_arg, entry), sizeof(*e));
+	else if (len >= sizeof(*e))
+		memcpy(e, rec, sizeof(*e));
+	else
+		return 0;
 	return e->type == HCB_EV_JPYCALL;
 }
 

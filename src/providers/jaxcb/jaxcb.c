@@ -180,6 +180,24 @@ static uint32_t test_nothunk(void)
 }
 
 /*
+ * How a test has an operand's argument type checked
+ * (HCBTRACE_TEST_JAXFFI_TYPES): "read" reads it for every operand, as
+ * where a buffer says another size than the C API's; "refuse" reads it
+ * and takes none as a buffer, so every call is a counted loss
+ * (tests/bats/modern.bats).  Otherwise a buffer's size says it is one.
+ */
+static void test_types(struct hcb_capture_bpf *skel)
+{
+	const char *s = getenv("HCBTRACE_TEST_JAXFFI_TYPES");
+
+	if (!s || (strcmp(s, "read") && strcmp(s, "refuse")))
+		return;
+	skel->rodata->jaxffi_buffer_size = 0;
+	if (!strcmp(s, "refuse"))
+		skel->rodata->jaxffi_arg_buffer = 0;
+}
+
+/*
  * Where a test has the Python handler's call probed
  * (HCBTRACE_TEST_JAXFFI_INNER): "handler" on the handler itself, as where
  * no inner function is known; "shift" at the inner function, its frame
@@ -256,6 +274,7 @@ static int prepare(struct hcb_probes *probes, const struct hcb_target_info *ti)
 	skel->rodata->jaxffi_thunk_arg = l->thunk_arg;
 	skel->rodata->jaxffi_test_nothunk = test_nothunk();
 	skel->rodata->jaxffi_test_frame_shift = inner_test() == INNER_SHIFT ? 8 : 0;
+	test_types(skel);
 	skel->rodata->jaxffi_op_off = l->op_off + shift;
 	skel->rodata->jaxffi_module_off = l->module_off + shift;
 	for (unsigned int i = 0; i < HCB_JAXFFI_TARGET_PLACES; i++)

@@ -48,7 +48,12 @@
 SEC("uprobe")
 int jaxffi_inner(struct pt_regs *ctx)
 {
-	pycall_enter(PT_REGS_PARM2(ctx), PT_REGS_PARM4(ctx), bpf_ktime_get_ns());
+	struct ffi_run *f = task_state(&ffi_runs);
+	__u64 index = PT_REGS_PARM4(ctx);
+
+	if (f)
+		py_enter(&f->py, PT_REGS_PARM2(ctx), index);
+	send_entry(f ? &f->py : NULL, index, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -56,11 +61,11 @@ SEC("uretprobe")
 int jaxffi_inner_ret(struct pt_regs *ctx)
 {
 	__u64 key = bpf_get_current_pid_tgid();
-	struct pycall_run *p = task_state_if_any(&pycall_runs);
+	struct ffi_run *f = task_state_if_any(&ffi_runs);
 	struct hcb_ev_jpyend *e;
 
-	if (p)
-		p->inside = 0;
+	if (f)
+		f->py.inside = 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e)
 		return 0;    /* the decoder lets the tap go at the thread's next call */
@@ -229,12 +234,12 @@ static __noinline int send_left(struct pycall_run *p, const struct pytext_cfg *c
 SEC("uprobe")
 int pytext_concat(struct pt_regs *ctx)
 {
-	struct pycall_run *p = task_state_if_any(&pycall_runs);
+	struct ffi_run *f = task_state_if_any(&ffi_runs);
 	struct pytext_cfg *cfg;
 	__u32 zero = 0;
 	__u64 left;
 
-	if (!p || !p->inside)
+	if (!f || !f->py.inside)
 		return 0;
 	cfg = bpf_map_lookup_elem(&pytext_config, &zero);
 	if (!cfg || !cfg->str_type || !is_newline(cfg, PT_REGS_PARM2(ctx)))
@@ -242,5 +247,5 @@ int pytext_concat(struct pt_regs *ctx)
 	left = PT_REGS_PARM1(ctx);
 	if (cfg->append && bpf_probe_read_user(&left, sizeof(left), (void *)left))
 		left = 0;
-	return send_left(p, cfg, left);
+	return send_left(&f->py, cfg, left);
 }

@@ -6,15 +6,17 @@
  * same address (ffi.bpf.c, HCB_JAXFFI_WITH_ENTRY): one program run a trap
  * then, not two.
  *
- * The thread's state and the maps of first sight and holding are
- * pycall.bpf.c's (HCB_PYCALL_OWNER); ffi.bpf.c sees them as extern, as
+ * The thread's state is its ffi_run's py (ffi_run.bpf.h): a call at the
+ * inner function looks up one storage for the call and its entry.  It and
+ * the maps of first sight and holding are pycall.bpf.c's
+ * (HCB_PYCALL_OWNER), which links first; ffi.bpf.c sees them as extern, as
  * capture.bpf.h shares the ring.
  */
 #ifndef HCB_PYENTRY_BPF_H
 #define HCB_PYENTRY_BPF_H
 
 #include "bpf/capture.bpf.h"
-#include "bpf/state.bpf.h"
+#include "ffi_run.bpf.h"
 #include "pycall_events.h"
 
 struct ffi_loaded_host_callbacks {
@@ -23,29 +25,11 @@ struct ffi_loaded_host_callbacks {
 	__u32 pad;
 };
 
-/* A thread's state (bpf/state.bpf.h): whether it is inside a callback,
- * which, and the text record being made of a concatenation there. */
-struct pycall_run {
-	__u64 callable;
-	__u64 index;
-	__u32 inside;        /* in the inner function now: the concatenation
-			      * probe looks at this before it reads anything */
-	__u32 pad;
-	/* the callable the thread's last entry sent, and its process's
-	 * memory then (a thread that exec'd has new callables, maybe at
-	 * the same address): seen already, no lookup (first_sight) */
-	__u64 seen_callable;
-	__u64 seen_mm;
-	struct hcb_ev_jpytext h;
-};
-
 struct pycall_seen_key {
 	__u32 tgid;
 	__u32 pad;
 	__u64 callable;
 };
-
-#define HCB_PYCALL_RUNS_MAP TASK_STATE_MAP(struct pycall_run)
 
 /* The callables whose entry woke the reader once: a process's sites are a
  * few dozen, so one forgotten by the LRU wakes it again, no more. */
@@ -66,11 +50,9 @@ struct pycall_seen_key {
 	}
 
 #ifdef HCB_PYCALL_OWNER
-HCB_PYCALL_RUNS_MAP pycall_runs SEC(".maps");
 HCB_PYCALL_SEEN_MAP pycall_seen SEC(".maps");
 HCB_PYCALL_HOLD_MAP pycall_hold SEC(".maps");
 #else
-extern HCB_PYCALL_RUNS_MAP pycall_runs SEC(".maps");
 extern HCB_PYCALL_SEEN_MAP pycall_seen SEC(".maps");
 extern HCB_PYCALL_HOLD_MAP pycall_hold SEC(".maps");
 #endif
@@ -119,7 +101,7 @@ static __always_inline __u32 hold_first(__u64 wake)
 /* The callable callbacks[index] of the FfiLoadedHostCallbacks at cbs, as
  * read (never trusted here: pycall.bpf.c), or 0 if it could not be.  Read
  * into the stack: the kernel's check of a copy's destination costs the
- * least there, and the frame, apart from pycall_enter's, stays small. */
+ * least there, and the frame, apart from its caller's, stays small. */
 static __noinline __u64 read_callable(__u64 cbs, __u64 index)
 {
 	struct ffi_loaded_host_callbacks c;
@@ -131,42 +113,50 @@ static __noinline __u64 read_callable(__u64 cbs, __u64 index)
 	return callable;
 }
 
-/* The inner function entered (its callbacks and index arguments) at
- * ts_ns: the callable sent, the thread marked as inside a callback.  Not sleepable:
- * callbacks was just read by the caller.  A function of its own: inlined
- * in jaxffi_call, its locals took that program's frame to 64 bytes, and
- * a frame of 64 or more gets a stack per CPU, which another thread's run
- * may share (bpf/state.bpf.h; check.bats holds every frame under 64). */
-static __noinline void pycall_enter(__u64 cbs, __u64 index, __u64 ts_ns)
+/* The inner function entered (its callbacks and index arguments): the
+ * callable read into the thread's state p, the thread marked as inside a
+ * callback.  Not sleepable: callbacks was just read by the caller. */
+static __noinline void py_enter(struct pycall_run *p, __u64 cbs, __u64 index)
 {
-	__u64 key = bpf_get_current_pid_tgid(), callable = 0;
-	struct pycall_run *p = task_state(&pycall_runs);
-	struct hcb_ev_jpycall *e;
-	__u32 flags = HCB_JPY_F_NOCALLABLE;
+	p->callable = read_callable(cbs, index);
+	p->index = index;
+	/* with no state, no text: the tap goes as its operands */
+	p->inside = 1;
+}
+
+/* The entry record e of the call index entered at ts_ns, its callable the
+ * one py_enter() kept in p (none: p is NULL), filled: its submit's wake-up
+ * (first_sight) returned, the process stopped where a first entry holds
+ * it (hold_first).  A function of its own: its locals in jaxffi_call took
+ * that program's frame past 48 bytes, and a frame of 64 or more gets a
+ * stack per CPU, which another thread's run may share (bpf/state.bpf.h;
+ * check.bats holds every frame under 64). */
+static __noinline __u64 fill_entry(struct hcb_ev_jpycall *e, struct pycall_run *p, __u64 index,
+				   __u64 ts_ns)
+{
+	__u64 key = bpf_get_current_pid_tgid(), callable = p ? p->callable : 0;
 	__u64 wake;
 
-	if (p) {
-		callable = read_callable(cbs, index);
-		if (callable)
-			flags = 0;
-		p->index = index;
-		p->callable = callable;
-		/* with no state, no text: the tap goes as its operands */
-		p->inside = 1;
-	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e)
-		return;      /* the decoder sees no callable: the tap as before */
 	e->type = HCB_EV_JPYCALL;
 	e->pid = key >> 32;
 	e->tid = (__u32)key;
-	e->flags = flags;
+	e->flags = callable ? 0 : HCB_JPY_F_NOCALLABLE;
 	e->callable = callable;
 	e->index = index;
 	e->ts_ns = ts_ns;
 	wake = first_sight(p, key >> 32, callable);
 	e->flags |= hold_first(wake);
-	bpf_ringbuf_submit(e, wake);
+	return wake;
+}
+
+/* The entry as a record of its own (fill_entry), where it did not go in
+ * its call's: the decoder sees no callable if the ring has no room. */
+static __noinline void send_entry(struct pycall_run *p, __u64 index, __u64 ts_ns)
+{
+	struct hcb_ev_jpycall *e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+
+	if (e)
+		bpf_ringbuf_submit(e, fill_entry(e, p, index, ts_ns));
 }
 
 #endif
