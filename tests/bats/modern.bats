@@ -86,16 +86,19 @@ record_modern()
     wait "$rec"
 }
 
-@test "modern jax: an operand's type read where its buffer does not say a buffer's size: the same values; a type no buffer's, every call a counted loss" {
+@test "modern jax: each operand's type read, each device read apart from its frame: the same values; a type no buffer's, every call a counted loss" {
     # a buffer that says the C API's buffer size is one, its type not
     # read; here no size is taken (a test's knob), so each operand has its
-    # argument type read, as for a buffer grown in a later C API
-    record_modern "$T/rec.jsonl" HCBTRACE_TEST_JAXFFI_TYPES=read
+    # argument type read, as for a buffer grown in a later C API.  And the
+    # frame is read alone, so the device ordinal of the context after it
+    # is read apart, as where a jaxlib keeps it elsewhere: four devices
+    record_modern "$T/rec.jsonl" HCBTRACE_TEST_JAXFFI_TYPES=read HCBTRACE_TEST_JAXFFI_SPAN=frame
     run "${CHECK[@]}" "$T/truth.jsonl" "$T/rec.jsonl"
     echo "# $output" >&3
     assert_success
     assert_output --partial ", 0 mismatches"
     [ "$(grep -c '"type":"tap"' "$T/rec.jsonl")" -ge 20 ]
+    for d in 0 1 2 3; do grep -q "\"type\":\"tap\",\"device\":$d," "$T/rec.jsonl"; done
     # and where no type is taken as a buffer's, no operand is read as
     # one: every call is lost, counted, none shown
     record_modern "$T/refused.jsonl" HCBTRACE_TEST_JAXFFI_TYPES=refuse

@@ -81,6 +81,12 @@ const volatile __u32 jaxffi_test_frame_shift = 0;
 const volatile __u32 jaxffi_buffer_size = sizeof(struct jaxffi_xla_buffer);
 const volatile __u32 jaxffi_arg_buffer = JAXFFI_XLA_ARG_BUFFER;
 
+/* How many bytes of and after the frame are read at once (FRAME_SPAN,
+ * ffi_run.bpf.h).  For tests (HCBTRACE_TEST_JAXFFI_SPAN=frame, jaxcb.c):
+ * the frame's own, so the device ordinal after it is read apart, as where
+ * a jaxlib keeps the execution context elsewhere. */
+const volatile __u32 jaxffi_frame_span = FRAME_SPAN;
+
 /* Not sleepable: it runs on every custom call (LAPACK's too) and touches
  * only memory the caller just used. */
 SEC("uprobe")
@@ -361,21 +367,50 @@ static __noinline int send_small_call(struct ffi_run *f, struct hcb_dev_stats *s
  * -4, at the inner function (inner: 1), whose every call is an
  * execution's, for a frame that does not prove itself so.  Any ordinal XLA
  * gives is a device: jax numbers CPU devices process_index * 2048 + local. */
+/* The frame at frame into f: with what follows it (FRAME_SPAN) where
+ * that reads, 1; else as much of it as is needed (inner: no attributes),
+ * 0; -1 if it cannot be read. */
+static __always_inline int read_frame_span(struct ffi_run *f, __u64 frame, int inner)
+{
+	_Static_assert(FRAME_SPAN >= sizeof(struct jaxffi_xla_frame), "the frame in its span");
+	if (jaxffi_frame_span <= FRAME_SPAN && !copy_user(f->span, jaxffi_frame_span, (void *)frame))
+		return 1;
+	return copy_user(&f->frame,
+			 inner ? __builtin_offsetof(struct jaxffi_xla_frame, rets) : sizeof(f->frame),
+			 (void *)frame) ? -1 : 0;
+}
+
+/* The device ordinal of the execution context of the frame at frame:
+ * taken from the bytes read after the frame where they hold it
+ * (spanned: read_frame_span's 1), else read.  0, or -1 if unreadable. */
+static __always_inline int frame_device(struct ffi_run *f, __u64 frame, int spanned,
+					__s32 *device)
+{
+	__u64 at = f->frame.ctx + jaxffi_ctx_device_off - frame;
+
+	if (spanned && at <= jaxffi_frame_span - sizeof(*device) &&
+	    at <= FRAME_SPAN - sizeof(*device)) {
+		*device = *(__s32 *)(f->span + at);
+		return 0;
+	}
+	return copy_user(device, sizeof(*device), (void *)(f->frame.ctx + jaxffi_ctx_device_off));
+}
+
 static __noinline int read_frame(struct ffi_run *f, void *frame, int inner)
 {
 	struct jaxffi_xla_frame *h = &f->frame;
 	int bad = inner ? -4 : -2;
+	int spanned = read_frame_span(f, (__u64)frame, inner);
 	__s32 device = -1;
 
-	/* the head, the args and the attributes in one read; at the inner
-	 * function, whose index is its argument, no attributes */
-	if (copy_user(h, inner ? __builtin_offsetof(struct jaxffi_xla_frame, rets) : sizeof(*h),
-		      frame) ||
+	/* the head, the args and the attributes, and the context after
+	 * them, in one read; at the inner function, whose index is its
+	 * argument, no attributes are needed */
+	if (spanned < 0 ||
 	    h->struct_size < sizeof(*h) || !h->ctx || h->stage != JAXFFI_XLA_STAGE_EXECUTE ||
 	    (inner && h->args.struct_size != sizeof(struct jaxffi_xla_args)))
 		return bad;
-	if (copy_user(&device, sizeof(device), (void *)(h->ctx + jaxffi_ctx_device_off)) ||
-	    device < 0)
+	if (frame_device(f, (__u64)frame, spanned, &device) || device < 0)
 		return -1;
 	f->r.w.device_id = (__u32)device;
 	if (h->args.size > HCB_MAX_LEAVES)

@@ -71,11 +71,21 @@ struct buffer_beside {
 	struct jaxffi_xla_buffer b;
 };
 
+/* The frame is read with the bytes after it: in every jaxlib from 0.6 to
+ * 0.12 the execution context is on the stack right after the frame (176
+ * bytes from its start, the frame's own 168 bytes and a word), so its
+ * device ordinal comes in the same read, not one of its own
+ * (read_frame). */
+#define FRAME_SPAN (sizeof(struct jaxffi_xla_frame) + 64)
+
 /* A run's state (bpf/state.bpf.h): the call's, its frame, the thunk it
  * came from, its first operands, the NaN check's. */
 struct ffi_run {
 	struct jaxcb_run r;            /* first: call.bpf.h works on it */
-	struct jaxffi_xla_frame frame; /* up to its attributes, in one read */
+	union {
+		struct jaxffi_xla_frame frame;  /* up to its attributes, in one read */
+		unsigned char span[FRAME_SPAN]; /* and what follows it, read with it */
+	};
 	struct kept_operand kept[OPERANDS_KEPT];
 	struct buffer_beside bb;       /* an operand's buffer as read, its dims before it */
 	__u32 nkept;                   /* kept[0 .. nkept) are this call's */

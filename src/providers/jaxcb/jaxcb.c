@@ -13,6 +13,7 @@
 #include "decode.h"
 #include "events.h"
 #include "ffi.h"
+#include "ffi_abi.h"
 #include "gpu.h"
 #include "hold.h"
 #include "jaxcb.h"
@@ -185,10 +186,17 @@ static uint32_t test_nothunk(void)
  * where a buffer says another size than the C API's; "refuse" reads it
  * and takes none as a buffer, so every call is a counted loss
  * (tests/bats/modern.bats).  Otherwise a buffer's size says it is one.
+ * And its call's device (HCBTRACE_TEST_JAXFFI_SPAN=frame): read apart
+ * from the frame, as where the execution context is not right after it.
  */
 static void test_types(struct hcb_capture_bpf *skel)
 {
 	const char *s = getenv("HCBTRACE_TEST_JAXFFI_TYPES");
+	const char *span = getenv("HCBTRACE_TEST_JAXFFI_SPAN");
+
+	/* "frame": the frame read alone, its device apart (ffi.bpf.c) */
+	if (span && !strcmp(span, "frame"))
+		skel->rodata->jaxffi_frame_span = sizeof(struct jaxffi_xla_frame);
 
 	if (!s || (strcmp(s, "read") && strcmp(s, "refuse")))
 		return;
