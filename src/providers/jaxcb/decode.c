@@ -9,6 +9,7 @@
  * pycall.c's.  Figures and problems go through providers/bounds.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,21 +383,28 @@ static int on_arg_bytes(struct hcb_jaxffi *x, const void *rec, const struct hcb_
 				   sizeof(*ch));
 }
 
+/* Where a small call's record (HCB_EV_JCALL_ARG) holds its operand and
+ * its entry: the record may sit at any byte, so it is never read as the
+ * struct, only copied from. */
+#define CALL_ARG_OP(rec) ((const char *)(rec) + offsetof(struct hcb_ev_jcall_arg, op))
+#define CALL_ARG_ENTRY(rec) ((const char *)(rec) + offsetof(struct hcb_ev_jcall_arg, entry))
+
 /* HCB_EV_JCALL_ARG (events.h): 1 if the record (len bytes) holds a call's
  * head, then, whole, an HCB_EV_JARG_BYTES record of that call (its
  * chunk's header into *ch), then none or an entry of its callable on its
  * thread (into *entry: type 0 if none). */
-static int call_arg_whole(const struct hcb_ev_jcall_arg *rec, size_t len, struct hcb_ev_chunk *ch,
+static int call_arg_whole(const void *rec, size_t len, struct hcb_ev_chunk *ch,
 			  struct hcb_ev_jpycall *entry)
 {
 	struct hcb_ev_jcall h;
 	struct hcb_ev_jarg a;
 
-	if (len < sizeof(*rec) || !arg_bytes_whole(&rec->op, sizeof(rec->op), ch))
+	if (len < sizeof(struct hcb_ev_jcall_arg) ||
+	    !arg_bytes_whole(CALL_ARG_OP(rec), sizeof(struct hcb_ev_jarg_bytes), ch))
 		return 0;
-	memcpy(&h, rec->head, HCB_JAXFFI_CALL_HEAD);
-	memcpy(&a, &rec->op.a, sizeof(a));
-	memcpy(entry, &rec->entry, sizeof(*entry));
+	memcpy(&h, rec, HCB_JAXFFI_CALL_HEAD);
+	memcpy(&a, CALL_ARG_OP(rec), sizeof(a));
+	memcpy(entry, CALL_ARG_ENTRY(rec), sizeof(*entry));
 	if (entry->type != 0 && (entry->type != HCB_EV_JPYCALL || entry->pid != h.pid ||
 				 entry->tid != h.tid))
 		return 0;
@@ -405,13 +413,13 @@ static int call_arg_whole(const struct hcb_ev_jcall_arg *rec, size_t len, struct
 
 /* HCB_EV_JCALL_ARG, whole (call_arg_whole): the records it holds, in
  * their order. */
-static int on_call_arg(struct hcb_jaxffi *x, const struct hcb_ev_jcall_arg *rec,
-		       const struct hcb_ev_chunk *ch, const struct hcb_ev_jpycall *entry)
+static int on_call_arg(struct hcb_jaxffi *x, const void *rec, const struct hcb_ev_chunk *ch,
+		       const struct hcb_ev_jpycall *entry)
 {
-	int err = on_call(x, rec->head, HCB_JAXFFI_CALL_HEAD);
+	int err = on_call(x, rec, HCB_JAXFFI_CALL_HEAD);
 
 	if (!err)
-		err = on_arg_bytes(x, &rec->op, ch);
+		err = on_arg_bytes(x, CALL_ARG_OP(rec), ch);
 	if (!err && entry->type)
 		err = hcb_jx_on_pycall(x, entry, sizeof(*entry));
 	return err;

@@ -193,7 +193,7 @@ struct hcb_ev_jcall_arg {
 	struct hcb_ev_jpycall entry;
 };
 _Static_assert(__builtin_offsetof(struct hcb_ev_jcall_arg, op) == HCB_JAXFFI_CALL_HEAD,
-       "a small call's operand right after its head");
+	       "a small call's operand right after its head");
 
 /*
  * Call sites learned once (ffi.bpf.c, jaxffi_sites): a thunk whose call

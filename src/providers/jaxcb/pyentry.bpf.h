@@ -120,17 +120,18 @@ static __noinline void py_enter(struct pycall_run *p, __u64 cbs, __u64 index)
 {
 	p->callable = read_callable(cbs, index);
 	p->index = index;
-	/* with no state, no text: the tap goes as its operands */
+	/* the concatenation probe acts on this thread now (a thread with no
+	 * state has no text: its tap goes as its operands) */
 	p->inside = 1;
 }
 
 /* The entry record e of the call index entered at ts_ns, its callable the
  * one py_enter() kept in p (none: p is NULL), filled: its submit's wake-up
  * (first_sight) returned, the process stopped where a first entry holds
- * it (hold_first).  A function of its own: its locals in jaxffi_call took
- * that program's frame past 48 bytes, and a frame of 64 or more gets a
- * stack per CPU, which another thread's run may share (bpf/state.bpf.h;
- * check.bats holds every frame under 64). */
+ * it (hold_first).  A function of its own: the entry's locals, inlined
+ * in jaxffi_call, once took that program's frame to 64 bytes, and a frame
+ * of 64 or more gets a stack per CPU, which another thread's run may
+ * share (bpf/state.bpf.h; check.bats holds every frame under 64). */
 static __noinline __u64 fill_entry(struct hcb_ev_jpycall *e, struct pycall_run *p, __u64 index,
 				   __u64 ts_ns)
 {
