@@ -44,46 +44,12 @@ import sys
 import tempfile
 import time
 
-if len(sys.argv) < 3 or sys.argv[1].startswith("-"):
-    sys.exit("usage: " + __doc__.split("\n")[0])
-HCB, PY = sys.argv[1], sys.argv[2]
+from jax_loop import arguments, program
 
-
-def option(name, default):
-    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-
-
-ROUNDS, SECONDS = option("--rounds", 6), option("--seconds", 3.0)
-KIND = option("--kind", "callback")
-if KIND not in ("callback", "print"):
-    sys.exit("bench/callback_floor.py: --kind is callback or print, not %r" % KIND)
-AGAINST = option("--against", "")
-if AGAINST and not os.access(AGAINST, os.X_OK):
-    sys.exit("bench/callback_floor.py: --against %s: not an executable hcbtrace" % AGAINST)
+HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments("bench/callback_floor.py", __doc__, 6, 3.0)
 SIDES = ["detached", "floor", "attached"] + (["against"] if AGAINST else [])
-CALL = {"callback": "jax.debug.callback(keep, x)", "print": 'jax.debug.print("x={x}", x=x)'}
 INNER = "XlaFfiPythonCpuCallback"
 
-LOOP = """
-import os, sys, jax, jax.numpy as jnp
-N = 1000
-def keep(x):
-    pass
-def body(i, x):
-    x = x * 1.0001 + 1.0
-    CALL
-    return x
-f = jax.jit(lambda x: jax.lax.fori_loop(0, N, body, x))
-x = jnp.zeros(4, jnp.float32)
-f(x).block_until_ready(); jax.effects_barrier()
-out, n = sys.argv[1], 0
-while not os.path.exists(out + ".end"):
-    f(x).block_until_ready(); jax.effects_barrier()
-    n += N
-    with open(out + ".tmp", "w") as fh:
-        fh.write(str(n))
-    os.replace(out + ".tmp", out)
-"""
 
 
 def wait_for(what, test, timeout=60.0):
@@ -142,14 +108,15 @@ def inner_probe(pid):
     sys.exit("bench/callback_floor.py: no %s in %s (stripped?)" % (INNER, lib))
 
 
-def start_tracer(side, pid, work):
-    """The side's tracer attached to pid, pinned to CPU 1, or None."""
+def start_tracer(side, pid, work, probe):
+    """The side's tracer attached to pid, pinned to CPU 1, or None (probe:
+    the floor's, inner_probe())."""
     if side == "detached":
         return None
     err = open(os.path.join(work, side + ".err"), "w")
     if side == "floor":
         out = os.path.join(work, "floor.out")
-        script = "%s /pid == %d/ { @n = count(); }" % (inner_probe(pid), pid)
+        script = "%s /pid == %d/ { @n = count(); }" % (probe, pid)
         t = subprocess.Popen(["taskset", "-c", "1", "bpftrace", "-e", script],
                              stdout=open(out, "w"), stderr=err)
         wait_for("bpftrace did not attach: see %s" % err.name,
@@ -167,9 +134,9 @@ def start_tracer(side, pid, work):
     return t
 
 
-def window(side, prog, count, work):
+def window(side, prog, count, work, probe):
     """(CPU us, BPF us) a call of one window of the side."""
-    tracer = start_tracer(side, prog.pid, work)
+    tracer = start_tracer(side, prog.pid, work, probe)
     try:
         n0, c0, b0 = calls_made(count), cpu_ns(prog.pid), bpf_ns()
         time.sleep(SECONDS)
@@ -188,7 +155,7 @@ def run(work):
     count = os.path.join(work, "count")
     # stdout not a terminal: block-buffered, as a job's log has it
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c", LOOP.replace("CALL", CALL[KIND]),
+    prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c", program(KIND),
                              count], stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(work, "prog.err"), "w"), env=env)
     res = {s: [] for s in SIDES}
@@ -197,9 +164,10 @@ def run(work):
                  lambda: os.path.exists(count) or prog.poll() is not None, 300)
         if prog.poll() is not None:
             sys.exit("bench/callback_floor.py: the program ended: see %s/prog.err" % work)
+        probe = inner_probe(prog.pid)   # once: nm reads the whole library
         for r in range(ROUNDS):
             for side in (SIDES if r % 2 == 0 else SIDES[::-1]):
-                res[side].append(window(side, prog, count, work))
+                res[side].append(window(side, prog, count, work, probe))
     finally:
         open(count + ".end", "w").close()
         try:

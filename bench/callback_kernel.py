@@ -36,49 +36,15 @@ import sys
 import tempfile
 import time
 
-if len(sys.argv) < 3 or sys.argv[1].startswith("-"):
-    sys.exit("usage: " + __doc__.split("\n")[0])
-HCB, PY = sys.argv[1], sys.argv[2]
+from jax_loop import arguments, program
 
-
-def option(name, default):
-    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-
-
-ROUNDS, SECONDS, FREQ = option("--rounds", 2), option("--seconds", 8.0), 10000
-KIND = option("--kind", "callback")
-if KIND not in ("callback", "print"):
-    sys.exit("bench/callback_kernel.py: --kind is callback or print, not %r" % KIND)
-CALL = {"callback": "jax.debug.callback(keep, x)", "print": 'jax.debug.print("x={x}", x=x)'}
-AGAINST = option("--against", "")
-if AGAINST and not os.access(AGAINST, os.X_OK):
-    sys.exit("bench/callback_kernel.py: --against %s: not an executable hcbtrace" % AGAINST)
+HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments("bench/callback_kernel.py", __doc__, 2, 8.0)
+FREQ = 10000
 # (name, environment, binary): None, detached
 SIDES = [("detached", None, None), ("attached", {}, HCB),
          ("attached, against", {}, AGAINST) if AGAINST else
          ("thunk probe kept", {"HCBTRACE_TEST_THUNK": "on"}, HCB)]
 
-LOOP = """
-import os, sys, jax, jax.numpy as jnp
-N = 1000
-def keep(x):
-    pass
-def body(i, x):
-    x = x * 1.0001 + 1.0
-    CALL
-    return x
-f = jax.jit(lambda x: jax.lax.fori_loop(0, N, body, x))
-x = jnp.zeros(4, jnp.float32)
-f(x).block_until_ready(); jax.effects_barrier()
-out, n = sys.argv[1], 0
-print("ready", flush=True)
-while not os.path.exists(out + ".end"):
-    f(x).block_until_ready(); jax.effects_barrier()
-    n += N
-    with open(out + ".tmp", "w") as fh:
-        fh.write(str(n))
-    os.replace(out + ".tmp", out)
-"""
 
 # kernel symbols by what they do for a probe (prefixes; the first match wins)
 KINDS = [
@@ -138,7 +104,7 @@ def one_side(work, env, hcb):
     prog_env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with open(os.path.join(work, "prog.out"), "w") as out:
         prog = subprocess.Popen(["taskset", "-c", "0", PY, "-c",
-                                 LOOP.replace("CALL", CALL[KIND]), count],
+                                 program(KIND), count],
                                 stdout=subprocess.PIPE, stderr=out, text=True, env=prog_env)
     # a print's warm-up lines come first; after "ready", its lines go nowhere
     line = "x"
