@@ -11,7 +11,7 @@ through XLA's FFI) runs a jitted fori_loop of 1,000 calls on a float32[4],
 over and over, pinned to CPU 0, its stdout to /dev/null.  One program for
 the whole run: the tracers take turns on it, pinned to CPU 1, so that every
 side is measured on the same process (two processes of the same program
-differ here by up to 10% in speed, a fixed amount each).  Sides:
+differ here by a few percent in speed for as long as they run).  Sides:
 
   detached   nothing attached
   floor      bpftrace, `@n = count()` at jaxlib's inner callback function
@@ -21,10 +21,11 @@ differ here by up to 10% in speed, a fixed amount each).  Sides:
   against    --against HCBTRACE2: another build's record, the build before a
              change, taking turns with this one
 
-Each window of S seconds (default 3) takes the program's CPU time from its
-threads' schedstat (nanoseconds the scheduler ran them, user and kernel, not
-sampled: perf's sampling at 10 kHz costs this machine more than the probe),
-divided by the calls made, and the BPF programs' own run time per call from
+Each window of S seconds (default 3) runs from one loop's end to another's
+and takes the program's CPU time between them, as it wrote it with its calls
+(time.process_time_ns(): all its threads, user and kernel, not sampled:
+perf's sampling at 10 kHz costs this machine more than the probe), divided by
+those calls, and the BPF programs' own run time per call from
 kernel.bpf_stats_enabled (on for the run: it adds two clock reads a program
 run, to every side alike).  K rounds (default 6), the sides in turn, the
 order reversed every other round; what a side adds is the median of its
@@ -44,9 +45,10 @@ import sys
 import tempfile
 import time
 
-from jax_loop import arguments, program
+from jax_loop import arguments, next_progress, program
 
-HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments("bench/callback_floor.py", __doc__, 6, 3.0)
+SCRIPT = "bench/callback_floor.py"
+HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments(SCRIPT, __doc__, 6, 3.0)
 SIDES = ["detached", "floor", "attached"] + (["against"] if AGAINST else [])
 INNER = "XlaFfiPythonCpuCallback"
 
@@ -59,26 +61,6 @@ def wait_for(what, test, timeout=60.0):
         if time.monotonic() > end:
             sys.exit("bench/callback_floor.py: %s" % what)
         time.sleep(0.05)
-
-
-def calls_made(count):
-    """The program's calls so far (its count file, replaced whole)."""
-    while True:
-        try:
-            return int(open(count).read())
-        except (OSError, ValueError):
-            time.sleep(0.01)
-
-
-def cpu_ns(pid):
-    """Nanoseconds the scheduler has run the process's threads."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            total += int(open("/proc/%d/task/%s/schedstat" % (pid, tid)).read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass   # a thread that ended: its time is in no window
-    return total
 
 
 def bpf_ns():
@@ -135,18 +117,18 @@ def start_tracer(side, pid, work, probe):
 
 
 def window(side, prog, count, work, probe):
-    """(CPU us, BPF us) a call of one window of the side."""
+    """(CPU us, BPF us) a call of one window of the side: from one write of
+    the program's count file to the first after S seconds (next_progress),
+    its calls and CPU time as the program wrote them."""
     tracer = start_tracer(side, prog.pid, work, probe)
     try:
-        n0, c0, b0 = calls_made(count), cpu_ns(prog.pid), bpf_ns()
+        (n0, c0), b0 = next_progress(count, prog, SCRIPT), bpf_ns()
         time.sleep(SECONDS)
-        n1, c1, b1 = calls_made(count), cpu_ns(prog.pid), bpf_ns()
+        (n1, c1), b1 = next_progress(count, prog, SCRIPT), bpf_ns()
     finally:
         if tracer:
             tracer.send_signal(2)
             tracer.wait()
-    if n1 <= n0:
-        sys.exit("bench/callback_floor.py: the program made no call in %g s" % SECONDS)
     return (c1 - c0) / 1e3 / (n1 - n0), (b1 - b0) / 1e3 / (n1 - n0)
 
 

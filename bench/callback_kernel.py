@@ -13,12 +13,14 @@ print: jax.debug.print("x={x}"), its stdout /dev/null), over and over,
 pinned to CPU 0; hcbtrace records it pinned to CPU 1, from 4 s before
 the window (the probes a site's naming needs go in the first second).
 `perf record -p` samples the program for S seconds (default 8) at 10 kHz;
-each kernel symbol's and BPF program's samples are summed by kind and
-divided by the calls made in the window.  The sides take turns, K rounds
-(default 2); each figure is the median of its rounds, and what attaching
-adds the median of each round's attached window less its detached one
-(the machine's drift cancels).  The program's stdout is block-buffered
-whatever PYTHONUNBUFFERED says.  perf's cpu-clock
+each kernel symbol's and BPF program's samples are summed by kind, and a
+kind's time a call is its share of all the program's samples times the
+program's CPU time a call in the window (as the program writes them,
+jax_loop.py).  The sides take turns, K rounds (default 2); each figure is
+the median of its rounds, and what attaching adds the median of each
+round's attached window less its detached one (the machine's drift
+cancels).  The program's stdout is block-buffered whatever
+PYTHONUNBUFFERED says.  perf's cpu-clock
 samples land where interrupts come back on: a trap's own way in shows as
 irqentry_exit_to_user_mode.  --against HCBTRACE2: the third side is another
 build's attached (the build before a change), in place of the thunk's: this
@@ -36,9 +38,10 @@ import sys
 import tempfile
 import time
 
-from jax_loop import arguments, program
+from jax_loop import arguments, next_progress, program
 
-HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments("bench/callback_kernel.py", __doc__, 2, 8.0)
+SCRIPT = "bench/callback_kernel.py"
+HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments(SCRIPT, __doc__, 2, 8.0)
 FREQ = 10000
 # (name, environment, binary): None, detached
 SIDES = [("detached", None, None), ("attached", {}, HCB),
@@ -76,19 +79,41 @@ def kind_of(sym):
 
 
 def profile(work, data):
-    """{kind: seconds} of the kernel's symbols in perf data: samples / FREQ,
-    not shares of S, since the target is not on its CPU all of the window
-    (a print's pipe, another process on CPU 0)."""
+    """({kind: samples} of the kernel's symbols in perf data, all the
+    program's samples, user and kernel)."""
     rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q", "-n"],
                          capture_output=True, text=True, check=True).stdout
-    kinds = {}
+    kinds, total = {}, 0
     for line in rep.splitlines():
         f = line.split()
-        if len(f) < 4 or not f[0].endswith("%") or not f[1].isdigit() or f[2] != "[k]":
+        if len(f) < 4 or not f[0].endswith("%") or not f[1].isdigit():
             continue
-        k = kind_of(f[3])
-        kinds[k] = kinds.get(k, 0.0) + int(f[1]) / FREQ
-    return kinds
+        total += int(f[1])
+        if f[2] == "[k]":
+            k = kind_of(f[3])
+            kinds[k] = kinds.get(k, 0) + int(f[1])
+    return kinds, total
+
+
+def sampled(prog, count, data):
+    """perf sampling the program for S seconds into data: the program's CPU
+    us a call meanwhile, from the first to the last of its count file's
+    writes in the window (jax_loop.next_progress)."""
+    perf = subprocess.Popen(["perf", "record", "-q", "-F", str(FREQ), "-p", str(prog.pid), "-o",
+                             data, "--", "sleep", str(SECONDS)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    seen = []
+    while perf.poll() is None:
+        now = next_progress(count, prog, SCRIPT)
+        if perf.poll() is None:
+            seen.append(now)
+    if perf.returncode:
+        sys.exit("%s: perf record failed (%d)" % (SCRIPT, perf.returncode))
+    if len(seen) < 3:
+        sys.exit("%s: the program made too few calls in %g s" % (SCRIPT, SECONDS))
+    # the first write may come before perf's first sample: from the second
+    (n0, c0), (n1, c1) = seen[1], seen[-1]
+    return (c1 - c0) / 1e3 / (n1 - n0)
 
 
 def one_side(work, env, hcb):
@@ -121,12 +146,8 @@ def one_side(work, env, hcb):
                                    stderr=err, env={**os.environ, **env})
     try:
         time.sleep(4)
-        before = int(open(count).read())
         data = os.path.join(work, "perf.data")
-        subprocess.run(["perf", "record", "-q", "-F", str(FREQ), "-p", str(prog.pid), "-o", data,
-                        "--", "sleep", str(SECONDS)], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        calls = int(open(count).read()) - before
+        cpu_us = sampled(prog, count, data)
     finally:
         open(count + ".end", "w").close()
         prog.wait()
@@ -134,7 +155,11 @@ def one_side(work, env, hcb):
         if rec:
             rec.send_signal(2)
             rec.wait()
-    per_call = {k: secs / calls * 1e6 for k, secs in profile(work, data).items()}
+    # each kind's share of the program's samples, of its CPU time a call:
+    # no count of calls that moves by the thousand against a window of
+    # samples (a 2% error on a print's 8 s)
+    kinds, total = profile(work, data)
+    per_call = {k: n / total * cpu_us for k, n in kinds.items()}
     per_call["all"] = sum(per_call.values())
     return per_call
 
