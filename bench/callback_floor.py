@@ -16,6 +16,11 @@ differ here by a few percent in speed for as long as they run).  Sides:
   detached   nothing attached
   floor      bpftrace, `@n = count()` at jaxlib's inner callback function
              (jax::XlaFfiPythonCpuCallback), where hcbtrace's call probe sits
+  reads      bpftrace there making the reads of the target that naming a
+             call and taking its operand need, as hcbtrace makes them (the
+             callable through its list, the frame's args, the operand's
+             buffer, its bytes: 6 reads of 8 bytes, READS), and counting:
+             the least a tracer that reads the call pays
   attached   `HCBTRACE record -p` (after 4 s: the probes a site's naming
              needs have gone off by then)
   against    --against HCBTRACE2: another build's record, the build before a
@@ -30,7 +35,8 @@ kernel.bpf_stats_enabled (on for the run: it adds two clock reads a program
 run, to every side alike).  K rounds (default 6), the sides in turn, the
 order reversed every other round; what a side adds is the median of its
 windows less the detached window of the same round (the machine's drift
-cancels), and "over the floor" the same against the floor's window.  The
+cancels), "over the floor" the same against the floor's window, and
+hcbtrace's "over the reads" against the reads side's.  The
 whole CPU time holds what the probe's trap, its program and the caches it
 stirs cost the program; bench/callback_kernel.py says where the kernel's
 part goes.  Needs root and bpftrace (scripts/lib.sh installs it); without
@@ -49,8 +55,23 @@ from jax_loop import arguments, next_progress, program
 
 SCRIPT = "bench/callback_floor.py"
 HCB, PY, ROUNDS, SECONDS, KIND, AGAINST = arguments(SCRIPT, __doc__, 6, 3.0)
-SIDES = ["detached", "floor", "attached"] + (["against"] if AGAINST else [])
+SIDES = ["detached", "floor", "reads", "attached"] + (["against"] if AGAINST else [])
 INNER = "XlaFfiPythonCpuCallback"
+# The reads side's program (after the probe and its pid filter): at the
+# inner function, rsi is the FfiLoadedHostCallbacks (its list first), rcx
+# the callback's index, r8 the frame's XLA_FFI_Args (args at 32); an
+# XLA_FFI_Buffer has its data at 24.  Their values are summed, not used: a
+# layout that differs costs the same reads.
+READS = """{
+  $cbs = *(uint64 *)reg("si");
+  $callable = *(uint64 *)($cbs + reg("cx") * 8);
+  $args = *(uint64 *)(reg("r8") + 32);
+  $buf = *(uint64 *)$args;
+  $data = *(uint64 *)($buf + 24);
+  $v = *(uint64 *)$data;
+  @n = count();
+  @x = sum(($callable ^ $v) & 1);
+}"""
 
 
 
@@ -96,9 +117,10 @@ def start_tracer(side, pid, work, probe):
     if side == "detached":
         return None
     err = open(os.path.join(work, side + ".err"), "w")
-    if side == "floor":
-        out = os.path.join(work, "floor.out")
-        script = "%s /pid == %d/ { @n = count(); }" % (probe, pid)
+    if side in ("floor", "reads"):
+        out = os.path.join(work, side + ".out")
+        script = "%s /pid == %d/ %s" % (probe, pid, "{ @n = count(); }" if side == "floor"
+                                         else READS)
         t = subprocess.Popen(["taskset", "-c", "1", "bpftrace", "-e", script],
                              stdout=open(out, "w"), stderr=err)
         wait_for("bpftrace did not attach: see %s" % err.name,
@@ -183,6 +205,7 @@ def main():
     med = {s: (statistics.median(r[0] for r in res[s]), statistics.median(r[1] for r in res[s]))
            for s in SIDES}
     traced = [s for s in SIDES if s not in ("detached", "floor")]
+    hcbs = [s for s in traced if s != "reads"]
     if "--json" in sys.argv:
         out = {}
         for s in SIDES:
@@ -194,6 +217,9 @@ def main():
         for s in traced:
             out["%s_floor_%s_over_floor_us" % (KIND, s)] = round(
                 statistics.median(adds(res, s, "floor")), 3)
+        for s in hcbs:
+            out["%s_floor_%s_over_reads_us" % (KIND, s)] = round(
+                statistics.median(adds(res, s, "reads")), 3)
         print(json.dumps(out, sort_keys=True))
         return
     print("The program's CPU time per jax.debug.%s (us; median of %d rounds of %g s, "
@@ -207,10 +233,10 @@ def main():
                                              for s in SIDES))
     print("  %-24s" % "BPF programs a call" + "".join(
         "%14s" % ("" if s == "detached" else "%.2f" % med[s][1]) for s in SIDES))
-    for s in traced:
-        over = adds(res, s, "floor")
-        print("  %s over the floor: +%.2f us a call (rounds: %s)" % (
-            s, statistics.median(over), " ".join("%+.2f" % v for v in over)))
+    for s, base in [(s, "floor") for s in traced] + [(s, "reads") for s in hcbs]:
+        over = adds(res, s, base)
+        print("  %s over the %s: %+.2f us a call (rounds: %s)" % (
+            s, base, statistics.median(over), " ".join("%+.2f" % v for v in over)))
     for s in SIDES[1:]:
         print("  %s adds, round by round: %s" % (
             s, " ".join("%+.2f" % v for v in adds(res, s, "detached"))))
