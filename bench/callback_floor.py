@@ -74,13 +74,12 @@ READS = """{
 }"""
 
 
-
 def wait_for(what, test, timeout=60.0):
     """Poll test() until it is true; exit saying what did not happen."""
     end = time.monotonic() + timeout
     while not test():
         if time.monotonic() > end:
-            sys.exit("bench/callback_floor.py: %s" % what)
+            sys.exit("%s: %s" % (SCRIPT, what))
         time.sleep(0.05)
 
 
@@ -100,7 +99,7 @@ def inner_probe(pid):
             lib = line.split()[-1]
             break
     if not lib:
-        sys.exit("bench/callback_floor.py: the program has no libjax_common.so (jaxlib < 0.6?)")
+        sys.exit("%s: the program has no libjax_common.so (jaxlib < 0.6?)" % SCRIPT)
     nm = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True,
                         check=True).stdout
     for line in nm.splitlines():
@@ -108,7 +107,7 @@ def inner_probe(pid):
         # the function itself, not its handler's symbols (kXlaFfi...)
         if len(f) == 3 and f[1] in "tT" and INNER in f[2] and "kXla" not in f[2]:
             return "uprobe:%s:0x%s" % (lib, f[0].lstrip("0"))
-    sys.exit("bench/callback_floor.py: no %s in %s (stripped?)" % (INNER, lib))
+    sys.exit("%s: no %s in %s (stripped?)" % (SCRIPT, INNER, lib))
 
 
 def start_tracer(side, pid, work, probe):
@@ -126,7 +125,7 @@ def start_tracer(side, pid, work, probe):
         wait_for("bpftrace did not attach: see %s" % err.name,
                  lambda: "Attaching" in open(out).read() or t.poll() is not None)
         if t.poll() is not None:
-            sys.exit("bench/callback_floor.py: bpftrace ended: see %s" % err.name)
+            sys.exit("%s: bpftrace ended: see %s" % (SCRIPT, err.name))
         time.sleep(1)
         return t
     hcb = HCB if side == "attached" else AGAINST
@@ -134,7 +133,7 @@ def start_tracer(side, pid, work, probe):
                           os.path.join(work, side + ".hcbcap")], stderr=err)
     time.sleep(4)
     if t.poll() is not None:
-        sys.exit("bench/callback_floor.py: %s record ended: see %s" % (hcb, err.name))
+        sys.exit("%s: %s record ended: see %s" % (SCRIPT, hcb, err.name))
     return t
 
 
@@ -167,7 +166,7 @@ def run(work):
         wait_for("the program did not start: see %s" % os.path.join(work, "prog.err"),
                  lambda: os.path.exists(count) or prog.poll() is not None, 300)
         if prog.poll() is not None:
-            sys.exit("bench/callback_floor.py: the program ended: see %s/prog.err" % work)
+            sys.exit("%s: the program ended: see %s/prog.err" % (SCRIPT, work))
         probe = inner_probe(prog.pid)   # once: nm reads the whole library
         for r in range(ROUNDS):
             for side in (SIDES if r % 2 == 0 else SIDES[::-1]):
@@ -190,8 +189,8 @@ def adds(res, side, base):
 def main():
     for tool in ("bpftrace", "bpftool", "nm"):
         if not shutil.which(tool):
-            print("bench/callback_floor.py: %s is not installed (scripts/lib.sh installs it)"
-                  % tool, file=sys.stderr)
+            print("%s: %s is not installed (scripts/lib.sh installs it)"
+                  % (SCRIPT, tool), file=sys.stderr)
             if "--json" in sys.argv:
                 print("{}")
             return

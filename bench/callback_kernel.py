@@ -78,7 +78,7 @@ def kind_of(sym):
     return "other"
 
 
-def profile(work, data):
+def profile(data):
     """({kind: samples} of the kernel's symbols in perf data, all the
     program's samples, user and kernel)."""
     rep = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio", "-q", "-n"],
@@ -136,7 +136,7 @@ def one_side(work, env, hcb):
     while line and line.strip() != "ready":
         line = prog.stdout.readline()
     if not line:
-        sys.exit("bench/callback_kernel.py: the program did not start: see %s" % out.name)
+        sys.exit("%s: the program did not start: see %s" % (SCRIPT, out.name))
     drain = subprocess.Popen(["cat"], stdin=prog.stdout, stdout=subprocess.DEVNULL)
     rec = None
     if env is not None:
@@ -158,7 +158,7 @@ def one_side(work, env, hcb):
     # each kind's share of the program's samples, of its CPU time a call:
     # no count of calls that moves by the thousand against a window of
     # samples (a 2% error on a print's 8 s)
-    kinds, total = profile(work, data)
+    kinds, total = profile(data)
     per_call = {k: n / total * cpu_us for k, n in kinds.items()}
     per_call["all"] = sum(per_call.values())
     return per_call
@@ -172,7 +172,7 @@ def key(side, kind):
 
 def main():
     if not shutil.which("perf"):
-        print("bench/callback_kernel.py: perf is not installed (apt-get install linux-perf)",
+        print("%s: perf is not installed (apt-get install linux-perf)" % SCRIPT,
               file=sys.stderr)
         if "--json" in sys.argv:
             print("{}")
